@@ -1,0 +1,46 @@
+package io.blocktarget.config;
+
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * One LUN, from one file {@code luns.d/NAME.yaml}. Validated: sizes are powers of two within the
+ * rules of DESIGN.md §1/§4 and {@code size} is a positive multiple of {@code physicalBlockSize}.
+ *
+ * @param name              the file name minus {@code .yaml}
+ * @param source            the file it came from ({@code null} for the embedded default)
+ * @param backend           ram, file or null
+ * @param size              bytes
+ * @param logicalBlockSize  bytes, power of two, 512 .. 65536
+ * @param physicalBlockSize bytes, power of two, logical .. 32 MiB
+ * @param iscsi             empty when {@code export.iscsi: false}
+ * @param nvme              empty when {@code export.nvme: false}
+ * @param readOnly          writes are refused (DATA PROTECT / Namespace Is Write Protected)
+ * @param file              present exactly when {@code backend == FILE}
+ */
+public record LunConfig(
+        String name,
+        Path source,
+        BackendKind backend,
+        long size,
+        int logicalBlockSize,
+        int physicalBlockSize,
+        Optional<IscsiExport> iscsi,
+        Optional<NvmeExport> nvme,
+        boolean readOnly,
+        Optional<FileBackendConfig> file) {
+
+    public LunConfig {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(backend, "backend");
+        Objects.requireNonNull(iscsi, "iscsi");
+        Objects.requireNonNull(nvme, "nvme");
+        Objects.requireNonNull(file, "file");
+    }
+
+    /** Number of logical blocks. */
+    public long blockCount() {
+        return size / logicalBlockSize;
+    }
+}

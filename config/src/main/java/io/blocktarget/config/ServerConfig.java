@@ -1,0 +1,56 @@
+package io.blocktarget.config;
+
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * Server-wide settings from {@code blocktarget.yaml} (all optional).
+ *
+ * @param source        the file it came from, {@code null} when absent / embedded
+ * @param bindAddress   address every listener binds to
+ * @param iscsiPort     iSCSI portal port, 0 = no iSCSI listener
+ * @param nvmePort      NVMe/TCP I/O port (also serves discovery), 0 = no NVMe/TCP listener
+ * @param discoveryPort NVMe/TCP discovery-only port, 0 = none
+ * @param memoryBudget  bytes of RAM all RAM disks together may allocate
+ * @param iqnPrefix     prefix of derived target IQNs, e.g. {@code iqn.2026-11.io.blocktarget:}
+ * @param nqnPrefix     prefix of derived subsystem NQNs, e.g. {@code nqn.2026-11.io.blocktarget:}
+ */
+public record ServerConfig(
+        Path source,
+        String bindAddress,
+        int iscsiPort,
+        int nvmePort,
+        int discoveryPort,
+        long memoryBudget,
+        String iqnPrefix,
+        String nqnPrefix) {
+
+    public static final String DEFAULT_BIND_ADDRESS = "0.0.0.0";
+    public static final int DEFAULT_ISCSI_PORT = 3260;
+    public static final int DEFAULT_NVME_PORT = 4420;
+    public static final int DEFAULT_DISCOVERY_PORT = 8009;
+    public static final String DEFAULT_IQN_PREFIX = "iqn.2026-11.io.blocktarget:";
+    public static final String DEFAULT_NQN_PREFIX = "nqn.2026-11.io.blocktarget:";
+
+    public ServerConfig {
+        Objects.requireNonNull(bindAddress, "bindAddress");
+        Objects.requireNonNull(iqnPrefix, "iqnPrefix");
+        Objects.requireNonNull(nqnPrefix, "nqnPrefix");
+    }
+
+    public ServerConfig withBindAddress(String address) {
+        return new ServerConfig(source, address, iscsiPort, nvmePort, discoveryPort, memoryBudget, iqnPrefix, nqnPrefix);
+    }
+
+    public ServerConfig withIscsiPort(int port) {
+        return new ServerConfig(source, bindAddress, port, nvmePort, discoveryPort, memoryBudget, iqnPrefix, nqnPrefix);
+    }
+
+    public ServerConfig withNvmePort(int port) {
+        return new ServerConfig(source, bindAddress, iscsiPort, port, discoveryPort, memoryBudget, iqnPrefix, nqnPrefix);
+    }
+
+    public ServerConfig withDiscoveryPort(int port) {
+        return new ServerConfig(source, bindAddress, iscsiPort, nvmePort, port, memoryBudget, iqnPrefix, nqnPrefix);
+    }
+}

@@ -1,0 +1,59 @@
+package io.blocktarget.block;
+
+import io.netty.buffer.ByteBuf;
+
+import java.util.List;
+
+/**
+ * The protocol-neutral block device SPI that the SCSI and NVMe command sets run on (DESIGN.md §2).
+ *
+ * <p>Every operation validates its LBA range against {@link #geometry()} overflow-safely and
+ * completes exactly once through its {@link IoCallback} (see there for threading). Operations never
+ * throw for I/O outcomes; they throw only for programming errors (null arguments).
+ *
+ * <p>Buffer ownership: {@link #read} hands the receiver a buffer it must release. {@link #write}
+ * does not take ownership of {@code data}: the caller keeps it alive (does not release it) until the
+ * callback has run, and releases it afterwards.
+ */
+public interface BlockDevice extends AutoCloseable {
+
+    /** The LUN name, for logs. */
+    String name();
+
+    BlockGeometry geometry();
+
+    boolean readOnly();
+
+    /**
+     * Reads {@code blockCount} logical blocks starting at {@code lba}. On success the buffer holds
+     * exactly {@code blockCount * logicalBlockSize} readable bytes; it may be a composite of slices
+     * of backend memory (no copy) and is owned by the receiver. Fails with LBA_OUT_OF_RANGE or
+     * INVALID_LENGTH (more than 2^31-1 bytes) or READ_ERROR.
+     */
+    void read(long lba, int blockCount, IoCallback<ByteBuf> callback);
+
+    /**
+     * Writes {@code data.readableBytes()} bytes (a positive multiple of the logical block size)
+     * starting at {@code lba}. The reader index of {@code data} is not changed. With {@code fua}
+     * the data is durable (as after {@link #flush}) before completion. Fails with LBA_OUT_OF_RANGE,
+     * INVALID_LENGTH, WRITE_PROTECTED, OUT_OF_SPACE or WRITE_ERROR.
+     */
+    void write(long lba, ByteBuf data, boolean fua, IoCallback<Void> callback);
+
+    /** Makes every completed write durable (file: fsync). */
+    void flush(IoCallback<Void> callback);
+
+    /**
+     * Deallocates the ranges; afterwards they read as zeros. Memory / file space is released where
+     * whole allocation units are covered, partial units are zeroed. All ranges are checked before
+     * any is applied.
+     */
+    void unmap(List<BlockRange> ranges, IoCallback<Void> callback);
+
+    /** Writes zeros to {@code [lba, lba + blockCount)}; may deallocate (reads return zeros either way). */
+    void writeZeroes(long lba, long blockCount, IoCallback<Void> callback);
+
+    /** Flushes (file backend) and releases resources; pending operations fail with CLOSED. */
+    @Override
+    void close();
+}
