@@ -7,7 +7,11 @@ bt_java_major() {  # $1 = java binary; prints the feature version (17, 25, ...) 
 
 bt_find_jdk() {
   local c major
-  for c in "${JAVA_HOME:-}" /usr/lib/jvm/temurin-25-jdk-amd64 /usr/lib/jvm/*; do
+  # BLOCKTARGET_JVM_DIRS (tests): where to look besides $JAVA_HOME, default /usr/lib/jvm/*
+  local dirs
+  if [ -n "${BLOCKTARGET_JVM_DIRS+x}" ]; then dirs=$BLOCKTARGET_JVM_DIRS; else dirs=$(echo /usr/lib/jvm/*); fi
+  # shellcheck disable=SC2086 # word splitting of the directory list is intended
+  for c in "${JAVA_HOME:-}" $dirs; do
     [ -n "$c" ] && [ -x "$c/bin/java" ] && [ -x "$c/bin/javac" ] || continue
     major=$(bt_java_major "$c/bin/java")
     if [ -n "$major" ] && [ "$major" -ge 25 ]; then
@@ -18,7 +22,7 @@ bt_find_jdk() {
 }
 
 if ! BT_JDK=$(bt_find_jdk); then
-  echo "blocktarget: needs a JDK 25 or newer (none found in \$JAVA_HOME or /usr/lib/jvm); install one, e.g. 'apt-get install temurin-25-jdk', or set JAVA_HOME" >&2
+  echo "blocktarget: needs a JDK 25 or newer (none found in \$JAVA_HOME or /usr/lib/jvm); install one (e.g. Debian/Adoptium temurin-25-jdk) or point JAVA_HOME at it" >&2
   exit 1
 fi
 export JAVA_HOME="$BT_JDK"

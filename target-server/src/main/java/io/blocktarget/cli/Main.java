@@ -1,11 +1,45 @@
 package io.blocktarget.cli;
 
-/** Placeholder until the CLI lands. */
-public final class Main {
-    private Main() {
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code blocktarget} — the command line. Exit codes: 0 success, 1 runtime failure (a port in use,
+ * a backend that cannot be opened), 2 usage or configuration error (picocli's convention).
+ */
+@Command(name = "blocktarget",
+        mixinStandardHelpOptions = true,
+        versionProvider = VersionProvider.class,
+        description = "iSCSI and NVMe/TCP block-storage target with configurable logical and physical block sizes.",
+        subcommands = {ServeCommand.class, CheckCommand.class, CommandLine.HelpCommand.class})
+public final class Main implements Runnable {
+    static final int EXIT_OK = 0;
+    static final int EXIT_RUNTIME_FAILURE = 1;
+    static final int EXIT_USAGE = 2;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "Missing required subcommand (serve or check)");
     }
 
     public static void main(String[] args) {
-        System.out.println("blocktarget");
+        LogSetup.install();
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The configured picocli command line; tests drive it directly. */
+    static CommandLine commandLine() {
+        CommandLine cl = new CommandLine(new Main());
+        cl.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+            // Last resort: a bug, not an expected failure. One line, no stack trace for the operator.
+            commandLine.getErr().println("blocktarget: internal error: " + e);
+            return EXIT_RUNTIME_FAILURE;
+        });
+        return cl;
     }
 }

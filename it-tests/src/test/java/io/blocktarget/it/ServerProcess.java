@@ -1,0 +1,156 @@
+package io.blocktarget.it;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+/**
+ * A blocktarget process started from the built jar (system property {@code blocktarget.jar}), with
+ * its stdout and stderr collected line by line. Always closed by the test (try-with-resources), so
+ * no server outlives a test.
+ */
+final class ServerProcess implements AutoCloseable {
+    static final Path JAR = Path.of(System.getProperty("blocktarget.jar", "../target-server/target/blocktarget.jar"));
+    static final Path REPO = Path.of(System.getProperty("blocktarget.repo", "..")).toAbsolutePath().normalize();
+
+    private final Process process;
+    private final List<String> out = new ArrayList<>();
+    private final List<String> err = new ArrayList<>();
+
+    private ServerProcess(Process process) {
+        this.process = process;
+        pump(process.getInputStream(), out, "stdout");
+        pump(process.getErrorStream(), err, "stderr");
+    }
+
+    /** Runs {@code java -jar blocktarget.jar ARGS} in the repository root. */
+    static ServerProcess start(String... args) throws IOException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(ProcessHandle.current().info().command().orElse("java"));
+        cmd.add("--enable-native-access=ALL-UNNAMED");
+        cmd.add("--sun-misc-unsafe-memory-access=allow");
+        cmd.add("-Xmx256m");
+        cmd.add("-jar");
+        cmd.add(JAR.toAbsolutePath().toString());
+        cmd.addAll(List.of(args));
+        return new ServerProcess(new ProcessBuilder(cmd).directory(REPO.toFile()).start());
+    }
+
+    /** Runs an arbitrary command (e.g. the ./blocktarget launcher) in the repository root. */
+    static ServerProcess exec(List<String> command, java.util.Map<String, String> env) throws IOException {
+        ProcessBuilder pb = new ProcessBuilder(command).directory(REPO.toFile());
+        pb.environment().putAll(env);
+        return new ServerProcess(pb.start());
+    }
+
+    private static void pump(InputStream in, List<String> sink, String name) {
+        Thread t = new Thread(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                    synchronized (sink) {
+                        sink.add(line);
+                        sink.notifyAll();
+                    }
+                }
+            } catch (IOException e) {
+                // process gone
+            }
+        }, "it-" + name);
+        t.setDaemon(true);
+        t.start();
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    List<String> stdout() {
+        synchronized (out) {
+            return List.copyOf(out);
+        }
+    }
+
+    List<String> stderr() {
+        synchronized (err) {
+            return List.copyOf(err);
+        }
+    }
+
+    /** Waits until a line of stdout ({@code fromStdout}) or stderr matches; fails with both streams on timeout. */
+    String awaitLine(boolean fromStdout, Predicate<String> match, Duration timeout) throws InterruptedException {
+        List<String> sink = fromStdout ? out : err;
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (sink) {
+            while (true) {
+                for (String line : sink) {
+                    if (match.test(line)) {
+                        return line;
+                    }
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0 || (!process.isAlive() && drained())) {
+                    throw new AssertionError("no matching line on " + (fromStdout ? "stdout" : "stderr")
+                            + " within " + timeout + "; alive=" + process.isAlive()
+                            + "\nstdout:\n" + String.join("\n", stdout()) + "\nstderr:\n" + String.join("\n", stderr()));
+                }
+                sink.wait(Math.max(1, Math.min(TimeUnit.NANOSECONDS.toMillis(left), 200)));
+            }
+        }
+    }
+
+    private boolean drained() {
+        // give the pump threads a moment to read what the dead process wrote last
+        try {
+            return process.waitFor(0, TimeUnit.MILLISECONDS) && sleepBriefly();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return true;
+        }
+    }
+
+    private static boolean sleepBriefly() throws InterruptedException {
+        Thread.sleep(100);
+        return true;
+    }
+
+    /** SIGTERM. */
+    void terminate() {
+        process.destroy();
+    }
+
+    /** Sends a named signal with kill(1), e.g. "INT". */
+    void signal(String name) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+        if (kill.waitFor() != 0) {
+            throw new IOException("kill -" + name + " failed");
+        }
+    }
+
+    /** Waits for exit and returns the code; fails (and kills) on timeout. */
+    int awaitExit(Duration timeout) throws InterruptedException {
+        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            process.destroyForcibly();
+            throw new AssertionError("process did not exit within " + timeout
+                    + "\nstdout:\n" + String.join("\n", stdout()) + "\nstderr:\n" + String.join("\n", stderr()));
+        }
+        Thread.sleep(100); // let the pumps drain
+        return process.exitValue();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (process.isAlive()) {
+            process.destroyForcibly();
+            process.waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+}

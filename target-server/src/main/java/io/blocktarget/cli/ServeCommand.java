@@ -1,0 +1,163 @@
+package io.blocktarget.cli;
+
+import io.blocktarget.config.BlocktargetConfig;
+import io.blocktarget.config.ServerConfig;
+import io.blocktarget.server.Portal;
+import io.blocktarget.server.ServerStartException;
+import io.blocktarget.server.TargetServer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import sun.misc.Signal;
+
+import java.io.PrintWriter;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+
+/**
+ * {@code blocktarget serve}: start the portals and serve until SIGINT / SIGTERM, then shut down
+ * cleanly (connections closed, file backends flushed) and exit 0.
+ */
+@Command(name = "serve", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        description = "Serve the LUNs of --config DIR (default: the embedded RAM-disk matrix) until SIGINT/SIGTERM.")
+final class ServeCommand implements Callable<Integer> {
+    private static final Logger LOG = System.getLogger("blocktarget.server");
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--config", paramLabel = "DIR",
+            description = "Directory with blocktarget.yaml (optional) and luns.d/*.yaml. Default: embedded "
+                    + "RAM disks ram-512, ram-4k, ram-16k, ram-64k (1 GiB each).")
+    Path configDir;
+
+    @Option(names = "--bind", paramLabel = "ADDR", description = "Address to listen on (default: blocktarget.yaml or 0.0.0.0).")
+    String bind;
+
+    @Option(names = "--iscsi-port", paramLabel = "N", description = "iSCSI port, 0 = off (default 3260).")
+    Integer iscsiPort;
+
+    @Option(names = "--nvme-port", paramLabel = "N", description = "NVMe/TCP port, 0 = off (default 4420).")
+    Integer nvmePort;
+
+    @Option(names = "--discovery-port", paramLabel = "N", description = "NVMe/TCP discovery port, 0 = off (default 8009).")
+    Integer discoveryPort;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        String usage = checkOptions();
+        if (usage != null) {
+            err.println("blocktarget serve: " + usage);
+            err.flush();
+            return Main.EXIT_USAGE;
+        }
+        Optional<BlocktargetConfig> loaded = ConfigSource.load(configDir, err);
+        if (loaded.isEmpty()) {
+            return Main.EXIT_USAGE;
+        }
+        BlocktargetConfig config = loaded.get().withServer(overrides(loaded.get().server()));
+        for (String warning : config.warnings()) {
+            LOG.log(Level.WARNING, warning);
+        }
+
+        TargetServer server = new TargetServer(config);
+        CountDownLatch stopRequested = new CountDownLatch(1);
+        Signal.handle(new Signal("INT"), s -> stopRequested.countDown());
+        Signal.handle(new Signal("TERM"), s -> stopRequested.countDown());
+        try {
+            server.start();
+        } catch (ServerStartException e) {
+            err.println("blocktarget: " + e.getMessage());
+            err.flush();
+            return Main.EXIT_RUNTIME_FAILURE;
+        }
+        printBanner(config, server, out);
+        LOG.log(Level.INFO, "serving " + config.luns().size() + " LUNs from " + ConfigSource.describe(configDir)
+                + " on " + server.portals().stream().map(p -> p.service().label() + " " + p.address())
+                        .collect(Collectors.joining(", "))
+                + (server.nativeTransport() ? " (native transport)" : " (NIO transport)"));
+        try {
+            stopRequested.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        LOG.log(Level.INFO, "stopping: closing connections and flushing backends");
+        server.stop();
+        LOG.log(Level.INFO, "stopped");
+        return Main.EXIT_OK;
+    }
+
+    private String checkOptions() {
+        for (Integer port : new Integer[] {iscsiPort, nvmePort, discoveryPort}) {
+            if (port != null && (port < 0 || port > 65535)) {
+                return "port " + port + " out of range; allowed: 0 (off) .. 65535";
+            }
+        }
+        if (bind != null) {
+            try {
+                if (!isIpLiteral(bind)) {
+                    return "--bind " + bind + " is not an IP address; allowed: an IPv4 or IPv6 literal";
+                }
+                InetAddress.getByName(bind);
+            } catch (UnknownHostException e) {
+                return "--bind " + bind + " is not an IP address; allowed: an IPv4 or IPv6 literal";
+            }
+        }
+        return null;
+    }
+
+    private static boolean isIpLiteral(String s) {
+        return s.matches("[0-9.]+") || s.contains(":");
+    }
+
+    private ServerConfig overrides(ServerConfig s) {
+        ServerConfig r = s;
+        if (bind != null) {
+            r = r.withBindAddress(bind);
+        }
+        if (iscsiPort != null) {
+            r = r.withIscsiPort(iscsiPort);
+        }
+        if (nvmePort != null) {
+            r = r.withNvmePort(nvmePort);
+        }
+        if (discoveryPort != null) {
+            r = r.withDiscoveryPort(discoveryPort);
+        }
+        return r;
+    }
+
+    private static void printBanner(BlocktargetConfig config, TargetServer server, PrintWriter out) {
+        List<Portal> portals = server.portals();
+        out.println("blocktarget " + VersionProvider.version() + ": " + config.luns().size() + " LUNs, "
+                + "memory budget " + Sizes.format(config.server().memoryBudget()));
+        out.println("portals: " + (portals.isEmpty() ? "none (every port is 0)"
+                : portals.stream().map(p -> p.service().label() + " " + p.address()).collect(Collectors.joining(", "))));
+        LunTable.print(config, out);
+        String host = hostHint(config.server().bindAddress());
+        out.println("connect from Linux (HOST: an address of this machine the initiator reaches):");
+        portals.stream().filter(p -> p.service() == Portal.Service.ISCSI).findFirst().ifPresent(p ->
+                out.println("  iscsiadm -m discovery -t st -p " + host + ":" + p.port() + " && iscsiadm -m node -l"));
+        Optional<Portal> nvme = portals.stream().filter(p -> p.service() == Portal.Service.NVME_TCP).findFirst();
+        Optional<Portal> discovery = portals.stream()
+                .filter(p -> p.service() == Portal.Service.NVME_DISCOVERY).findFirst().or(() -> nvme);
+        discovery.ifPresent(p -> out.println("  nvme discover -t tcp -a " + host + " -s " + p.port()
+                + " && nvme connect-all -t tcp -a " + host + " -s " + p.port()));
+        out.flush();
+    }
+
+    private static String hostHint(String bindAddress) {
+        return bindAddress.equals("0.0.0.0") || bindAddress.equals("::") ? "HOST" : bindAddress;
+    }
+}

@@ -1,0 +1,33 @@
+package io.blocktarget.server;
+
+import io.blocktarget.block.BlockDevice;
+import io.blocktarget.block.BlockGeometry;
+import io.blocktarget.block.file.FileBlockDevice;
+import io.blocktarget.block.nil.NullBlockDevice;
+import io.blocktarget.block.ram.MemoryBudget;
+import io.blocktarget.block.ram.RamBlockDevice;
+import io.blocktarget.config.FileBackendConfig;
+import io.blocktarget.config.LunConfig;
+
+import java.io.IOException;
+import java.util.concurrent.Executor;
+
+/** Maps a validated {@link LunConfig} to an open backend: the only place that knows every backend kind. */
+final class BlockDevices {
+    private BlockDevices() {
+    }
+
+    static BlockDevice open(LunConfig lun, MemoryBudget budget, Executor fileIoExecutor) throws IOException {
+        BlockGeometry geometry = new BlockGeometry(lun.logicalBlockSize(), lun.physicalBlockSize(), lun.blockCount());
+        return switch (lun.backend()) {
+            case RAM -> new RamBlockDevice(lun.name(), geometry, lun.readOnly(), budget);
+            case NULL -> new NullBlockDevice(lun.name(), geometry, lun.readOnly());
+            case FILE -> {
+                FileBackendConfig file = lun.file().orElseThrow(
+                        () -> new IllegalStateException("validated file LUN without file options: " + lun.name()));
+                yield FileBlockDevice.open(lun.name(), file.path(), geometry,
+                        new FileBlockDevice.Options(file.create(), file.directIo(), lun.readOnly()), fileIoExecutor);
+            }
+        };
+    }
+}

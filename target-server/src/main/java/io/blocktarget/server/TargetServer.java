@@ -1,0 +1,231 @@
+package io.blocktarget.server;
+
+import io.blocktarget.block.BlockDevice;
+import io.blocktarget.block.ram.MemoryBudget;
+import io.blocktarget.config.BlocktargetConfig;
+import io.blocktarget.config.LunConfig;
+import io.blocktarget.config.ServerConfig;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.net.NetServer;
+import io.vertx.core.net.NetServerOptions;
+import io.vertx.core.net.NetSocket;
+
+import java.io.IOException;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The server's lifecycle: opens every LUN's backend, starts one Vert.x instance with an event loop
+ * per core (native transport when available) and the portals, and on {@link #stop()} closes
+ * portals and connections before flushing and closing the backends, so acknowledged data is on
+ * disk when the process exits.
+ */
+public final class TargetServer {
+    private static final Logger LOG = System.getLogger("blocktarget.server");
+    private static final long CLOSE_TIMEOUT_SECONDS = 30;
+
+    /** Lifecycle (DESIGN §7: one state enum, one checked transition). */
+    public enum State {
+        NEW, STARTING, RUNNING, STOPPING, STOPPED;
+
+        private static final Map<State, Set<State>> NEXT = Map.of(
+                NEW, EnumSet.of(STARTING),
+                STARTING, EnumSet.of(RUNNING, STOPPING),
+                RUNNING, EnumSet.of(STOPPING),
+                STOPPING, EnumSet.of(STOPPED),
+                STOPPED, EnumSet.noneOf(State.class));
+
+        boolean canGo(State next) {
+            return NEXT.get(this).contains(next);
+        }
+    }
+
+    private final BlocktargetConfig config;
+    private final List<Lun> luns = new ArrayList<>();
+    private final List<Portal> portals = new ArrayList<>();
+    private final List<NetServer> netServers = new ArrayList<>();
+    private volatile State state = State.NEW;
+    private MemoryBudget memoryBudget;
+    private ExecutorService fileIoExecutor;
+    private Vertx vertx;
+
+    public TargetServer(BlocktargetConfig config) {
+        this.config = config;
+    }
+
+    public State state() {
+        return state;
+    }
+
+    /** The LUNs, in config order; valid once running. */
+    public List<Lun> luns() {
+        return List.copyOf(luns);
+    }
+
+    /** The portals actually listening; valid once running. */
+    public List<Portal> portals() {
+        return List.copyOf(portals);
+    }
+
+    public MemoryBudget memoryBudget() {
+        return memoryBudget;
+    }
+
+    /** True when Netty runs on epoll/io_uring rather than NIO. */
+    public boolean nativeTransport() {
+        return vertx != null && vertx.isNativeTransportEnabled();
+    }
+
+    /** Opens backends and portals; on failure everything opened so far is closed again. */
+    public synchronized void start() throws ServerStartException {
+        transitionTo(State.STARTING);
+        try {
+            openBackends();
+            startVertx();
+            openPortals();
+        } catch (ServerStartException e) {
+            stop();
+            throw e;
+        }
+        transitionTo(State.RUNNING);
+    }
+
+    private void openBackends() throws ServerStartException {
+        ServerConfig server = config.server();
+        memoryBudget = new MemoryBudget(server.memoryBudget());
+        fileIoExecutor = Executors.newFixedThreadPool(
+                Math.max(2, Runtime.getRuntime().availableProcessors()), daemonThreads("blocktarget-file-io-"));
+        for (LunConfig lunConfig : config.luns()) {
+            try {
+                BlockDevice device = BlockDevices.open(lunConfig, memoryBudget, fileIoExecutor);
+                luns.add(new Lun(lunConfig, device));
+            } catch (IOException | RuntimeException e) {
+                String where = lunConfig.source() != null ? lunConfig.source().toString() : lunConfig.name();
+                throw new ServerStartException(where + ": cannot open the " + lunConfig.backend().configName()
+                        + " backend of LUN " + lunConfig.name() + ": " + e.getMessage(), e);
+            }
+        }
+    }
+
+    private void startVertx() {
+        VertxOptions options = new VertxOptions()
+                .setPreferNativeTransport(true)
+                .setEventLoopPoolSize(Runtime.getRuntime().availableProcessors());
+        vertx = Vertx.vertx(options);
+        if (!vertx.isNativeTransportEnabled()) {
+            LOG.log(Level.WARNING, "native transport unavailable, using NIO: " + vertx.unavailableNativeTransportCause());
+        }
+    }
+
+    private void openPortals() throws ServerStartException {
+        ServerConfig server = config.server();
+        listen(Portal.Service.ISCSI, server.bindAddress(), server.iscsiPort());
+        listen(Portal.Service.NVME_TCP, server.bindAddress(), server.nvmePort());
+        listen(Portal.Service.NVME_DISCOVERY, server.bindAddress(), server.discoveryPort());
+    }
+
+    private void listen(Portal.Service service, String host, int port) throws ServerStartException {
+        if (port == 0) {
+            return; // 0 disables this listener
+        }
+        NetServerOptions options = new NetServerOptions()
+                .setHost(host)
+                .setPort(port)
+                .setTcpNoDelay(true)
+                .setReuseAddress(true);
+        NetServer netServer = vertx.createNetServer(options).connectHandler(socket -> accept(service, socket));
+        try {
+            await(netServer.listen());
+        } catch (ExecutionException | TimeoutException e) {
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            throw new ServerStartException("cannot listen on " + new Portal(service, host, port).address()
+                    + " (" + service.label() + "): " + cause.getMessage(), cause);
+        }
+        netServers.add(netServer);
+        portals.add(new Portal(service, host, netServer.actualPort()));
+    }
+
+    /**
+     * Until the iSCSI (issue 3) and NVMe/TCP (issue 4) transports land, a portal logs the connection
+     * and closes it, so an initiator fails fast instead of hanging.
+     */
+    private void accept(Portal.Service service, NetSocket socket) {
+        LOG.log(Level.INFO, service.label() + " connection from " + socket.remoteAddress()
+                + " to " + socket.localAddress() + " closed: the " + service.label()
+                + " protocol is not implemented yet");
+        socket.close();
+    }
+
+    /** Closes portals and connections, then flushes and closes backends. Idempotent. */
+    public synchronized void stop() {
+        if (state == State.STOPPING || state == State.STOPPED || state == State.NEW) {
+            return;
+        }
+        transitionTo(State.STOPPING);
+        if (vertx != null) {
+            try {
+                await(vertx.close()); // closes every NetServer and every connection
+            } catch (ExecutionException | TimeoutException e) {
+                LOG.log(Level.WARNING, "closing the network layer: " + e);
+            }
+        }
+        for (Lun lun : luns) {
+            try {
+                lun.device().close(); // file backends flush here
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "closing LUN " + lun.name() + ": " + e);
+            }
+        }
+        if (fileIoExecutor != null) {
+            fileIoExecutor.shutdown();
+            try {
+                if (!fileIoExecutor.awaitTermination(CLOSE_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                    LOG.log(Level.WARNING, "file I/O threads still busy after " + CLOSE_TIMEOUT_SECONDS + " s");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        transitionTo(State.STOPPED);
+    }
+
+    private void transitionTo(State next) {
+        if (!state.canGo(next)) {
+            throw new IllegalStateException("server: illegal transition " + state + " -> " + next);
+        }
+        LOG.log(Level.DEBUG, "server: " + state + " -> " + next);
+        state = next;
+    }
+
+    private static <T> T await(Future<T> future) throws ExecutionException, TimeoutException {
+        try {
+            return future.toCompletionStage().toCompletableFuture().get(CLOSE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ExecutionException(e);
+        }
+    }
+
+    private static ThreadFactory daemonThreads(String prefix) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, prefix + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+}

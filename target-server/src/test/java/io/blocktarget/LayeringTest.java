@@ -1,0 +1,97 @@
+package io.blocktarget;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchRule;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+/**
+ * DESIGN.md §2: arrows point down only. cli → server → transport.{iscsi,nvmetcp} → {scsi, nvme} → block;
+ * backends know no protocol; protocol and config are pure. Rules on packages that do not exist yet
+ * pass vacuously (allowEmptyShould) so that they are in force the moment the package appears.
+ */
+class LayeringTest {
+    private static JavaClasses classes;
+
+    @BeforeAll
+    static void importClasses() {
+        classes = new ClassFileImporter()
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .importPackages("io.blocktarget");
+    }
+
+    private static void check(ArchRule rule) {
+        rule.allowEmptyShould(true).check(classes);
+    }
+
+    @Test
+    void protocolIsPureWireFormats() {
+        check(classes().that().resideInAPackage("io.blocktarget.protocol..")
+                .should().onlyDependOnClassesThat().resideInAnyPackage(
+                        "io.blocktarget.protocol..", "java..", "io.netty.buffer..", "io.netty.util.."));
+    }
+
+    @Test
+    void configKnowsNoNetworkingAndNoServer() {
+        check(noClasses().that().resideInAPackage("io.blocktarget.config..")
+                .should().dependOnClassesThat().resideInAnyPackage(
+                        "io.vertx..", "io.netty..", "io.blocktarget.server..", "io.blocktarget.block..",
+                        "io.blocktarget.transport..", "io.blocktarget.scsi..", "io.blocktarget.nvme..",
+                        "io.blocktarget.cli.."));
+    }
+
+    @Test
+    void blockLayerKnowsNoProtocolAndNoServer() {
+        check(noClasses().that().resideInAPackage("io.blocktarget.block..")
+                .should().dependOnClassesThat().resideInAnyPackage(
+                        "io.blocktarget.protocol..", "io.blocktarget.config..", "io.blocktarget.scsi..",
+                        "io.blocktarget.nvme..", "io.blocktarget.transport..", "io.blocktarget.server..",
+                        "io.blocktarget.cli..", "io.vertx.."));
+    }
+
+    @Test
+    void scsiLayerNeverSeesPdusOrNvme() {
+        check(noClasses().that().resideInAPackage("io.blocktarget.scsi..")
+                .should().dependOnClassesThat().resideInAnyPackage(
+                        "io.blocktarget.protocol.iscsi..", "io.blocktarget.protocol.nvme..",
+                        "io.blocktarget.protocol.nvmetcp..", "io.blocktarget.transport..", "io.blocktarget.nvme..",
+                        "io.blocktarget.server..", "io.blocktarget.cli..", "io.vertx.."));
+    }
+
+    @Test
+    void nvmeLayerNeverSeesTcpOrScsi() {
+        check(noClasses().that().resideInAPackage("io.blocktarget.nvme..")
+                .should().dependOnClassesThat().resideInAnyPackage(
+                        "io.blocktarget.protocol.nvmetcp..", "io.blocktarget.protocol.iscsi..",
+                        "io.blocktarget.protocol.scsi..", "io.blocktarget.transport..", "io.blocktarget.scsi..",
+                        "io.blocktarget.server..", "io.blocktarget.cli..", "io.vertx.."));
+    }
+
+    @Test
+    void transportsShareNothingButTheBlockLayer() {
+        check(noClasses().that().resideInAPackage("io.blocktarget.transport.iscsi..")
+                .should().dependOnClassesThat().resideInAnyPackage(
+                        "io.blocktarget.transport.nvmetcp..", "io.blocktarget.nvme..",
+                        "io.blocktarget.protocol.nvme..", "io.blocktarget.protocol.nvmetcp..",
+                        "io.blocktarget.cli.."));
+        check(noClasses().that().resideInAPackage("io.blocktarget.transport.nvmetcp..")
+                .should().dependOnClassesThat().resideInAnyPackage(
+                        "io.blocktarget.transport.iscsi..", "io.blocktarget.scsi..",
+                        "io.blocktarget.protocol.iscsi..", "io.blocktarget.protocol.scsi..",
+                        "io.blocktarget.cli.."));
+    }
+
+    @Test
+    void onlyTheCliSitsOnTop() {
+        check(noClasses().that().resideOutsideOfPackage("io.blocktarget.cli..")
+                .should().dependOnClassesThat().resideInAPackage("io.blocktarget.cli.."));
+        check(noClasses().that().resideInAnyPackage("io.blocktarget.transport..", "io.blocktarget.scsi..",
+                        "io.blocktarget.nvme..", "io.blocktarget.block..")
+                .should().dependOnClassesThat().resideInAPackage("io.blocktarget.server.."));
+    }
+}

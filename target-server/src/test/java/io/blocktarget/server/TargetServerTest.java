@@ -1,0 +1,126 @@
+package io.blocktarget.server;
+
+import io.blocktarget.config.BackendKind;
+import io.blocktarget.config.BlocktargetConfig;
+import io.blocktarget.config.FileBackendConfig;
+import io.blocktarget.config.IscsiExport;
+import io.blocktarget.config.LunConfig;
+import io.blocktarget.config.NvmeExport;
+import io.blocktarget.config.ServerConfig;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class TargetServerTest {
+    private static final String LOOPBACK = "127.0.0.1";
+
+    @TempDir
+    Path dir;
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getByName(LOOPBACK))) {
+            return s.getLocalPort();
+        }
+    }
+
+    private static LunConfig lun(String name, BackendKind kind, long size, int lbs, int pbs, Optional<FileBackendConfig> file) {
+        return new LunConfig(name, null, kind, size, lbs, pbs,
+                Optional.of(new IscsiExport(ServerConfig.DEFAULT_IQN_PREFIX + name, 0)),
+                Optional.of(new NvmeExport(ServerConfig.DEFAULT_NQN_PREFIX + name, 1)),
+                false, file);
+    }
+
+    private static BlocktargetConfig config(int iscsi, int nvme, int discovery, List<LunConfig> luns) {
+        ServerConfig server = new ServerConfig(null, LOOPBACK, iscsi, nvme, discovery, 64L << 20,
+                ServerConfig.DEFAULT_IQN_PREFIX, ServerConfig.DEFAULT_NQN_PREFIX);
+        return new BlocktargetConfig(server, luns, List.of());
+    }
+
+    @Test
+    void servesPortalsAndStopsCleanly() throws Exception {
+        int iscsi = freePort();
+        int nvme = freePort();
+        Path img = dir.resolve("disk.img");
+        BlocktargetConfig config = config(iscsi, nvme, 0, List.of(
+                lun("ram-4k", BackendKind.RAM, 1L << 30, 4096, 4096, Optional.empty()),
+                lun("null-512", BackendKind.NULL, 1L << 40, 512, 4096, Optional.empty()),
+                lun("file-16k", BackendKind.FILE, 16L << 20, 16384, 65536,
+                        Optional.of(new FileBackendConfig(img, true, false)))));
+        TargetServer server = new TargetServer(config);
+        server.start();
+        try {
+            assertThat(server.state()).isEqualTo(TargetServer.State.RUNNING);
+            assertThat(server.portals()).containsExactly(
+                    new Portal(Portal.Service.ISCSI, LOOPBACK, iscsi),
+                    new Portal(Portal.Service.NVME_TCP, LOOPBACK, nvme));
+            assertThat(server.luns()).extracting(Lun::name).containsExactly("ram-4k", "null-512", "file-16k");
+            assertThat(server.luns().get(2).device().geometry().blockCount()).isEqualTo(1024);
+            assertThat(Files.size(img)).isEqualTo(16L << 20);
+            // Until the transports land, a portal accepts and closes: the peer sees EOF, not a hang.
+            for (int port : new int[] {iscsi, nvme}) {
+                try (Socket s = new Socket()) {
+                    s.connect(new InetSocketAddress(LOOPBACK, port), 5_000);
+                    s.setSoTimeout(5_000);
+                    InputStream in = s.getInputStream();
+                    assertThat(in.read()).isEqualTo(-1);
+                }
+            }
+        } finally {
+            server.stop();
+        }
+        assertThat(server.state()).isEqualTo(TargetServer.State.STOPPED);
+        // the ports are free again
+        try (ServerSocket again = new ServerSocket()) {
+            again.setReuseAddress(true);
+            again.bind(new InetSocketAddress(LOOPBACK, iscsi));
+        }
+        server.stop(); // idempotent
+    }
+
+    @Test
+    void portInUseIsAClearStartFailureAndNothingLeaks() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getByName(LOOPBACK))) {
+            int port = taken.getLocalPort();
+            TargetServer server = new TargetServer(config(port, 0, 0,
+                    List.of(lun("ram-512", BackendKind.RAM, 1L << 20, 512, 4096, Optional.empty()))));
+            assertThatThrownBy(server::start)
+                    .isInstanceOf(ServerStartException.class)
+                    .hasMessageStartingWith("cannot listen on 127.0.0.1:" + port + " (iSCSI): ");
+            assertThat(server.state()).isEqualTo(TargetServer.State.STOPPED);
+        }
+    }
+
+    @Test
+    void backendThatCannotOpenNamesTheLun() {
+        Path missing = dir.resolve("no-such-dir").resolve("disk.img");
+        TargetServer server = new TargetServer(config(0, 0, 0, List.of(
+                lun("broken", BackendKind.FILE, 1L << 20, 4096, 4096,
+                        Optional.of(new FileBackendConfig(missing, false, false))))));
+        assertThatThrownBy(server::start)
+                .isInstanceOf(ServerStartException.class)
+                .hasMessageContaining("cannot open the file backend of LUN broken");
+        assertThat(server.state()).isEqualTo(TargetServer.State.STOPPED);
+    }
+
+    @Test
+    void allPortsZeroServesNothingButStarts() throws Exception {
+        TargetServer server = new TargetServer(config(0, 0, 0,
+                List.of(lun("ram-512", BackendKind.RAM, 1L << 20, 512, 4096, Optional.empty()))));
+        server.start();
+        assertThat(server.portals()).isEmpty();
+        server.stop();
+        assertThat(server.state()).isEqualTo(TargetServer.State.STOPPED);
+    }
+}
