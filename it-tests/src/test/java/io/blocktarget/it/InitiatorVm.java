@@ -1,0 +1,99 @@
+package io.blocktarget.it;
+
+import org.junit.jupiter.api.Assumptions;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The Linux initiator VM of {@code ../shared/initiator-vm} (see its README): a network namespace
+ * of our own holding the target, and a QEMU guest wired into it. The guest reaches only the
+ * namespace (192.168.231.0/24); nothing leaves the machine.
+ */
+final class InitiatorVm implements AutoCloseable {
+    static final Path VM_DIR = ServerProcess.REPO.resolve("../shared/initiator-vm").normalize();
+    /** The host side of the namespace's tap, where the target listens (netns.sh default). */
+    static final String TARGET_ADDR = "192.168.231.1";
+    /** TCG emulation is slow: first boot builds the image (~60 s), later boots take ~10 s. */
+    static final Duration GUEST_TIMEOUT = Duration.ofSeconds(420);
+
+    private final String namespace;
+
+    private InitiatorVm(String namespace) {
+        this.namespace = namespace;
+    }
+
+    /** Skips the calling test, with the reason, only where this machine truly cannot run the VM. */
+    static void assumeAvailable() {
+        Assumptions.assumeTrue(Files.isExecutable(VM_DIR.resolve("run.sh")),
+                "initiator VM not found at " + VM_DIR + " (../shared/initiator-vm beside the checkout)");
+        Assumptions.assumeTrue("root".equals(System.getProperty("user.name")),
+                "the initiator VM needs root (network namespaces, tap devices)");
+        Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/sbin/ip")) || Files.isExecutable(Path.of("/sbin/ip"))
+                || Files.isExecutable(Path.of("/usr/bin/ip")), "iproute2 (ip) is not installed");
+    }
+
+    /** Creates a fresh namespace (netns.sh up) named after this JVM, so parallel runs never share one. */
+    static InitiatorVm create(String tag) throws IOException, InterruptedException {
+        String ns = "bt-" + tag + "-" + ProcessHandle.current().pid();
+        run(List.of(VM_DIR.resolve("netns.sh").toString(), "down", ns), Duration.ofSeconds(30)); // leftovers
+        Result up = run(List.of(VM_DIR.resolve("netns.sh").toString(), "up", ns), Duration.ofSeconds(30));
+        if (up.exitCode() != 0) {
+            throw new IOException("netns.sh up " + ns + " failed: " + up.output());
+        }
+        return new InitiatorVm(ns);
+    }
+
+    String namespace() {
+        return namespace;
+    }
+
+    /** Starts blocktarget inside the namespace. */
+    ServerProcess startServer(String... args) throws IOException {
+        List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", namespace));
+        cmd.add(ProcessHandle.current().info().command().orElse("java"));
+        cmd.addAll(List.of("--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
+                "-Xmx256m", "-jar", ServerProcess.JAR.toAbsolutePath().toString()));
+        cmd.addAll(List.of(args));
+        return ServerProcess.exec(cmd, Map.of());
+    }
+
+    /** Boots the guest, runs {@code guestScript} with {@code env}, returns its exit code and output. */
+    Result runGuest(Path guestScript, Map<String, String> env) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of(VM_DIR.resolve("run.sh").toString(),
+                "--netns", namespace, "--timeout", Long.toString(GUEST_TIMEOUT.toSeconds() - 60)));
+        env.forEach((k, v) -> cmd.addAll(List.of("--env", k + "=" + v)));
+        cmd.add(guestScript.toAbsolutePath().toString());
+        return run(cmd, GUEST_TIMEOUT);
+    }
+
+    @Override
+    public void close() throws IOException, InterruptedException {
+        run(List.of(VM_DIR.resolve("netns.sh").toString(), "down", namespace), Duration.ofSeconds(30));
+    }
+
+    record Result(int exitCode, String output) {
+    }
+
+    static Result run(List<String> command, Duration timeout) throws IOException, InterruptedException {
+        Path log = Files.createTempFile("blocktarget-it-", ".log");
+        try {
+            Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
+                p.waitFor(30, TimeUnit.SECONDS);
+                return new Result(124, "timed out after " + timeout + ": " + command + "\n" + Files.readString(log));
+            }
+            return new Result(p.exitValue(), Files.readString(log));
+        } finally {
+            Files.deleteIfExists(log);
+        }
+    }
+}
