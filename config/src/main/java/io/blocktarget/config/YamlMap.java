@@ -115,8 +115,8 @@ final class YamlMap {
     }
 
     private <T> Optional<T> convert(String key, Node node, ValueType<T> type) {
-        if (!(node instanceof ScalarNode scalar) || YamlSource.isNull(node)) {
-            String what = YamlSource.isNull(node) ? "no value" : describe(node) + " is not " + type.noun();
+        if (!(node instanceof ScalarNode scalar) || YamlSource.isEmpty(node)) {
+            String what = YamlSource.isEmpty(node) ? "no value" : describe(node) + " is not " + type.noun();
             problem(key, what + "; allowed: " + type.allowed());
             return Optional.empty();
         }
@@ -131,7 +131,7 @@ final class YamlMap {
     /** How a node is named in a problem: the scalar's text, or what kind of node it is. */
     static String describe(Node node) {
         return switch (node) {
-            case ScalarNode scalar when YamlSource.isNull(scalar) -> "an empty value";
+            case ScalarNode scalar when YamlSource.isEmpty(scalar) -> "an empty value";
             case ScalarNode scalar -> scalar.getValue();
             case SequenceNode ignored -> "a list";
             case MappingNode ignored -> "a map";

@@ -80,6 +80,14 @@ final class YamlSource {
         return node instanceof ScalarNode && Tag.NULL.equals(node.getTag());
     }
 
+    /**
+     * No value at all ({@code key:} or {@code key: ~}). A written {@code null} is a value here: it is the name of
+     * the null backend, so {@code backend: null} must not read as "no backend".
+     */
+    static boolean isEmpty(Node node) {
+        return isNull(node) && (((ScalarNode) node).getValue().isEmpty() || ((ScalarNode) node).getValue().equals("~"));
+    }
+
     /** An exception as one line for a problem; the stack trace never reaches the user. */
     static String describe(Exception e) {
         if (e instanceof java.nio.file.AccessDeniedException) {
