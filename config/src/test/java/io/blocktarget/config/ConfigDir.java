@@ -47,13 +47,17 @@ final class ConfigDir {
         return load().luns().stream().filter(l -> l.name().equals(name)).findFirst().orElseThrow();
     }
 
-    /** Loads, expects a {@link ConfigException}, returns its problems with the directory prefix removed. */
+    /**
+     * Loads, expects a {@link ConfigException}, returns its problems with the leading directory prefix removed
+     * (paths inside the message stay as they are).
+     */
     List<String> problems() {
         ConfigException e = catchThrowableOfType(ConfigException.class, () -> ConfigLoader.load(dir));
         assertThat(e).as("loading %s should fail", dir).isNotNull();
         String prefix = dir + dir.getFileSystem().getSeparator();
         assertThat(e.getMessage().lines().toList())
                 .isEqualTo(e.problems().stream().map(ConfigProblem::toString).toList());
-        return e.problems().stream().map(p -> p.toString().replace(prefix, "")).toList();
+        return e.problems().stream().map(ConfigProblem::toString)
+                .map(p -> p.startsWith(prefix) ? p.substring(prefix.length()) : p).toList();
     }
 }
