@@ -126,7 +126,7 @@ public final class ConfigLoader {
         return Runtime.getRuntime().maxMemory();
     }
 
-    /** "512 B", "16 KiB", "1 GiB"; "7.8 GiB" when no unit divides exactly. */
+    /** "512 B", "16 KiB", "1 GiB", "1.5 KiB"; "~7.8 GiB" when one decimal is not exact. */
     public static String formatSize(long bytes) {
         return Sizes.format(bytes);
     }

@@ -56,25 +56,20 @@ final class Sizes {
     }
 
     /**
-     * Human form: the largest unit that divides exactly ("16 KiB", "1 GiB", "512 B"), else one decimal in the
-     * largest unit not exceeding the value ("7.8 GiB"). Units stop at TiB, like the parser's.
+     * Human form in the largest unit not exceeding the value: "512 B", "16 KiB", "1 GiB"; "1.5 KiB" when one decimal
+     * is exact, else rounded to one decimal and marked "~7.8 GiB". Units stop at TiB, like the parser's.
      */
     static String format(long bytes) {
-        if (bytes < KIB) {
-            return bytes + " B";
-        }
-        for (int i = UNIT_NAMES.length - 1; i > 0; i--) {
-            long unit = 1L << (10 * i);
-            if (bytes % unit == 0) {
-                return bytes / unit + " " + UNIT_NAMES[i];
-            }
-        }
         int i = UNIT_NAMES.length - 1;
-        while (bytes < 1L << (10 * i)) {
+        while (i > 0 && bytes < 1L << (10 * i)) {
             i--;
         }
-        double value = (double) bytes / (1L << (10 * i));
-        return String.format(Locale.ROOT, "%.1f %s", value, UNIT_NAMES[i]);
+        long unit = 1L << (10 * i);
+        if (bytes % unit == 0) {
+            return bytes / unit + " " + UNIT_NAMES[i];
+        }
+        boolean exact = (bytes % unit) * 10 % unit == 0;
+        return String.format(Locale.ROOT, "%s%.1f %s", exact ? "" : "~", (double) bytes / unit, UNIT_NAMES[i]);
     }
 
     static boolean isPowerOfTwo(long value) {
