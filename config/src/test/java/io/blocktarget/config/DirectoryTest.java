@@ -8,23 +8,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The directory as a whole: layout problems, file selection, ordering, all-problems-at-once, warnings. */
-class DirectoryTest {
+class DirectoryTest extends ConfigDirTest {
     private static final String DIR_ALLOWED = "allowed: a directory with an optional blocktarget.yaml and a luns.d"
             + " directory holding one NAME.yaml file per LUN";
 
-    @TempDir
-    Path tmp;
-    ConfigDir config;
-
-    @BeforeEach
-    void setUp() {
-        config = new ConfigDir(tmp);
-    }
 
     @Test
     void missingDirectory() {

@@ -2,30 +2,11 @@ package io.blocktarget.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.file.Path;
 import java.util.Optional;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** export: derived defaults, explicit names and numbers, disabling a protocol, and the duplicate rule. */
-class ExportTest {
-    private static final String IQN_ALLOWED = "allowed: iqn.YYYY-MM.reversed.domain[:anything], eui. + 16 hex digits"
-            + " or naa. + 16 or 32 hex digits; lowercase ASCII letters, digits, '-', '.' and ':'; at most 223 bytes"
-            + " (RFC 3720 §3.2.6)";
-    private static final String NQN_ALLOWED = "allowed: nqn.YYYY-MM.reverse.domain:string with letters, digits, '-',"
-            + " '.', '_' and ':' in the string, or nqn.2014-08.org.nvmexpress:uuid:UUID; at most 223 bytes"
-            + " (NVMe Base §4.5)";
-
-    @TempDir
-    Path tmp;
-    ConfigDir config;
-
-    @BeforeEach
-    void setUp() {
-        config = new ConfigDir(tmp);
-    }
-
+class ExportTest extends ConfigDirTest {
     @Test
     void withoutExportBothProtocolsUseDerivedNames() throws ConfigException {
         config.lun("xfs16k", "backend: ram\nsize: 8GiB\nlogical-block-size: 16KiB\n");

@@ -6,20 +6,11 @@ import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** backend: file — path resolution, sizes of existing files, create, and the rules around them. */
-class FileBackendTest {
-    @TempDir
-    Path tmp;
-    ConfigDir config;
-
-    @BeforeEach
-    void setUp() {
-        config = new ConfigDir(tmp);
-    }
+class FileBackendTest extends ConfigDirTest {
 
     private Path sparseFile(Path path, long size) throws IOException {
         Files.createDirectories(path.getParent());

@@ -2,26 +2,12 @@ package io.blocktarget.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.file.Path;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** One test per rule of a LUN file, each asserting the exact problem: file, line, key, text. */
-class LunRulesTest {
-    private static final String SIZE_ALLOWED = "allowed: an integer number of bytes, optionally followed by a unit"
-            + " B, KiB, MiB, GiB or TiB (powers of 1024), e.g. 4096, 16KiB or 8 GiB";
+class LunRulesTest extends ConfigDirTest {
     private static final String LUN_KEYS = "allowed keys: backend, size, logical-block-size, physical-block-size,"
             + " read-only, export, path, create, direct-io";
-
-    @TempDir
-    Path tmp;
-    ConfigDir config;
-
-    @BeforeEach
-    void setUp() {
-        config = new ConfigDir(tmp);
-    }
 
     @Test
     void logicalBlockSizeMustBeAPowerOfTwo() {

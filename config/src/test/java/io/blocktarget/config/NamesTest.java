@@ -10,12 +10,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /** Name syntax: RFC 3720 §3.2.6 iSCSI names, NVMe Base §4.5 NQNs, LUN names. */
 class NamesTest {
-    private static final String IQN_ALLOWED = "; allowed: iqn.YYYY-MM.reversed.domain[:anything], eui. + 16 hex"
-            + " digits or naa. + 16 or 32 hex digits; lowercase ASCII letters, digits, '-', '.' and ':'; at most 223"
-            + " bytes (RFC 3720 §3.2.6)";
-    private static final String NQN_ALLOWED = "; allowed: nqn.YYYY-MM.reverse.domain:string with letters, digits,"
-            + " '-', '.', '_' and ':' in the string, or nqn.2014-08.org.nvmexpress:uuid:UUID; at most 223 bytes"
-            + " (NVMe Base §4.5)";
+    private static final String IQN_ALLOWED = "; " + ConfigDirTest.IQN_ALLOWED;
+    private static final String NQN_ALLOWED = "; " + ConfigDirTest.NQN_ALLOWED;
 
     @ParameterizedTest
     @ValueSource(strings = {

@@ -2,25 +2,16 @@ package io.blocktarget.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.file.Path;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** blocktarget.yaml: defaults, every key, every rule. */
-class ServerConfigTest {
-    private static final String BIND_ALLOWED = "allowed: an IPv4 or IPv6 address literal, e.g. 0.0.0.0, 127.0.0.1,"
-            + " :: or ::1 (no host names)";
-
-    @TempDir
-    Path tmp;
-    ConfigDir config;
-
+class ServerConfigTest extends ConfigDirTest {
     @BeforeEach
-    void setUp() {
-        config = new ConfigDir(tmp).lun("r", "backend: null\nsize: 1GiB\n");
+    void oneLun() {
+        config.lun("r", "backend: null\nsize: 1GiB\n");
     }
 
     @Test
@@ -99,14 +90,14 @@ class ServerConfigTest {
     void portAbove65535IsOutOfRange() {
         config.file("blocktarget.yaml", "iscsi-port: 65536\n");
         assertThat(config.problems()).containsExactly(
-                "blocktarget.yaml:1: iscsi-port: 65536 is out of range; allowed: 0..65535 (0 disables the listener)");
+                "blocktarget.yaml:1: iscsi-port: 65536 is out of range; " + PORT_ALLOWED);
     }
 
     @Test
     void negativePortIsOutOfRange() {
         config.file("blocktarget.yaml", "nvme-port: -1\n");
         assertThat(config.problems()).containsExactly(
-                "blocktarget.yaml:1: nvme-port: -1 is out of range; allowed: 0..65535 (0 disables the listener)");
+                "blocktarget.yaml:1: nvme-port: -1 is out of range; " + PORT_ALLOWED);
     }
 
     @Test
