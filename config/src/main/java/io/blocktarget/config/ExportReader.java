@@ -75,25 +75,19 @@ final class ExportReader {
 
         <E> Optional<E> read(Protocol<E> protocol) {
             Optional<Node> node = export.flatMap(m -> m.node(protocol.key()));
-            Optional<YamlMap> section = Optional.empty();
-            if (node.isPresent() && node.get() instanceof ScalarNode scalar) {
-                if (!Tag.BOOL.equals(scalar.getTag())) {
-                    export.get().problem(protocol.key(), YamlMap.describe(scalar) + " is not an export; allowed: "
-                            + protocol.allowed());
-                    return Optional.empty();
-                }
-                if (!Boolean.parseBoolean(scalar.getValue().toLowerCase(Locale.ROOT))) {
-                    return Optional.empty();
-                }
-            } else if (node.isPresent()) {
-                if (!(node.get() instanceof MappingNode)) {
+            if (node.isPresent() && !(node.get() instanceof MappingNode)) {
+                if (!Tag.BOOL.equals(node.get().getTag())) {
                     export.get().problem(protocol.key(), YamlMap.describe(node.get()) + " is not an export; allowed: "
                             + protocol.allowed());
                     return Optional.empty();
                 }
-                section = YamlMap.of(node.get(), "export." + protocol.key(),
-                        List.of(protocol.nameKey(), protocol.numberKey()), "an export", problems);
+                if (!Boolean.parseBoolean(((ScalarNode) node.get()).getValue().toLowerCase(Locale.ROOT))) {
+                    return Optional.empty();
+                }
             }
+            Optional<YamlMap> section = node.filter(MappingNode.class::isInstance)
+                    .flatMap(n -> YamlMap.of(n, "export." + protocol.key(),
+                            List.of(protocol.nameKey(), protocol.numberKey()), "an export", problems));
             Optional<String> exportName = section.isPresent() && section.get().has(protocol.nameKey())
                     ? section.get().value(protocol.nameKey(), protocol.nameType())
                     : derived(protocol);
