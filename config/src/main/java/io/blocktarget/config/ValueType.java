@@ -27,7 +27,6 @@ record ValueType<T>(String noun, String allowed, Parser<T> parser) {
         throw new InvalidValue(node.getValue() + " is not a boolean", "true or false");
     });
 
-
     /**
      * An integer in {@code min..max}, decimal or 0x-hex (NSIDs are usually written in hex).
      *
