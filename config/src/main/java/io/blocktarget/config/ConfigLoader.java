@@ -1,0 +1,209 @@
+package io.blocktarget.config;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.OperatingSystemMXBean;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Loads and validates a configuration directory, or supplies the embedded default.
+ *
+ * <p>Layout: {@code DIR/blocktarget.yaml} (server-wide, optional) and {@code DIR/luns.d/NAME.yaml}, one file per
+ * LUN, whose file name minus {@code .yaml} is the LUN name. Files are composed to YAML node trees (YAML 1.2 core
+ * schema) so every problem names file, line and key. All problems of all files are collected and thrown together
+ * as one {@link ConfigException}, sorted by file and line; nothing else is thrown.
+ *
+ * <h2>blocktarget.yaml (all keys optional)</h2>
+ * <ul>
+ *   <li>{@code bind}: IPv4/IPv6 literal, default {@code 0.0.0.0}</li>
+ *   <li>{@code iscsi-port}, {@code nvme-port}, {@code discovery-port}: 0..65535, 0 disables; defaults 3260, 4420,
+ *       8009; two listeners may not share a port</li>
+ *   <li>{@code memory-budget}: size &gt; 0, default {@link #defaultMemoryBudget()} (half of physical memory)</li>
+ *   <li>{@code iqn-prefix}, {@code nqn-prefix}: end in ':' or '.', prefix + LUN name must be a valid IQN/NQN;
+ *       defaults {@code iqn.2026-11.io.blocktarget:} and {@code nqn.2026-11.io.blocktarget:}</li>
+ * </ul>
+ *
+ * <h2>luns.d/NAME.yaml</h2>
+ * <ul>
+ *   <li>NAME: 1..63 of {@code [a-z0-9.-]}, starting with a letter or digit</li>
+ *   <li>{@code backend}: {@code ram | file | null}, required</li>
+ *   <li>{@code size}: required for ram and null, and for file when the path does not exist yet; for an existing file
+ *       or block device the LUN's size is the file's, and a given size must equal it. A positive multiple of the
+ *       physical block size.</li>
+ *   <li>{@code logical-block-size}: power of two, 512 B .. 64 KiB, default 512</li>
+ *   <li>{@code physical-block-size}: power of two, logical .. 32 MiB; default 4096 when the logical block size is
+ *       512 (512e, like most disks today), else equal to the logical block size</li>
+ *   <li>{@code read-only}: boolean, default false</li>
+ *   <li>{@code export}: map with {@code iscsi} and {@code nvme}, each {@code false} (not exported), {@code true}
+ *       or absent (exported with defaults), or {@code {target: IQN, lun: 0..16383}} /
+ *       {@code {subsystem: NQN, nsid: 1..0xFFFFFFFE}}; defaults: target = iqn-prefix + NAME, lun 0,
+ *       subsystem = nqn-prefix + NAME, nsid 1. No two files may export the same (target, lun) or
+ *       (subsystem, nsid).</li>
+ *   <li>file backend only: {@code path} (required; relative to DIR), {@code create} (default false: make a sparse
+ *       file of {@code size} when missing — the server creates it, not the loader), {@code direct-io}
+ *       (default false)</li>
+ * </ul>
+ * Sizes: an integer number of bytes, or an integer and a unit B, KiB, MiB, GiB, TiB ({@code 16KiB}, {@code 8 GiB}).
+ *
+ * <p>Warnings (not errors): RAM disks declaring more than the memory budget in total (they are thin, like brd), LUNs
+ * exported on no protocol, files in luns.d that are not {@code *.yaml}.
+ */
+public final class ConfigLoader {
+    public static final String SERVER_FILE = "blocktarget.yaml";
+    public static final String LUNS_DIR = "luns.d";
+    static final String SUFFIX = ".yaml";
+
+    private static final String DIR_ALLOWED = "a directory with an optional " + SERVER_FILE + " and a " + LUNS_DIR
+            + " directory holding one NAME.yaml file per LUN";
+
+    private ConfigLoader() {
+    }
+
+    /**
+     * Loads {@code dir}. Problems name files as {@code dir.resolve(...)}, so a relative {@code dir} yields paths
+     * relative to the working directory.
+     *
+     * @throws ConfigException with every problem of every file, sorted by file and line
+     */
+    public static BlocktargetConfig load(Path dir) throws ConfigException {
+        List<ConfigProblem> problems = new ArrayList<>();
+        List<String> warnings = new ArrayList<>();
+        if (!Files.isDirectory(dir)) {
+            String what = Files.exists(dir) ? "not a directory" : "no such directory";
+            throw new ConfigException(List.of(new ConfigProblem(dir, 0, "", what + "; allowed: " + DIR_ALLOWED)));
+        }
+        ServerConfig server = readServer(dir, problems);
+        List<LunConfig> luns = new ArrayList<>();
+        List<ExportClaim> claims = new ArrayList<>();
+        for (Path file : lunFiles(dir, problems, warnings)) {
+            String fileName = file.getFileName().toString();
+            String name = fileName.substring(0, fileName.length() - SUFFIX.length());
+            Problems fileProblems = new Problems(file, problems);
+            try {
+                LunReader.Result result = LunReader.read(name, dir, server, fileProblems);
+                result.lun().ifPresent(luns::add);
+                claims.addAll(result.claims());
+            } catch (RuntimeException e) {
+                fileProblems.add(0, "", "cannot be read: " + YamlSource.describe(e));
+            }
+        }
+        problems.addAll(CrossChecks.duplicates(claims));
+        if (!problems.isEmpty()) {
+            problems.sort(Comparator.comparing(ConfigProblem::file).thenComparingInt(ConfigProblem::line));
+            throw new ConfigException(problems);
+        }
+        warnings.addAll(CrossChecks.warnings(server, luns));
+        return new BlocktargetConfig(server, luns, warnings);
+    }
+
+    /**
+     * The configuration without files: sparse 1 GiB RAM disks {@code ram-512} (512/4096), {@code ram-4k}
+     * (4096/4096), {@code ram-16k} (16384/16384) and {@code ram-64k} (65536/65536), each exported over iSCSI
+     * (target iqn-prefix + name, LUN 0) and NVMe/TCP (subsystem nqn-prefix + name, NSID 1), default server settings.
+     */
+    public static BlocktargetConfig embeddedDefault() {
+        ServerConfig server = ServerConfigReader.defaults(null, defaultMemoryBudget());
+        List<LunConfig> luns = List.of(
+                ramDisk(server, "ram-512", 512, 4096),
+                ramDisk(server, "ram-4k", 4096, 4096),
+                ramDisk(server, "ram-16k", 16384, 16384),
+                ramDisk(server, "ram-64k", 65536, 65536));
+        return new BlocktargetConfig(server, luns, CrossChecks.warnings(server, luns));
+    }
+
+    /** Half of physical memory (of the container's limit, where the JVM sees one). */
+    public static long defaultMemoryBudget() {
+        OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+        if (os instanceof com.sun.management.OperatingSystemMXBean sunOs && sunOs.getTotalMemorySize() > 0) {
+            return sunOs.getTotalMemorySize() / 2;
+        }
+        return Runtime.getRuntime().maxMemory();
+    }
+
+    /** "512 B", "16 KiB", "1 GiB", "1.5 KiB"; "~7.8 GiB" when one decimal is not exact. */
+    public static String formatSize(long bytes) {
+        return Sizes.format(bytes);
+    }
+
+    /**
+     * Parses a size as written in the configuration ({@code 4096}, {@code 16KiB}, {@code 8 GiB}), e.g. for a command
+     * line option.
+     *
+     * @throws IllegalArgumentException saying what is wrong and what is allowed
+     */
+    public static long parseSize(String text) {
+        try {
+            return Sizes.parse(text);
+        } catch (InvalidValue e) {
+            throw new IllegalArgumentException(e.getMessage());
+        }
+    }
+
+    private static ServerConfig readServer(Path dir, List<ConfigProblem> problems) {
+        Path file = dir.resolve(SERVER_FILE);
+        if (!Files.exists(file)) {
+            return ServerConfigReader.defaults(null, defaultMemoryBudget());
+        }
+        Problems fileProblems = new Problems(file, problems);
+        if (Files.isDirectory(file)) {
+            fileProblems.add(0, "", "is a directory; allowed: a YAML file of server settings");
+            return ServerConfigReader.defaults(file, defaultMemoryBudget());
+        }
+        try {
+            return ServerConfigReader.read(YamlSource.read(file, fileProblems), fileProblems);
+        } catch (RuntimeException e) {
+            fileProblems.add(0, "", "cannot be read: " + YamlSource.describe(e));
+            return ServerConfigReader.defaults(file, defaultMemoryBudget());
+        }
+    }
+
+    /** The {@code *.yaml} files of luns.d sorted by name; hidden files are skipped, other files get a warning. */
+    private static List<Path> lunFiles(Path dir, List<ConfigProblem> problems, List<String> warnings) {
+        Path lunsDir = dir.resolve(LUNS_DIR);
+        Problems dirProblems = new Problems(lunsDir, problems);
+        if (!Files.isDirectory(lunsDir)) {
+            dirProblems.add(0, "", (Files.exists(lunsDir) ? "not a directory" : "no such directory")
+                    + "; allowed: a directory with one NAME.yaml file per LUN");
+            return List.of();
+        }
+        List<Path> files = new ArrayList<>();
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(lunsDir)) {
+            for (Path entry : entries) {
+                String fileName = entry.getFileName().toString();
+                if (fileName.startsWith(".")) {
+                    continue;
+                }
+                if (!fileName.endsWith(SUFFIX)) {
+                    warnings.add(entry + ": ignored; only NAME" + SUFFIX + " files define LUNs");
+                } else if (Files.isDirectory(entry)) {
+                    new Problems(entry, problems).add(0, "", "is a directory; allowed: a YAML file defining one LUN");
+                } else {
+                    files.add(entry);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            dirProblems.add(0, "", "cannot list the directory: " + YamlSource.describe(e));
+            return List.of();
+        }
+        if (files.isEmpty() && dirProblems.count() == 0) {
+            dirProblems.add(0, "", "no LUN files; allowed: one NAME.yaml file per LUN, e.g. " + LUNS_DIR
+                    + "/ram-4k.yaml with backend: ram, size: 1GiB, logical-block-size: 4KiB");
+        }
+        files.sort(Comparator.comparing(p -> p.getFileName().toString()));
+        warnings.sort(Comparator.naturalOrder());
+        return files;
+    }
+
+    private static LunConfig ramDisk(ServerConfig server, String name, int logical, int physical) {
+        return new LunConfig(name, null, BackendKind.RAM, Sizes.GIB, logical, physical,
+                Optional.of(new IscsiExport(server.iqnPrefix() + name, 0)),
+                Optional.of(new NvmeExport(server.nqnPrefix() + name, 1)),
+                false, Optional.empty());
+    }
+}

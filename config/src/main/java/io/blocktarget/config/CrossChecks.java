@@ -1,0 +1,60 @@
+package io.blocktarget.config;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Rules that span files: unique export addresses, and warnings about the whole set of LUNs. */
+final class CrossChecks {
+    private CrossChecks() {
+    }
+
+    /**
+     * Two LUN files claiming one (target, LUN) or (subsystem, NSID): the later file (in name order) gets the problem,
+     * naming the earlier one.
+     */
+    static List<ConfigProblem> duplicates(List<ExportClaim> claims) {
+        Map<String, ExportClaim> first = new HashMap<>();
+        List<ConfigProblem> problems = new ArrayList<>();
+        for (ExportClaim claim : claims) {
+            ExportClaim earlier = first.putIfAbsent(claim.address(), claim);
+            if (earlier != null) {
+                String where = earlier.line() > 0 ? earlier.file() + ":" + earlier.line() : earlier.file().toString();
+                problems.add(new ConfigProblem(claim.file(), claim.line(), claim.key(),
+                        claim.address() + " is also exported by " + where
+                                + "; allowed: each target and LUN, and each subsystem and NSID, in one LUN file only"));
+            }
+        }
+        return problems;
+    }
+
+    /** Things that are legal but likely not what the operator meant. */
+    static List<String> warnings(ServerConfig server, List<LunConfig> luns) {
+        List<String> warnings = new ArrayList<>();
+        long ramTotal = 0;
+        for (LunConfig lun : luns) {
+            if (lun.backend() == BackendKind.RAM) {
+                ramTotal = saturatedAdd(ramTotal, lun.size());
+            }
+            if (lun.iscsi().isEmpty() && lun.nvme().isEmpty()) {
+                warnings.add(where(lun) + "LUN " + lun.name() + " is exported neither over iSCSI nor over NVMe/TCP");
+            }
+        }
+        // RAM disks are thin like brd: chunks are allocated on first write, so over-commit is legal (DESIGN.md §1).
+        if (ramTotal > server.memoryBudget()) {
+            warnings.add("RAM disks declare " + Sizes.format(ramTotal) + " in total, more than the memory budget of "
+                    + Sizes.format(server.memoryBudget()) + "; writes beyond the budget will fail with out-of-space");
+        }
+        return warnings;
+    }
+
+    private static String where(LunConfig lun) {
+        return lun.source() == null ? "" : lun.source() + ": ";
+    }
+
+    private static long saturatedAdd(long a, long b) {
+        long sum = a + b;
+        return sum < 0 ? Long.MAX_VALUE : sum;
+    }
+}
