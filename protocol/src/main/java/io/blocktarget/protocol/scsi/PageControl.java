@@ -1,0 +1,30 @@
+package io.blocktarget.protocol.scsi;
+
+import java.util.Optional;
+
+/** PC field of MODE SENSE (SPC-4 §6.11.1, Table 160). */
+public enum PageControl {
+    CURRENT(0),
+    CHANGEABLE(1),
+    DEFAULT(2),
+    SAVED(3);
+
+    private final int code;
+
+    PageControl(int code) {
+        this.code = code;
+    }
+
+    public int code() {
+        return code;
+    }
+
+    public static Optional<PageControl> fromCode(int code) {
+        for (PageControl v : values()) {
+            if (v.code == code) {
+                return Optional.of(v);
+            }
+        }
+        return Optional.empty();
+    }
+}

@@ -1,0 +1,30 @@
+package io.blocktarget.protocol.scsi;
+
+import java.util.Optional;
+
+/** REPORTING OPTIONS of REPORT SUPPORTED OPERATION CODES (SPC-4 §6.35.1, Table 232). */
+public enum ReportingOptions {
+    ALL(0),
+    ONE_COMMAND(1),
+    ONE_COMMAND_WITH_SERVICE_ACTION(2),
+    ONE_COMMAND_EITHER(3);
+
+    private final int code;
+
+    ReportingOptions(int code) {
+        this.code = code;
+    }
+
+    public int code() {
+        return code;
+    }
+
+    public static Optional<ReportingOptions> fromCode(int code) {
+        for (ReportingOptions v : values()) {
+            if (v.code == code) {
+                return Optional.of(v);
+            }
+        }
+        return Optional.empty();
+    }
+}
