@@ -62,7 +62,7 @@ class PersistentReservationTest {
         assertThat(encode(data::encode)).isEqualTo(hex(("""
                 00000007 00000064                   # PRGENERATION, ADDITIONAL LENGTH 48 + 52
                 0000000000000010 00000000 01 01 00000000 0001 00000018   # R_HOLDER, TYPE 1, port 1, TID 24
-                05 00 0014 NAME 000000 0000000000 0000000000 0000000000   # format 00b: 5 chars + 15 zero bytes = 20
+                05 00 0014 NAME 000000 00000000 00000000 00000000   # format 00b: 5 chars + 15 zero bytes = 20
                 0000000000000020 00000000 02 00 00000000 0002 0000001c   # ALL_TG_PT, TID 28
                 45 00 0018 NAME 2c 69 2c 30 78 34 30 30 30 30 31 33 37 30 30 30 30 00 00   # format 01b: 22 chars + null, padded to 24
                 """).replace("NAME", NAME_HEX).replaceAll("#[^\\n]*", "")));
@@ -89,7 +89,7 @@ class PersistentReservationTest {
     @Test
     void registerWithSpecIPt() {
         String list = "0000000000000000 0000000000000abc 00000000 08 00 0000 | 00000018 | 05 00 0014 " + NAME_HEX
-                + " 000000 0000000000 0000000000 0000000000"; // name padded to 20
+                + " 000000 00000000 00000000 00000000"; // 5 chars + 15 zero bytes = 20
         assertThat(parse(list, PrOutServiceAction.REGISTER)).isEqualTo(Parsed.ok(new PersistentReserveOutParameters(
                 0, 0xABC, true, false, false, false, 0, List.of(new IscsiTransportId("iqn.a", Optional.empty())))));
     }
