@@ -25,9 +25,10 @@ public record StandardInquiryData(Peripheral peripheral, boolean rmb, int versio
         if (versionDescriptors.size() > 8 || tpgs < 0 || tpgs > 3 || version < 0 || version > 0xFF) {
             throw new IllegalArgumentException("invalid standard INQUIRY data");
         }
-        WireText.ascii(vendorId);
-        WireText.ascii(productId);
-        WireText.ascii(productRevision);
+        if (WireText.ascii(vendorId).length > 8 || WireText.ascii(productId).length > 16
+                || WireText.ascii(productRevision).length > 4) {
+            throw new IllegalArgumentException("vendor/product/revision longer than 8/16/4 bytes");
+        }
     }
 
     public void encode(ByteBuf out) {

@@ -57,7 +57,7 @@ class InquiryDataTest {
     @Test
     void standardInquiryRejectsBadText() {
         assertThatThrownBy(() -> new StandardInquiryData(DISK, false, 6, false, false, 0, false, false, false,
-                "TOO-LONG-VENDOR", "p", "r", List.of()).encode(io.netty.buffer.Unpooled.buffer()))
+                "TOO-LONG-VENDOR", "p", "r", List.of()))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new StandardInquiryData(DISK, false, 6, false, false, 0, false, false, false,
                 "V", "bad\u00e9", "r", List.of())).isInstanceOf(IllegalArgumentException.class);
