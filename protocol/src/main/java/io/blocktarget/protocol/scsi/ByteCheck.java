@@ -3,7 +3,7 @@ package io.blocktarget.protocol.scsi;
 import java.util.Optional;
 
 /** BYTCHK field of VERIFY and WRITE AND VERIFY (SBC-4 §5.30, §5.38, Table 70); 10b is reserved. */
-public enum ByteCheck {
+public enum ByteCheck implements WireCode {
     NONE(0),
     COMPARE(1),
     COMPARE_ONE_BLOCK(3);
@@ -14,16 +14,12 @@ public enum ByteCheck {
         this.code = code;
     }
 
+    @Override
     public int code() {
         return code;
     }
 
     public static Optional<ByteCheck> fromCode(int code) {
-        for (ByteCheck v : values()) {
-            if (v.code == code) {
-                return Optional.of(v);
-            }
-        }
-        return Optional.empty();
+        return WireCode.lookup(ByteCheck.class, code);
     }
 }

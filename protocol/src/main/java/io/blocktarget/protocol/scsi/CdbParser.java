@@ -159,14 +159,16 @@ final class CdbParser {
 
     /**
      * SPC-4 §6.16.1: SCOPE must be LU_SCOPE (0h) and TYPE a defined type for the service actions
-     * that use them (RESERVE, RELEASE, PREEMPT, PREEMPT AND ABORT); the others ignore both fields.
+     * that use them (RESERVE, RELEASE, PREEMPT, PREEMPT AND ABORT, REGISTER AND MOVE); REGISTER,
+     * REGISTER AND IGNORE EXISTING KEY and CLEAR ignore both fields.
      */
     private static Cdb persistentReserveOut(CdbFields f) {
         f.reserved(1, 0xE0);
         PrOutServiceAction sa = PrOutServiceAction.fromCode(f.bits(1, 4, 0)).orElseThrow(() -> invalidField(1, 4));
         Optional<PrType> type = Optional.empty();
         if (sa == PrOutServiceAction.RESERVE || sa == PrOutServiceAction.RELEASE
-                || sa == PrOutServiceAction.PREEMPT || sa == PrOutServiceAction.PREEMPT_AND_ABORT) {
+                || sa == PrOutServiceAction.PREEMPT || sa == PrOutServiceAction.PREEMPT_AND_ABORT
+                || sa == PrOutServiceAction.REGISTER_AND_MOVE) {
             if (f.bits(2, 7, 4) != 0) {
                 throw invalidField(2, 7);
             }

@@ -3,7 +3,7 @@ package io.blocktarget.protocol.scsi;
 import java.util.Optional;
 
 /** PC field of MODE SENSE (SPC-4 §6.11.1, Table 160). */
-public enum PageControl {
+public enum PageControl implements WireCode {
     CURRENT(0),
     CHANGEABLE(1),
     DEFAULT(2),
@@ -15,16 +15,12 @@ public enum PageControl {
         this.code = code;
     }
 
+    @Override
     public int code() {
         return code;
     }
 
     public static Optional<PageControl> fromCode(int code) {
-        for (PageControl v : values()) {
-            if (v.code == code) {
-                return Optional.of(v);
-            }
-        }
-        return Optional.empty();
+        return WireCode.lookup(PageControl.class, code);
     }
 }

@@ -3,7 +3,7 @@ package io.blocktarget.protocol.scsi;
 import java.util.Optional;
 
 /** PERSISTENT RESERVE IN service actions (SPC-4 §6.15.1, Table 178). */
-public enum PrInServiceAction {
+public enum PrInServiceAction implements WireCode {
     READ_KEYS(0x00),
     READ_RESERVATION(0x01),
     REPORT_CAPABILITIES(0x02),
@@ -15,16 +15,12 @@ public enum PrInServiceAction {
         this.code = code;
     }
 
+    @Override
     public int code() {
         return code;
     }
 
     public static Optional<PrInServiceAction> fromCode(int code) {
-        for (PrInServiceAction v : values()) {
-            if (v.code == code) {
-                return Optional.of(v);
-            }
-        }
-        return Optional.empty();
+        return WireCode.lookup(PrInServiceAction.class, code);
     }
 }

@@ -3,7 +3,7 @@ package io.blocktarget.protocol.scsi;
 import java.util.Optional;
 
 /** PERSISTENT RESERVE OUT service actions (SPC-4 §6.16.2, Table 193). */
-public enum PrOutServiceAction {
+public enum PrOutServiceAction implements WireCode {
     REGISTER(0x00),
     RESERVE(0x01),
     RELEASE(0x02),
@@ -19,16 +19,12 @@ public enum PrOutServiceAction {
         this.code = code;
     }
 
+    @Override
     public int code() {
         return code;
     }
 
     public static Optional<PrOutServiceAction> fromCode(int code) {
-        for (PrOutServiceAction v : values()) {
-            if (v.code == code) {
-                return Optional.of(v);
-            }
-        }
-        return Optional.empty();
+        return WireCode.lookup(PrOutServiceAction.class, code);
     }
 }

@@ -3,7 +3,7 @@ package io.blocktarget.protocol.scsi;
 import java.util.Optional;
 
 /** Persistent reservation TYPE (SPC-4 §6.16.3, Table 195). */
-public enum PrType {
+public enum PrType implements WireCode {
     WRITE_EXCLUSIVE(0x1),
     EXCLUSIVE_ACCESS(0x3),
     WRITE_EXCLUSIVE_REGISTRANTS_ONLY(0x5),
@@ -17,16 +17,12 @@ public enum PrType {
         this.code = code;
     }
 
+    @Override
     public int code() {
         return code;
     }
 
     public static Optional<PrType> fromCode(int code) {
-        for (PrType v : values()) {
-            if (v.code == code) {
-                return Optional.of(v);
-            }
-        }
-        return Optional.empty();
+        return WireCode.lookup(PrType.class, code);
     }
 }

@@ -3,7 +3,7 @@ package io.blocktarget.protocol.scsi;
 import java.util.Optional;
 
 /** REPORTING OPTIONS of REPORT SUPPORTED OPERATION CODES (SPC-4 §6.35.1, Table 232). */
-public enum ReportingOptions {
+public enum ReportingOptions implements WireCode {
     ALL(0),
     ONE_COMMAND(1),
     ONE_COMMAND_WITH_SERVICE_ACTION(2),
@@ -15,16 +15,12 @@ public enum ReportingOptions {
         this.code = code;
     }
 
+    @Override
     public int code() {
         return code;
     }
 
     public static Optional<ReportingOptions> fromCode(int code) {
-        for (ReportingOptions v : values()) {
-            if (v.code == code) {
-                return Optional.of(v);
-            }
-        }
-        return Optional.empty();
+        return WireCode.lookup(ReportingOptions.class, code);
     }
 }

@@ -10,7 +10,8 @@ import java.util.Optional;
  * <p>Each constant also carries its CDB USAGE DATA (SPC-4 §6.35.3, Table 237): byte 0 is the
  * operation code, the service action sits where the CDB keeps it, every other bit is one exactly
  * when {@link Cdb#parse} evaluates it. Bits we read only to reject them count as evaluated;
- * reserved, obsolete and ignored bits (GROUP NUMBER, RARC, DLD) are zero. The CONTROL byte maps
+ * reserved, obsolete and ignored bits (GROUP NUMBER, RARC, DLD, the SCOPE/TYPE byte of the PERSISTENT
+ * RESERVE OUT service actions that ignore it) are zero. The CONTROL byte maps
  * NACA and LINK (0x05) because the parser rejects both (SAM-5 §5.2).
  */
 public enum ScsiOpcode {
@@ -38,13 +39,13 @@ public enum ScsiOpcode {
     PERSISTENT_RESERVE_IN_READ_RESERVATION(0x5E, 0x01, "5e 01 00 00 00 00 00 ff ff 05"),
     PERSISTENT_RESERVE_IN_REPORT_CAPABILITIES(0x5E, 0x02, "5e 02 00 00 00 00 00 ff ff 05"),
     PERSISTENT_RESERVE_IN_READ_FULL_STATUS(0x5E, 0x03, "5e 03 00 00 00 00 00 ff ff 05"),
-    PERSISTENT_RESERVE_OUT_REGISTER(0x5F, 0x00, "5f 00 ff 00 00 ff ff ff ff 05"),
+    PERSISTENT_RESERVE_OUT_REGISTER(0x5F, 0x00, "5f 00 00 00 00 ff ff ff ff 05"),
     PERSISTENT_RESERVE_OUT_RESERVE(0x5F, 0x01, "5f 01 ff 00 00 ff ff ff ff 05"),
     PERSISTENT_RESERVE_OUT_RELEASE(0x5F, 0x02, "5f 02 ff 00 00 ff ff ff ff 05"),
-    PERSISTENT_RESERVE_OUT_CLEAR(0x5F, 0x03, "5f 03 ff 00 00 ff ff ff ff 05"),
+    PERSISTENT_RESERVE_OUT_CLEAR(0x5F, 0x03, "5f 03 00 00 00 ff ff ff ff 05"),
     PERSISTENT_RESERVE_OUT_PREEMPT(0x5F, 0x04, "5f 04 ff 00 00 ff ff ff ff 05"),
     PERSISTENT_RESERVE_OUT_PREEMPT_AND_ABORT(0x5F, 0x05, "5f 05 ff 00 00 ff ff ff ff 05"),
-    PERSISTENT_RESERVE_OUT_REGISTER_AND_IGNORE_EXISTING_KEY(0x5F, 0x06, "5f 06 ff 00 00 ff ff ff ff 05"),
+    PERSISTENT_RESERVE_OUT_REGISTER_AND_IGNORE_EXISTING_KEY(0x5F, 0x06, "5f 06 00 00 00 ff ff ff ff 05"),
     PERSISTENT_RESERVE_OUT_REGISTER_AND_MOVE(0x5F, 0x07, "5f 07 ff 00 00 ff ff ff ff 05"),
     READ_16(0x88, -1, "88 f8 ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
     COMPARE_AND_WRITE(0x89, -1, "89 f8 ff ff ff ff ff ff ff ff 00 00 00 ff 00 05"),

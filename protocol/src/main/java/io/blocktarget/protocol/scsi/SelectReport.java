@@ -3,7 +3,7 @@ package io.blocktarget.protocol.scsi;
 import java.util.Optional;
 
 /** SELECT REPORT field of REPORT LUNS (SPC-4 §6.33, Table 220). */
-public enum SelectReport {
+public enum SelectReport implements WireCode {
     LOGICAL_UNITS(0x00),
     WELL_KNOWN_LOGICAL_UNITS(0x01),
     ALL_LOGICAL_UNITS(0x02);
@@ -14,16 +14,12 @@ public enum SelectReport {
         this.code = code;
     }
 
+    @Override
     public int code() {
         return code;
     }
 
     public static Optional<SelectReport> fromCode(int code) {
-        for (SelectReport v : values()) {
-            if (v.code == code) {
-                return Optional.of(v);
-            }
-        }
-        return Optional.empty();
+        return WireCode.lookup(SelectReport.class, code);
     }
 }

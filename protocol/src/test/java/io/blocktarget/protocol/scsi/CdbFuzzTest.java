@@ -29,7 +29,7 @@ class CdbFuzzTest {
                 bytes[0] = (byte) op.code();
                 if (random.nextBoolean()) {
                     for (int b = 1; b < bytes.length; b++) {
-                        bytes[b] &= random.nextInt(256) & random.nextInt(256); // sparse bits
+                        bytes[b] = (byte) (bytes[b] & random.nextInt(256) & random.nextInt(256)); // sparse bits
                     }
                     if (op.hasServiceAction()) {
                         bytes[1] = (byte) op.serviceAction();

@@ -298,6 +298,7 @@ class CdbParserTest {
             5f 01 13 00 00 00 00 00 18 00;                      INVALID_FIELD_IN_CDB; 2; 7
             5f 01 02 00 00 00 00 00 18 00;                      INVALID_FIELD_IN_CDB; 2; 3
             5f 04 00 00 00 00 00 00 18 00;                      INVALID_FIELD_IN_CDB; 2; 3
+            5f 07 00 00 00 00 00 00 28 00;                      INVALID_FIELD_IN_CDB; 2; 3
             5f 00 00 00 01 00 00 00 18 00;                      INVALID_FIELD_IN_CDB; 4; 0
             # REPORT LUNS: SELECT REPORT, reserved
             a0 00 10 00 00 00 00 00 10 00 00 00;                INVALID_FIELD_IN_CDB; 2; 7
