@@ -38,10 +38,13 @@ class CdbParserTest {
 
     @Test
     void modeSense6And10() {
-        // Linux sd_read_write_protect_flag: MODE SENSE(6), all pages, 192 bytes
-        assertThat(cdb("1a 00 3f 00 c0 00")).isEqualTo(
-                new ModeSenseCdb(MODE_SENSE_6, false, false, PageControl.CURRENT, 0x3F, 0, 192));
-        // Linux sd_read_cache_type: DBD=1, caching page
+        // Linux sd.c sd_read_write_protect_flag, first attempt: all pages (3Fh) but only 4 bytes
+        assertThat(cdb("1a 00 3f 00 04 00")).isEqualTo(
+                new ModeSenseCdb(MODE_SENSE_6, false, false, PageControl.CURRENT, 0x3F, 0, 4));
+        // its third attempt: 255 bytes
+        assertThat(cdb("1a 00 3f 00 ff 00")).isEqualTo(
+                new ModeSenseCdb(MODE_SENSE_6, false, false, PageControl.CURRENT, 0x3F, 0, 255));
+        // DBD = 1, caching page
         assertThat(cdb("1a 08 08 00 20 00")).isEqualTo(
                 new ModeSenseCdb(MODE_SENSE_6, true, false, PageControl.CURRENT, 0x08, 0, 32));
         // MODE SENSE(10): LLBAA, DBD, changeable values of page 0Ah subpage FFh, allocation 0x0102
@@ -106,9 +109,15 @@ class CdbParserTest {
 
     @Test
     void reportSupportedOperationCodes() {
-        // Linux scsi_report_opcode(WRITE SAME(16)): reporting options 001b, 512-byte buffer
+        // Linux scsi_report_opcode(WRITE SAME(16)), drivers/scsi/scsi.c: reporting options 001b; older
+        // kernels ask for the whole 512-byte sd buffer, current ones for 4 + COMMAND_SIZE(opcode) = 20
         assertThat(cdb("a3 0c 01 93 00 00 00 00 02 00 00 00")).isEqualTo(new ReportSupportedOperationCodesCdb(
                 false, ReportingOptions.ONE_COMMAND, 0x93, 0, 512));
+        assertThat(cdb("a3 0c 01 93 00 00 00 00 00 14 00 00")).isEqualTo(new ReportSupportedOperationCodesCdb(
+                false, ReportingOptions.ONE_COMMAND, 0x93, 0, 20));
+        // ... and with a service action (sa != 0): reporting options 011b, SA in bytes 4-5
+        assertThat(cdb("a3 0c 03 9e 00 10 00 00 00 14 00 00")).isEqualTo(new ReportSupportedOperationCodesCdb(
+                false, ReportingOptions.ONE_COMMAND_EITHER, 0x9E, 0x10, 20));
         assertThat(cdb("a3 0c 82 9e 00 10 00 00 01 00 00 00")).isEqualTo(new ReportSupportedOperationCodesCdb(
                 true, ReportingOptions.ONE_COMMAND_WITH_SERVICE_ACTION, 0x9E, 0x10, 256));
         assertThat(cdb("a3 0c 00 00 00 00 00 01 00 00 00 00")).isEqualTo(new ReportSupportedOperationCodesCdb(
@@ -212,7 +221,7 @@ class CdbParserTest {
         assertThat(cdb("25 00 00 00 00 00 00 00 00 00")).isEqualTo(new ReadCapacity10Cdb());
         // obsolete RELADR / LBA / PMI are ignored
         assertThat(cdb("25 01 00 00 00 10 00 00 01 00")).isEqualTo(new ReadCapacity10Cdb());
-        // Linux read_capacity_16: SERVICE ACTION IN(16), SA 10h, allocation length RC16_LEN = 32
+        // Linux sd.c read_capacity_16: cmd[0] = 9Eh, cmd[1] = SAI_READ_CAPACITY_16, cmd[13] = RC16_LEN (32)
         assertThat(cdb("9e 10 00 00 00 00 00 00 00 00 00 00 00 20 00 00")).isEqualTo(new ReadCapacity16Cdb(32));
         assertThat(cdb("9e 10 00 00 00 00 00 00 00 00 00 00 00 20 01 00")).isEqualTo(new ReadCapacity16Cdb(32));
     }

@@ -36,10 +36,10 @@ class SupportedOperationCodesTest {
 
     @Test
     void oneCommandSupported() {
-        // Linux scsi_report_opcode(WRITE SAME(16)) and the answer sd wants: SUPPORT 011b
-        var cdb = (ReportSupportedOperationCodesCdb) Bytes.cdb("a3 0c 01 93 00 00 00 00 02 00 00 00");
+        // Linux scsi_report_opcode(WRITE SAME(16)) with request_len 4 + 16; sd tests (buffer[1] & 3) == 3
+        var cdb = (ReportSupportedOperationCodesCdb) Bytes.cdb("a3 0c 01 93 00 00 00 00 00 14 00 00");
         var data = SupportedOperationCodes.OneCommand.forRequest(EnumSet.allOf(ScsiOpcode.class), cdb);
-        assertThat(encode(data::encode)).isEqualTo(hex("""
+        assertThat(encode(data::encode)).hasSize(20).isEqualTo(hex("""
                 00 03 0010                                       # SUPPORT 011b, CDB SIZE 16
                 93 ff ff ff ff ff ff ff ff ff ff ff ff ff 00 05  # CDB USAGE DATA
                 """.replaceAll("#[^\\n]*", "")));
