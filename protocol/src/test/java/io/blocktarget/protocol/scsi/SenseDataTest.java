@@ -79,6 +79,14 @@ class SenseDataTest {
     }
 
     @Test
+    void requestSenseWithNothingPending() {
+        // REQUEST SENSE (SPC-4 §6.39) answers NO SENSE / NO ADDITIONAL SENSE INFORMATION in the format DESC asks
+        SenseData none = SenseData.of(SenseReason.NO_SENSE);
+        assertThat(encode(out -> none.encode(out, false))).isEqualTo(hex("70 00 00 00000000 0a 00000000 00 00 00 000000"));
+        assertThat(encode(out -> none.encode(out, true))).isEqualTo(hex("72 00 00 00 00 0000 00"));
+    }
+
+    @Test
     void encodeChoosesFixedWhenDSenseIsZero() {
         SenseData data = SenseData.of(SenseReason.WRITE_PROTECTED);
         assertThat(encode(out -> data.encode(out, false))).isEqualTo(encode(data::encodeFixed)).hasSize(18);
