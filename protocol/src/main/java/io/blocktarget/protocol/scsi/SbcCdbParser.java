@@ -1,0 +1,175 @@
+package io.blocktarget.protocol.scsi;
+
+import static io.blocktarget.protocol.scsi.CdbFields.invalidField;
+
+/** The SBC-4 half of {@link CdbParser}: block commands, unified across their CDB sizes. */
+final class SbcCdbParser {
+    private SbcCdbParser() {
+    }
+
+    static Cdb parse(CdbFields f, int code) {
+        return switch (code) {
+            case 0x08 -> readWrite6(f, ScsiOpcode.READ_6);
+            case 0x0A -> readWrite6(f, ScsiOpcode.WRITE_6);
+            case 0x28 -> readWrite(f, ScsiOpcode.READ_10);
+            case 0xA8 -> readWrite(f, ScsiOpcode.READ_12);
+            case 0x88 -> readWrite(f, ScsiOpcode.READ_16);
+            case 0x2A -> readWrite(f, ScsiOpcode.WRITE_10);
+            case 0xAA -> readWrite(f, ScsiOpcode.WRITE_12);
+            case 0x8A -> readWrite(f, ScsiOpcode.WRITE_16);
+            case 0x2F -> verify(f, ScsiOpcode.VERIFY_10);
+            case 0x8F -> verify(f, ScsiOpcode.VERIFY_16);
+            case 0x2E -> verify(f, ScsiOpcode.WRITE_AND_VERIFY_10);
+            case 0x8E -> verify(f, ScsiOpcode.WRITE_AND_VERIFY_16);
+            case 0x35 -> synchronizeCache(f, ScsiOpcode.SYNCHRONIZE_CACHE_10);
+            case 0x91 -> synchronizeCache(f, ScsiOpcode.SYNCHRONIZE_CACHE_16);
+            case 0x41 -> writeSame(f, ScsiOpcode.WRITE_SAME_10);
+            case 0x93 -> writeSame(f, ScsiOpcode.WRITE_SAME_16);
+            case 0x42 -> unmap(f);
+            case 0x89 -> compareAndWrite(f);
+            case 0x25 -> new ReadCapacity10Cdb(); // LBA and PMI are obsolete in SBC-4 and ignored
+            case 0x9E -> serviceActionIn16(f);
+            default -> throw new CdbFields.Rejected(CdbParser.unsupportedOpcode());
+        };
+    }
+
+    /** LBA of a 10/12/16-byte CDB: bytes 2-5, or 2-9 for the 16-byte form. */
+    private static long lba(CdbFields f) {
+        return f.length() == 16 ? f.u64(2) : f.u32(2);
+    }
+
+    /** TRANSFER LENGTH / NUMBER OF LOGICAL BLOCKS of a 10/12/16-byte CDB. */
+    private static long count(CdbFields f) {
+        return switch (f.length()) {
+            case 10 -> f.u16(7);
+            case 12 -> f.u32(6);
+            default -> f.u32(10);
+        };
+    }
+
+    /** SBC-4 §5.8 / §5.33: 21-bit LBA, and a TRANSFER LENGTH of 0 means 256 blocks. */
+    private static Cdb readWrite6(CdbFields f, ScsiOpcode op) {
+        f.reserved(1, 0xE0);
+        long lba = ((long) f.bits(1, 4, 0) << 16) | f.u16(2);
+        long length = f.u8(4) == 0 ? 256 : f.u8(4);
+        return op == ScsiOpcode.READ_6
+                ? new ReadCdb(op, lba, length, false, false)
+                : new WriteCdb(op, lba, length, false, false);
+    }
+
+    /**
+     * READ/WRITE(10/12/16), SBC-4 §5.9-5.12, §5.34-5.36. RDPROTECT/WRPROTECT must be zero: we never
+     * report PROTECT = 1 (SBC-4 §4.22.2, Table 102 row "no protection information"). Byte 1 bit 2
+     * is RARC for READ (ignored) and reserved for WRITE; bits 1-0 are obsolete.
+     */
+    private static Cdb readWrite(CdbFields f, ScsiOpcode op) {
+        boolean read = op == ScsiOpcode.READ_10 || op == ScsiOpcode.READ_12 || op == ScsiOpcode.READ_16;
+        if (f.bits(1, 7, 5) != 0) {
+            throw invalidField(1, 7);
+        }
+        if (!read) {
+            f.reserved(1, 0x04);
+        }
+        long lba = lba(f);
+        long length = count(f);
+        f.checkLbaRange(lba, length);
+        boolean dpo = f.bit(1, 4);
+        boolean fua = f.bit(1, 3);
+        return read ? new ReadCdb(op, lba, length, dpo, fua) : new WriteCdb(op, lba, length, dpo, fua);
+    }
+
+    /**
+     * VERIFY / WRITE AND VERIFY (10/16), SBC-4 §5.30-5.31, §5.38-5.40: VRPROTECT/WRPROTECT zero;
+     * BYTCHK 10b is reserved, and 11b (compare one block against every LBA) exists for VERIFY only.
+     */
+    private static Cdb verify(CdbFields f, ScsiOpcode op) {
+        boolean writeAndVerify = op == ScsiOpcode.WRITE_AND_VERIFY_10 || op == ScsiOpcode.WRITE_AND_VERIFY_16;
+        if (f.bits(1, 7, 5) != 0) {
+            throw invalidField(1, 7);
+        }
+        f.reserved(1, 0x08);
+        ByteCheck bytchk = ByteCheck.fromCode(f.bits(1, 2, 1))
+                .filter(b -> !(writeAndVerify && b == ByteCheck.COMPARE_ONE_BLOCK))
+                .orElseThrow(() -> invalidField(1, 2));
+        long lba = lba(f);
+        long length = count(f);
+        f.checkLbaRange(lba, length);
+        boolean dpo = f.bit(1, 4);
+        return writeAndVerify
+                ? new WriteAndVerifyCdb(op, lba, length, dpo, bytchk)
+                : new VerifyCdb(op, lba, length, dpo, bytchk);
+    }
+
+    /** SBC-4 §5.26-5.27: IMMED only; SYNC_NV (bit 2) and the 10-byte RELADR (bit 0) are obsolete. */
+    private static Cdb synchronizeCache(CdbFields f, ScsiOpcode op) {
+        f.reserved(1, op == ScsiOpcode.SYNCHRONIZE_CACHE_16 ? 0xF9 : 0xF8);
+        long lba = lba(f);
+        long blocks = count(f);
+        f.checkLbaRange(lba, blocks);
+        return new SynchronizeCacheCdb(op, lba, blocks, f.bit(1, 1));
+    }
+
+    /**
+     * WRITE SAME (SBC-4 §5.47-5.48): WRPROTECT zero; PBDATA / LBDATA (obsolete in SBC-4, bits 2-1)
+     * are not supported; ANCHOR without UNMAP is INVALID FIELD IN CDB. NDOB exists in the 16-byte
+     * CDB only.
+     */
+    private static Cdb writeSame(CdbFields f, ScsiOpcode op) {
+        boolean sixteen = op == ScsiOpcode.WRITE_SAME_16;
+        if (f.bits(1, 7, 5) != 0) {
+            throw invalidField(1, 7);
+        }
+        f.reserved(1, 0x06); // bit 0: NDOB in the 16-byte CDB, obsolete RELADR in the 10-byte one
+        boolean anchor = f.bit(1, 4);
+        boolean unmap = f.bit(1, 3);
+        if (anchor && !unmap) {
+            throw invalidField(1, 4);
+        }
+        long lba = lba(f);
+        long blocks = count(f);
+        f.checkLbaRange(lba, blocks);
+        return new WriteSameCdb(op, lba, blocks, unmap, anchor, sixteen && f.bit(1, 0));
+    }
+
+    /** SBC-4 §5.32.1: PARAMETER LIST LENGTH 1..7 → PARAMETER LIST LENGTH ERROR (0 is no data, not an error). */
+    private static Cdb unmap(CdbFields f) {
+        f.reserved(1, 0xFE);
+        f.reservedBytes(2, 5);
+        int length = f.u16(7);
+        if (length > 0 && length < UnmapParameterList.HEADER_LENGTH) {
+            throw new CdbFields.Rejected(new CdbError(SenseReason.PARAMETER_LIST_LENGTH_ERROR,
+                    java.util.Optional.of(FieldPointer.cdb(7, 7))));
+        }
+        return new UnmapCdb(f.bit(1, 0), length);
+    }
+
+    /** SBC-4 §5.3: WRPROTECT zero, bytes 10-12 reserved, NUMBER OF LOGICAL BLOCKS in byte 13. */
+    private static Cdb compareAndWrite(CdbFields f) {
+        if (f.bits(1, 7, 5) != 0) {
+            throw invalidField(1, 7);
+        }
+        f.reserved(1, 0x05);
+        long lba = f.u64(2);
+        f.reservedBytes(10, 12);
+        int blocks = f.u8(13);
+        f.checkLbaRange(lba, blocks);
+        return new CompareAndWriteCdb(lba, blocks, f.bit(1, 4), f.bit(1, 3));
+    }
+
+    /** SERVICE ACTION IN(16): READ CAPACITY(16) (SBC-4 §5.20) or GET LBA STATUS (§5.7). */
+    private static Cdb serviceActionIn16(CdbFields f) {
+        f.reserved(1, 0xE0);
+        int sa = f.bits(1, 4, 0);
+        if (sa == ScsiOpcode.READ_CAPACITY_16.serviceAction()) {
+            f.reserved(14, 0xFE); // bit 0 PMI is obsolete
+            return new ReadCapacity16Cdb(f.u32(10));
+        }
+        if (sa == ScsiOpcode.GET_LBA_STATUS.serviceAction()) {
+            long lba = f.u64(2);
+            f.checkLbaRange(lba, 0);
+            f.reserved(14, 0xFC); // bits 1-0: REPORT TYPE (SBC-4 r17+), accepted and ignored
+            return new GetLbaStatusCdb(lba, f.u32(10));
+        }
+        throw invalidField(1, 4);
+    }
+}

@@ -1,0 +1,136 @@
+package io.blocktarget.protocol.scsi;
+
+import java.util.HexFormat;
+import java.util.Optional;
+
+/**
+ * The commands the device server handles, each identified by operation code and, for commands
+ * with a SERVICE ACTION field, by service action (SPC-4 §4.2.5.1, §4.2.5.2).
+ *
+ * <p>Each constant also carries its CDB USAGE DATA (SPC-4 §6.35.3, Table 237): byte 0 is the
+ * operation code, the service action sits where the CDB keeps it, every other bit is one exactly
+ * when {@link Cdb#parse} evaluates it. Bits we read only to reject them count as evaluated;
+ * reserved, obsolete and ignored bits (GROUP NUMBER, RARC, DLD, the SCOPE/TYPE byte of the PERSISTENT
+ * RESERVE OUT service actions that ignore it) are zero. The CONTROL byte maps
+ * NACA and LINK (0x05) because the parser rejects both (SAM-5 §5.2).
+ */
+public enum ScsiOpcode {
+    TEST_UNIT_READY(0x00, -1, "00 00 00 00 00 05"),
+    REQUEST_SENSE(0x03, -1, "03 01 00 00 ff 05"),
+    READ_6(0x08, -1, "08 1f ff ff ff 05"),
+    WRITE_6(0x0A, -1, "0a 1f ff ff ff 05"),
+    INQUIRY(0x12, -1, "12 03 ff ff ff 05"),
+    MODE_SELECT_6(0x15, -1, "15 11 00 00 ff 05"),
+    RESERVE_6(0x16, -1, "16 11 00 00 00 05"),
+    RELEASE_6(0x17, -1, "17 11 00 00 00 05"),
+    MODE_SENSE_6(0x1A, -1, "1a 08 ff ff ff 05"),
+    START_STOP_UNIT(0x1B, -1, "1b 01 00 0f f7 05"),
+    READ_CAPACITY_10(0x25, -1, "25 00 00 00 00 00 00 00 00 05"),
+    READ_10(0x28, -1, "28 f8 ff ff ff ff 00 ff ff 05"),
+    WRITE_10(0x2A, -1, "2a f8 ff ff ff ff 00 ff ff 05"),
+    WRITE_AND_VERIFY_10(0x2E, -1, "2e f6 ff ff ff ff 00 ff ff 05"),
+    VERIFY_10(0x2F, -1, "2f f6 ff ff ff ff 00 ff ff 05"),
+    SYNCHRONIZE_CACHE_10(0x35, -1, "35 02 ff ff ff ff 00 ff ff 05"),
+    WRITE_SAME_10(0x41, -1, "41 fe ff ff ff ff 00 ff ff 05"),
+    UNMAP(0x42, -1, "42 01 00 00 00 00 00 ff ff 05"),
+    MODE_SELECT_10(0x55, -1, "55 11 00 00 00 00 00 ff ff 05"),
+    MODE_SENSE_10(0x5A, -1, "5a 18 ff ff 00 00 00 ff ff 05"),
+    PERSISTENT_RESERVE_IN_READ_KEYS(0x5E, 0x00, "5e 00 00 00 00 00 00 ff ff 05"),
+    PERSISTENT_RESERVE_IN_READ_RESERVATION(0x5E, 0x01, "5e 01 00 00 00 00 00 ff ff 05"),
+    PERSISTENT_RESERVE_IN_REPORT_CAPABILITIES(0x5E, 0x02, "5e 02 00 00 00 00 00 ff ff 05"),
+    PERSISTENT_RESERVE_IN_READ_FULL_STATUS(0x5E, 0x03, "5e 03 00 00 00 00 00 ff ff 05"),
+    PERSISTENT_RESERVE_OUT_REGISTER(0x5F, 0x00, "5f 00 00 00 00 ff ff ff ff 05"),
+    PERSISTENT_RESERVE_OUT_RESERVE(0x5F, 0x01, "5f 01 ff 00 00 ff ff ff ff 05"),
+    PERSISTENT_RESERVE_OUT_RELEASE(0x5F, 0x02, "5f 02 ff 00 00 ff ff ff ff 05"),
+    PERSISTENT_RESERVE_OUT_CLEAR(0x5F, 0x03, "5f 03 00 00 00 ff ff ff ff 05"),
+    PERSISTENT_RESERVE_OUT_PREEMPT(0x5F, 0x04, "5f 04 ff 00 00 ff ff ff ff 05"),
+    PERSISTENT_RESERVE_OUT_PREEMPT_AND_ABORT(0x5F, 0x05, "5f 05 ff 00 00 ff ff ff ff 05"),
+    PERSISTENT_RESERVE_OUT_REGISTER_AND_IGNORE_EXISTING_KEY(0x5F, 0x06, "5f 06 00 00 00 ff ff ff ff 05"),
+    PERSISTENT_RESERVE_OUT_REGISTER_AND_MOVE(0x5F, 0x07, "5f 07 ff 00 00 ff ff ff ff 05"),
+    READ_16(0x88, -1, "88 f8 ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
+    COMPARE_AND_WRITE(0x89, -1, "89 f8 ff ff ff ff ff ff ff ff 00 00 00 ff 00 05"),
+    WRITE_16(0x8A, -1, "8a f8 ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
+    WRITE_AND_VERIFY_16(0x8E, -1, "8e f6 ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
+    VERIFY_16(0x8F, -1, "8f f6 ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
+    SYNCHRONIZE_CACHE_16(0x91, -1, "91 02 ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
+    WRITE_SAME_16(0x93, -1, "93 ff ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
+    /** SERVICE ACTION IN(16) / READ CAPACITY(16), SBC-4 §5.20. */
+    READ_CAPACITY_16(0x9E, 0x10, "9e 10 00 00 00 00 00 00 00 00 ff ff ff ff 00 05"),
+    /** SERVICE ACTION IN(16) / GET LBA STATUS, SBC-4 §5.7. */
+    GET_LBA_STATUS(0x9E, 0x12, "9e 12 ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
+    REPORT_LUNS(0xA0, -1, "a0 00 ff 00 00 00 ff ff ff ff 00 05"),
+    /** MAINTENANCE IN / REPORT SUPPORTED OPERATION CODES, SPC-4 §6.35. */
+    REPORT_SUPPORTED_OPERATION_CODES(0xA3, 0x0C, "a3 0c 87 ff ff ff ff ff ff ff 00 05"),
+    READ_12(0xA8, -1, "a8 f8 ff ff ff ff ff ff ff ff 00 05"),
+    WRITE_12(0xAA, -1, "aa f8 ff ff ff ff ff ff ff ff 00 05");
+
+    private final int code;
+    private final int serviceAction;
+    private final byte[] usageData;
+
+    ScsiOpcode(int code, int serviceAction, String usageHex) {
+        this.code = code;
+        this.serviceAction = serviceAction;
+        this.usageData = HexFormat.ofDelimiter(" ").parseHex(usageHex);
+    }
+
+    /** OPERATION CODE, byte 0 of the CDB. */
+    public int code() {
+        return code;
+    }
+
+    /** SERVICE ACTION, or -1 when the operation code has none. */
+    public int serviceAction() {
+        return serviceAction;
+    }
+
+    public boolean hasServiceAction() {
+        return serviceAction >= 0;
+    }
+
+    /** CDB length in bytes, from the group code (SPC-4 §4.2.5.1). */
+    public int cdbLength() {
+        return usageData.length;
+    }
+
+    /** CDB USAGE DATA for REPORT SUPPORTED OPERATION CODES one-command format; a fresh copy. */
+    public byte[] cdbUsageData() {
+        return usageData.clone();
+    }
+
+    /** The command for an operation code and service action ({@code serviceAction} ignored when the code has none). */
+    public static Optional<ScsiOpcode> of(int code, int serviceAction) {
+        for (ScsiOpcode op : values()) {
+            if (op.code == code && (op.serviceAction < 0 || op.serviceAction == serviceAction)) {
+                return Optional.of(op);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Whether {@code code} is an operation code that SPC-4 / SBC-4 define with a SERVICE ACTION field in
+     * byte 1 (SPC-4 §4.2.5.2; REPORT SUPPORTED OPERATION CODES must tell these apart, §6.35.1).
+     */
+    public static boolean definesServiceActions(int code) {
+        return switch (code & 0xFF) {
+            case 0x5E, 0x5F, 0x7F, 0x83, 0x84, 0x9E, 0x9F, 0xA3, 0xA4, 0xA9, 0xAB -> true;
+            default -> false;
+        };
+    }
+
+    /**
+     * CDB length implied by the GROUP CODE, bits 7-5 of the operation code (SPC-4 §4.2.5.1, Table 4):
+     * group 0 → 6, groups 1 and 2 → 10, group 4 → 16, group 5 → 12; group 3 (reserved, and 7Fh
+     * variable length) and the vendor specific groups 6 and 7 have no fixed length and yield -1.
+     */
+    public static int cdbLengthForGroup(int code) {
+        return switch ((code & 0xFF) >>> 5) {
+            case 0 -> 6;
+            case 1, 2 -> 10;
+            case 4 -> 16;
+            case 5 -> 12;
+            default -> -1;
+        };
+    }
+}
