@@ -35,9 +35,7 @@ public record AsyncMessage(long lun, int statSN, int expCmdSN, int maxCmdSN, Asy
         int b = Bhs.begin(out, IscsiOpcode.ASYNC_MESSAGE, false, Bhs.FINAL_BIT, 0, data.readableBytes());
         out.setLong(b + 8, lun);
         out.setInt(b + 16, Bhs.RESERVED_TAG);
-        out.setInt(b + 24, statSN);
-        out.setInt(b + 28, expCmdSN);
-        out.setInt(b + 32, maxCmdSN);
+        Bhs.setStatusSequenceNumbers(out, b, statSN, expCmdSN, maxCmdSN);
         out.setByte(b + 36, asyncEvent.code());
         out.setByte(b + 37, asyncVCode);
         out.setShort(b + 38, parameter1);

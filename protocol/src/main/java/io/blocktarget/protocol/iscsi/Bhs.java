@@ -220,6 +220,20 @@ public final class Bhs {
         return value;
     }
 
+    /** Bytes 24-35 of every target response (§11.4 ff.): StatSN, ExpCmdSN, MaxCmdSN. */
+    static void setStatusSequenceNumbers(ByteBuf out, int base, int statSN, int expCmdSN, int maxCmdSN) {
+        out.setInt(base + 24, statSN);
+        out.setInt(base + 28, expCmdSN);
+        out.setInt(base + 32, maxCmdSN);
+    }
+
+    /** Bytes 8-23 of the task-related PDUs: LUN, ITT, TTT. */
+    static void setTaskFields(ByteBuf out, int base, long lun, int itt, int ttt) {
+        out.setLong(base + 8, lun);
+        out.setInt(base + 16, itt);
+        out.setInt(base + 20, ttt);
+    }
+
     static int flag(boolean set, int bit) {
         return set ? bit : 0;
     }

@@ -44,12 +44,8 @@ public record DataIn(boolean finalBit, boolean acknowledge, OptionalInt status, 
                 | residual.bits(OVERFLOW_BIT) | Bhs.flag(status.isPresent(), STATUS_BIT);
         int b = Bhs.begin(out, IscsiOpcode.DATA_IN, false, byte1, 0, data.readableBytes());
         out.setByte(b + 3, status.orElse(0));
-        out.setLong(b + 8, lun);
-        out.setInt(b + 16, itt);
-        out.setInt(b + 20, ttt);
-        out.setInt(b + 24, statSN);
-        out.setInt(b + 28, expCmdSN);
-        out.setInt(b + 32, maxCmdSN);
+        Bhs.setTaskFields(out, b, lun, itt, ttt);
+        Bhs.setStatusSequenceNumbers(out, b, statSN, expCmdSN, maxCmdSN);
         out.setInt(b + 36, dataSN);
         Bhs.setU32BE(out, b + 40, bufferOffset);
         Bhs.setU32BE(out, b + 44, residualCount);

@@ -20,9 +20,7 @@ public record DataOut(boolean finalBit, long lun, int itt, int ttt, int expStatS
     @Override
     public void encodeHeader(ByteBuf out) {
         int b = Bhs.begin(out, IscsiOpcode.DATA_OUT, false, Bhs.flag(finalBit, Bhs.FINAL_BIT), 0, data.readableBytes());
-        out.setLong(b + 8, lun);
-        out.setInt(b + 16, itt);
-        out.setInt(b + 20, ttt);
+        Bhs.setTaskFields(out, b, lun, itt, ttt);
         out.setInt(b + 28, expStatSN);
         out.setInt(b + 36, dataSN);
         Bhs.setU32BE(out, b + 40, bufferOffset);

@@ -31,9 +31,7 @@ public record LoginResponse(LoginFlags flags, int versionMax, int versionActive,
         Bhs.setU48BE(out, b + 8, isid);
         out.setShort(b + 14, tsih);
         out.setInt(b + 16, itt);
-        out.setInt(b + 24, statSN);
-        out.setInt(b + 28, expCmdSN);
-        out.setInt(b + 32, maxCmdSN);
+        Bhs.setStatusSequenceNumbers(out, b, statSN, expCmdSN, maxCmdSN);
         out.setByte(b + 36, status.statusClass());
         out.setByte(b + 37, status.statusDetail());
     }

@@ -23,9 +23,7 @@ public record LogoutResponse(LogoutResponseCode response, int itt, int statSN, i
         int b = Bhs.begin(out, IscsiOpcode.LOGOUT_RESPONSE, false, Bhs.FINAL_BIT, 0, 0);
         out.setByte(b + 2, response.code());
         out.setInt(b + 16, itt);
-        out.setInt(b + 24, statSN);
-        out.setInt(b + 28, expCmdSN);
-        out.setInt(b + 32, maxCmdSN);
+        Bhs.setStatusSequenceNumbers(out, b, statSN, expCmdSN, maxCmdSN);
         out.setShort(b + 40, time2Wait);
         out.setShort(b + 42, time2Retain);
     }

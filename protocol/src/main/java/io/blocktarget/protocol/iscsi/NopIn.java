@@ -22,12 +22,8 @@ public record NopIn(long lun, int itt, int ttt, int statSN, int expCmdSN, int ma
     @Override
     public void encodeHeader(ByteBuf out) {
         int b = Bhs.begin(out, IscsiOpcode.NOP_IN, false, Bhs.FINAL_BIT, 0, data.readableBytes());
-        out.setLong(b + 8, lun);
-        out.setInt(b + 16, itt);
-        out.setInt(b + 20, ttt);
-        out.setInt(b + 24, statSN);
-        out.setInt(b + 28, expCmdSN);
-        out.setInt(b + 32, maxCmdSN);
+        Bhs.setTaskFields(out, b, lun, itt, ttt);
+        Bhs.setStatusSequenceNumbers(out, b, statSN, expCmdSN, maxCmdSN);
     }
 
     public static NopIn decode(ByteBuf frame) {

@@ -22,9 +22,7 @@ public record NopOut(boolean immediate, long lun, int itt, int ttt, int cmdSN, i
     @Override
     public void encodeHeader(ByteBuf out) {
         int b = Bhs.begin(out, IscsiOpcode.NOP_OUT, immediate, Bhs.FINAL_BIT, 0, data.readableBytes());
-        out.setLong(b + 8, lun);
-        out.setInt(b + 16, itt);
-        out.setInt(b + 20, ttt);
+        Bhs.setTaskFields(out, b, lun, itt, ttt);
         out.setInt(b + 24, cmdSN);
         out.setInt(b + 28, expStatSN);
     }

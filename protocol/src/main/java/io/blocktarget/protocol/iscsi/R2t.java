@@ -18,12 +18,8 @@ public record R2t(long lun, int itt, int ttt, int statSN, int expCmdSN, int maxC
     @Override
     public void encodeHeader(ByteBuf out) {
         int b = Bhs.begin(out, IscsiOpcode.R2T, false, Bhs.FINAL_BIT, 0, 0);
-        out.setLong(b + 8, lun);
-        out.setInt(b + 16, itt);
-        out.setInt(b + 20, ttt);
-        out.setInt(b + 24, statSN);
-        out.setInt(b + 28, expCmdSN);
-        out.setInt(b + 32, maxCmdSN);
+        Bhs.setTaskFields(out, b, lun, itt, ttt);
+        Bhs.setStatusSequenceNumbers(out, b, statSN, expCmdSN, maxCmdSN);
         out.setInt(b + 36, r2tSN);
         Bhs.setU32BE(out, b + 40, bufferOffset);
         Bhs.setU32BE(out, b + 44, desiredDataTransferLength);

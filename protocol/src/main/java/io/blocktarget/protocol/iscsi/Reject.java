@@ -31,9 +31,7 @@ public record Reject(RejectReason reason, int statSN, int expCmdSN, int maxCmdSN
         int b = Bhs.begin(out, IscsiOpcode.REJECT, false, Bhs.FINAL_BIT, 0, data.readableBytes());
         out.setByte(b + 2, reason.code());
         out.setInt(b + 16, Bhs.RESERVED_TAG);
-        out.setInt(b + 24, statSN);
-        out.setInt(b + 28, expCmdSN);
-        out.setInt(b + 32, maxCmdSN);
+        Bhs.setStatusSequenceNumbers(out, b, statSN, expCmdSN, maxCmdSN);
         out.setInt(b + 36, dataSNOrR2TSN);
     }
 

@@ -62,9 +62,7 @@ public record ScsiResponse(int response, int status, ResidualFlag bidirectionalR
         out.setByte(b + 3, status);
         out.setInt(b + 16, itt);
         out.setInt(b + 20, snackTag);
-        out.setInt(b + 24, statSN);
-        out.setInt(b + 28, expCmdSN);
-        out.setInt(b + 32, maxCmdSN);
+        Bhs.setStatusSequenceNumbers(out, b, statSN, expCmdSN, maxCmdSN);
         out.setInt(b + 36, expDataSN);
         Bhs.setU32BE(out, b + 40, bidirectionalReadResidualCount);
         Bhs.setU32BE(out, b + 44, residualCount);

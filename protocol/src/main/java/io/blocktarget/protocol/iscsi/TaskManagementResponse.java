@@ -21,9 +21,7 @@ public record TaskManagementResponse(TmfResponse response, int itt, int statSN, 
         int b = Bhs.begin(out, IscsiOpcode.TASK_MANAGEMENT_RESPONSE, false, Bhs.FINAL_BIT, 0, 0);
         out.setByte(b + 2, response.code());
         out.setInt(b + 16, itt);
-        out.setInt(b + 24, statSN);
-        out.setInt(b + 28, expCmdSN);
-        out.setInt(b + 32, maxCmdSN);
+        Bhs.setStatusSequenceNumbers(out, b, statSN, expCmdSN, maxCmdSN);
     }
 
     public static TaskManagementResponse decode(ByteBuf frame) {

@@ -24,9 +24,7 @@ public record TextRequest(boolean immediate, boolean finalBit, boolean continueB
     public void encodeHeader(ByteBuf out) {
         int b = Bhs.begin(out, IscsiOpcode.TEXT_REQUEST, immediate, TextFlags.toByte(finalBit, continueBit), 0,
                 data.readableBytes());
-        out.setLong(b + 8, lun);
-        out.setInt(b + 16, itt);
-        out.setInt(b + 20, ttt);
+        Bhs.setTaskFields(out, b, lun, itt, ttt);
         out.setInt(b + 24, cmdSN);
         out.setInt(b + 28, expStatSN);
     }

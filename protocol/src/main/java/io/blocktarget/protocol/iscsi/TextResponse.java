@@ -24,12 +24,8 @@ public record TextResponse(boolean finalBit, boolean continueBit, long lun, int 
     public void encodeHeader(ByteBuf out) {
         int b = Bhs.begin(out, IscsiOpcode.TEXT_RESPONSE, false, TextFlags.toByte(finalBit, continueBit), 0,
                 data.readableBytes());
-        out.setLong(b + 8, lun);
-        out.setInt(b + 16, itt);
-        out.setInt(b + 20, ttt);
-        out.setInt(b + 24, statSN);
-        out.setInt(b + 28, expCmdSN);
-        out.setInt(b + 32, maxCmdSN);
+        Bhs.setTaskFields(out, b, lun, itt, ttt);
+        Bhs.setStatusSequenceNumbers(out, b, statSN, expCmdSN, maxCmdSN);
     }
 
     public static TextResponse decode(ByteBuf frame) {
