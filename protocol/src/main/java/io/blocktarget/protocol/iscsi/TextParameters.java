@@ -153,6 +153,26 @@ public record TextParameters(List<TextParameter> entries) {
         }
     }
 
+    /**
+     * The encoded text cut into data segments of at most {@code maxSegmentLength} bytes (the peer's
+     * MaxRecvDataSegmentLength): all but the last go into PDUs with the C bit set (§11.10.2, §11.13.2),
+     * e.g. a SendTargets answer listing many targets. An empty list for no parameters.
+     */
+    public List<byte[]> encodeSegments(int maxSegmentLength) {
+        if (maxSegmentLength <= 0) {
+            throw new IllegalArgumentException("maxSegmentLength " + maxSegmentLength);
+        }
+        ByteBuf all = io.netty.buffer.Unpooled.buffer(encodedLength());
+        encode(all);
+        List<byte[]> segments = new ArrayList<>();
+        while (all.isReadable()) {
+            byte[] segment = new byte[Math.min(maxSegmentLength, all.readableBytes())];
+            all.readBytes(segment);
+            segments.add(segment);
+        }
+        return segments;
+    }
+
     /** The number of bytes {@link #encode} writes. */
     public int encodedLength() {
         int n = 0;

@@ -110,6 +110,24 @@ class TextParametersTest {
     }
 
     @Test
+    void longTextIsCutIntoSegmentsThatJoinBack() {
+        TextParameters many = TextParameters.EMPTY;
+        for (int i = 0; i < 40; i++) {
+            many = many.with("X-target" + i, "iqn.2026-11.io.blocktarget:lun-" + i);
+        }
+        var segments = many.encodeSegments(100);
+        assertThat(segments).allSatisfy(s -> assertThat(s.length).isLessThanOrEqualTo(100));
+        assertThat(segments.stream().mapToInt(s -> s.length).sum()).isEqualTo(many.encodedLength());
+        TextAccumulator acc = TextAccumulator.empty(65536);
+        for (byte[] s : segments) {
+            acc = acc.append(Unpooled.wrappedBuffer(s));
+        }
+        assertThat(acc.complete()).isEqualTo(many);
+        assertThat(TextParameters.EMPTY.encodeSegments(8192)).isEmpty();
+        assertThatThrownBy(() -> TextParameters.EMPTY.encodeSegments(0)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void continuationIsCapped() {
         TextAccumulator acc = TextAccumulator.empty(10).append(Unpooled.wrappedBuffer(ascii("A=12345\0")));
         Errors.expect(TEXT_TOO_LONG, () -> acc.append(Unpooled.wrappedBuffer(ascii("B=1\0"))));
