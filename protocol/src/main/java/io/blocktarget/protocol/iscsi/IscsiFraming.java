@@ -85,11 +85,7 @@ public final class IscsiFraming {
 
     /** Writes {@code pdu} with the given digests: BHS, AHS, [header CRC], data, padding, [data CRC]. */
     public static void encode(IscsiPdu pdu, ByteBuf out, Digest headerDigest, Digest dataDigest) {
-        int start = out.writerIndex();
-        pdu.encodeHeader(out);
-        if (headerDigest == Digest.CRC32C) {
-            out.writeIntLE(Crc32c.compute(out, start, out.writerIndex() - start));
-        }
+        encodeHeader(pdu, out, headerDigest);
         ByteBuf data = pdu.data();
         int length = data.readableBytes();
         if (length == 0) {
@@ -100,6 +96,18 @@ public final class IscsiFraming {
         out.writeZero(pad);
         if (dataDigest == Digest.CRC32C) {
             out.writeIntLE(dataDigest(data, pad));
+        }
+    }
+
+    /**
+     * Writes BHS, AHS and the header digest only: a zero-copy sender follows it with
+     * {@code pdu.data().retainedSlice()}, {@link Bhs#padding} zero bytes and {@link #dataDigest} (LE).
+     */
+    public static void encodeHeader(IscsiPdu pdu, ByteBuf out, Digest headerDigest) {
+        int start = out.writerIndex();
+        pdu.encodeHeader(out);
+        if (headerDigest == Digest.CRC32C) {
+            out.writeIntLE(Crc32c.compute(out, start, out.writerIndex() - start));
         }
     }
 

@@ -156,6 +156,25 @@ class FramingTest {
         }
     }
 
+    @Test
+    void zeroCopyPiecesEqualTheWholeEncoding() {
+        DataIn dataIn = new DataIn(true, false, java.util.OptionalInt.of(0), ResidualFlag.NONE, 0, 7, -1, 1, 2, 3, 0, 0,
+                0, Unpooled.wrappedBuffer(ascii("seven b")));
+        ByteBuf whole = Unpooled.buffer();
+        ByteBuf pieces = Unpooled.buffer();
+        try {
+            IscsiFraming.encode(dataIn, whole, Digest.CRC32C, Digest.CRC32C);
+            IscsiFraming.encodeHeader(dataIn, pieces, Digest.CRC32C);
+            pieces.writeBytes(dataIn.data().duplicate()).writeZero(Bhs.padding(7));
+            pieces.writeIntLE(IscsiFraming.dataDigest(dataIn.data(), Bhs.padding(7)));
+            assertThat(ByteBufUtil.getBytes(pieces)).isEqualTo(ByteBufUtil.getBytes(whole));
+        } finally {
+            whole.release();
+            pieces.release();
+            dataIn.release();
+        }
+    }
+
     private static byte[] le(int v) {
         return new byte[] {(byte) v, (byte) (v >>> 8), (byte) (v >>> 16), (byte) (v >>> 24)};
     }
