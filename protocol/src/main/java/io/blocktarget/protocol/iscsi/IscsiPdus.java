@@ -2,6 +2,8 @@ package io.blocktarget.protocol.iscsi;
 
 import io.netty.buffer.ByteBuf;
 
+import java.util.Locale;
+
 /** Decodes a digest-free frame of any opcode by dispatching on byte 0 (ownership as in {@link IscsiPdu}). */
 public final class IscsiPdus {
     private IscsiPdus() {
@@ -52,7 +54,7 @@ public final class IscsiPdus {
         IscsiOpcode opcode = opcodeOf(frame);
         if (opcode.source() != sender) {
             throw Bhs.error(IscsiProtocolException.Reason.BAD_OPCODE, frame, frame.readerIndex(),
-                    opcode + " is not sent by the " + sender.name().toLowerCase(java.util.Locale.ROOT));
+                    opcode + " is not sent by the " + sender.name().toLowerCase(Locale.ROOT));
         }
     }
 

@@ -3,6 +3,7 @@ package io.blocktarget.protocol.iscsi;
 import io.netty.buffer.ByteBuf;
 
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.Objects;
 import java.util.OptionalLong;
 
@@ -147,7 +148,7 @@ public record ScsiCommand(boolean immediate, boolean finalBit, boolean read, boo
     public String toString() {
         return "ScsiCommand[itt=0x" + Integer.toHexString(itt) + ", cmdSN=" + Integer.toUnsignedString(cmdSN)
                 + ", lun=0x" + Long.toHexString(lun) + ", R=" + read + ", W=" + write + ", F=" + finalBit
-                + ", edtl=" + expectedDataTransferLength + ", cdb=" + java.util.HexFormat.of().formatHex(cdb)
+                + ", edtl=" + expectedDataTransferLength + ", cdb=" + HexFormat.of().formatHex(cdb)
                 + ", bidiRead=" + bidirectionalReadLength + ", data=" + data.readableBytes() + " bytes]";
     }
 }

@@ -1,6 +1,8 @@
 package io.blocktarget.protocol.iscsi;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -127,7 +129,7 @@ public record TextParameters(List<TextParameter> entries) {
         }
         try {
             ByteBuffer bytes = buf.nioBufferCount() == 1 ? buf.nioBuffer(eq + 1, valueLength)
-                    : ByteBuffer.wrap(io.netty.buffer.ByteBufUtil.getBytes(buf, eq + 1, valueLength));
+                    : ByteBuffer.wrap(ByteBufUtil.getBytes(buf, eq + 1, valueLength));
             return new TextParameter(key, utf8.reset().decode(bytes).toString());
         } catch (CharacterCodingException e) {
             throw new IscsiProtocolException(IscsiProtocolException.Reason.TEXT_NOT_UTF8, "value of " + key);
@@ -162,7 +164,7 @@ public record TextParameters(List<TextParameter> entries) {
         if (maxSegmentLength <= 0) {
             throw new IllegalArgumentException("maxSegmentLength " + maxSegmentLength);
         }
-        ByteBuf all = io.netty.buffer.Unpooled.buffer(encodedLength());
+        ByteBuf all = Unpooled.buffer(encodedLength());
         encode(all);
         List<byte[]> segments = new ArrayList<>();
         while (all.isReadable()) {
