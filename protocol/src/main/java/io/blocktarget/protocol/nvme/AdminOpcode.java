@@ -3,7 +3,7 @@ package io.blocktarget.protocol.nvme;
 import java.util.Optional;
 
 /** Admin command opcodes (Base §5, Figure "Opcodes for Admin Commands"). */
-public enum AdminOpcode {
+public enum AdminOpcode implements WireCode {
     DELETE_IO_SQ(0x00), CREATE_IO_SQ(0x01), GET_LOG_PAGE(0x02), DELETE_IO_CQ(0x04), CREATE_IO_CQ(0x05),
     IDENTIFY(0x06), ABORT(0x08), SET_FEATURES(0x09), GET_FEATURES(0x0A), ASYNC_EVENT_REQUEST(0x0C),
     NAMESPACE_MANAGEMENT(0x0D), FIRMWARE_COMMIT(0x10), FIRMWARE_IMAGE_DOWNLOAD(0x11), DEVICE_SELF_TEST(0x14),
@@ -18,16 +18,12 @@ public enum AdminOpcode {
         this.code = code;
     }
 
+    @Override
     public int code() {
         return code;
     }
 
     public static Optional<AdminOpcode> of(int code) {
-        for (AdminOpcode o : values()) {
-            if (o.code == code) {
-                return Optional.of(o);
-            }
-        }
-        return Optional.empty();
+        return WireCode.lookup(values(), code);
     }
 }

@@ -3,7 +3,7 @@ package io.blocktarget.protocol.nvme;
 import java.util.Optional;
 
 /** NVM Command Set I/O opcodes (NVM Command Set §3, Figure "Opcodes for NVM Commands"); 7Fh is Fabrics. */
-public enum NvmOpcode {
+public enum NvmOpcode implements WireCode {
     FLUSH(0x00), WRITE(0x01), READ(0x02), WRITE_UNCORRECTABLE(0x04), COMPARE(0x05), WRITE_ZEROES(0x08),
     DATASET_MANAGEMENT(0x09), VERIFY(0x0C), RESERVATION_REGISTER(0x0D), RESERVATION_REPORT(0x0E),
     RESERVATION_ACQUIRE(0x11), RESERVATION_RELEASE(0x15), COPY(0x19), FABRICS(0x7F);
@@ -14,16 +14,12 @@ public enum NvmOpcode {
         this.code = code;
     }
 
+    @Override
     public int code() {
         return code;
     }
 
     public static Optional<NvmOpcode> of(int code) {
-        for (NvmOpcode o : values()) {
-            if (o.code == code) {
-                return Optional.of(o);
-            }
-        }
-        return Optional.empty();
+        return WireCode.lookup(values(), code);
     }
 }

@@ -1,12 +1,14 @@
 package io.blocktarget.protocol.nvmetcp;
 
+import io.blocktarget.protocol.nvme.WireCode;
+
 import java.util.Optional;
 
 /**
  * PDU types with their fixed header length HLEN (NVMe/TCP §3.6.1, Figure "PDU Type Values" and the per-PDU
  * figures of §3.6.2), who sends them, and whether they may carry a header digest and data.
  */
-public enum NvmeTcpPduType {
+public enum NvmeTcpPduType implements WireCode {
     IC_REQ(0x00, 128, Sender.HOST, false, false),
     IC_RESP(0x01, 128, Sender.CONTROLLER, false, false),
     H2C_TERM_REQ(0x02, 24, Sender.HOST, false, true),
@@ -34,6 +36,7 @@ public enum NvmeTcpPduType {
         this.carriesData = carriesData;
     }
 
+    @Override
     public int code() {
         return code;
     }
@@ -64,11 +67,6 @@ public enum NvmeTcpPduType {
     }
 
     public static Optional<NvmeTcpPduType> of(int code) {
-        for (NvmeTcpPduType t : values()) {
-            if (t.code == code) {
-                return Optional.of(t);
-            }
-        }
-        return Optional.empty();
+        return WireCode.lookup(values(), code);
     }
 }
