@@ -144,4 +144,23 @@ class IdentifyStructuresTest {
         assertThatThrownBy(() -> NamespaceLists.Descriptor.uuid(new byte[8])).isInstanceOf(IllegalArgumentException.class);
         assertThat(NamespaceLists.Descriptor.eui64(new byte[8]).nidt()).isEqualTo(1);
     }
+
+    @Test
+    void csIndependentNamespaceIsReadyAndNotRotational() {
+        byte[] e = new byte[4096];
+        e[8] = 1;    // 8 NSATTR write protected
+        e[14] = 1;   // 14 NSTAT bit 0: ready
+        assertThat(TestBytes.encode(IdentifyNamespaceCsIndependent.ready(true)::encode)).isEqualTo(e);
+        assertThat(IdentifyNamespaceCsIndependent.ready(false).nsfeat() & IdentifyNamespaceCsIndependent.NSFEAT_ROTATIONAL)
+                .isZero();
+    }
+
+    @Test
+    void nvmNamespaceLargeGranularityFields() {
+        byte[] e = new byte[4096];
+        putLe(e, 268, 7, 4);   // 268 NPDGL
+        putLe(e, 284, 9, 4);   // 284 NPDAL
+        assertThat(TestBytes.encode(new NvmIdentifyNamespace(0, 0, 7, 0, 0, 0, 9)::encode)).isEqualTo(e);
+        assertThat(TestBytes.encode(NvmIdentifyNamespace.PLAIN::encode)).isEqualTo(new byte[4096]);
+    }
 }
