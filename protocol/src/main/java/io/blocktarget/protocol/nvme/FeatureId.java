@@ -1,0 +1,26 @@
+package io.blocktarget.protocol.nvme;
+
+import java.util.Optional;
+
+/** Feature Identifiers (Base §5.27.1, Figure "Feature Identifiers"). */
+public enum FeatureId implements WireCode {
+    ARBITRATION(0x01), POWER_MANAGEMENT(0x02), LBA_RANGE_TYPE(0x03), TEMPERATURE_THRESHOLD(0x04),
+    ERROR_RECOVERY(0x05), VOLATILE_WRITE_CACHE(0x06), NUMBER_OF_QUEUES(0x07), INTERRUPT_COALESCING(0x08),
+    INTERRUPT_VECTOR_CONFIGURATION(0x09), WRITE_ATOMICITY_NORMAL(0x0A), ASYNC_EVENT_CONFIGURATION(0x0B),
+    AUTONOMOUS_POWER_STATE_TRANSITION(0x0C), TIMESTAMP(0x0E), KEEP_ALIVE_TIMER(0x0F), HOST_BEHAVIOR_SUPPORT(0x16);
+
+    private final int code;
+
+    FeatureId(int code) {
+        this.code = code;
+    }
+
+    @Override
+    public int code() {
+        return code;
+    }
+
+    public static Optional<FeatureId> of(int code) {
+        return WireCode.lookup(values(), code);
+    }
+}

@@ -1,0 +1,25 @@
+package io.blocktarget.protocol.nvme;
+
+import java.util.Optional;
+
+/** NVM Command Set I/O opcodes (NVM Command Set §3, Figure "Opcodes for NVM Commands"); 7Fh is Fabrics. */
+public enum NvmOpcode implements WireCode {
+    FLUSH(0x00), WRITE(0x01), READ(0x02), WRITE_UNCORRECTABLE(0x04), COMPARE(0x05), WRITE_ZEROES(0x08),
+    DATASET_MANAGEMENT(0x09), VERIFY(0x0C), RESERVATION_REGISTER(0x0D), RESERVATION_REPORT(0x0E),
+    RESERVATION_ACQUIRE(0x11), RESERVATION_RELEASE(0x15), COPY(0x19), FABRICS(0x7F);
+
+    private final int code;
+
+    NvmOpcode(int code) {
+        this.code = code;
+    }
+
+    @Override
+    public int code() {
+        return code;
+    }
+
+    public static Optional<NvmOpcode> of(int code) {
+        return WireCode.lookup(values(), code);
+    }
+}

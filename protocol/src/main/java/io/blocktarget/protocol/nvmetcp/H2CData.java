@@ -1,0 +1,59 @@
+package io.blocktarget.protocol.nvmetcp;
+
+import io.netty.buffer.ByteBuf;
+
+/**
+ * Host to Controller Data (NVMe/TCP §3.6.2.9): CCCID (8..9), TTAG (10..11, from the R2T), DATAO (12..15, offset
+ * into the command's data), DATAL (16..19, must equal the PDU's data length), reserved 20..23; FLAGS bit 2
+ * LAST_PDU ends the R2T's data.
+ */
+public record H2CData(int cccid, int ttag, long datao, boolean last, ByteBuf data) implements NvmeTcpPdu, NvmeTcpDataPdu {
+    public static final int OFFSET_DATAO = 12;
+    public static final int OFFSET_DATAL = 16;
+
+    static H2CData get(ByteBuf buf, int i, NvmeTcpHeader ch) throws NvmeTcpProtocolException {
+        int cccid = buf.getUnsignedShortLE(i + 8);
+        ByteBuf data = PduCodec.data(buf, i, ch, cccid);
+        if (buf.getUnsignedIntLE(i + OFFSET_DATAL) != data.readableBytes()) {
+            data.release();
+            throw NvmeTcpProtocolException.headerField(OFFSET_DATAL, "DATAL differs from the PDU's data length");
+        }
+        return new H2CData(cccid, buf.getUnsignedShortLE(i + 10), buf.getUnsignedIntLE(i + OFFSET_DATAO),
+                ch.has(NvmeTcpHeader.FLAG_LAST_PDU), data);
+    }
+
+    public int datal() {
+        return data.readableBytes();
+    }
+
+    /**
+     * Pure check against the R2T this PDU answers (§3.6.2.9): the data must start at {@code expectedOffset}
+     * (where the previous H2CData ended) and stay inside [R2TO, R2TO+R2TL); else DATA_TRANSFER_OUT_OF_RANGE.
+     */
+    public void checkWithin(long r2to, long r2tl, long expectedOffset) throws NvmeTcpProtocolException {
+        if (datao != expectedOffset || datao < r2to || datao + datal() > r2to + r2tl) {
+            throw new NvmeTcpProtocolException(NvmeTcpFatalError.DATA_TRANSFER_OUT_OF_RANGE, 0, cccid,
+                    "DATAO " + datao + " DATAL " + datal() + " outside R2T " + r2to + "+" + r2tl
+                            + " (expected offset " + expectedOffset + ")");
+        }
+    }
+
+    @Override
+    public NvmeTcpPduType type() {
+        return NvmeTcpPduType.H2C_DATA;
+    }
+
+    @Override
+    public void encode(ByteBuf out, PduOptions options) {
+        int n = data.readableBytes();
+        int start = PduCodec.begin(out, type(), last ? NvmeTcpHeader.FLAG_LAST_PDU : 0, options, n);
+        out.writeShortLE(cccid).writeShortLE(ttag).writeIntLE((int) datao).writeIntLE(n).writeZero(4);
+        PduCodec.endHeader(out, start, type(), options, n);
+        PduCodec.writeData(out, type(), options, data);
+    }
+
+    @Override
+    public void release() {
+        data.release();
+    }
+}

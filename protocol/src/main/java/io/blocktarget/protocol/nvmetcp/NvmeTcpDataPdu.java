@@ -1,0 +1,9 @@
+package io.blocktarget.protocol.nvmetcp;
+
+import io.netty.buffer.ByteBuf;
+
+/** A PDU that may carry data: the data is a slice this PDU holds one reference to (see {@link NvmeTcpPdu}). */
+public interface NvmeTcpDataPdu {
+    /** The PDU data without padding or digest; empty when the PDU carries none. */
+    ByteBuf data();
+}
