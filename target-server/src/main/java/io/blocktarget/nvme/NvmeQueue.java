@@ -1,0 +1,34 @@
+package io.blocktarget.nvme;
+
+import io.blocktarget.protocol.nvme.Sqe;
+import io.netty.buffer.ByteBuf;
+
+/** One submission/completion queue pair of a controller, served by one transport connection. */
+public interface NvmeQueue {
+
+    /** Queue ID: 0 = admin. */
+    int qid();
+
+    /** The controller's ID. */
+    int cntlid();
+
+    /** Number of entries (Connect SQSIZE + 1); the transport caps outstanding commands at this. */
+    int entries();
+
+    /** Connect CATTR bit 2: the host disabled SQ flow control (SQHD need not advance; C2HData SUCCESS allowed). */
+    boolean sqFlowControlDisabled();
+
+    /**
+     * Executes one command. {@code dataOut} holds the command's host-to-controller data ({@code null}
+     * when it has none); the caller keeps it alive until {@code done} has run and releases it after.
+     * {@code done} runs exactly once, on any thread — for an Async Event Request possibly much later.
+     */
+    void submit(Sqe sqe, ByteBuf dataOut, NvmeCompletion done);
+
+    /**
+     * The transport connection is gone (closed by the host, fatal error, or after terminate).
+     * Outstanding completions may still arrive and are ignored by the transport. Closing the admin
+     * queue destroys the controller and its I/O queues (as Linux nvmet does).
+     */
+    void close();
+}
