@@ -48,6 +48,21 @@ public final class NativeByteBuf extends UnpooledDirectByteBuf {
         return memory;
     }
 
+    /**
+     * Copies {@code length} bytes of {@code source} into this buffer at {@code index}. Unlike
+     * {@code setBytes}, which goes through the buffer's one cached NIO view, this is safe while other
+     * threads read or write other parts of the buffer (several event loops write one RAM chunk).
+     */
+    public void copyFrom(int index, io.netty.buffer.ByteBuf source, int sourceIndex, int length) {
+        source.getBytes(sourceIndex, nioBuffer(index, length));
+    }
+
+    /** Zeros {@code [index, index + length)}; as thread-safe as {@link #copyFrom}. */
+    public void zero(int index, int length) {
+        checkIndex(index, length);
+        memory.asSlice(index, length).fill((byte) 0);
+    }
+
     @Override
     protected void deallocate() {
         super.deallocate();

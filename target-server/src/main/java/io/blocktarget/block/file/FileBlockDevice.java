@@ -238,7 +238,7 @@ public final class FileBlockDevice implements BlockDevice {
         }
         NativeByteBuf bounce = NativeByteBuf.aligned(directAlignment, length);
         try {
-            bounce.setBytes(0, data, data.readerIndex(), length);
+            bounce.copyFrom(0, data, data.readerIndex(), length);
             writeFully(bounce.nioBuffer(0, length), position);
         } finally {
             bounce.release();

@@ -186,7 +186,7 @@ public final class RamBlockDevice implements BlockDevice {
             NativeByteBuf chunk = acquire(chunkIndex);
             if (chunk != null) {
                 try {
-                    chunk.setBytes(offset, data, sourceIndex, length);
+                    chunk.copyFrom(offset, data, sourceIndex, length);
                 } finally {
                     chunk.release();
                 }
@@ -196,7 +196,7 @@ public final class RamBlockDevice implements BlockDevice {
             if (fresh == null) {
                 return false;
             }
-            fresh.setBytes(offset, data, sourceIndex, length);
+            fresh.copyFrom(offset, data, sourceIndex, length);
             if (chunks.putIfAbsent(chunkIndex, fresh)) {
                 return true;   // the table now owns the one reference
             }
@@ -252,7 +252,7 @@ public final class RamBlockDevice implements BlockDevice {
                 NativeByteBuf chunk = acquire(chunkIndex);
                 if (chunk != null) {
                     try {
-                        chunk.setZero(offset, n);
+                        chunk.zero(offset, n);
                     } finally {
                         chunk.release();
                     }
