@@ -56,6 +56,7 @@ class RamBlockDeviceTest {
                 }
                 reads++;
             }
+            System.gc();
             long rssAfter = rssKiB();
             System.out.printf("untouched 64 GiB RAM disk after %d reads of 1 MiB: allocatedBytes=%d budget.used=%d, "
                     + "RSS %d KiB -> %d KiB (delta %d KiB)%n", reads, device.allocatedBytes(), budget.used(),
