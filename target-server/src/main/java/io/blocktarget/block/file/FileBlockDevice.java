@@ -1,7 +1,7 @@
 package io.blocktarget.block.file;
 
 import io.blocktarget.block.BlockChecks;
-import io.blocktarget.block.BlockDevice;
+import io.blocktarget.block.AbstractBlockDevice;
 import io.blocktarget.block.BlockError;
 import io.blocktarget.block.BlockGeometry;
 import io.blocktarget.block.BlockIoException;
@@ -31,7 +31,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The "loop device" (DESIGN.md §3): a LUN on a regular file or block device, positional I/O through
@@ -47,7 +46,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>Do not interrupt the executor's threads: an interrupt during FileChannel I/O closes the
  * channel (ClosedByInterruptException), after which every operation fails CLOSED.
  */
-public final class FileBlockDevice implements BlockDevice {
+public final class FileBlockDevice extends AbstractBlockDevice {
     /**
      * @param create   make a sparse file of the geometry's size if the path does not exist
      * @param directIo open with O_DIRECT (bypass the page cache)
@@ -56,13 +55,9 @@ public final class FileBlockDevice implements BlockDevice {
     public record Options(boolean create, boolean directIo, boolean readOnly) {
     }
 
-    private enum State { OPEN, CLOSED }
-
     private static final System.Logger LOG = System.getLogger(FileBlockDevice.class.getName());
 
-    private final String name;
     private final Path path;
-    private final BlockGeometry geometry;
     private final Options options;
     private final Executor ioExecutor;
     private final FileChannel channel;
@@ -70,13 +65,11 @@ public final class FileBlockDevice implements BlockDevice {
     private final HolePuncher holePuncher;
     /** Buffer alignment for O_DIRECT, 0 without. */
     private final int directAlignment;
-    private final AtomicReference<State> state = new AtomicReference<>(State.OPEN);
 
     private FileBlockDevice(String name, Path path, BlockGeometry geometry, Options options, Executor ioExecutor,
                             FileChannel channel, HolePuncher holePuncher, int directAlignment) {
-        this.name = name;
+        super(name, geometry, options.readOnly());
         this.path = path;
-        this.geometry = geometry;
         this.options = options;
         this.ioExecutor = ioExecutor;
         this.channel = channel;
@@ -160,21 +153,6 @@ public final class FileBlockDevice implements BlockDevice {
         }
     }
 
-    @Override
-    public String name() {
-        return name;
-    }
-
-    @Override
-    public BlockGeometry geometry() {
-        return geometry;
-    }
-
-    @Override
-    public boolean readOnly() {
-        return options.readOnly();
-    }
-
     public Path path() {
         return path;
     }
@@ -182,16 +160,16 @@ public final class FileBlockDevice implements BlockDevice {
     @Override
     public void read(long lba, int blockCount, IoCallback<ByteBuf> callback) {
         submit(callback, () -> {
-            BlockIoException failure = BlockChecks.checkRead(geometry, lba, blockCount);
+            BlockIoException failure = checkReadRequest(lba, blockCount);
             if (failure != null) {
                 callback.complete(null, failure);
                 return;
             }
-            int length = blockCount << geometry.logicalBlockShift();
+            int length = blockCount << geometry().logicalBlockShift();
             ByteBuf buffer = length == 0 ? Unpooled.EMPTY_BUFFER : allocate(length);
             try {
                 ByteBuffer target = buffer.nioBuffer(0, length);
-                long position = lba << geometry.logicalBlockShift();
+                long position = lba << geometry().logicalBlockShift();
                 while (target.hasRemaining()) {
                     if (channel.read(target, position + target.position()) < 0) {
                         throw new IOException(path + ": end of file inside the LUN (file truncated?)");
@@ -210,13 +188,10 @@ public final class FileBlockDevice implements BlockDevice {
     @Override
     public void write(long lba, ByteBuf data, boolean fua, IoCallback<Void> callback) {
         submit(callback, () -> {
-            BlockIoException failure = BlockChecks.checkWrite(geometry, lba, data);
-            if (failure == null) {
-                failure = writable();
-            }
+            BlockIoException failure = checkWriteRequest(lba, data);
             if (failure == null) {
                 try {
-                    writeAt(lba << geometry.logicalBlockShift(), data);
+                    writeAt(lba << geometry().logicalBlockShift(), data);
                     if (fua) {
                         channel.force(false);
                     }
@@ -269,10 +244,7 @@ public final class FileBlockDevice implements BlockDevice {
     public void unmap(List<BlockRange> ranges, IoCallback<Void> callback) {
         List<BlockRange> copy = List.copyOf(ranges);
         submit(callback, () -> {
-            BlockIoException failure = BlockChecks.checkRanges(geometry, copy);
-            if (failure == null) {
-                failure = writable();
-            }
+            BlockIoException failure = checkUnmapRequest(copy);
             for (int i = 0; failure == null && i < copy.size(); i++) {
                 failure = deallocate(copy.get(i).lba(), copy.get(i).count());
             }
@@ -283,18 +255,15 @@ public final class FileBlockDevice implements BlockDevice {
     @Override
     public void writeZeroes(long lba, long blockCount, IoCallback<Void> callback) {
         submit(callback, () -> {
-            BlockIoException failure = BlockChecks.checkRange(geometry, lba, blockCount);
-            if (failure == null) {
-                failure = writable();
-            }
+            BlockIoException failure = checkWriteZeroesRequest(lba, blockCount);
             callback.complete(null, failure != null ? failure : deallocate(lba, blockCount));
         });
     }
 
     /** Punches a hole; where the file system cannot, writes zeros instead. */
     private BlockIoException deallocate(long lba, long blockCount) {
-        long offset = lba << geometry.logicalBlockShift();
-        long length = blockCount << geometry.logicalBlockShift();
+        long offset = lba << geometry().logicalBlockShift();
+        long length = blockCount << geometry().logicalBlockShift();
         if (length == 0) {
             return null;
         }
@@ -321,7 +290,7 @@ public final class FileBlockDevice implements BlockDevice {
     /** Flushes and closes; blocks the caller for the fsync. Operations still queued fail CLOSED. */
     @Override
     public void close() {
-        if (state.getAndSet(State.CLOSED) == State.CLOSED) {
+        if (!transitionToClosed()) {
             return;
         }
         try {
@@ -329,12 +298,12 @@ public final class FileBlockDevice implements BlockDevice {
                 channel.force(false);
             }
         } catch (IOException e) {
-            LOG.log(System.Logger.Level.WARNING, "LUN {0}: fsync of {1} on close failed: {2}", name, path, e.toString());
+            LOG.log(System.Logger.Level.WARNING, "LUN {0}: fsync of {1} on close failed: {2}", name(), path, e.toString());
         }
         try {
             channel.close();
         } catch (IOException e) {
-            LOG.log(System.Logger.Level.WARNING, "LUN {0}: closing {1} failed: {2}", name, path, e.toString());
+            LOG.log(System.Logger.Level.WARNING, "LUN {0}: closing {1} failed: {2}", name(), path, e.toString());
         }
         if (holePuncher != null) {
             holePuncher.close();
@@ -347,28 +316,25 @@ public final class FileBlockDevice implements BlockDevice {
                 : NativeByteBuf.aligned(directAlignment, length).writerIndex(0);
     }
 
-    private BlockIoException writable() {
-        return options.readOnly() ? BlockChecks.writeProtected(name) : null;
-    }
-
     /** Runs {@code operation} on the executor unless the device is closed by then. */
     private void submit(IoCallback<?> callback, Runnable operation) {
         try {
             ioExecutor.execute(() -> {
-                if (state.get() == State.CLOSED) {
-                    callback.complete(null, BlockChecks.closed(name));
+                BlockIoException closed = checkOpen();
+                if (closed != null) {
+                    callback.complete(null, closed);
                 } else {
                     operation.run();
                 }
             });
         } catch (RejectedExecutionException e) {
-            callback.complete(null, BlockChecks.closed(name));
+            callback.complete(null, BlockChecks.closed(name()));
         }
     }
 
     private BlockIoException failure(IOException e, BlockError ioError) {
         if (e instanceof ClosedChannelException) {   // also AsynchronousClose / ClosedByInterrupt
-            return new BlockIoException(BlockError.CLOSED, name + " was closed during the operation", e);
+            return new BlockIoException(BlockError.CLOSED, name() + " was closed during the operation", e);
         }
         String message = String.valueOf(e.getMessage());
         // FileChannel reports errno only as strerror text: ENOSPC / EDQUOT.

@@ -1,7 +1,6 @@
 package io.blocktarget.block.ram;
 
-import io.blocktarget.block.BlockChecks;
-import io.blocktarget.block.BlockDevice;
+import io.blocktarget.block.AbstractBlockDevice;
 import io.blocktarget.block.BlockGeometry;
 import io.blocktarget.block.BlockIoException;
 import io.blocktarget.block.BlockRange;
@@ -17,7 +16,6 @@ import io.netty.util.IllegalReferenceCountException;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A thin RAM disk in native memory, allocated like brd allocates pages: a chunk on the first write
@@ -38,28 +36,20 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * <p>All operations complete inline, before the method returns.
  */
-public final class RamBlockDevice implements BlockDevice {
+public final class RamBlockDevice extends AbstractBlockDevice {
     /** The smallest chunk: the largest logical block size. */
     public static final int MIN_CHUNK_SIZE = BlockGeometry.MAX_LOGICAL_BLOCK_SIZE;
 
-    private enum State { OPEN, CLOSED }
-
-    private final String name;
-    private final BlockGeometry geometry;
-    private final boolean readOnly;
     private final MemoryBudget budget;
     private final int chunkSize;
     private final int chunkShift;
     private final SparseArray<NativeByteBuf> chunks;
     private final AtomicLong allocatedBytes = new AtomicLong();
-    private final AtomicReference<State> state = new AtomicReference<>(State.OPEN);
     /** Shared by all chunks of this device (they have one size): runs when a chunk's memory is freed. */
     private final Runnable chunkFreed;
 
     public RamBlockDevice(String name, BlockGeometry geometry, boolean readOnly, MemoryBudget budget) {
-        this.name = Objects.requireNonNull(name, "name");
-        this.geometry = Objects.requireNonNull(geometry, "geometry");
-        this.readOnly = readOnly;
+        super(name, geometry, readOnly);
         this.budget = Objects.requireNonNull(budget, "budget");
         this.chunkSize = Math.max(geometry.physicalBlockSize(), MIN_CHUNK_SIZE);
         this.chunkShift = Integer.numberOfTrailingZeros(chunkSize);
@@ -69,21 +59,6 @@ public final class RamBlockDevice implements BlockDevice {
             allocatedBytes.addAndGet(-chunkSize);
             budget.release(chunkSize);
         };
-    }
-
-    @Override
-    public String name() {
-        return name;
-    }
-
-    @Override
-    public BlockGeometry geometry() {
-        return geometry;
-    }
-
-    @Override
-    public boolean readOnly() {
-        return readOnly;
     }
 
     /** Bytes of native memory this device holds, including chunks kept alive only by in-flight reads. */
@@ -98,16 +73,13 @@ public final class RamBlockDevice implements BlockDevice {
 
     @Override
     public void read(long lba, int blockCount, IoCallback<ByteBuf> callback) {
-        BlockIoException failure = BlockChecks.checkRead(geometry, lba, blockCount);
-        if (failure == null && state.get() == State.CLOSED) {
-            failure = BlockChecks.closed(name);
-        }
+        BlockIoException failure = checkReadRequest(lba, blockCount);
         if (failure != null) {
             callback.complete(null, failure);
             return;
         }
-        long position = lba << geometry.logicalBlockShift();
-        int length = blockCount << geometry.logicalBlockShift();
+        long position = lba << geometry().logicalBlockShift();
+        int length = blockCount << geometry().logicalBlockShift();
         int offset = offsetInChunk(position);
         ByteBuf result;
         if (length == 0) {
@@ -145,12 +117,9 @@ public final class RamBlockDevice implements BlockDevice {
 
     @Override
     public void write(long lba, ByteBuf data, boolean fua, IoCallback<Void> callback) {
-        BlockIoException failure = BlockChecks.checkWrite(geometry, lba, data);
+        BlockIoException failure = checkWriteRequest(lba, data);
         if (failure == null) {
-            failure = writable();
-        }
-        if (failure == null) {
-            failure = copyIn(lba << geometry.logicalBlockShift(), data);
+            failure = copyIn(lba << geometry().logicalBlockShift(), data);
         }
         callback.complete(null, failure);
     }
@@ -163,13 +132,13 @@ public final class RamBlockDevice implements BlockDevice {
             int offset = offsetInChunk(position);
             int n = (int) Math.min(chunkSize - offset, end - position);
             if (!copyIntoChunk(position >>> chunkShift, offset, data, sourceIndex, n)) {
-                return new BlockIoException(BlockError.OUT_OF_SPACE, name + ": RAM disk memory budget exhausted ("
+                return new BlockIoException(BlockError.OUT_OF_SPACE, name() + ": RAM disk memory budget exhausted ("
                         + budget + ")");
             }
             sourceIndex += n;
             position += n;
         }
-        if (state.get() == State.CLOSED) {
+        if (state() == State.CLOSED) {
             // close() raced with this write and may have emptied the table before our chunk went in.
             releaseAll();
         }
@@ -206,15 +175,12 @@ public final class RamBlockDevice implements BlockDevice {
 
     @Override
     public void flush(IoCallback<Void> callback) {
-        callback.complete(null, state.get() == State.CLOSED ? BlockChecks.closed(name) : null);
+        callback.complete(null, checkOpen());
     }
 
     @Override
     public void unmap(List<BlockRange> ranges, IoCallback<Void> callback) {
-        BlockIoException failure = BlockChecks.checkRanges(geometry, ranges);
-        if (failure == null) {
-            failure = writable();
-        }
+        BlockIoException failure = checkUnmapRequest(ranges);
         if (failure == null) {
             for (BlockRange range : ranges) {
                 deallocate(range.lba(), range.count());
@@ -225,10 +191,7 @@ public final class RamBlockDevice implements BlockDevice {
 
     @Override
     public void writeZeroes(long lba, long blockCount, IoCallback<Void> callback) {
-        BlockIoException failure = BlockChecks.checkRange(geometry, lba, blockCount);
-        if (failure == null) {
-            failure = writable();
-        }
+        BlockIoException failure = checkWriteZeroesRequest(lba, blockCount);
         if (failure == null) {
             deallocate(lba, blockCount);
         }
@@ -237,8 +200,8 @@ public final class RamBlockDevice implements BlockDevice {
 
     /** Frees the chunks the range covers whole and zeros the covered part of the others. */
     private void deallocate(long lba, long blockCount) {
-        long position = lba << geometry.logicalBlockShift();
-        long end = position + (blockCount << geometry.logicalBlockShift());
+        long position = lba << geometry().logicalBlockShift();
+        long end = position + (blockCount << geometry().logicalBlockShift());
         while (position < end) {
             int offset = offsetInChunk(position);
             int n = (int) Math.min(chunkSize - offset, end - position);
@@ -264,20 +227,13 @@ public final class RamBlockDevice implements BlockDevice {
 
     @Override
     public void close() {
-        if (state.getAndSet(State.CLOSED) == State.OPEN) {
+        if (transitionToClosed()) {
             releaseAll();
         }
     }
 
     private void releaseAll() {
         chunks.removeAll(NativeByteBuf::release);
-    }
-
-    private BlockIoException writable() {
-        if (readOnly) {
-            return BlockChecks.writeProtected(name);
-        }
-        return state.get() == State.CLOSED ? BlockChecks.closed(name) : null;
     }
 
     private int offsetInChunk(long position) {
