@@ -39,6 +39,6 @@ public final class ZeroBuffers {
 
     /** {@code length} bytes of zeros as one slice or a composite of slices. */
     public static ByteBuf zeros(int length) {
-        return new ReadAssembly(1).addZeros(length).build();
+        return length <= REGION_SIZE ? slice(length) : new ReadAssembly(1).addZeros(length).build();
     }
 }

@@ -8,6 +8,7 @@ import io.blocktarget.block.IoCallback;
 import io.blocktarget.block.Libc;
 import io.blocktarget.block.NativeByteBuf;
 import io.blocktarget.block.ReadAssembly;
+import io.blocktarget.block.ZeroBuffers;
 import io.blocktarget.block.BlockError;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -112,7 +113,7 @@ public final class RamBlockDevice extends AbstractBlockDevice {
     /** One chunk's part of a read: a slice holding a reference to the chunk, or zeros. */
     private ByteBuf piece(long chunkIndex, int offset, int length) {
         NativeByteBuf chunk = acquire(chunkIndex);
-        return chunk == null ? new ReadAssembly(1).addZeros(length).build() : chunk.slice(offset, length);
+        return chunk == null ? ZeroBuffers.zeros(length) : chunk.slice(offset, length);
     }
 
     @Override
@@ -198,30 +199,38 @@ public final class RamBlockDevice extends AbstractBlockDevice {
         callback.complete(null, failure);
     }
 
-    /** Frees the chunks the range covers whole and zeros the covered part of the others. */
+    /**
+     * Zeros the covered part of the chunks at the range's ends and frees the chunks it covers whole;
+     * the table skips subtrees that were never written, so unmapping all of a huge, mostly empty
+     * disk costs little.
+     */
     private void deallocate(long lba, long blockCount) {
-        long position = lba << geometry().logicalBlockShift();
-        long end = position + (blockCount << geometry().logicalBlockShift());
-        while (position < end) {
-            int offset = offsetInChunk(position);
-            int n = (int) Math.min(chunkSize - offset, end - position);
-            long chunkIndex = position >>> chunkShift;
-            if (n == chunkSize) {
-                NativeByteBuf removed = chunks.remove(chunkIndex);
-                if (removed != null) {
-                    removed.release();
-                }
-            } else {
-                NativeByteBuf chunk = acquire(chunkIndex);
-                if (chunk != null) {
-                    try {
-                        chunk.zero(offset, n);
-                    } finally {
-                        chunk.release();
-                    }
-                }
+        long start = lba << geometry().logicalBlockShift();
+        long end = start + (blockCount << geometry().logicalBlockShift());
+        long firstWhole = (start + chunkSize - 1) >>> chunkShift;
+        long endWhole = end >>> chunkShift;
+        if (firstWhole >= endWhole) {            // inside one chunk, or across one boundary
+            zeroPart(start, Math.min(end, firstWhole << chunkShift));
+            zeroPart(Math.max(start, endWhole << chunkShift), end);
+            return;
+        }
+        zeroPart(start, firstWhole << chunkShift);
+        chunks.removeRange(firstWhole, endWhole, NativeByteBuf::release);
+        zeroPart(endWhole << chunkShift, end);
+    }
+
+    /** Zeros {@code [from, to)}, which lies within one chunk (empty when from >= to). */
+    private void zeroPart(long from, long to) {
+        if (from >= to) {
+            return;
+        }
+        NativeByteBuf chunk = acquire(from >>> chunkShift);
+        if (chunk != null) {
+            try {
+                chunk.zero(offsetInChunk(from), (int) (to - from));
+            } finally {
+                chunk.release();
             }
-            position += n;
         }
     }
 

@@ -54,13 +54,28 @@ final class SparseArray<T> {
         return leaf == null ? null : element(leaf.getAndSet(slot(index, 0), null));
     }
 
-    /** Empties every slot, handing each removed element to {@code action}; skips absent subtrees. */
+    /** Empties every slot, handing each removed element to {@code action}. */
     void removeAll(Consumer<? super T> action) {
-        removeAll(root, levels, action);
+        removeRange(0, capacity, action);
     }
 
-    private void removeAll(AtomicReferenceArray<Object> node, int level, Consumer<? super T> action) {
-        for (int i = 0; i < node.length(); i++) {
+    /** Empties the slots {@code [from, to)}, handing each removed element to {@code action}; skips absent subtrees. */
+    void removeRange(long from, long to, Consumer<? super T> action) {
+        if (from < 0 || to > capacity || from > to) {
+            throw new IndexOutOfBoundsException("[" + from + ", " + to + ") of " + capacity);
+        }
+        if (from < to) {
+            removeRange(root, levels, 0, from, to, action);
+        }
+    }
+
+    /** {@code node} covers indexes from {@code base}; each of its slots covers 2^(level*BITS) of them. */
+    private void removeRange(AtomicReferenceArray<Object> node, int level, long base, long from, long to,
+                             Consumer<? super T> action) {
+        int shift = level * BITS;
+        int first = (int) (Math.max(from - base, 0) >>> shift);
+        int last = (int) Math.min((to - 1 - base) >>> shift, node.length() - 1);
+        for (int i = first; i <= last; i++) {
             if (level == 0) {
                 T removed = element(node.getAndSet(i, null));
                 if (removed != null) {
@@ -69,7 +84,7 @@ final class SparseArray<T> {
             } else {
                 AtomicReferenceArray<Object> child = node(node.get(i));
                 if (child != null) {
-                    removeAll(child, level - 1, action);
+                    removeRange(child, level - 1, base + ((long) i << shift), from, to, action);
                 }
             }
         }

@@ -124,6 +124,29 @@ class RamBlockDeviceTest {
     }
 
     @Test
+    void unmappingAllOfAHugeSparseDiskIsQuickAndExact() throws Exception {
+        BlockGeometry g = new BlockGeometry(4096, 4096, (1L << 40) / 4096);   // 1 TiB: 2^24 chunks
+        try (RamBlockDevice device = new RamBlockDevice("tib", g, false, budget)) {
+            long last = g.blockCount() - 1;
+            long middle = g.blockCount() / 2 + 5;
+            for (long lba : new long[] {16, 17, middle, last}) {
+                Io.write(device, lba, Io.pattern(lba, 4096));
+            }
+            assertThat(budget.used()).isEqualTo(3 * CHUNK);                // chunk 1, a middle one, the last
+            long start = System.nanoTime();
+            Io.unmap(device, 17, last - 17);                                 // [17, last): ends inside chunks
+            long millis = (System.nanoTime() - start) / 1_000_000;
+            System.out.printf("unmap of a 1 TiB range on a sparse RAM disk: %d ms%n", millis);
+            assertThat(budget.used()).isEqualTo(2 * CHUNK);                // the middle chunk freed
+            assertThat(Io.read(device, 16, 1)).isEqualTo(Io.pattern(16, 4096));
+            assertThat(Io.read(device, 17, 1)).isEqualTo(new byte[4096]);   // zeroed in the kept chunk
+            assertThat(Io.read(device, middle, 1)).isEqualTo(new byte[4096]);
+            assertThat(Io.read(device, last, 1)).isEqualTo(Io.pattern(last, 4096));
+            assertThat(millis).isLessThan(1000);
+        }
+    }
+
+    @Test
     void exhaustedBudgetFailsNewChunksButNotAllocatedOnes() throws Exception {
         MemoryBudget small = new MemoryBudget(2 * CHUNK + CHUNK / 2);
         try (RamBlockDevice device = new RamBlockDevice("r", new BlockGeometry(4096, 4096, 1024), false, small)) {

@@ -46,6 +46,31 @@ class SparseArrayTest {
     }
 
     @Test
+    void removeRangeTakesExactlyTheRange() {
+        for (long capacity : new long[] {1000, 1L << 22, 1L << 40}) {
+            SparseArray<Long> array = new SparseArray<>(capacity);
+            List<Long> stored = new ArrayList<>();
+            for (long i = 0; i < capacity; i = i * 3 + 1) {
+                array.putIfAbsent(i, i);
+                stored.add(i);
+            }
+            array.putIfAbsent(capacity - 1, capacity - 1);
+            stored.add(capacity - 1);
+            long from = capacity / 7;
+            long to = capacity / 2 + 1;
+            List<Long> removed = new ArrayList<>();
+            array.removeRange(from, to, removed::add);
+            assertThat(removed).containsExactlyElementsOf(stored.stream().filter(i -> i >= from && i < to).toList());
+            for (long i : stored) {
+                assertThat(array.get(i)).as("index %d", i).isEqualTo(i >= from && i < to ? null : i);
+            }
+            array.removeRange(from, from, removed::add);   // empty range
+            assertThatThrownBy(() -> array.removeRange(0, capacity + 1, removed::add))
+                    .isInstanceOf(IndexOutOfBoundsException.class);
+        }
+    }
+
+    @Test
     void indexesOutsideTheCapacityAreBugs() {
         SparseArray<String> array = new SparseArray<>(5000);
         assertThatThrownBy(() -> array.get(5000)).isInstanceOf(IndexOutOfBoundsException.class);
