@@ -88,20 +88,29 @@ public final class FileBlockDevice extends AbstractBlockDevice {
         Objects.requireNonNull(geometry, "geometry");
         Objects.requireNonNull(options, "options");
         Objects.requireNonNull(ioExecutor, "ioExecutor");
-        if (!Files.exists(Objects.requireNonNull(path, "path"))) {
-            if (!options.create()) {
-                throw new NoSuchFileException(path.toString(), null, "LUN " + name + ": file does not exist and create is off");
-            }
+        boolean exists = Files.exists(Objects.requireNonNull(path, "path"));
+        if (!exists && !options.create()) {
+            throw new NoSuchFileException(path.toString(), null, "LUN " + name + ": file does not exist and create is off");
+        }
+        // Checked before creating anything, on the directory when the file is still missing.
+        int alignment = options.directIo()
+                ? directAlignment(exists ? path : path.toAbsolutePath().getParent(), geometry) : 0;
+        if (!exists) {
             createSparse(path, geometry.sizeBytes());
         }
-        int alignment = options.directIo() ? directAlignment(path, geometry) : 0;
-        FileChannel channel = openChannel(path, options);
+        FileChannel channel = null;
         HolePuncher puncher = null;
         try {
+            channel = openChannel(path, options);
             checkSize(path, channel.size(), geometry);
             puncher = options.readOnly() ? null : HolePuncher.open(path);
         } catch (IOException | RuntimeException e) {
-            channel.close();
+            if (channel != null) {
+                channel.close();
+            }
+            if (!exists) {
+                Files.deleteIfExists(path);   // leave no half-made LUN file behind
+            }
             throw e;
         }
         return new FileBlockDevice(name, path, geometry, options, ioExecutor, channel, puncher, alignment);
@@ -113,11 +122,11 @@ public final class FileBlockDevice extends AbstractBlockDevice {
         }
     }
 
-    private static int directAlignment(Path path, BlockGeometry geometry) throws IOException {
+    private static int directAlignment(Path where, BlockGeometry geometry) throws IOException {
         // The JDK checks O_DIRECT buffers, positions and lengths against the file store's block size.
-        long blockSize = Files.getFileStore(path).getBlockSize();
+        long blockSize = Files.getFileStore(where).getBlockSize();
         if (geometry.logicalBlockSize() < blockSize) {
-            throw new IOException(path + ": direct-io needs a logical block size of at least the file system block size "
+            throw new IOException(where + ": direct-io needs a logical block size of at least the file system block size "
                     + blockSize + " (have " + geometry.logicalBlockSize() + "); use direct-io: false or a larger block size");
         }
         return (int) blockSize;

@@ -129,10 +129,12 @@ class FileBlockDeviceTest {
     void directIoWithBlocksSmallerThanTheFileSystemBlockIsRefusedClearly() throws Exception {
         long fsBlock = Files.getFileStore(dir).getBlockSize();
         assumeTrue(fsBlock > 512, "file system block is 512");
-        assertThatThrownBy(() -> FileBlockDevice.open("d", dir.resolve("d512.img"), new BlockGeometry(512, 4096, 64),
+        Path file = dir.resolve("d512.img");
+        assertThatThrownBy(() -> FileBlockDevice.open("d", file, new BlockGeometry(512, 4096, 64),
                 new FileBlockDevice.Options(true, true, false), io))
                 .isInstanceOf(IOException.class)
                 .hasMessageContaining("direct-io needs a logical block size of at least the file system block size " + fsBlock);
+        assertThat(file).as("nothing created for a LUN that cannot open").doesNotExist();
     }
 
     @Test
