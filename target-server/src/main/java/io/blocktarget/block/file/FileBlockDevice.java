@@ -175,7 +175,13 @@ public final class FileBlockDevice extends AbstractBlockDevice {
                 return;
             }
             int length = blockCount << geometry().logicalBlockShift();
-            ByteBuf buffer = length == 0 ? Unpooled.EMPTY_BUFFER : allocate(length);
+            ByteBuf buffer;
+            try {
+                buffer = length == 0 ? Unpooled.EMPTY_BUFFER : allocate(length);
+            } catch (OutOfMemoryError e) {   // Netty's direct memory limit or malloc: fail this read only
+                callback.complete(null, new BlockIoException(BlockError.READ_ERROR, name() + ": no memory for a read buffer", e));
+                return;
+            }
             try {
                 ByteBuffer target = buffer.nioBuffer(0, length);
                 long position = lba << geometry().logicalBlockShift();
@@ -220,7 +226,12 @@ public final class FileBlockDevice extends AbstractBlockDevice {
             }
             return;
         }
-        NativeByteBuf bounce = NativeByteBuf.aligned(directAlignment, length);
+        NativeByteBuf bounce;
+        try {
+            bounce = NativeByteBuf.aligned(directAlignment, length);
+        } catch (OutOfMemoryError e) {
+            throw new IOException("no memory for an O_DIRECT bounce buffer of " + length + " bytes", e);
+        }
         try {
             bounce.copyFrom(0, data, data.readerIndex(), length);
             writeFully(bounce.nioBuffer(0, length), position);
@@ -286,6 +297,11 @@ public final class FileBlockDevice extends AbstractBlockDevice {
         if (errno != Libc.EOPNOTSUPP) {
             return new BlockIoException(BlockError.WRITE_ERROR, path + ": fallocate(PUNCH_HOLE) failed, errno " + errno);
         }
+        return writeZeros(offset, length);
+    }
+
+    /** The fallback where the file system cannot punch holes: zeros written from the shared (aligned) zero region. */
+    BlockIoException writeZeros(long offset, long length) {
         try {
             for (long end = offset + length; offset < end; ) {
                 offset = writeFully(ZeroBuffers.nioBuffer((int) Math.min(ZeroBuffers.REGION_SIZE, end - offset)), offset);
@@ -342,14 +358,19 @@ public final class FileBlockDevice extends AbstractBlockDevice {
     }
 
     private BlockIoException failure(IOException e, BlockError ioError) {
+        return new BlockIoException(classify(e, ioError), path + ": " + e, e);
+    }
+
+    /** CLOSED for a closed channel, OUT_OF_SPACE for a full file system, else {@code ioError}. */
+    static BlockError classify(IOException e, BlockError ioError) {
         if (e instanceof ClosedChannelException) {   // also AsynchronousClose / ClosedByInterrupt
-            return new BlockIoException(BlockError.CLOSED, name() + " was closed during the operation", e);
+            return BlockError.CLOSED;
         }
         String message = String.valueOf(e.getMessage());
         // FileChannel reports errno only as strerror text: ENOSPC / EDQUOT.
         if (message.contains("No space left on device") || message.contains("Disk quota exceeded")) {
-            return new BlockIoException(BlockError.OUT_OF_SPACE, path + ": " + message, e);
+            return BlockError.OUT_OF_SPACE;
         }
-        return new BlockIoException(ioError, path + ": " + e, e);
+        return ioError;
     }
 }

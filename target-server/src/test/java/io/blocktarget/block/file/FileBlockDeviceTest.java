@@ -111,6 +111,35 @@ class FileBlockDeviceTest {
     }
 
     @Test
+    void zeroWritingFallbackForFileSystemsWithoutHolesWorksBufferedAndDirect() throws Exception {
+        for (boolean direct : new boolean[] {false, true}) {
+            Path file = dir.resolve("zeros-" + direct + ".img");
+            BlockGeometry g = new BlockGeometry(4096, 4096, 1024);   // 4 MiB: several zero-region writes
+            try (FileBlockDevice device = FileBlockDevice.open("z", file, g, new FileBlockDevice.Options(true, direct, false), io)) {
+                Io.write(device, 0, Io.pattern(6, 4 << 20));
+                assertThat(device.writeZeros(4096, (3 << 20) - 4096)).isNull();
+                byte[] expected = Io.pattern(6, 4 << 20);
+                java.util.Arrays.fill(expected, 4096, 3 << 20, (byte) 0);
+                assertThat(Io.read(device, 0, 1024)).as("direct %s", direct).isEqualTo(expected);
+            }
+        }
+    }
+
+    @Test
+    void ioExceptionsAreClassifiedByCause() {
+        assertThat(FileBlockDevice.classify(new IOException("No space left on device"), BlockError.WRITE_ERROR))
+                .isEqualTo(BlockError.OUT_OF_SPACE);
+        assertThat(FileBlockDevice.classify(new IOException("Disk quota exceeded"), BlockError.WRITE_ERROR))
+                .isEqualTo(BlockError.OUT_OF_SPACE);
+        assertThat(FileBlockDevice.classify(new java.nio.channels.ClosedByInterruptException(), BlockError.READ_ERROR))
+                .isEqualTo(BlockError.CLOSED);
+        assertThat(FileBlockDevice.classify(new IOException("Input/output error"), BlockError.READ_ERROR))
+                .isEqualTo(BlockError.READ_ERROR);
+        assertThat(FileBlockDevice.classify(new IOException((String) null), BlockError.WRITE_ERROR))
+                .isEqualTo(BlockError.WRITE_ERROR);
+    }
+
+    @Test
     void directIoRoundTripsOnADiskFileSystem() throws Exception {
         Path file = dir.resolve("direct.img");
         BlockGeometry g = new BlockGeometry(4096, 4096, 1024);
