@@ -1,0 +1,139 @@
+package io.blocktarget.block;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The few libc functions the backends call through FFM: native memory outside the JVM's direct
+ * memory limit (the RAM disk counts it against its own budget instead), and {@code fallocate} for
+ * punching holes, which {@link java.nio.channels.FileChannel} does not offer.
+ */
+public final class Libc {
+    /** fallocate(2) mode bits, linux/falloc.h. */
+    public static final int FALLOC_FL_KEEP_SIZE = 0x01;
+    public static final int FALLOC_FL_PUNCH_HOLE = 0x02;
+    /** errno values, asm-generic/errno*.h. */
+    public static final int ENOSPC = 28;
+    public static final int EOPNOTSUPP = 95;
+    public static final int EDQUOT = 122;
+
+    private static final int O_WRONLY = 01;
+    private static final int O_CLOEXEC = 02000000;
+
+    private static final Linker LINKER = Linker.nativeLinker();
+    private static final Linker.Option CAPTURE_ERRNO = Linker.Option.captureCallState("errno");
+    private static final MemoryLayout CAPTURE_LAYOUT = Linker.Option.captureStateLayout();
+    private static final VarHandle ERRNO = CAPTURE_LAYOUT.varHandle(MemoryLayout.PathElement.groupElement("errno"));
+
+    private static final MethodHandle CALLOC = downcall("calloc",
+            FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
+    private static final MethodHandle MALLOC = downcall("malloc",
+            FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
+    private static final MethodHandle ALIGNED_ALLOC = downcall("aligned_alloc",
+            FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
+    private static final MethodHandle FREE = downcall("free", FunctionDescriptor.ofVoid(ValueLayout.ADDRESS));
+    private static final MethodHandle OPEN = downcall("open",
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT),
+            Linker.Option.firstVariadicArg(2), CAPTURE_ERRNO);
+    private static final MethodHandle CLOSE = downcall("close",
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+    private static final MethodHandle FALLOCATE = downcall("fallocate",
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
+                    ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG), CAPTURE_ERRNO);
+
+    private Libc() {
+    }
+
+    private static MethodHandle downcall(String name, FunctionDescriptor descriptor, Linker.Option... options) {
+        MemorySegment symbol = LINKER.defaultLookup().find(name)
+                .orElseThrow(() -> new UnsatisfiedLinkError("libc has no " + name));
+        return LINKER.downcallHandle(symbol, descriptor, options);
+    }
+
+    /** Zeroed native memory of {@code size} bytes, or {@link MemorySegment#NULL} when malloc fails. */
+    public static MemorySegment calloc(long size) {
+        try {
+            return sized((MemorySegment) CALLOC.invokeExact(1L, size), size);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** Uninitialised native memory, for a buffer about to be overwritten completely. */
+    public static MemorySegment malloc(long size) {
+        try {
+            return sized((MemorySegment) MALLOC.invokeExact(size), size);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** Uninitialised native memory aligned to {@code alignment} (a power of two), as O_DIRECT needs. */
+    public static MemorySegment alignedAlloc(long alignment, long size) {
+        // C11 aligned_alloc wants the size to be a multiple of the alignment.
+        long rounded = (size + alignment - 1) & -alignment;
+        try {
+            return sized((MemorySegment) ALIGNED_ALLOC.invokeExact(alignment, rounded), size);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    public static void free(MemorySegment memory) {
+        try {
+            FREE.invokeExact(memory);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    private static MemorySegment sized(MemorySegment address, long size) {
+        return address.equals(MemorySegment.NULL) ? MemorySegment.NULL : address.reinterpret(size);
+    }
+
+    /** open(path, O_WRONLY | O_CLOEXEC); returns the fd, or {@code -errno}. */
+    public static int openForWrite(String path) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(CAPTURE_LAYOUT);
+            int fd = (int) OPEN.invokeExact(state, arena.allocateFrom(path), O_WRONLY | O_CLOEXEC, 0);
+            return fd >= 0 ? fd : -(int) ERRNO.get(state, 0L);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    public static void close(int fd) {
+        try {
+            int ignored = (int) CLOSE.invokeExact(fd);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** fallocate(fd, mode, offset, length); returns 0 or the errno. */
+    public static int fallocate(int fd, int mode, long offset, long length) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(CAPTURE_LAYOUT);
+            int result = (int) FALLOCATE.invokeExact(state, fd, mode, offset, length);
+            return result == 0 ? 0 : (int) ERRNO.get(state, 0L);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    private static RuntimeException rethrow(Throwable t) {
+        if (t instanceof RuntimeException r) {
+            throw r;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        throw new IllegalStateException("native call failed", t);
+    }
+}

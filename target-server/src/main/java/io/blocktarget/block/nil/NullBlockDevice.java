@@ -1,0 +1,57 @@
+package io.blocktarget.block.nil;
+
+import io.blocktarget.block.AbstractBlockDevice;
+import io.blocktarget.block.BlockGeometry;
+import io.blocktarget.block.BlockIoException;
+import io.blocktarget.block.BlockRange;
+import io.blocktarget.block.IoCallback;
+import io.blocktarget.block.ZeroBuffers;
+import io.netty.buffer.ByteBuf;
+
+import java.util.List;
+
+/**
+ * Like Linux null_blk: reads return zeros (slices of the shared zero region, nothing allocated
+ * but the slice objects), writes are discarded. Ranges, lengths and read-only are still checked, so
+ * the command layers and transports can be measured and tested without a medium. Completes inline.
+ */
+public final class NullBlockDevice extends AbstractBlockDevice {
+    public NullBlockDevice(String name, BlockGeometry geometry, boolean readOnly) {
+        super(name, geometry, readOnly);
+    }
+
+    @Override
+    public void read(long lba, int blockCount, IoCallback<ByteBuf> callback) {
+        BlockIoException failure = checkReadRequest(lba, blockCount);
+        if (failure != null) {
+            callback.complete(null, failure);
+        } else {
+            callback.complete(ZeroBuffers.zeros(blockCount << geometry().logicalBlockShift()), null);
+        }
+    }
+
+    @Override
+    public void write(long lba, ByteBuf data, boolean fua, IoCallback<Void> callback) {
+        callback.complete(null, checkWriteRequest(lba, data));
+    }
+
+    @Override
+    public void flush(IoCallback<Void> callback) {
+        callback.complete(null, checkOpen());
+    }
+
+    @Override
+    public void unmap(List<BlockRange> ranges, IoCallback<Void> callback) {
+        callback.complete(null, checkUnmapRequest(ranges));
+    }
+
+    @Override
+    public void writeZeroes(long lba, long blockCount, IoCallback<Void> callback) {
+        callback.complete(null, checkWriteZeroesRequest(lba, blockCount));
+    }
+
+    @Override
+    public void close() {
+        transitionToClosed();
+    }
+}

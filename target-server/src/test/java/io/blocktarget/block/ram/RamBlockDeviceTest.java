@@ -1,0 +1,276 @@
+package io.blocktarget.block.ram;
+
+import io.blocktarget.block.BlockError;
+import io.blocktarget.block.BlockGeometry;
+import io.blocktarget.block.Io;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** What is particular to the RAM disk: sparseness, the budget, chunk lifetime. */
+class RamBlockDeviceTest {
+    private static final long GIB = 1L << 30;
+    private static final int CHUNK = 64 * 1024;
+
+    private final MemoryBudget budget = new MemoryBudget(GIB);
+
+    @Test
+    void untouched64GiBDiskCostsNoMemoryEvenWhenReadEverywhere() throws Exception {
+        BlockGeometry g = new BlockGeometry(4096, 4096, 64 * GIB / 4096);
+        try (RamBlockDevice device = new RamBlockDevice("sparse64", g, false, budget)) {
+            for (long lba = 0; lba < g.blockCount(); lba += 16 * 256) {   // every 16 MiB, 1 MiB reads
+                assertThat(Io.read(device, lba, 256)).isEqualTo(new byte[1 << 20]);
+            }
+            assertThat(device.allocatedBytes()).isZero();
+            assertThat(budget.used()).isZero();
+        }
+    }
+
+    /** RSS is only meaningful in a JVM doing nothing else: the probe runs in a child with a fixed heap. */
+    @Test
+    void untouched64GiBDiskMeasuredInAFreshJvm() throws Exception {
+        Process child = new ProcessBuilder(ProcessHandle.current().info().command().orElseThrow(),
+                "--enable-native-access=ALL-UNNAMED", "-Xms64m", "-Xmx64m", "-XX:+UseSerialGC",
+                "-cp", System.getProperty("java.class.path"), SparseMemoryProbe.class.getName())
+                .redirectErrorStream(true).start();
+        String out = new String(child.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(child.waitFor()).as(out).isZero();
+        java.util.Map<String, Long> values = new java.util.HashMap<>();
+        out.lines().filter(l -> l.matches("\\w+=-?\\d+"))
+                .forEach(l -> values.put(l.substring(0, l.indexOf('=')), Long.parseLong(l.substring(l.indexOf('=') + 1))));
+        long delta = values.get("rssAfterKiB") - values.get("rssBeforeKiB");
+        System.out.printf("untouched 64 GiB RAM disk, all of it read in 1 MiB reads, fresh JVM: allocatedBytes=%d "
+                + "budget.used=%d RSS %d KiB -> %d KiB (delta %d KiB)%n", values.get("allocatedBytes"),
+                values.get("budgetUsed"), values.get("rssBeforeKiB"), values.get("rssAfterKiB"), delta);
+        assertThat(values.get("allocatedBytes")).isZero();
+        assertThat(values.get("budgetUsed")).isZero();
+        assertThat(values.get("nonZeroBytes")).isZero();
+        assertThat(delta).as("RSS growth in KiB; 64 GiB of chunks would be 2^26 KiB").isLessThan(8 * 1024);
+    }
+
+    @Test
+    void oneTebibyteDiskConstructsInstantlyAndWorksAtBothEnds() throws Exception {
+        long start = System.nanoTime();
+        BlockGeometry g = new BlockGeometry(512, 4096, (1L << 40) / 512);
+        try (RamBlockDevice device = new RamBlockDevice("tib", g, false, budget)) {
+            long micros = (System.nanoTime() - start) / 1000;
+            System.out.printf("1 TiB RAM disk constructed in %d us%n", micros);
+            assertThat(micros).isLessThan(100_000);
+            long last = g.blockCount() - 1;
+            Io.write(device, last, Io.pattern(last, 512));
+            Io.write(device, 0, Io.pattern(0, 512));
+            assertThat(Io.read(device, last, 1)).isEqualTo(Io.pattern(last, 512));
+            assertThat(Io.read(device, 0, 1)).isEqualTo(Io.pattern(0, 512));
+            assertThat(device.allocatedBytes()).isEqualTo(2 * CHUNK);
+        }
+        assertThat(budget.used()).isZero();
+    }
+
+    @Test
+    void aWriteAllocatesOnlyTheChunksItTouches() throws Exception {
+        try (RamBlockDevice device = new RamBlockDevice("r", new BlockGeometry(512, 512, 1 << 16), false, budget)) {
+            assertThat(device.chunkSize()).isEqualTo(CHUNK);
+            Io.write(device, 5, Io.pattern(1, 512));
+            assertThat(device.allocatedBytes()).isEqualTo(CHUNK);
+            assertThat(budget.used()).isEqualTo(CHUNK);
+            Io.write(device, 100, Io.pattern(2, 4096));   // same chunk
+            assertThat(budget.used()).isEqualTo(CHUNK);
+            Io.write(device, 127, Io.pattern(3, 1024));   // last block of chunk 0 and first of chunk 1
+            assertThat(budget.used()).isEqualTo(2 * CHUNK);
+        }
+        assertThat(budget.used()).isZero();
+    }
+
+    @Test
+    void chunksFollowALargePhysicalBlockSize() throws Exception {
+        int pbs = BlockGeometry.MAX_PHYSICAL_BLOCK_SIZE;
+        try (RamBlockDevice device = new RamBlockDevice("r", new BlockGeometry(4096, pbs, 3L * pbs / 4096), false, budget)) {
+            assertThat(device.chunkSize()).isEqualTo(pbs);
+            long lba = pbs / 4096 - 1;                     // last block of the first physical block
+            Io.write(device, lba, Io.pattern(lba, 8192));
+            assertThat(budget.used()).isEqualTo(2L * pbs);
+            assertThat(Io.read(device, lba, 2)).isEqualTo(Io.pattern(lba, 8192));
+        }
+    }
+
+    @Test
+    void unmapFreesWholeChunksAndZerosPartialOnes() throws Exception {
+        try (RamBlockDevice device = new RamBlockDevice("r", new BlockGeometry(4096, 4096, 64), false, budget)) {
+            Io.write(device, 0, Io.pattern(7, 64 * 4096));   // 4 chunks of 16 blocks
+            assertThat(budget.used()).isEqualTo(4 * CHUNK);
+            Io.unmap(device, 8, 32);                          // half of chunk 0, all of 1, half of 2
+            assertThat(budget.used()).isEqualTo(3 * CHUNK);
+            assertThat(device.allocatedBytes()).isEqualTo(3 * CHUNK);
+            byte[] expected = Io.pattern(7, 64 * 4096);
+            java.util.Arrays.fill(expected, 8 * 4096, 40 * 4096, (byte) 0);
+            assertThat(Io.read(device, 0, 64)).isEqualTo(expected);
+            Io.writeZeroes(device, 48, 16);                   // all of chunk 3
+            assertThat(budget.used()).isEqualTo(2 * CHUNK);
+            Io.unmap(device, 0, 64);
+            assertThat(budget.used()).isZero();
+            assertThat(Io.read(device, 0, 64)).isEqualTo(new byte[64 * 4096]);
+        }
+    }
+
+    @Test
+    void unmappingAllOfAHugeSparseDiskIsQuickAndExact() throws Exception {
+        BlockGeometry g = new BlockGeometry(4096, 4096, (1L << 40) / 4096);   // 1 TiB: 2^24 chunks
+        try (RamBlockDevice device = new RamBlockDevice("tib", g, false, budget)) {
+            long last = g.blockCount() - 1;
+            long middle = g.blockCount() / 2 + 5;
+            for (long lba : new long[] {16, 17, middle, last}) {
+                Io.write(device, lba, Io.pattern(lba, 4096));
+            }
+            assertThat(budget.used()).isEqualTo(3 * CHUNK);                // chunk 1, a middle one, the last
+            long start = System.nanoTime();
+            Io.unmap(device, 17, last - 17);                                 // [17, last): ends inside chunks
+            long millis = (System.nanoTime() - start) / 1_000_000;
+            System.out.printf("unmap of a 1 TiB range on a sparse RAM disk: %d ms%n", millis);
+            assertThat(budget.used()).isEqualTo(2 * CHUNK);                // the middle chunk freed
+            assertThat(Io.read(device, 16, 1)).isEqualTo(Io.pattern(16, 4096));
+            assertThat(Io.read(device, 17, 1)).isEqualTo(new byte[4096]);   // zeroed in the kept chunk
+            assertThat(Io.read(device, middle, 1)).isEqualTo(new byte[4096]);
+            assertThat(Io.read(device, last, 1)).isEqualTo(Io.pattern(last, 4096));
+            assertThat(millis).isLessThan(1000);
+        }
+    }
+
+    @Test
+    void exhaustedBudgetFailsNewChunksButNotAllocatedOnes() throws Exception {
+        MemoryBudget small = new MemoryBudget(2 * CHUNK + CHUNK / 2);
+        try (RamBlockDevice device = new RamBlockDevice("r", new BlockGeometry(4096, 4096, 1024), false, small)) {
+            Io.write(device, 0, Io.pattern(1, 4096));
+            Io.write(device, 16, Io.pattern(2, 4096));
+            ByteBuf block = Unpooled.directBuffer(4096).writeZero(4096);
+            try {
+                assertThat(Io.<Void>failureOf(cb -> device.write(32, block, false, cb))).isEqualTo(BlockError.OUT_OF_SPACE);
+            } finally {
+                block.release();
+            }
+            assertThat(small.used()).isEqualTo(2 * CHUNK);
+            Io.write(device, 1, Io.pattern(3, 4096));        // chunk 0 is there: still writable
+            Io.write(device, 31, Io.pattern(4, 4096));       // chunk 1 too
+            assertThat(Io.read(device, 1, 1)).isEqualTo(Io.pattern(3, 4096));
+            assertThat(Io.read(device, 32, 1)).isEqualTo(new byte[4096]);
+            Io.unmap(device, 0, 16);                          // freeing makes room again
+            Io.write(device, 32, Io.pattern(5, 4096));
+            assertThat(Io.read(device, 32, 1)).isEqualTo(Io.pattern(5, 4096));
+        }
+        assertThat(small.used()).isZero();
+    }
+
+    @Test
+    void aReadSliceInFlightSurvivesUnmapAndIsFreedOnRelease() throws Exception {
+        try (RamBlockDevice device = new RamBlockDevice("r", new BlockGeometry(4096, 4096, 64), false, budget)) {
+            Io.write(device, 0, Io.pattern(1, 16 * 4096));
+            ByteBuf inFlight = Io.await(cb -> device.read(2, 4, cb));
+            try {
+                Io.unmap(device, 0, 16);
+                assertThat(Io.read(device, 2, 4)).isEqualTo(new byte[4 * 4096]);
+                Io.write(device, 2, Io.pattern(2, 4 * 4096));   // a new chunk; the slice keeps the old one
+                assertThat(budget.used()).isEqualTo(2 * CHUNK);
+                byte[] old = java.util.Arrays.copyOfRange(Io.pattern(1, 16 * 4096), 2 * 4096, 6 * 4096);
+                assertThat(ByteBufUtil.getBytes(inFlight)).isEqualTo(old);
+            } finally {
+                inFlight.release();
+            }
+            assertThat(budget.used()).isEqualTo(CHUNK);
+            assertThat(device.allocatedBytes()).isEqualTo(CHUNK);
+        }
+    }
+
+    @Test
+    void aReadAcrossChunksIsACompositeOfSlicesWithoutCopy() throws Exception {
+        try (RamBlockDevice device = new RamBlockDevice("r", new BlockGeometry(4096, 4096, 64), false, budget)) {
+            Io.write(device, 0, Io.pattern(1, 16 * 4096));
+            Io.write(device, 48, Io.pattern(2, 16 * 4096));
+            ByteBuf buf = Io.await(cb -> device.read(8, 48, cb));   // chunk 0 half, 1 and 2 zero, chunk 3 whole
+            try {
+                assertThat(buf).isInstanceOf(CompositeByteBuf.class);
+                CompositeByteBuf composite = (CompositeByteBuf) buf;
+                assertThat(composite.numComponents()).isEqualTo(3);         // data, merged zeros, data
+                assertThat(composite.component(1).readableBytes()).isEqualTo(2 * CHUNK);
+                assertThat(buf.readableBytes()).isEqualTo(48 * 4096);
+                assertThat(budget.used()).isEqualTo(2 * CHUNK);             // reading allocated nothing
+            } finally {
+                buf.release();
+            }
+        }
+    }
+
+    @Test
+    void racingFirstWritesToOneChunkAllocateItOnce() throws Exception {
+        int threads = 4;
+        for (int round = 0; round < 20; round++) {
+            try (RamBlockDevice device = new RamBlockDevice("r", new BlockGeometry(512, 512, 128), false, budget)) {
+                CyclicBarrier start = new CyclicBarrier(threads);
+                ExecutorService pool = Executors.newFixedThreadPool(threads);
+                try {
+                    List<Future<?>> futures = new ArrayList<>();
+                    for (int t = 0; t < threads; t++) {
+                        long lba = t * 32L;
+                        futures.add(pool.submit(() -> {
+                            start.await();
+                            Io.write(device, lba, Io.pattern(lba, 32 * 512));
+                            return null;
+                        }));
+                    }
+                    for (Future<?> f : futures) {
+                        f.get();
+                    }
+                } finally {
+                    pool.shutdown();
+                }
+                assertThat(budget.used()).isEqualTo(CHUNK);
+                for (long lba = 0; lba < 128; lba += 32) {
+                    assertThat(Io.read(device, lba, 32)).isEqualTo(Io.pattern(lba, 32 * 512));
+                }
+            }
+            assertThat(budget.used()).isZero();
+        }
+    }
+
+    @Test
+    void concurrentUnmapAndReadsNeverSeeFreedMemory() throws Exception {
+        try (RamBlockDevice device = new RamBlockDevice("r", new BlockGeometry(4096, 4096, 64), false, budget)) {
+            byte[] data = new byte[16 * 4096];
+            java.util.Arrays.fill(data, (byte) 0x5a);
+            ExecutorService pool = Executors.newFixedThreadPool(2);
+            try {
+                Future<?> churn = pool.submit(() -> {
+                    for (int i = 0; i < 2000; i++) {
+                        Io.write(device, 0, data);
+                        Io.unmap(device, 0, 16);
+                    }
+                    return null;
+                });
+                Future<?> reader = pool.submit(() -> {
+                    while (!churn.isDone()) {
+                        byte[] seen = Io.read(device, 0, 16);
+                        // Either the data or zeros, block by block (4 KiB is written by one copy per chunk).
+                        for (byte b : seen) {
+                            assertThat(b == 0 || b == 0x5a).isTrue();
+                        }
+                    }
+                    return null;
+                });
+                churn.get();
+                reader.get();
+            } finally {
+                pool.shutdown();
+            }
+        }
+        assertThat(budget.used()).isZero();
+    }
+}
