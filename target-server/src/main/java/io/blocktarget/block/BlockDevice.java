@@ -25,6 +25,15 @@ public interface BlockDevice extends AutoCloseable {
     boolean readOnly();
 
     /**
+     * True when completed writes may sit in a volatile cache until {@link #flush} (the file backend's
+     * page cache): SCSI reports WCE = 1 in the caching mode page and NVMe VWC present, so initiators
+     * send SYNCHRONIZE CACHE / Flush. RAM and null devices have nothing to flush.
+     */
+    default boolean volatileWriteCache() {
+        return false;
+    }
+
+    /**
      * Reads {@code blockCount} logical blocks starting at {@code lba}. On success the buffer holds
      * exactly {@code blockCount * logicalBlockSize} readable bytes; it may be a composite of slices
      * of backend memory (no copy) and is owned by the receiver. Fails with LBA_OUT_OF_RANGE or

@@ -166,6 +166,15 @@ public final class FileBlockDevice extends AbstractBlockDevice {
         return path;
     }
 
+    /**
+     * Completed writes sit in the page cache (or, with O_DIRECT, in the disk's write cache and
+     * unwritten file metadata) until fsync.
+     */
+    @Override
+    public boolean volatileWriteCache() {
+        return true;
+    }
+
     @Override
     public void read(long lba, int blockCount, IoCallback<ByteBuf> callback) {
         submit(callback, () -> {
