@@ -24,11 +24,13 @@ final class ServerProcess implements AutoCloseable {
     private final Process process;
     private final List<String> out = new ArrayList<>();
     private final List<String> err = new ArrayList<>();
+    private final Thread outPump;
+    private final Thread errPump;
 
     private ServerProcess(Process process) {
         this.process = process;
-        pump(process.getInputStream(), out, "stdout");
-        pump(process.getErrorStream(), err, "stderr");
+        outPump = pump(process.getInputStream(), out, "stdout");
+        errPump = pump(process.getErrorStream(), err, "stderr");
     }
 
     /** Runs {@code java -jar blocktarget.jar ARGS} in the repository root. */
@@ -51,7 +53,7 @@ final class ServerProcess implements AutoCloseable {
         return new ServerProcess(pb.start());
     }
 
-    private static void pump(InputStream in, List<String> sink, String name) {
+    private static Thread pump(InputStream in, List<String> sink, String name) {
         Thread t = new Thread(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
                 String line;
@@ -67,6 +69,7 @@ final class ServerProcess implements AutoCloseable {
         }, "it-" + name);
         t.setDaemon(true);
         t.start();
+        return t;
     }
 
     long pid() {
@@ -97,7 +100,7 @@ final class ServerProcess implements AutoCloseable {
                     }
                 }
                 long left = deadline - System.nanoTime();
-                if (left <= 0 || (!process.isAlive() && drained())) {
+                if (left <= 0 || (!outPump.isAlive() && !errPump.isAlive())) {
                     throw new AssertionError("no matching line on " + (fromStdout ? "stdout" : "stderr")
                             + " within " + timeout + "; alive=" + process.isAlive()
                             + "\nstdout:\n" + String.join("\n", stdout()) + "\nstderr:\n" + String.join("\n", stderr()));
@@ -107,24 +110,12 @@ final class ServerProcess implements AutoCloseable {
         }
     }
 
-    private boolean drained() {
-        // give the pump threads a moment to read what the dead process wrote last
-        try {
-            return process.waitFor(0, TimeUnit.MILLISECONDS) && sleepBriefly();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return true;
-        }
-    }
-
-    private static boolean sleepBriefly() throws InterruptedException {
-        Thread.sleep(100);
-        return true;
-    }
-
-    /** SIGTERM. */
+    /**
+     * SIGTERM. Through the ProcessHandle: Process.destroy() would also close our ends of the
+     * process's stdout/stderr, losing the lines it writes while shutting down.
+     */
     void terminate() {
-        process.destroy();
+        process.toHandle().destroy();
     }
 
     /** Sends a named signal with kill(1), e.g. "INT". */
@@ -142,7 +133,9 @@ final class ServerProcess implements AutoCloseable {
             throw new AssertionError("process did not exit within " + timeout
                     + "\nstdout:\n" + String.join("\n", stdout()) + "\nstderr:\n" + String.join("\n", stderr()));
         }
-        Thread.sleep(100); // let the pumps drain
+        // the pumps end at EOF: after joining them every line the process wrote is here
+        outPump.join(TimeUnit.SECONDS.toMillis(30));
+        errPump.join(TimeUnit.SECONDS.toMillis(30));
         return process.exitValue();
     }
 

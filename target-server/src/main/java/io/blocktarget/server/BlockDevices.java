@@ -10,6 +10,8 @@ import io.blocktarget.config.FileBackendConfig;
 import io.blocktarget.config.LunConfig;
 
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.Executor;
 
 /** Maps a validated {@link LunConfig} to an open backend: the only place that knows every backend kind. */
@@ -25,6 +27,10 @@ final class BlockDevices {
             case FILE -> {
                 FileBackendConfig file = lun.file().orElseThrow(
                         () -> new IllegalStateException("validated file LUN without file options: " + lun.name()));
+                Path parent = file.path().toAbsolutePath().getParent();
+                if (file.create() && parent != null && !Files.exists(parent)) {
+                    Files.createDirectories(parent); // `create: true` makes the whole path, as mkdir -p would
+                }
                 yield FileBlockDevice.open(lun.name(), file.path(), geometry,
                         new FileBlockDevice.Options(file.create(), file.directIo(), lun.readOnly()), fileIoExecutor);
             }

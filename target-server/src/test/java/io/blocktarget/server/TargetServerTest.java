@@ -52,7 +52,7 @@ class TargetServerTest {
     void servesPortalsAndStopsCleanly() throws Exception {
         int iscsi = freePort();
         int nvme = freePort();
-        Path img = dir.resolve("disk.img");
+        Path img = dir.resolve("disks").resolve("nested").resolve("disk.img"); // parents made by create: true
         BlocktargetConfig config = config(iscsi, nvme, 0, List.of(
                 lun("ram-4k", BackendKind.RAM, 1L << 30, 4096, 4096, Optional.empty()),
                 lun("null-512", BackendKind.NULL, 1L << 40, 512, 4096, Optional.empty()),
