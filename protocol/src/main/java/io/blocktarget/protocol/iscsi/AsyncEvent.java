@@ -1,5 +1,6 @@
 package io.blocktarget.protocol.iscsi;
 
+import io.blocktarget.protocol.WireCode;
 import java.util.Optional;
 
 /** Asynchronous Message AsyncEvent codes, RFC 7143 §11.9.1. */
@@ -24,6 +25,6 @@ public enum AsyncEvent implements WireCode {
     }
 
     public static Optional<AsyncEvent> fromCode(int code) {
-        return WireCode.find(AsyncEvent.class, code);
+        return WireCode.lookup(AsyncEvent.class, code);
     }
 }

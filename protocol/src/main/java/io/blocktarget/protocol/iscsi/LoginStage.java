@@ -1,5 +1,6 @@
 package io.blocktarget.protocol.iscsi;
 
+import io.blocktarget.protocol.WireCode;
 import java.util.Optional;
 
 /** CSG / NSG of Login Request and Response (RFC 7143 §11.12.3); 2 is reserved. */
@@ -20,6 +21,6 @@ public enum LoginStage implements WireCode {
     }
 
     public static Optional<LoginStage> fromCode(int code) {
-        return WireCode.find(LoginStage.class, code);
+        return WireCode.lookup(LoginStage.class, code);
     }
 }

@@ -1,5 +1,6 @@
 package io.blocktarget.protocol.iscsi;
 
+import io.blocktarget.protocol.WireCode;
 import java.util.Optional;
 
 /** Logout Request reason codes, RFC 7143 §11.14.1. */
@@ -20,6 +21,6 @@ public enum LogoutReason implements WireCode {
     }
 
     public static Optional<LogoutReason> fromCode(int code) {
-        return WireCode.find(LogoutReason.class, code);
+        return WireCode.lookup(LogoutReason.class, code);
     }
 }

@@ -1,5 +1,6 @@
 package io.blocktarget.protocol.iscsi;
 
+import io.blocktarget.protocol.WireCode;
 import java.util.Optional;
 
 /** Logout Response codes, RFC 7143 §11.15.1. */
@@ -21,6 +22,6 @@ public enum LogoutResponseCode implements WireCode {
     }
 
     public static Optional<LogoutResponseCode> fromCode(int code) {
-        return WireCode.find(LogoutResponseCode.class, code);
+        return WireCode.lookup(LogoutResponseCode.class, code);
     }
 }

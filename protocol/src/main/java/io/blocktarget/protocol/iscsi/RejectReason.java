@@ -1,5 +1,6 @@
 package io.blocktarget.protocol.iscsi;
 
+import io.blocktarget.protocol.WireCode;
 import java.util.Optional;
 
 /** Reject PDU reason codes, RFC 7143 §11.17.1. */
@@ -29,6 +30,6 @@ public enum RejectReason implements WireCode {
     }
 
     public static Optional<RejectReason> fromCode(int code) {
-        return WireCode.find(RejectReason.class, code);
+        return WireCode.lookup(RejectReason.class, code);
     }
 }

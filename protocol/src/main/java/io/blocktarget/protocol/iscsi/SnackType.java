@@ -1,5 +1,6 @@
 package io.blocktarget.protocol.iscsi;
 
+import io.blocktarget.protocol.WireCode;
 import java.util.Optional;
 
 /** SNACK Request types, RFC 7143 §11.16.1. */
@@ -21,6 +22,6 @@ public enum SnackType implements WireCode {
     }
 
     public static Optional<SnackType> fromCode(int code) {
-        return WireCode.find(SnackType.class, code);
+        return WireCode.lookup(SnackType.class, code);
     }
 }

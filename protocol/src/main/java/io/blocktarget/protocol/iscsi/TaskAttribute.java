@@ -1,5 +1,6 @@
 package io.blocktarget.protocol.iscsi;
 
+import io.blocktarget.protocol.WireCode;
 import java.util.Optional;
 
 /** SCSI Command ATTR field, byte 1 bits 0-2 (RFC 7143 §11.3.1.1); 5-7 are reserved. */
@@ -22,6 +23,6 @@ public enum TaskAttribute implements WireCode {
     }
 
     public static Optional<TaskAttribute> fromCode(int code) {
-        return WireCode.find(TaskAttribute.class, code);
+        return WireCode.lookup(TaskAttribute.class, code);
     }
 }

@@ -1,5 +1,6 @@
 package io.blocktarget.protocol.iscsi;
 
+import io.blocktarget.protocol.WireCode;
 import java.util.Optional;
 
 /** Task Management Function codes, RFC 7143 §11.5.1. Unknown codes are answered with
@@ -26,6 +27,6 @@ public enum TmfFunction implements WireCode {
     }
 
     public static Optional<TmfFunction> fromCode(int code) {
-        return WireCode.find(TmfFunction.class, code);
+        return WireCode.lookup(TmfFunction.class, code);
     }
 }

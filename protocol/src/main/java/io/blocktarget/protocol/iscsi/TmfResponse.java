@@ -1,5 +1,6 @@
 package io.blocktarget.protocol.iscsi;
 
+import io.blocktarget.protocol.WireCode;
 import java.util.Optional;
 
 /** Task Management Function Response codes, RFC 7143 §11.6.1. */
@@ -25,6 +26,6 @@ public enum TmfResponse implements WireCode {
     }
 
     public static Optional<TmfResponse> fromCode(int code) {
-        return WireCode.find(TmfResponse.class, code);
+        return WireCode.lookup(TmfResponse.class, code);
     }
 }

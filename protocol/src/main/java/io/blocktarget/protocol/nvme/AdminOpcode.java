@@ -1,5 +1,6 @@
 package io.blocktarget.protocol.nvme;
 
+import io.blocktarget.protocol.WireCode;
 import java.util.Optional;
 
 /** Admin command opcodes (Base §5, Figure "Opcodes for Admin Commands"). */

@@ -1,5 +1,6 @@
 package io.blocktarget.protocol.nvme;
 
+import io.blocktarget.protocol.WireCode;
 import java.util.Optional;
 
 /** Fabrics Command Type, SQE byte 4 of opcode 7Fh (Base §6.1, Figure "Fabrics Command Types"). */

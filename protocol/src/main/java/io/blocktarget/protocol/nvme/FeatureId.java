@@ -1,5 +1,6 @@
 package io.blocktarget.protocol.nvme;
 
+import io.blocktarget.protocol.WireCode;
 import java.util.Optional;
 
 /** Feature Identifiers (Base §5.27.1, Figure "Feature Identifiers"). */

@@ -1,5 +1,6 @@
 package io.blocktarget.protocol.nvme;
 
+import io.blocktarget.protocol.WireCode;
 import java.util.Optional;
 
 /** NVM Command Set I/O opcodes (NVM Command Set §3, Figure "Opcodes for NVM Commands"); 7Fh is Fabrics. */

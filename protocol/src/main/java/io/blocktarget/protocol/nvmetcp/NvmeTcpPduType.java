@@ -1,6 +1,6 @@
 package io.blocktarget.protocol.nvmetcp;
 
-import io.blocktarget.protocol.nvme.WireCode;
+import io.blocktarget.protocol.WireCode;
 
 import java.util.Optional;
 

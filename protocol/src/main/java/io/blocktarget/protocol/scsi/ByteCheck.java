@@ -1,5 +1,6 @@
 package io.blocktarget.protocol.scsi;
 
+import io.blocktarget.protocol.WireCode;
 import java.util.Optional;
 
 /** BYTCHK field of VERIFY and WRITE AND VERIFY (SBC-4 §5.30, §5.38, Table 70); 10b is reserved. */

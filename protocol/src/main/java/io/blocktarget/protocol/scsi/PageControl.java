@@ -1,5 +1,6 @@
 package io.blocktarget.protocol.scsi;
 
+import io.blocktarget.protocol.WireCode;
 import java.util.Optional;
 
 /** PC field of MODE SENSE (SPC-4 §6.11.1, Table 160). */

@@ -1,5 +1,6 @@
 package io.blocktarget.protocol.scsi;
 
+import io.blocktarget.protocol.WireCode;
 import java.util.Optional;
 
 /** PERSISTENT RESERVE IN service actions (SPC-4 §6.15.1, Table 178). */

@@ -1,5 +1,6 @@
 package io.blocktarget.protocol.scsi;
 
+import io.blocktarget.protocol.WireCode;
 import java.util.Optional;
 
 /** PERSISTENT RESERVE OUT service actions (SPC-4 §6.16.2, Table 193). */

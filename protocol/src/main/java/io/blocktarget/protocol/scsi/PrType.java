@@ -1,5 +1,6 @@
 package io.blocktarget.protocol.scsi;
 
+import io.blocktarget.protocol.WireCode;
 import java.util.Optional;
 
 /** Persistent reservation TYPE (SPC-4 §6.16.3, Table 195). */

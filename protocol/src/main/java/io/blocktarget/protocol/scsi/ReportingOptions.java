@@ -1,5 +1,6 @@
 package io.blocktarget.protocol.scsi;
 
+import io.blocktarget.protocol.WireCode;
 import java.util.Optional;
 
 /** REPORTING OPTIONS of REPORT SUPPORTED OPERATION CODES (SPC-4 §6.35.1, Table 232). */

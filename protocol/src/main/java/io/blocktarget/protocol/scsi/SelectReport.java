@@ -1,5 +1,6 @@
 package io.blocktarget.protocol.scsi;
 
+import io.blocktarget.protocol.WireCode;
 import java.util.Optional;
 
 /** SELECT REPORT field of REPORT LUNS (SPC-4 §6.33, Table 220). */
