@@ -66,11 +66,20 @@ final class InitiatorVm implements AutoCloseable {
 
     /** Boots the guest, runs {@code guestScript} with {@code env}, returns its exit code and output. */
     Result runGuest(Path guestScript, Map<String, String> env) throws IOException, InterruptedException {
+        return runGuest(guestScript, env, "latest", GUEST_TIMEOUT);
+    }
+
+    /**
+     * Boots the guest with {@code kernel} ("latest" = 7.x, "bookworm" = 6.1), runs {@code guestScript};
+     * run.sh kills the VM 60 s before {@code timeout} so its own report arrives first.
+     */
+    Result runGuest(Path guestScript, Map<String, String> env, String kernel, Duration timeout)
+            throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>(List.of(VM_DIR.resolve("run.sh").toString(),
-                "--netns", namespace, "--timeout", Long.toString(GUEST_TIMEOUT.toSeconds() - 60)));
+                "--netns", namespace, "--kernel", kernel, "--timeout", Long.toString(timeout.toSeconds() - 60)));
         env.forEach((k, v) -> cmd.addAll(List.of("--env", k + "=" + v)));
         cmd.add(guestScript.toAbsolutePath().toString());
-        return run(cmd, GUEST_TIMEOUT);
+        return run(cmd, timeout);
     }
 
     @Override
