@@ -17,7 +17,10 @@ import java.util.concurrent.TimeUnit;
  * namespace (192.168.231.0/24); nothing leaves the machine.
  */
 final class InitiatorVm implements AutoCloseable {
-    static final Path VM_DIR = ServerProcess.REPO.resolve("../shared/initiator-vm").normalize();
+    /** ../shared/initiator-vm beside the checkout; INITIATOR_VM_DIR overrides (e.g. for git worktrees elsewhere). */
+    static final Path VM_DIR = System.getenv("INITIATOR_VM_DIR") != null
+            ? Path.of(System.getenv("INITIATOR_VM_DIR"))
+            : ServerProcess.REPO.resolve("../shared/initiator-vm").normalize();
     /** The host side of the namespace's tap, where the target listens (netns.sh default). */
     static final String TARGET_ADDR = "192.168.231.1";
     /** TCG emulation is slow: first boot builds the image (~60 s), later boots take ~10 s. */
