@@ -51,12 +51,16 @@ class ConcurrentQueuesTest {
                 new FileBlockDevice.Options(true, false, false), io);
     }
 
+    private TestHost hostOf(BlockDevice device) {
+        return TestHost.enabled(NvmeTargets.create(List.of(new NamespaceSpec(NQN, 1, "f", device)),
+                List.of(), NvmeLimits.DEFAULT, scheduler), NQN);
+    }
+
     @Test
     void fourQueuesWriteAndVerifyTheirOwnRanges() throws Exception {
         int lbs = 4096;
         FileBlockDevice device = file(lbs, 4096);
-        TestHost host = TestHost.enabled(NvmeTargets.create(List.of(new NamespaceSpec(NQN, 1, "f", device)),
-                List.of(), NvmeLimits.DEFAULT, scheduler), NQN);
+        TestHost host = hostOf(device);
         List<NvmeQueue> queues = new ArrayList<>();
         for (int qid = 1; qid <= 4; qid++) {
             queues.add(host.connectIo(qid));
@@ -96,8 +100,7 @@ class ConcurrentQueuesTest {
     void fileBackendWriteZeroesDeallocateAndClosedDevice() throws Exception {
         int lbs = 512;
         FileBlockDevice device = file(lbs, 256);
-        TestHost host = TestHost.enabled(NvmeTargets.create(List.of(new NamespaceSpec(NQN, 1, "f", device)),
-                List.of(), NvmeLimits.DEFAULT, scheduler), NQN);
+        TestHost host = hostOf(device);
         NvmeQueue q = host.connectIo(1);
         byte[] data = new byte[16 * lbs];
         Arrays.fill(data, (byte) 0x33);
