@@ -31,6 +31,11 @@ final class LogPageCommands {
             Replies.invalid(done, parsed);
             return;
         }
+        if (command.lengthBytes() > controller.target().limits().maxDataTransferBytes()) {
+            // more than MDTS in one command (Base §5.16: the transfer is bounded by MDTS)
+            Replies.status(done, NvmeStatus.INVALID_FIELD);
+            return;
+        }
         if (controller.isDiscovery()) {
             if (command.lid() != GetLogPageCommand.LID_DISCOVERY) {
                 Replies.status(done, NvmeStatus.INVALID_LOG_PAGE);

@@ -62,7 +62,8 @@ public final class NvmeSubsystems implements NvmeTarget {
         map.put(DiscoveryLog.DISCOVERY_NQN, Subsystem.discovery());
         grouped.forEach((nqn, list) -> map.put(nqn, new Subsystem(nqn, Subsystem.Kind.NVM, list,
                 Subsystem.hosts(allowedHosts.getOrDefault(nqn, Set.of())))));
-        return new NvmeSubsystems(Map.copyOf(map), ports, limits, scheduler);
+        // insertion order: the discovery log lists subsystems in configuration order
+        return new NvmeSubsystems(java.util.Collections.unmodifiableMap(map), ports, limits, scheduler);
     }
 
     NvmeLimits limits() {

@@ -119,6 +119,30 @@ class ConcurrentQueuesTest {
     }
 
     @Test
+    void concurrentConnectsGetDistinctControllerIds() throws Exception {
+        NvmeTarget target = NvmeTargets.create(List.of(new NamespaceSpec(NQN, 1, "r",
+                TestSupport.ram("r", 512, 512, 8))), List.of(), NvmeLimits.DEFAULT, scheduler);
+        List<Future<ConnectResult>> results = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            results.add(loops.submit(() -> TestSupport.connect(target, 0, 31, 0, 0xFFFF, NQN, TestSupport.HOST_NQN,
+                    new TestSupport.TestConnection())));
+        }
+        java.util.Set<Integer> ids = new java.util.HashSet<>();
+        for (Future<ConnectResult> f : results) {
+            ConnectResult r = f.get();
+            assertThat(r.status()).isEqualTo(NvmeStatus.SUCCESS);
+            assertThat(ids.add(r.queue().cntlid())).isTrue();
+        }
+        results.forEach(f -> {
+            try {
+                f.get().queue().close();
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+    }
+
+    @Test
     void invalidConfigurationsAreRefused() {
         BlockDevice d = TestSupport.ram("x", 512, 512, 8);
         assertThatThrownBy(() -> NvmeTargets.create(List.of(new NamespaceSpec(NQN, 1, "x", d),

@@ -67,6 +67,8 @@ class LogPageTest {
         Reply beyond = host.getLogPage(0x03, 0, 516, 4, false);
         assertThat(beyond.status()).isEqualTo(NvmeStatus.INVALID_FIELD);
         assertThat(beyond.data()).isNull();
+        // more than MDTS (1 MiB) in one Get Log Page
+        assertThat(host.getLogPage(0x05, 0, 0, 2 * 1024 * 1024, false).status()).isEqualTo(NvmeStatus.INVALID_FIELD);
         // unknown pages, and the discovery log on an NVM controller
         for (int lid : new int[] {0x06, 0x0C, 0x70, 0xC0}) {
             Reply r = host.getLogPage(lid, 0, 0, 512, false);
