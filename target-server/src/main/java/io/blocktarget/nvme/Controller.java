@@ -186,6 +186,9 @@ final class Controller {
             return NvmeStatus.INVALID_FIELD;
         }
         synchronized (this) {
+            if (state == ControllerState.TORN_DOWN) {
+                return NvmeStatus.COMMAND_SEQUENCE_ERROR; // torn down (keep-alive) while this command was on its way
+            }
             Cc old = Cc.decode(cc);
             Cc neu = Cc.decode((int) value);
             cc = (int) value;
