@@ -9,6 +9,8 @@ import io.blocktarget.protocol.nvme.FeatureId;
 import io.blocktarget.protocol.nvme.NvmeStatus;
 import io.blocktarget.protocol.nvme.SglDescriptor;
 import io.blocktarget.protocol.nvme.Sqe;
+import io.blocktarget.protocol.nvme.NvmOpcode;
+import io.blocktarget.protocol.nvme.WriteZeroesCommand;
 import io.netty.buffer.ByteBuf;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -128,6 +130,27 @@ class FeaturesTest {
         assertThat(host.read(q, 1, 10, 2, 4096).bytes()).isEqualTo(data);
         host.admin.close();
         file.close();
+    }
+
+    @Test
+    void writeCacheDisabledWritesThroughAndFuaFlushes() {
+        RecordingDevice device = new RecordingDevice(TestSupport.ram("rec", 512, 512, 64));
+        NvmeTarget target = NvmeTargets.create(List.of(new NamespaceSpec(NQN, 1, "rec", device),
+                new NamespaceSpec(NQN, 2, "plain", TestSupport.ram("plain", 512, 512, 64))),
+                List.of(), NvmeLimits.DEFAULT, scheduler);
+        TestHost host = TestHost.enabled(target, NQN);
+        NvmeQueue q = host.connectIo(1);
+        host.write(q, 1, 1, new byte[512], 512, false);
+        host.write(q, 1, 2, new byte[512], 512, true);
+        assertThat(host.setFeature(FeatureId.VOLATILE_WRITE_CACHE, 0).status()).isEqualTo(NvmeStatus.SUCCESS);
+        host.write(q, 1, 3, new byte[512], 512, false);
+        // Write Zeroes with FUA on a cached device: zero, then flush; broadcast flush reaches every namespace
+        host.io(q, new WriteZeroesCommand(1, 1, 4, 1, false, true, false).toSqe(), null);
+        host.io(q, Sqe.of(NvmOpcode.FLUSH.code(), 2, 0xFFFF_FFFF,
+                SglDescriptor.transportDataBlock(0)), null);
+        assertThat(device.operations).containsExactly("write 1", "write 2 fua", "write 3 fua", "writeZeroes 4+2",
+                "flush", "flush");
+        host.admin.close();
     }
 
     @Test
