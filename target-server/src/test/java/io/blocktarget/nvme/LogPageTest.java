@@ -67,6 +67,11 @@ class LogPageTest {
         Reply beyond = host.getLogPage(0x03, 0, 516, 4, false);
         assertThat(beyond.status()).isEqualTo(NvmeStatus.INVALID_FIELD);
         assertThat(beyond.data()).isNull();
+        // an offset that is not dword aligned, and a data pointer shorter than NUMD asks
+        assertThat(host.getLogPage(0x05, 0, 2, 8, false).status()).isEqualTo(NvmeStatus.INVALID_FIELD);
+        Reply shortSgl = host.admin(new io.blocktarget.protocol.nvme.GetLogPageCommand(1, 0, 0x05, 0, false, 1023,
+                0, 0, false, 0, io.blocktarget.protocol.nvme.SglDescriptor.transportDataBlock(512)).toSqe());
+        assertThat(shortSgl.status()).isEqualTo(NvmeStatus.DATA_SGL_LENGTH_INVALID);
         // more than MDTS (1 MiB) in one Get Log Page
         assertThat(host.getLogPage(0x05, 0, 0, 2 * 1024 * 1024, false).status()).isEqualTo(NvmeStatus.INVALID_FIELD);
         // unknown pages, and the discovery log on an NVM controller
