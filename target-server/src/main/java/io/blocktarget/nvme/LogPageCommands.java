@@ -12,6 +12,7 @@ import io.netty.buffer.ByteBufAllocator;
 
 import java.util.List;
 import java.util.function.Consumer;
+import io.blocktarget.protocol.nvme.DiscoveryLog;
 
 /**
  * Get Log Page (Base §5.16): each page is encoded whole and the requested window (LPO, NUMD) cut from it,
@@ -41,7 +42,7 @@ final class LogPageCommands {
                 Replies.status(done, NvmeStatus.INVALID_LOG_PAGE);
                 return;
             }
-            io.blocktarget.protocol.nvme.DiscoveryLog page = controller.target().discoveryLog(controller);
+            DiscoveryLog page = controller.target().discoveryLog(controller);
             reply(command, done, page.size(), page::encode);
             controller.events().discoveryLogRead(command.rae());
             return;

@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.ToIntFunction;
 
 /**
  * The NVM command set on I/O queues (NVM Command Set §3): Read, Write, Compare, Flush, Write Zeroes and
@@ -59,7 +60,7 @@ final class NvmIo {
      * The namespace a parsed command addresses, or null after completing the command with the parse failure
      * or Invalid Namespace or Format (an inactive NSID, NVM Command Set §3.3).
      */
-    private <T> Namespace resolve(Parsed<T> parsed, java.util.function.ToIntFunction<T> nsid, NvmeCompletion done) {
+    private <T> Namespace resolve(Parsed<T> parsed, ToIntFunction<T> nsid, NvmeCompletion done) {
         if (!(parsed instanceof Parsed.Ok<T>(T command))) {
             Replies.invalid(done, parsed);
             return null;
