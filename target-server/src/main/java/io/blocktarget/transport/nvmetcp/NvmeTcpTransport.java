@@ -30,7 +30,7 @@ public final class NvmeTcpTransport {
     private final NvmeLimits limits;
     private final Set<Channel> channels = ConcurrentHashMap.newKeySet();
 
-    private NvmeTcpTransport(NvmeTarget target, NvmeLimits limits) {
+    NvmeTcpTransport(NvmeTarget target, NvmeLimits limits) {
         this.target = Objects.requireNonNull(target, "target");
         this.limits = Objects.requireNonNull(limits, "limits");
     }
