@@ -144,14 +144,9 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
 
     // ---------------------------------------------------------------- Capsules (§3.6.2.6)
 
+    /** Takes ownership of {@code inCapsule} once admitted; a fatal error before that leaves it to the caller. */
     private void onCapsule(Sqe sqe, ByteBuf inCapsule) throws NvmeTcpProtocolException {
-        Command c;
-        try {
-            c = admit(sqe);
-        } catch (NvmeTcpProtocolException e) {
-            inCapsule.release();
-            throw e;
-        }
+        Command c = admit(sqe);
         SglDescriptor sgl = sqe.dptr();
         NvmeStatus sglStatus = checkSgl(c, sgl, inCapsule.readableBytes());
         if (!sglStatus.isSuccess()) {
@@ -226,17 +221,13 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
         sender.sendR2T(c.cid(), c.ttag(), c.r2to(), r2tl);
     }
 
+    /** Checks everything before the data changes hands: a fatal error leaves the PDU to the caller. */
     private void onH2CData(H2CData pdu) throws NvmeTcpProtocolException {
-        Command c;
-        try {
-            c = h2cTarget(pdu.cccid(), pdu.ttag());
-            pdu.checkWithin(c.r2to(), c.r2tl(), c.received());
-        } catch (NvmeTcpProtocolException e) {
-            pdu.release();
-            throw e;
-        }
+        Command c = h2cTarget(pdu.cccid(), pdu.ttag());
+        pdu.checkWithin(c.r2to(), c.r2tl(), c.received());
+        checkLastPdu(c, pdu.datao() + pdu.datal(), pdu.last());
         c.append(pdu.data());
-        afterH2CData(c, pdu.last());
+        afterH2CData(c);
     }
 
     private void onH2CDataDigestError(Inbound.H2CDataDigestError e) {
@@ -246,12 +237,21 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
                 throw new NvmeTcpProtocolException(NvmeTcpFatalError.DATA_TRANSFER_OUT_OF_RANGE, 0, e.cccid(),
                         "DATAO " + e.datao() + " DATAL " + e.datal() + " outside the R2T");
             }
+            checkLastPdu(c, e.datao() + e.datal(), e.last());
             // NVMe/TCP §3.6.2.9 / Base "Transient Transport Error": the command fails, the connection lives;
             // the rest of the R2T's data is still drained so the PDU stream stays in step.
             c.skip(e.datal());
-            afterH2CData(c, e.last());
+            afterH2CData(c);
         } catch (NvmeTcpProtocolException x) {
             fatal(x);
+        }
+    }
+
+    /** §3.6.2.9: LAST_PDU marks exactly the PDU that completes the R2T. */
+    private static void checkLastPdu(Command c, long end, boolean last) throws NvmeTcpProtocolException {
+        if (last != (end == c.r2to() + c.r2tl())) {
+            throw NvmeTcpProtocolException.headerField(NvmeTcpHeader.OFFSET_FLAGS,
+                    "LAST_PDU " + last + " with data ending at " + end + " of R2T " + c.r2to() + "+" + c.r2tl());
         }
     }
 
@@ -267,13 +267,8 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
         return c;
     }
 
-    private void afterH2CData(Command c, boolean last) throws NvmeTcpProtocolException {
-        if (last != c.r2tComplete()) {
-            // §3.6.2.9: LAST_PDU marks exactly the PDU that completes the R2T
-            throw NvmeTcpProtocolException.headerField(NvmeTcpHeader.OFFSET_FLAGS,
-                    "LAST_PDU " + last + " at offset " + c.received() + " of R2T " + c.r2to() + "+" + c.r2tl());
-        }
-        if (!last) {
+    private void afterH2CData(Command c) {
+        if (!c.r2tComplete()) {
             return;
         }
         if (!c.allDataReceived()) {

@@ -35,6 +35,10 @@ public final class NvmeTcpTransport {
         this.limits = Objects.requireNonNull(limits, "limits");
     }
 
+    NvmeTarget target() {
+        return target;
+    }
+
     /** {@code vertx} is where the sockets come from; each connection runs on its socket's event loop. */
     public static NvmeTcpTransport create(Vertx vertx, NvmeTarget target, NvmeLimits limits) {
         Objects.requireNonNull(vertx, "vertx");

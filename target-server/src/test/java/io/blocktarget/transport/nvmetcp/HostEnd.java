@@ -13,7 +13,9 @@ import io.blocktarget.protocol.nvmetcp.ICResp;
 import io.blocktarget.protocol.nvmetcp.NvmeTcpFraming;
 import io.blocktarget.protocol.nvmetcp.NvmeTcpPdu;
 import io.blocktarget.protocol.nvmetcp.NvmeTcpProtocolException;
+import io.blocktarget.protocol.nvmetcp.NvmeTcpPduType;
 import io.blocktarget.protocol.nvmetcp.PduOptions;
+import io.blocktarget.protocol.nvmetcp.TermReq;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -38,14 +40,27 @@ final class HostEnd implements AutoCloseable {
     static final String HOSTNQN = "nqn.2014-08.org.nvmexpress:uuid:6e1c2f3a-3b1d-4c8e-9a55-1a2b3c4d5e6f";
     static final byte[] HOSTID = HexFormat.of().parseHex("6e1c2f3a3b1d4c8e9a551a2b3c4d5e6f");
 
-    final FakeTarget target = new FakeTarget();
+    final FakeTarget target;
+    private final boolean ownsTarget;
     final EmbeddedChannel channel = new EmbeddedChannel();
     private final ByteBuf received = Unpooled.buffer();
+    /** Everything the host sent and the controller wrote, for replaying a session at other splits. */
+    final ByteBuf sentLog = Unpooled.buffer();
+    final ByteBuf receivedLog = Unpooled.buffer();
     private NvmeTcpFraming framing = NvmeTcpFraming.host(1 << 22);
     private PduOptions options = PduOptions.NONE;
 
     HostEnd(NvmeLimits limits, boolean discoveryOnly) {
+        target = new FakeTarget();
+        ownsTarget = true;
         new NvmeTcpTransport(target, limits).install(channel.pipeline(), null, discoveryOnly);
+    }
+
+    /** Another connection of a shared transport (and its shared target, released by the test). */
+    HostEnd(NvmeTcpTransport transport) {
+        target = (FakeTarget) transport.target();
+        ownsTarget = false;
+        transport.install(channel.pipeline(), null, false);
     }
 
     static HostEnd open(NvmeLimits limits) {
@@ -66,21 +81,46 @@ final class HostEnd implements AutoCloseable {
     }
 
     void sendBytes(byte[] bytes) {
-        channel.writeInbound(Unpooled.wrappedBuffer(bytes));
+        sendBytes(Unpooled.wrappedBuffer(bytes));
     }
 
     void sendBytes(ByteBuf bytes) {
+        sentLog.writeBytes(bytes, bytes.readerIndex(), bytes.readableBytes());
         channel.writeInbound(bytes);
     }
 
+    /** A host PDU as bytes, with the negotiated digests. */
     ByteBuf encode(NvmeTcpPdu pdu) {
         ByteBuf out = Unpooled.buffer();
         pdu.encode(out, options);
         return out;
     }
 
+    byte[] encodeBytes(NvmeTcpPdu pdu) {
+        ByteBuf b = encode(pdu);
+        byte[] out = new byte[b.readableBytes()];
+        b.readBytes(out);
+        b.release();
+        return out;
+    }
+
+    /** Asserts the controller's last PDU is a C2HTermReq with {@code fes}/{@code fei} and the channel closed. */
+    TermReq assertTerminated(int fes, long fei) {
+        List<NvmeTcpPdu> out = drain();
+        assertThat(out).as("PDUs up to the C2HTermReq").isNotEmpty();
+        NvmeTcpPdu last = out.getLast();
+        out.forEach(NvmeTcpPdu::release);
+        assertThat(last).isInstanceOf(TermReq.class);
+        TermReq t = (TermReq) last;
+        assertThat(t.type()).isEqualTo(NvmeTcpPduType.C2H_TERM_REQ);
+        assertThat(t.fes()).as("FES").isEqualTo(fes);
+        assertThat(t.fei()).as("FEI").isEqualTo(fei);
+        assertThat(channel.isOpen()).as("closed after the C2HTermReq").isFalse();
+        return t;
+    }
+
     void send(NvmeTcpPdu pdu) {
-        channel.writeInbound(encode(pdu));
+        sendBytes(encode(pdu));
     }
 
     void icReq(boolean hdgst, boolean ddgst) {
@@ -135,6 +175,7 @@ final class HostEnd implements AutoCloseable {
     NvmeTcpPdu poll() {
         for (Object o; (o = channel.readOutbound()) != null; ) {
             ByteBuf b = (ByteBuf) o;
+            receivedLog.writeBytes(b, b.readerIndex(), b.readableBytes());
             received.writeBytes(b);
             b.release();
         }
@@ -177,6 +218,10 @@ final class HostEnd implements AutoCloseable {
     public void close() {
         channel.finishAndReleaseAll();
         received.release();
-        target.release();
+        sentLog.release();
+        receivedLog.release();
+        if (ownsTarget) {
+            target.release();
+        }
     }
 }
