@@ -1,0 +1,41 @@
+package io.blocktarget.nvme;
+
+import io.blocktarget.protocol.nvme.AbortCommand;
+import io.blocktarget.protocol.nvme.AdminOpcode;
+import io.blocktarget.protocol.nvme.NvmeStatus;
+import io.blocktarget.protocol.nvme.Sqe;
+
+/**
+ * Admin command dispatch (Base §5) of an enabled controller. The discovery controller shares it: the
+ * family handlers know which identify structures, log pages and features a discovery controller has.
+ */
+final class AdminCommands {
+    private AdminCommands() {
+    }
+
+    static void execute(Controller controller, Sqe sqe, NvmeCompletion done) {
+        AdminOpcode opcode = AdminOpcode.of(sqe.opcode()).orElse(null);
+        if (opcode == null) {
+            Replies.status(done, NvmeStatus.INVALID_OPCODE);
+            return;
+        }
+        switch (opcode) {
+            case IDENTIFY -> IdentifyCommands.execute(controller, sqe, done);
+            case GET_LOG_PAGE -> LogPageCommands.execute(controller, sqe, done);
+            case SET_FEATURES, GET_FEATURES -> controller.features().execute(sqe, done);
+            case ASYNC_EVENT_REQUEST -> {
+                if (!controller.events().request(done)) {
+                    Replies.status(done, NvmeStatus.ASYNC_EVENT_REQUEST_LIMIT_EXCEEDED);
+                }
+            }
+            case KEEP_ALIVE -> {
+                controller.keepAlive();
+                Replies.status(done, NvmeStatus.SUCCESS);
+            }
+            // Commands complete as they arrive or wait on a backend that cannot cancel: never aborted
+            // (Base §5.1: DW0 bit 0 = 1, "command not aborted", is a successful Abort).
+            case ABORT -> done.complete(NvmeStatus.SUCCESS, AbortCommand.resultNotAborted(), 0, null);
+            default -> Replies.status(done, NvmeStatus.INVALID_OPCODE);
+        }
+    }
+}

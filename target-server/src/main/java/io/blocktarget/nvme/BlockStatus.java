@@ -1,0 +1,24 @@
+package io.blocktarget.nvme;
+
+import io.blocktarget.block.BlockError;
+import io.blocktarget.protocol.nvme.NvmeStatus;
+
+/** The one table from a block backend's failure to the NVMe status of the command (NVM Command Set §4.1.1). */
+final class BlockStatus {
+    private BlockStatus() {
+    }
+
+    static NvmeStatus of(BlockError error) {
+        return switch (error) {
+            case LBA_OUT_OF_RANGE -> NvmeStatus.LBA_OUT_OF_RANGE;
+            // a length the backend cannot express in one buffer: the command's NLB is what is wrong
+            case INVALID_LENGTH -> NvmeStatus.INVALID_FIELD;
+            case WRITE_PROTECTED -> NvmeStatus.NAMESPACE_IS_WRITE_PROTECTED;
+            case OUT_OF_SPACE -> NvmeStatus.CAPACITY_EXCEEDED;
+            case READ_ERROR -> NvmeStatus.UNRECOVERED_READ_ERROR;
+            case WRITE_ERROR -> NvmeStatus.WRITE_FAULT;
+            // the server is shutting the LUN down: not ready, retryable elsewhere (no DNR)
+            case CLOSED -> NvmeStatus.NAMESPACE_NOT_READY;
+        };
+    }
+}

@@ -1,0 +1,111 @@
+package io.blocktarget.nvme;
+
+import io.blocktarget.protocol.nvme.NvmeStatus;
+import io.blocktarget.protocol.nvme.Sqe;
+import io.netty.buffer.ByteBuf;
+
+import java.lang.System.Logger.Level;
+
+/**
+ * One queue of a controller, bound to one transport connection (NVMe/TCP §3.3). It routes each command:
+ * Fabrics commands first (they are legal before CC.EN = 1), then everything else only while the controller
+ * is ENABLED (Base §3.6.1: a fabrics controller aborts other commands with Command Sequence Error until it
+ * is ready), admin commands on QID 0 and NVM commands on I/O queues.
+ */
+final class ControllerQueue implements NvmeQueue {
+    private static final System.Logger LOG = System.getLogger(ControllerQueue.class.getName());
+
+    /** LIVE until the host disconnects it (Disconnect command) or the connection closes. */
+    enum State { LIVE, DISCONNECTED }
+
+    private final Controller controller;
+    private final int qid;
+    private final int entries;
+    private final boolean sqFlowControlDisabled;
+    private final NvmeHostConnection connection;
+    private volatile State state = State.LIVE;
+
+    ControllerQueue(Controller controller, int qid, int entries, boolean sqFlowControlDisabled,
+                    NvmeHostConnection connection) {
+        this.controller = controller;
+        this.qid = qid;
+        this.entries = entries;
+        this.sqFlowControlDisabled = sqFlowControlDisabled;
+        this.connection = connection;
+    }
+
+    @Override
+    public int qid() {
+        return qid;
+    }
+
+    @Override
+    public int cntlid() {
+        return controller.cntlid();
+    }
+
+    @Override
+    public int entries() {
+        return entries;
+    }
+
+    @Override
+    public boolean sqFlowControlDisabled() {
+        return sqFlowControlDisabled;
+    }
+
+    Controller controller() {
+        return controller;
+    }
+
+    NvmeHostConnection connection() {
+        return connection;
+    }
+
+    @Override
+    public void submit(Sqe sqe, ByteBuf dataOut, NvmeCompletion done) {
+        try {
+            route(sqe, dataOut, done);
+        } catch (RuntimeException e) {
+            // A bug, not a host error: the command fails, the connection and other commands go on.
+            LOG.log(Level.ERROR, "NVMe controller " + controller + " QID " + qid + ": opcode "
+                    + Integer.toHexString(sqe.opcode()) + " failed", e);
+            done.complete(NvmeStatus.INTERNAL_ERROR, 0, 0, null);
+        }
+    }
+
+    private void route(Sqe sqe, ByteBuf dataOut, NvmeCompletion done) {
+        if (state != State.LIVE || controller.state() == ControllerState.TORN_DOWN) {
+            done.complete(NvmeStatus.COMMAND_SEQUENCE_ERROR, 0, 0, null);
+        } else if (sqe.fuse() != 0) {
+            // Fused operations (Compare and Write) are not supported: FUSES = 0 in Identify Controller.
+            done.complete(NvmeStatus.INVALID_FIELD, 0, 0, null);
+        } else if (sqe.isFabrics()) {
+            FabricsCommands.execute(this, sqe, done);
+        } else if (controller.state() != ControllerState.ENABLED) {
+            done.complete(NvmeStatus.COMMAND_SEQUENCE_ERROR, 0, 0, null);
+        } else if (qid == 0) {
+            AdminCommands.execute(controller, sqe, done);
+        } else {
+            controller.io().execute(sqe, dataOut, done);
+        }
+    }
+
+    /** Disconnect (Base §6.4): the queue takes no more commands; the host closes the connection. */
+    void disconnect() {
+        state = State.DISCONNECTED;
+        controller.queueClosed(this);
+    }
+
+    /** The controller is gone: close the connection. */
+    void terminate(String reason) {
+        state = State.DISCONNECTED;
+        connection.terminate(reason);
+    }
+
+    @Override
+    public void close() {
+        state = State.DISCONNECTED;
+        controller.queueClosed(this);
+    }
+}

@@ -1,0 +1,130 @@
+package io.blocktarget.nvme;
+
+import io.blocktarget.protocol.nvme.IdentifyCommand;
+import io.blocktarget.protocol.nvme.IdentifyController;
+import io.blocktarget.protocol.nvme.NamespaceLists;
+import io.blocktarget.protocol.nvme.NvmIdentifyController;
+import io.blocktarget.protocol.nvme.NvmIdentifyNamespace;
+import io.blocktarget.protocol.nvme.NvmeStatus;
+import io.blocktarget.protocol.nvme.Parsed;
+import io.blocktarget.protocol.nvme.Sqe;
+import io.netty.buffer.ByteBuf;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * Identify (Base §5.17): CNS 00h, 01h, 02h, 03h, 05h, 06h, 08h on NVM controllers, CNS 01h on the discovery
+ * controller; any other CNS is Invalid Field in Command. Namespace structures for a valid but inactive NSID
+ * (≤ NN, not attached) are zero filled; NSID 0, FFFFFFFFh or above NN is Invalid Namespace or Format.
+ */
+final class IdentifyCommands {
+    private static final long NSID_BROADCAST = 0xFFFF_FFFFL;
+
+    private IdentifyCommands() {
+    }
+
+    static void execute(Controller controller, Sqe sqe, NvmeCompletion done) {
+        Parsed<IdentifyCommand> parsed = IdentifyCommand.parse(sqe);
+        if (!(parsed instanceof Parsed.Ok<IdentifyCommand>(IdentifyCommand command))) {
+            Replies.invalid(done, parsed);
+            return;
+        }
+        if (controller.isDiscovery() && command.cns() != IdentifyCommand.CNS_CONTROLLER) {
+            Replies.status(done, NvmeStatus.INVALID_FIELD);
+            return;
+        }
+        Subsystem subsystem = controller.subsystem();
+        long nsid = Integer.toUnsignedLong(command.nsid());
+        switch (command.cns()) {
+            case IdentifyCommand.CNS_CONTROLLER -> reply(done, out -> identifyController(controller).encode(out));
+            case IdentifyCommand.CNS_NAMESPACE -> namespace(subsystem, nsid, done, Namespace::encodeIdentify);
+            case IdentifyCommand.CNS_CS_INDEPENDENT_NAMESPACE ->
+                    namespace(subsystem, nsid, done, Namespace::encodeIdentifyCsIndependent);
+            case IdentifyCommand.CNS_CS_NAMESPACE -> {
+                if (command.csi() != IdentifyCommand.CSI_NVM) {
+                    Replies.status(done, NvmeStatus.INVALID_FIELD);
+                } else {
+                    namespace(subsystem, nsid, done, (ns, out) -> NvmIdentifyNamespace.PLAIN.encode(out));
+                }
+            }
+            case IdentifyCommand.CNS_CS_CONTROLLER -> {
+                if (command.csi() != IdentifyCommand.CSI_NVM) {
+                    Replies.status(done, NvmeStatus.INVALID_FIELD);
+                } else {
+                    // no Write Zeroes / DSM limits beyond MDTS and the 16-bit NLB (NVM Command Set §4.1.5.3)
+                    reply(done, out -> new NvmIdentifyController(0, 0, 0, 0, 0, 0).encode(out));
+                }
+            }
+            case IdentifyCommand.CNS_ACTIVE_NAMESPACES -> {
+                if (nsid >= 0xFFFF_FFFEL) {
+                    Replies.status(done, NvmeStatus.INVALID_NAMESPACE_OR_FORMAT);
+                } else {
+                    List<Integer> ids = new ArrayList<>();
+                    subsystem.namespaces().keySet().forEach(id -> ids.add((int) (long) id));
+                    reply(done, out -> NamespaceLists.encodeActiveNamespaces(out, ids, command.nsid()));
+                }
+            }
+            case IdentifyCommand.CNS_NAMESPACE_DESCRIPTORS -> {
+                Namespace ns = subsystem.namespace(nsid);
+                if (ns == null) {
+                    Replies.status(done, NvmeStatus.INVALID_NAMESPACE_OR_FORMAT);
+                } else {
+                    reply(done, ns::encodeDescriptors);
+                }
+            }
+            default -> Replies.status(done, NvmeStatus.INVALID_FIELD);
+        }
+    }
+
+    private static void namespace(Subsystem subsystem, long nsid, NvmeCompletion done,
+                                  java.util.function.BiConsumer<Namespace, ByteBuf> encoder) {
+        Namespace ns = subsystem.namespace(nsid);
+        if (ns != null) {
+            reply(done, out -> encoder.accept(ns, out));
+        } else if (nsid == 0 || nsid == NSID_BROADCAST || nsid > subsystem.nn()) {
+            Replies.status(done, NvmeStatus.INVALID_NAMESPACE_OR_FORMAT);
+        } else {
+            reply(done, out -> out.writeZero(IdentifyCommand.DATA_SIZE));
+        }
+    }
+
+    private static void reply(NvmeCompletion done, Consumer<ByteBuf> encoder) {
+        Replies.data(done, IdentifyCommand.DATA_SIZE, encoder);
+    }
+
+    /** Identify Controller (Base §5.17.2.1) with the fabrics fields of NVMe-oF / NVMe/TCP. */
+    static IdentifyController identifyController(Controller controller) {
+        Subsystem subsystem = controller.subsystem();
+        NvmeLimits limits = controller.target().limits();
+        boolean discovery = controller.isDiscovery();
+        boolean vwc = subsystem.volatileWriteCache();
+        return new IdentifyController(0, 0, subsystem.serialNumber(), ControllerConstants.MODEL,
+                ControllerConstants.FIRMWARE, 6, 0,
+                discovery ? 0 : CMIC_MULTI_PORT | CMIC_MULTI_CONTROLLER,
+                IdentifyController.mdtsFor(limits.maxDataTransferBytes(), ControllerConstants.MPSMIN_BYTES),
+                controller.cntlid(), ControllerConstants.VERSION.encode(), controller.oaes(),
+                IdentifyController.CTRATT_HOST_ID_128,
+                discovery ? IdentifyController.CNTRLTYPE_DISCOVERY : IdentifyController.CNTRLTYPE_IO,
+                0, ControllerConstants.ACL, ControllerConstants.AERL, FRMW_ONE_READ_ONLY_SLOT,
+                discovery ? IdentifyController.LPA_EXTENDED_DATA
+                        : IdentifyController.LPA_COMMANDS_EFFECTS | IdentifyController.LPA_EXTENDED_DATA,
+                0, 0, ControllerConstants.KAS, IdentifyController.SQES_64, IdentifyController.CQES_16,
+                ControllerConstants.MAX_QUEUE_ENTRIES, subsystem.nn(),
+                discovery ? 0 : IdentifyController.ONCS_COMPARE | IdentifyController.ONCS_DSM
+                        | IdentifyController.ONCS_WRITE_ZEROES,
+                0, 0, vwc ? IdentifyController.VWC_PRESENT | IdentifyController.VWC_FLUSH_BROADCAST : 0, 0, 0,
+                IdentifyController.SGLS_SUPPORTED | IdentifyController.SGLS_OFFSET, subsystem.nqn(),
+                discovery ? 0 : 4 + limits.ioInCapsuleDataBytes() / 16, discovery ? 0 : 1, 0, 0, 1,
+                OFCS_DISCONNECT);
+    }
+
+    /** CMIC bit 0: more than one port; bit 1: more than one controller (one per host in the dynamic model). */
+    private static final int CMIC_MULTI_PORT = 1;
+    private static final int CMIC_MULTI_CONTROLLER = 1 << 1;
+    /** FRMW: slot 1 read-only (bit 0), one slot (bits 3:1). */
+    private static final int FRMW_ONE_READ_ONLY_SLOT = 1 | 1 << 1;
+    /** OFCS bit 0: the Disconnect command is supported (Base §5.17.2.1, fabrics fields). */
+    private static final int OFCS_DISCONNECT = 1;
+}

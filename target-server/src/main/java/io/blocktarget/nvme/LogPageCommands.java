@@ -1,0 +1,110 @@
+package io.blocktarget.nvme;
+
+import io.blocktarget.protocol.nvme.AdminOpcode;
+import io.blocktarget.protocol.nvme.GetLogPageCommand;
+import io.blocktarget.protocol.nvme.LogPages;
+import io.blocktarget.protocol.nvme.NvmOpcode;
+import io.blocktarget.protocol.nvme.NvmeStatus;
+import io.blocktarget.protocol.nvme.Parsed;
+import io.blocktarget.protocol.nvme.Sqe;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * Get Log Page (Base §5.16): each page is encoded whole and the requested window (LPO, NUMD) cut from it,
+ * zero filled past its end; an offset beyond the page is Invalid Field. NVM controllers serve Error
+ * Information, SMART / Health, Firmware Slot, Changed Namespace List and Commands Supported and Effects; the
+ * discovery controller serves the Discovery log (70h). Anything else is Invalid Log Page.
+ */
+final class LogPageCommands {
+    private static final long NSID_ALL = 0xFFFF_FFFFL;
+
+    private LogPageCommands() {
+    }
+
+    static void execute(Controller controller, Sqe sqe, NvmeCompletion done) {
+        Parsed<GetLogPageCommand> parsed = GetLogPageCommand.parse(sqe);
+        if (!(parsed instanceof Parsed.Ok<GetLogPageCommand>(GetLogPageCommand command))) {
+            Replies.invalid(done, parsed);
+            return;
+        }
+        if (controller.isDiscovery()) {
+            if (command.lid() != GetLogPageCommand.LID_DISCOVERY) {
+                Replies.status(done, NvmeStatus.INVALID_LOG_PAGE);
+                return;
+            }
+            io.blocktarget.protocol.nvme.DiscoveryLog page = controller.target().discoveryLog(controller);
+            reply(command, done, page.size(), page::encode);
+            controller.events().discoveryLogRead(command.rae());
+            return;
+        }
+        switch (command.lid()) {
+            case GetLogPageCommand.LID_ERROR_INFORMATION ->
+                    // ELPE = 0: one entry, empty (Error Count 0) — errors are reported in completions only
+                    reply(command, done, LogPages.ERROR_ENTRY_SIZE, out -> out.writeZero(LogPages.ERROR_ENTRY_SIZE));
+            case GetLogPageCommand.LID_SMART_HEALTH -> {
+                long nsid = Integer.toUnsignedLong(command.nsid());
+                if (nsid != 0 && nsid != NSID_ALL) {
+                    // LPA bit 0 clear: no per-namespace SMART (Base §5.16.1.3)
+                    Replies.status(done, NvmeStatus.INVALID_FIELD);
+                } else {
+                    reply(command, done, LogPages.SMART_SIZE, out -> smart(controller.subsystem()).encode(out));
+                }
+            }
+            case GetLogPageCommand.LID_FIRMWARE_SLOT -> reply(command, done, LogPages.FIRMWARE_SLOT_SIZE,
+                    out -> LogPages.encodeFirmwareSlots(out, 1, List.of(ControllerConstants.FIRMWARE)));
+            case GetLogPageCommand.LID_CHANGED_NAMESPACE_LIST -> {
+                List<Integer> changed = controller.events().readChangedNamespaces(command.rae());
+                reply(command, done, LogPages.CHANGED_NAMESPACES_SIZE,
+                        out -> LogPages.encodeChangedNamespaces(out, changed));
+            }
+            case GetLogPageCommand.LID_COMMANDS_SUPPORTED_AND_EFFECTS -> reply(command, done,
+                    LogPages.COMMAND_EFFECTS_SIZE, out -> LogPages.encodeCommandEffects(out, ADMIN_EFFECTS, IO_EFFECTS));
+            default -> Replies.status(done, NvmeStatus.INVALID_LOG_PAGE);
+        }
+    }
+
+    /** Encodes the whole page, then completes with the window the command asked for. */
+    private static void reply(GetLogPageCommand command, NvmeCompletion done, int pageSize, Consumer<ByteBuf> encoder) {
+        ByteBuf page = ByteBufAllocator.DEFAULT.buffer(pageSize, pageSize);
+        try {
+            encoder.accept(page);
+            Parsed<ByteBuf> window = LogPages.slice(page, command.lpo(), command.lengthBytes(), ByteBufAllocator.DEFAULT);
+            if (window instanceof Parsed.Ok<ByteBuf>(ByteBuf data)) {
+                done.complete(NvmeStatus.SUCCESS, 0, 0, data);
+            } else {
+                Replies.invalid(done, window);
+            }
+        } finally {
+            page.release();
+        }
+    }
+
+    private static LogPages.Smart smart(Subsystem s) {
+        long errors = s.mediaErrors.sum();
+        return new LogPages.Smart(0, 0, 100, 10, 0, LogPages.Smart.dataUnits(s.bytesRead.sum()),
+                LogPages.Smart.dataUnits(s.bytesWritten.sum()), s.readCommands.sum(), s.writeCommands.sum(), 0, 0,
+                0, errors, 0);
+    }
+
+    private static final int[] ADMIN_EFFECTS = new int[256];
+    private static final int[] IO_EFFECTS = new int[256];
+
+    static {
+        for (AdminOpcode op : List.of(AdminOpcode.GET_LOG_PAGE, AdminOpcode.IDENTIFY, AdminOpcode.ABORT,
+                AdminOpcode.SET_FEATURES, AdminOpcode.GET_FEATURES, AdminOpcode.ASYNC_EVENT_REQUEST,
+                AdminOpcode.KEEP_ALIVE)) {
+            ADMIN_EFFECTS[op.code()] = LogPages.EFFECT_CSUPP;
+        }
+        for (NvmOpcode op : List.of(NvmOpcode.FLUSH, NvmOpcode.READ, NvmOpcode.COMPARE)) {
+            IO_EFFECTS[op.code()] = LogPages.EFFECT_CSUPP;
+        }
+        // commands that change logical block content (LBCC)
+        for (NvmOpcode op : List.of(NvmOpcode.WRITE, NvmOpcode.WRITE_ZEROES, NvmOpcode.DATASET_MANAGEMENT)) {
+            IO_EFFECTS[op.code()] = LogPages.EFFECT_CSUPP | LogPages.EFFECT_LBCC;
+        }
+    }
+}

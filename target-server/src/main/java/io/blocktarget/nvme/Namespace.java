@@ -1,0 +1,98 @@
+package io.blocktarget.nvme;
+
+import io.blocktarget.block.BlockDevice;
+import io.blocktarget.block.BlockGeometry;
+import io.blocktarget.protocol.nvme.IdentifyNamespace;
+import io.blocktarget.protocol.nvme.IdentifyNamespaceCsIndependent;
+import io.blocktarget.protocol.nvme.NamespaceGeometry;
+import io.blocktarget.protocol.nvme.NamespaceLists;
+import io.netty.buffer.ByteBuf;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * One namespace of an NVM subsystem: its backend and its identity. NGUID, EUI-64 and UUID are derived
+ * from the LUN's name (SHA-256), so they are stable across restarts and distinct between LUNs — Linux
+ * rejects two namespaces with the same NGUID and keys multipath on them.
+ */
+final class Namespace {
+    /** NMIC bit 0: the namespace may be attached to several controllers (the dynamic model gives one per host). */
+    static final int NMIC_SHARED = 1;
+
+    private final NamespaceSpec spec;
+    private final byte[] nguid;
+    private final byte[] eui64;
+    private final byte[] uuid;
+
+    Namespace(NamespaceSpec spec) {
+        if (spec.nsid() < 1 || spec.nsid() > 0xFFFF_FFFEL) {
+            throw new IllegalArgumentException("NSID " + spec.nsid() + " of " + spec.name() + " outside 1..FFFFFFFEh");
+        }
+        this.spec = spec;
+        byte[] hash = sha256("blocktarget namespace " + spec.name());
+        this.nguid = Arrays.copyOfRange(hash, 0, 16);
+        this.eui64 = Arrays.copyOfRange(hash, 16, 24);
+        byte[] u = Arrays.copyOfRange(sha256("blocktarget uuid " + spec.name()), 0, 16);
+        u[6] = (byte) (u[6] & 0x0F | 0x50); // RFC 9562 version 5 (name based, SHA) layout
+        u[8] = (byte) (u[8] & 0x3F | 0x80); // variant 10b
+        this.uuid = u;
+    }
+
+    long nsid() {
+        return spec.nsid();
+    }
+
+    String name() {
+        return spec.name();
+    }
+
+    BlockDevice device() {
+        return spec.device();
+    }
+
+    BlockGeometry geometry() {
+        return spec.device().geometry();
+    }
+
+    byte[] nguid() {
+        return nguid.clone();
+    }
+
+    /** Identify Namespace (CNS 00h): size, LBA format, PBS hints (NPWG/NAWUPF), shared (NMIC), identifiers. */
+    void encodeIdentify(ByteBuf out) {
+        BlockGeometry g = geometry();
+        IdentifyNamespace plain = IdentifyNamespace.of(g.blockCount(),
+                NamespaceGeometry.of(g.logicalBlockSize(), g.physicalBlockSize()), nguid, eui64, device().readOnly());
+        new IdentifyNamespace(plain.nsze(), plain.ncap(), plain.nuse(), plain.nsfeat(), plain.flbas(), NMIC_SHARED,
+                plain.dlfeat(), plain.nawun(), plain.nawupf(), plain.nacwu(), plain.nabspf(), plain.noiob(),
+                plain.npwg(), plain.npwa(), plain.npdg(), plain.npda(), plain.nows(), plain.anagrpid(),
+                plain.nsattr(), nguid, eui64, plain.lbaFormats()).encode(out);
+    }
+
+    /** I/O Command Set Independent Identify Namespace (CNS 08h): ready, shared, VWC presence per namespace. */
+    void encodeIdentifyCsIndependent(ByteBuf out) {
+        IdentifyNamespaceCsIndependent ready = IdentifyNamespaceCsIndependent.ready(device().readOnly());
+        int nsfeat = device().volatileWriteCache() ? 0 : IdentifyNamespaceCsIndependent.NSFEAT_VWC_NOT_PRESENT;
+        new IdentifyNamespaceCsIndependent(nsfeat, NMIC_SHARED, 0, 0, 0, ready.nsattr(), 0, 0, ready.nstat())
+                .encode(out);
+    }
+
+    /** Namespace Identification Descriptors (CNS 03h): EUI-64, NGUID, UUID and CSI = NVM. */
+    void encodeDescriptors(ByteBuf out) {
+        NamespaceLists.encodeDescriptors(out, List.of(NamespaceLists.Descriptor.eui64(eui64),
+                NamespaceLists.Descriptor.nguid(nguid), NamespaceLists.Descriptor.uuid(uuid),
+                NamespaceLists.Descriptor.csi(0)));
+    }
+
+    static byte[] sha256(String text) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JDK has SHA-256", e);
+        }
+    }
+}

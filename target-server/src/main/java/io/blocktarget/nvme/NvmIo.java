@@ -1,0 +1,236 @@
+package io.blocktarget.nvme;
+
+import io.blocktarget.block.BlockDevice;
+import io.blocktarget.block.BlockError;
+import io.blocktarget.block.BlockIoException;
+import io.blocktarget.block.BlockRange;
+import io.blocktarget.block.IoCallback;
+import io.blocktarget.protocol.nvme.DatasetManagementCommand;
+import io.blocktarget.protocol.nvme.DatasetManagementCommand.DsmRange;
+import io.blocktarget.protocol.nvme.NvmOpcode;
+import io.blocktarget.protocol.nvme.NvmeStatus;
+import io.blocktarget.protocol.nvme.Parsed;
+import io.blocktarget.protocol.nvme.ReadWriteCommand;
+import io.blocktarget.protocol.nvme.Sqe;
+import io.blocktarget.protocol.nvme.WriteZeroesCommand;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The NVM command set on I/O queues (NVM Command Set §3): Read, Write, Compare, Flush, Write Zeroes and
+ * Dataset Management over the namespace's block device. Parse (the protocol records), check against the
+ * namespace (NSID active, LBA range, MDTS, SGL length = NLB × LBS), then execute; backend failures map
+ * through {@link BlockStatus}.
+ *
+ * <p>Data the host sends: the SGL length is checked by the parse (Data SGL Length Invalid, DNR); if the
+ * transport then hands over fewer bytes than that, the transfer itself failed and the command completes
+ * with Data Transfer Error (no DNR: a retry may succeed). Extra bytes are ignored.
+ */
+final class NvmIo {
+    private static final long NSID_ALL = 0xFFFF_FFFFL;
+
+    private final Controller controller;
+
+    NvmIo(Controller controller) {
+        this.controller = controller;
+    }
+
+    void execute(Sqe sqe, ByteBuf dataOut, NvmeCompletion done) {
+        NvmOpcode opcode = NvmOpcode.of(sqe.opcode()).orElse(null);
+        if (opcode == null) {
+            Replies.status(done, NvmeStatus.INVALID_OPCODE);
+            return;
+        }
+        switch (opcode) {
+            case READ, WRITE, COMPARE -> readWrite(sqe, dataOut, done);
+            case FLUSH -> flush(sqe, done);
+            case WRITE_ZEROES -> writeZeroes(sqe, done);
+            case DATASET_MANAGEMENT -> datasetManagement(sqe, dataOut, done);
+            default -> Replies.status(done, NvmeStatus.INVALID_OPCODE);
+        }
+    }
+
+    private Namespace namespace(int nsid) {
+        return controller.subsystem().namespace(Integer.toUnsignedLong(nsid));
+    }
+
+    private void readWrite(Sqe sqe, ByteBuf dataOut, NvmeCompletion done) {
+        Parsed<ReadWriteCommand> parsed = ReadWriteCommand.parse(sqe);
+        if (!(parsed instanceof Parsed.Ok<ReadWriteCommand>(ReadWriteCommand command))) {
+            Replies.invalid(done, parsed);
+            return;
+        }
+        Namespace ns = namespace(command.nsid());
+        if (ns == null) {
+            Replies.status(done, NvmeStatus.INVALID_NAMESPACE_OR_FORMAT);
+            return;
+        }
+        int lbs = ns.geometry().logicalBlockSize();
+        NvmeLimits limits = controller.target().limits();
+        NvmeStatus valid = command.validate(ns.geometry().blockCount(), lbs, limits.maxDataTransferBytes(),
+                limits.ioInCapsuleDataBytes());
+        if (!valid.isSuccess()) {
+            Replies.status(done, valid);
+            return;
+        }
+        int length = (int) command.transferLength(lbs);
+        BlockDevice device = ns.device();
+        Subsystem stats = controller.subsystem();
+        if (command.opcode() == NvmOpcode.READ) {
+            device.read(command.slba(), command.blocks(), (data, failure) -> {
+                if (failure != null) {
+                    fail(done, failure);
+                } else {
+                    stats.readCommands.increment();
+                    stats.bytesRead.add(length);
+                    done.complete(NvmeStatus.SUCCESS, 0, 0, data);
+                }
+            });
+            return;
+        }
+        if (dataOut == null || dataOut.readableBytes() < length) {
+            Replies.status(done, NvmeStatus.DATA_TRANSFER_ERROR);
+            return;
+        }
+        ByteBuf data = dataOut.slice(dataOut.readerIndex(), length);
+        if (command.opcode() == NvmOpcode.COMPARE) {
+            device.read(command.slba(), command.blocks(), (stored, failure) -> {
+                if (failure != null) {
+                    fail(done, failure);
+                    return;
+                }
+                boolean same = ByteBufUtil.equals(stored, data);
+                stored.release();
+                stats.readCommands.increment();
+                Replies.status(done, same ? NvmeStatus.SUCCESS : NvmeStatus.COMPARE_FAILURE);
+            });
+            return;
+        }
+        // With the volatile write cache disabled (Set Features VWC WCE = 0) every write is written through.
+        boolean fua = command.fua() || !controller.features().writeCacheEnabled();
+        device.write(command.slba(), data, fua, (ignored, failure) -> {
+            if (failure != null) {
+                fail(done, failure);
+            } else {
+                stats.writeCommands.increment();
+                stats.bytesWritten.add(length);
+                Replies.status(done, NvmeStatus.SUCCESS);
+            }
+        });
+    }
+
+    /** Flush (NVM Command Set §3.2.4); NSID FFFFFFFFh flushes every namespace (VWC bits 2:1 = 11b). */
+    private void flush(Sqe sqe, NvmeCompletion done) {
+        if (Integer.toUnsignedLong(sqe.nsid()) == NSID_ALL) {
+            List<Namespace> all = List.copyOf(controller.subsystem().namespaces().values());
+            AtomicInteger left = new AtomicInteger(all.size());
+            AtomicReference<BlockIoException> first = new AtomicReference<>();
+            if (all.isEmpty()) {
+                Replies.status(done, NvmeStatus.SUCCESS);
+            }
+            for (Namespace ns : all) {
+                ns.device().flush((ignored, failure) -> {
+                    if (failure != null) {
+                        first.compareAndSet(null, failure);
+                    }
+                    if (left.decrementAndGet() == 0) {
+                        complete(done, first.get());
+                    }
+                });
+            }
+            return;
+        }
+        Namespace ns = namespace(sqe.nsid());
+        if (ns == null) {
+            Replies.status(done, NvmeStatus.INVALID_NAMESPACE_OR_FORMAT);
+            return;
+        }
+        ns.device().flush((ignored, failure) -> complete(done, failure));
+    }
+
+    /** Write Zeroes (NVM Command Set §3.2.8): DEAC deallocates (reads return zeros, DLFEAT); FUA then flushes. */
+    private void writeZeroes(Sqe sqe, NvmeCompletion done) {
+        Parsed<WriteZeroesCommand> parsed = WriteZeroesCommand.parse(sqe);
+        if (!(parsed instanceof Parsed.Ok<WriteZeroesCommand>(WriteZeroesCommand command))) {
+            Replies.invalid(done, parsed);
+            return;
+        }
+        Namespace ns = namespace(command.nsid());
+        if (ns == null) {
+            Replies.status(done, NvmeStatus.INVALID_NAMESPACE_OR_FORMAT);
+            return;
+        }
+        NvmeStatus valid = command.validate(ns.geometry().blockCount());
+        if (!valid.isSuccess()) {
+            Replies.status(done, valid);
+            return;
+        }
+        BlockDevice device = ns.device();
+        IoCallback<Void> then = (ignored, failure) -> {
+            if (failure == null && command.fua() && device.volatileWriteCache()) {
+                device.flush((none, flushFailure) -> complete(done, flushFailure));
+            } else {
+                complete(done, failure);
+            }
+        };
+        if (command.deac()) {
+            device.unmap(List.of(new BlockRange(command.slba(), command.blocks())), then);
+        } else {
+            device.writeZeroes(command.slba(), command.blocks(), then);
+        }
+    }
+
+    /** Dataset Management (NVM Command Set §3.2.2): AD deallocates the ranges; IDR / IDW hints are accepted. */
+    private void datasetManagement(Sqe sqe, ByteBuf dataOut, NvmeCompletion done) {
+        Parsed<DatasetManagementCommand> parsed = DatasetManagementCommand.parse(sqe);
+        if (!(parsed instanceof Parsed.Ok<DatasetManagementCommand>(DatasetManagementCommand command))) {
+            Replies.invalid(done, parsed);
+            return;
+        }
+        Namespace ns = namespace(command.nsid());
+        if (ns == null) {
+            Replies.status(done, NvmeStatus.INVALID_NAMESPACE_OR_FORMAT);
+            return;
+        }
+        if (dataOut == null || dataOut.readableBytes() < command.dataLength()) {
+            Replies.status(done, NvmeStatus.DATA_TRANSFER_ERROR);
+            return;
+        }
+        Parsed<List<DsmRange>> ranges = command.parseRanges(dataOut, ns.geometry().blockCount());
+        if (!(ranges instanceof Parsed.Ok<List<DsmRange>>(List<DsmRange> list))) {
+            Replies.invalid(done, ranges);
+            return;
+        }
+        List<BlockRange> deallocate = new ArrayList<>(list.size());
+        for (DsmRange r : list) {
+            if (r.length() != 0) {
+                deallocate.add(new BlockRange(r.slba(), r.lengthUnsigned()));
+            }
+        }
+        if (!command.ad() || deallocate.isEmpty()) {
+            Replies.status(done, NvmeStatus.SUCCESS);
+            return;
+        }
+        ns.device().unmap(deallocate, (ignored, failure) -> complete(done, failure));
+    }
+
+    private void complete(NvmeCompletion done, BlockIoException failure) {
+        if (failure == null) {
+            Replies.status(done, NvmeStatus.SUCCESS);
+        } else {
+            fail(done, failure);
+        }
+    }
+
+    private void fail(NvmeCompletion done, BlockIoException failure) {
+        if (failure.error() == BlockError.READ_ERROR || failure.error() == BlockError.WRITE_ERROR) {
+            controller.subsystem().mediaErrors.increment();
+        }
+        Replies.status(done, BlockStatus.of(failure.error()));
+    }
+}

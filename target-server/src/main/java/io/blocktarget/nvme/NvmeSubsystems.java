@@ -1,0 +1,156 @@
+package io.blocktarget.nvme;
+
+import io.blocktarget.protocol.nvme.ConnectCommand;
+import io.blocktarget.protocol.nvme.ConnectData;
+import io.blocktarget.protocol.nvme.ConnectResponse;
+import io.blocktarget.protocol.nvme.DiscoveryLog;
+import io.blocktarget.protocol.nvme.NvmeStatus;
+
+import java.lang.System.Logger.Level;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Pattern;
+
+/**
+ * The {@link NvmeTarget} of the server: every NVM subsystem (namespaces grouped by subsystem NQN) and the
+ * discovery subsystem {@code nqn.2014-08.org.nvmexpress.discovery}, and the Connect logic of the dynamic
+ * controller model (Base §6.3). Thread-safe: connections on any event loop may connect at once.
+ */
+public final class NvmeSubsystems implements NvmeTarget {
+    private static final System.Logger LOG = System.getLogger(NvmeSubsystems.class.getName());
+    /**
+     * Host NQN syntax (Base §4.5): {@code nqn.yyyy-mm.reverse-domain[:string]}, or the UUID form
+     * {@code nqn.2014-08.org.nvmexpress:uuid:…} which has the same shape.
+     */
+    private static final Pattern NQN = Pattern.compile("nqn\\.[0-9]{4}-[0-9]{2}\\.[A-Za-z0-9][A-Za-z0-9.-]*(:.+)?");
+
+    private final Map<String, Subsystem> subsystems;
+    private final List<NvmePort> ports;
+    private final NvmeLimits limits;
+    private final NvmeScheduler scheduler;
+    private final AtomicLong genctr = new AtomicLong(1);
+
+    private NvmeSubsystems(Map<String, Subsystem> subsystems, List<NvmePort> ports, NvmeLimits limits,
+                           NvmeScheduler scheduler) {
+        this.subsystems = subsystems;
+        this.ports = List.copyOf(ports);
+        this.limits = limits;
+        this.scheduler = scheduler;
+    }
+
+    /**
+     * Builds the target. {@code allowedHosts} maps a subsystem NQN to the host NQNs that may connect to it;
+     * a subsystem missing from the map, or mapped to an empty set, admits any host.
+     */
+    public static NvmeSubsystems of(List<NamespaceSpec> namespaces, List<NvmePort> ports, NvmeLimits limits,
+                                    NvmeScheduler scheduler, Map<String, Set<String>> allowedHosts) {
+        Objects.requireNonNull(limits, "limits");
+        Objects.requireNonNull(scheduler, "scheduler");
+        Map<String, List<Namespace>> grouped = new LinkedHashMap<>();
+        for (NamespaceSpec spec : namespaces) {
+            if (spec.subsystemNqn().equals(DiscoveryLog.DISCOVERY_NQN)) {
+                throw new IllegalArgumentException("namespace " + spec.name() + " in the discovery subsystem");
+            }
+            grouped.computeIfAbsent(spec.subsystemNqn(), nqn -> new ArrayList<>()).add(new Namespace(spec));
+        }
+        Map<String, Subsystem> map = new LinkedHashMap<>();
+        map.put(DiscoveryLog.DISCOVERY_NQN, Subsystem.discovery());
+        grouped.forEach((nqn, list) -> map.put(nqn, new Subsystem(nqn, Subsystem.Kind.NVM, list,
+                Subsystem.hosts(allowedHosts.getOrDefault(nqn, Set.of())))));
+        return new NvmeSubsystems(Map.copyOf(map), ports, limits, scheduler);
+    }
+
+    NvmeLimits limits() {
+        return limits;
+    }
+
+    NvmeScheduler scheduler() {
+        return scheduler;
+    }
+
+    @Override
+    public void connect(ConnectCommand command, ConnectData data, NvmeHostConnection connection,
+                        ConnectCompletion done) {
+        ConnectResult result = connect(command, data, connection);
+        if (!result.status().isSuccess()) {
+            LOG.log(Level.INFO, "NVMe Connect QID {0} from {1} ({2}) to {3} refused: {4}", command.qid(),
+                    connection.peerAddress(), data.hostnqn(), data.subnqn(), result.status());
+        }
+        done.complete(result);
+    }
+
+    private ConnectResult connect(ConnectCommand command, ConnectData data, NvmeHostConnection connection) {
+        Subsystem subsystem = subsystems.get(data.subnqn());
+        if (subsystem == null) {
+            return invalidData(ConnectData.OFFSET_SUBNQN);
+        }
+        if (!NQN.matcher(data.hostnqn()).matches()) {
+            return invalidData(ConnectData.OFFSET_HOSTNQN);
+        }
+        if (!subsystem.allows(data.hostnqn())) {
+            return ConnectResult.refused(NvmeStatus.CONNECT_INVALID_HOST, 0);
+        }
+        if (command.sqsize() >= ControllerConstants.MAX_QUEUE_ENTRIES) {
+            return ConnectResult.refused(NvmeStatus.CONNECT_INVALID_PARAMETERS,
+                    ConnectResponse.invalidParameter(false, ConnectCommand.OFFSET_SQSIZE));
+        }
+        if (command.isAdminQueue()) {
+            return connectAdmin(subsystem, command, data, connection);
+        }
+        Controller controller = subsystem.controller(data.cntlid());
+        if (controller == null) {
+            return invalidData(ConnectData.OFFSET_CNTLID);
+        }
+        return controller.attachIo(command, data, connection);
+    }
+
+    /** Admin queue: a new controller (dynamic model: the host must ask for CNTLID FFFFh). */
+    private ConnectResult connectAdmin(Subsystem subsystem, ConnectCommand command, ConnectData data,
+                                       NvmeHostConnection connection) {
+        if (data.cntlid() != ConnectData.CNTLID_DYNAMIC) {
+            return invalidData(ConnectData.OFFSET_CNTLID);
+        }
+        long kato = command.kato() == 0 && subsystem.kind() == Subsystem.Kind.DISCOVERY
+                ? ControllerConstants.DISCOVERY_DEFAULT_KATO_MILLIS : Controller.roundKato(command.kato());
+        Controller controller = subsystem.addController(cntlid -> new Controller(this, subsystem, cntlid, data, kato));
+        if (controller == null) {
+            return ConnectResult.refused(NvmeStatus.CONNECT_CONTROLLER_BUSY, 0);
+        }
+        return ConnectResult.accepted(controller.attachAdmin(command, connection),
+                ConnectResponse.success(controller.cntlid()));
+    }
+
+    private static ConnectResult invalidData(int offset) {
+        return ConnectResult.refused(NvmeStatus.CONNECT_INVALID_PARAMETERS, ConnectResponse.invalidParameter(true, offset));
+    }
+
+    /** The discovery log as {@code controller}'s host sees it (its allowed subsystems, its local address). */
+    DiscoveryLog discoveryLog(Controller controller) {
+        return DiscoveryLogs.build(genctr.get(), List.copyOf(subsystems.values()), ports, controller.hostNqn(),
+                controller.adminConnection());
+    }
+
+    /**
+     * Signals that namespace {@code nsid} of subsystem {@code subsystemNqn} changed (added, removed, resized):
+     * every controller of the subsystem records it in its Changed Namespace List and sends a Namespace
+     * Attribute Changed notice when the host enabled it (Base §5.2, §5.16.1.5).
+     */
+    public void namespaceChanged(String subsystemNqn, long nsid) {
+        Subsystem subsystem = subsystems.get(subsystemNqn);
+        if (subsystem == null || subsystem.kind() != Subsystem.Kind.NVM) {
+            throw new IllegalArgumentException("no NVM subsystem " + subsystemNqn);
+        }
+        subsystem.controllers().forEach(c -> c.events().namespaceChanged(nsid));
+    }
+
+    /** Signals that the discovery information changed: GENCTR advances and discovery controllers are notified. */
+    public void discoveryChanged() {
+        genctr.incrementAndGet();
+        subsystems.get(DiscoveryLog.DISCOVERY_NQN).controllers().forEach(c -> c.events().discoveryLogChanged());
+    }
+}

@@ -1,0 +1,127 @@
+package io.blocktarget.nvme;
+
+import io.blocktarget.protocol.nvme.DiscoveryLog;
+
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Predicate;
+
+/**
+ * An NVM subsystem (its namespaces, grouped by NQN) or the discovery subsystem, and the controllers hosts
+ * have created on it (dynamic controller model, Base §3.1.2.1: each Connect on an admin queue gets a fresh
+ * CNTLID, unique within the subsystem). The namespace set is immutable; the controller table is guarded
+ * by this object's monitor.
+ */
+final class Subsystem {
+    enum Kind { NVM, DISCOVERY }
+
+    private final String nqn;
+    private final Kind kind;
+    private final NavigableMap<Long, Namespace> namespaces;
+    private final String serialNumber;
+    private final Predicate<String> allowedHosts;
+    private final Map<Integer, Controller> controllers = new TreeMap<>();
+    private int nextCntlid = 1;
+
+    /** SMART / Health counters, shared by the controllers of this subsystem. */
+    final LongAdder readCommands = new LongAdder();
+    final LongAdder writeCommands = new LongAdder();
+    final LongAdder bytesRead = new LongAdder();
+    final LongAdder bytesWritten = new LongAdder();
+    final LongAdder mediaErrors = new LongAdder();
+
+    Subsystem(String nqn, Kind kind, List<Namespace> namespaces, Predicate<String> allowedHosts) {
+        this.nqn = nqn;
+        this.kind = kind;
+        TreeMap<Long, Namespace> map = new TreeMap<>();
+        for (Namespace ns : namespaces) {
+            if (map.putIfAbsent(ns.nsid(), ns) != null) {
+                throw new IllegalArgumentException("subsystem " + nqn + ": NSID " + ns.nsid() + " used twice");
+            }
+        }
+        this.namespaces = java.util.Collections.unmodifiableNavigableMap(map);
+        // Identify SN: 20 ASCII characters, the same for every controller of the subsystem (Linux checks that).
+        this.serialNumber = HexFormat.of().formatHex(Namespace.sha256("blocktarget subsystem " + nqn), 0, 10);
+        this.allowedHosts = allowedHosts;
+    }
+
+    static Subsystem discovery() {
+        return new Subsystem(DiscoveryLog.DISCOVERY_NQN, Kind.DISCOVERY, List.of(), host -> true);
+    }
+
+    /** Any host, the default until the configuration names hosts. */
+    static Predicate<String> anyHost() {
+        return host -> true;
+    }
+
+    /** Only the listed host NQNs; an empty set means any host. */
+    static Predicate<String> hosts(Set<String> hostNqns) {
+        Set<String> copy = Set.copyOf(hostNqns);
+        return copy.isEmpty() ? anyHost() : copy::contains;
+    }
+
+    String nqn() {
+        return nqn;
+    }
+
+    Kind kind() {
+        return kind;
+    }
+
+    String serialNumber() {
+        return serialNumber;
+    }
+
+    boolean allows(String hostNqn) {
+        return allowedHosts.test(hostNqn);
+    }
+
+    NavigableMap<Long, Namespace> namespaces() {
+        return namespaces;
+    }
+
+    /** The active namespace {@code nsid} (unsigned), or null. */
+    Namespace namespace(long nsid) {
+        return namespaces.get(nsid);
+    }
+
+    /** Identify NN: the largest NSID the subsystem uses (Base §5.17.2.1: the highest valid NSID). */
+    long nn() {
+        return namespaces.isEmpty() ? 0 : namespaces.lastKey();
+    }
+
+    boolean volatileWriteCache() {
+        return namespaces.values().stream().anyMatch(ns -> ns.device().volatileWriteCache());
+    }
+
+    /** Registers a new controller under a free CNTLID; null when all 65519 are in use. */
+    synchronized Controller addController(java.util.function.IntFunction<Controller> factory) {
+        for (int tries = 0; tries < ControllerConstants.MAX_CNTLID; tries++) {
+            int cntlid = nextCntlid;
+            nextCntlid = cntlid == ControllerConstants.MAX_CNTLID ? 1 : cntlid + 1;
+            if (!controllers.containsKey(cntlid)) {
+                Controller c = factory.apply(cntlid);
+                controllers.put(cntlid, c);
+                return c;
+            }
+        }
+        return null;
+    }
+
+    synchronized Controller controller(int cntlid) {
+        return controllers.get(cntlid);
+    }
+
+    synchronized void removeController(Controller controller) {
+        controllers.remove(controller.cntlid(), controller);
+    }
+
+    synchronized List<Controller> controllers() {
+        return List.copyOf(controllers.values());
+    }
+}
