@@ -1,6 +1,8 @@
 package io.blocktarget.it.nvme;
 
+import io.blocktarget.block.BlockDevice;
 import io.blocktarget.block.BlockGeometry;
+import io.blocktarget.block.file.FileBlockDevice;
 import io.blocktarget.block.ram.MemoryBudget;
 import io.blocktarget.block.ram.RamBlockDevice;
 import io.blocktarget.nvme.NamespaceSpec;
@@ -14,8 +16,12 @@ import io.vertx.core.Vertx;
 import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetServerOptions;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -28,8 +34,13 @@ final class LoopbackNvmeServer implements AutoCloseable {
     static final int[] BLOCK_SIZES = {512, 1024, 2048, 4096, 8192, 16384, 32768, 65536};
     static final long NAMESPACE_BYTES = 16L << 20;
 
+    /** A file-backed namespace: its completions arrive on file I/O threads, not on the connection's loop. */
+    static final String FILE_NQN = "nqn.2026-11.io.blocktarget:file-4096";
+
     final Vertx vertx = Vertx.vertx();
-    final List<RamBlockDevice> devices = new ArrayList<>();
+    final List<BlockDevice> devices = new ArrayList<>();
+    private final ExecutorService fileIo = Executors.newFixedThreadPool(2);
+    private final Path file;
     final NvmeTcpTransport transport;
     final int ioPort;
     final int discoveryPort;
@@ -51,6 +62,12 @@ final class LoopbackNvmeServer implements AutoCloseable {
             devices.add(d);
             namespaces.add(new NamespaceSpec(nqn(lbs), 1, "ram-" + lbs, d));
         }
+        file = Files.createTempFile("nvmetcp-it", ".img");
+        Files.delete(file);
+        FileBlockDevice f = FileBlockDevice.open("file-4096", file, new BlockGeometry(4096, 4096, NAMESPACE_BYTES / 4096),
+                new FileBlockDevice.Options(true, false, false), fileIo);
+        devices.add(f);
+        namespaces.add(new NamespaceSpec(FILE_NQN, 1, "file-4096", f));
         NvmeTarget target = NvmeTargets.create(namespaces,
                 List.of(new NvmePort(1, "127.0.0.1", ioPort), new NvmePort(2, "127.0.0.1", discoveryPort)),
                 NvmeLimits.DEFAULT, new VertxNvmeScheduler(vertx));
@@ -72,6 +89,8 @@ final class LoopbackNvmeServer implements AutoCloseable {
             s.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
         }
         vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-        devices.forEach(RamBlockDevice::close);
+        devices.forEach(BlockDevice::close);
+        fileIo.shutdownNow();
+        Files.deleteIfExists(file);
     }
 }

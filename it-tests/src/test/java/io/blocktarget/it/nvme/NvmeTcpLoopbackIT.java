@@ -224,6 +224,28 @@ class NvmeTcpLoopbackIT {
     }
 
     @Test
+    void fileBackedCompletionsComeBackToTheConnection() throws Exception {
+        try (NvmeTcpTestHost admin = NvmeTcpTestHost.open(server.ioPort, false, false)) {
+            NvmeTcpTestHost.require(admin.connect(LoopbackNvmeServer.FILE_NQN, 0, 31, ConnectData.CNTLID_DYNAMIC,
+                    5000, 0), "admin Connect");
+            admin.enable();
+            try (NvmeTcpTestHost io = NvmeTcpTestHost.open(server.ioPort, true, true)) {
+                NvmeTcpTestHost.require(io.connect(LoopbackNvmeServer.FILE_NQN, 1, 127, cntlid(admin), 0, 0), "I/O");
+                byte[] all = pattern(64 * 32 * 1024, 21);
+                // MDTS is 1 MiB: two writes
+                int half = all.length / 2;
+                assertThat(io.write(1, 0, half / 4096, java.util.Arrays.copyOf(all, half)).ok()).isTrue();
+                assertThat(io.write(1, half / 4096, half / 4096, java.util.Arrays.copyOfRange(all, half, all.length))
+                        .ok()).isTrue();
+                byte[][] back = io.pipelinedReads(1, 64, 8, 4096);
+                for (int i = 0; i < back.length; i++) {
+                    assertThat(back[i]).isEqualTo(java.util.Arrays.copyOfRange(all, i * 32768, (i + 1) * 32768));
+                }
+            }
+        }
+    }
+
+    @Test
     void sqFlowControlDisabledReadsEndWithTheSuccessFlag() throws Exception {
         try (NvmeTcpTestHost admin = admin(4096, false, 5000);
              NvmeTcpTestHost io = NvmeTcpTestHost.open(server.ioPort, false, false)) {

@@ -213,6 +213,32 @@ final class NvmeTcpTestHost implements AutoCloseable {
         }
     }
 
+    /**
+     * Sends {@code count} reads of {@code blocks} blocks at SLBA i × blocks back to back, then collects every
+     * C2HData and CQE in whatever order they come; returns the data per read.
+     */
+    byte[][] pipelinedReads(int nsid, int count, int blocks, int lbs) throws IOException {
+        int length = blocks * lbs;
+        for (int i = 0; i < count; i++) {
+            Sqe sqe = new ReadWriteCommand(NvmOpcode.READ, 0, nsid, (long) i * blocks, blocks - 1, false, false, 0, 0,
+                    null).toSqe();
+            send(new CapsuleCmd(withCid(sqe, 1000 + i, SglDescriptor.transportDataBlock(length))));
+        }
+        byte[][] data = new byte[count][length];
+        for (int done = 0; done < count; ) {
+            switch (read()) {
+                case C2HData c -> c.data().getBytes(c.data().readerIndex(), data[c.cccid() - 1000], (int) c.datao(),
+                        c.data().readableBytes());
+                case CapsuleResp r -> {
+                    require(new Reply(r.cqe(), null), "pipelined read " + r.cqe().cid());
+                    done++;
+                }
+                case NvmeTcpPdu p -> throw new IOException("unexpected " + p);
+            }
+        }
+        return data;
+    }
+
     private void answer(R2T r2t, byte[] data) throws IOException {
         long end = r2t.r2to() + r2t.r2tl();
         for (long off = r2t.r2to(); off < end; off += maxH2CData) {
