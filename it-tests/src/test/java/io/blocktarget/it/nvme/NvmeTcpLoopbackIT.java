@@ -49,17 +49,24 @@ class NvmeTcpLoopbackIT {
 
     /** Connected and enabled admin queue of a fresh controller for the RAM namespace of {@code lbs}. */
     static NvmeTcpTestHost admin(int lbs, boolean digests, long katoMillis) throws IOException {
+        return admin(LoopbackNvmeServer.nqn(lbs), digests, katoMillis);
+    }
+
+    static NvmeTcpTestHost admin(String subnqn, boolean digests, long katoMillis) throws IOException {
         NvmeTcpTestHost host = NvmeTcpTestHost.open(server.ioPort, digests, digests);
-        NvmeTcpTestHost.Reply r = host.connect(LoopbackNvmeServer.nqn(lbs), 0, 31, ConnectData.CNTLID_DYNAMIC,
-                katoMillis, 0);
+        NvmeTcpTestHost.Reply r = host.connect(subnqn, 0, 31, ConnectData.CNTLID_DYNAMIC, katoMillis, 0);
         NvmeTcpTestHost.require(r, "admin Connect");
         host.enable();
         return host;
     }
 
     static NvmeTcpTestHost ioQueue(int lbs, int cntlid, int qid, boolean digests) throws IOException {
+        return ioQueue(LoopbackNvmeServer.nqn(lbs), cntlid, qid, digests);
+    }
+
+    static NvmeTcpTestHost ioQueue(String subnqn, int cntlid, int qid, boolean digests) throws IOException {
         NvmeTcpTestHost host = NvmeTcpTestHost.open(server.ioPort, digests, digests);
-        NvmeTcpTestHost.require(host.connect(LoopbackNvmeServer.nqn(lbs), qid, 127, cntlid, 0, 0), "I/O Connect");
+        NvmeTcpTestHost.require(host.connect(subnqn, qid, 127, cntlid, 0, 0), "I/O Connect");
         host.inCapsuleLimit = 16 * 1024;
         return host;
     }
@@ -225,12 +232,8 @@ class NvmeTcpLoopbackIT {
 
     @Test
     void fileBackedCompletionsComeBackToTheConnection() throws Exception {
-        try (NvmeTcpTestHost admin = NvmeTcpTestHost.open(server.ioPort, false, false)) {
-            NvmeTcpTestHost.require(admin.connect(LoopbackNvmeServer.FILE_NQN, 0, 31, ConnectData.CNTLID_DYNAMIC,
-                    5000, 0), "admin Connect");
-            admin.enable();
-            try (NvmeTcpTestHost io = NvmeTcpTestHost.open(server.ioPort, true, true)) {
-                NvmeTcpTestHost.require(io.connect(LoopbackNvmeServer.FILE_NQN, 1, 127, cntlid(admin), 0, 0), "I/O");
+        try (NvmeTcpTestHost admin = admin(LoopbackNvmeServer.FILE_NQN, false, 5000)) {
+            try (NvmeTcpTestHost io = ioQueue(LoopbackNvmeServer.FILE_NQN, cntlid(admin), 1, true)) {
                 byte[] all = pattern(64 * 32 * 1024, 21);
                 // MDTS is 1 MiB: two writes
                 int half = all.length / 2;

@@ -136,7 +136,7 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
     private void onICReq(ICReq req) {
         // PFV 0 and HPDA <= 31 were checked by the decoder (UNSUPPORTED_PARAMETER); MAXR2T is honoured by sending
         // at most one R2T per command at a time; digests are granted exactly as requested.
-        state = state.checkTransition(ConnectionState.AWAIT_CONNECT);
+        transitionTo(ConnectionState.AWAIT_CONNECT);
         sender.send(ICResp.answering(req, 0, limits.maxH2CDataBytes()));
         sender = new PduSender(ctx, req.controllerSendOptions());
         decoder.framing(decoder.framing().established(new PduOptions(req.hdgstEnable(), req.ddgstEnable(), 0)));
@@ -337,7 +337,7 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
         }
         queue = result.queue();
         qid = cc.qid();
-        state = state.checkTransition(ConnectionState.LIVE);
+        transitionTo(ConnectionState.LIVE);
         boolean disabled = queue.sqFlowControlDisabled();
         sqhd = disabled ? SQHD_FLOW_CONTROL_DISABLED : 1 % queue.entries();
         c.releaseData();
@@ -423,7 +423,7 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
         if (state == ConnectionState.CLOSING) {
             return false;
         }
-        state = state.checkTransition(ConnectionState.CLOSING);
+        transitionTo(ConnectionState.CLOSING);
         LOG.log(level, "{0}: {1}", identity(), reason);
         commands.forEach(c -> {
             // an executing command's data stays alive until the NVMe layer completes it (NvmeQueue.submit)
@@ -435,6 +435,12 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
             queue.close();
         }
         return true;
+    }
+
+    /** The one place the connection state changes: checked, and traced at DEBUG (INFO lines are per event). */
+    private void transitionTo(ConnectionState next) {
+        LOG.log(Level.DEBUG, "{0}: {1} -> {2}", identity(), state, next);
+        state = state.checkTransition(next);
     }
 
     private String identity() {

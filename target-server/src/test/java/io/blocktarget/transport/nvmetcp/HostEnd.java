@@ -221,6 +221,8 @@ final class HostEnd implements AutoCloseable {
         sentLog.release();
         receivedLog.release();
         if (ownsTarget) {
+            // every slice of the storage handed out as read data was released by the transport
+            assertThat(target.storage.refCnt()).as("storage references left").isEqualTo(1);
             target.release();
         }
     }

@@ -38,7 +38,7 @@ class NvmeTcpStreamingTest {
             byte[] small = pattern(4096, 11);
             host.capsule(write(1, 0, SglDescriptor.inCapsule(0, small.length)), small);
             host.response();
-            byte[] big = pattern(70_000, 12);
+            byte[] big = pattern(40_000, 12);
             host.capsule(write(2, 16, SglDescriptor.transportDataBlock(big.length)));
             answer(host, (R2T) host.next(), big, 20_000);
             host.response();
