@@ -311,6 +311,41 @@ class NvmeTcpConnectionTest {
     }
 
     @Test
+    void connectDataMayComeByR2T() {
+        try (HostEnd host = HostEnd.open(LIMITS)) {
+            host.icReq(false, false);
+            ByteBuf data = Unpooled.buffer(1024);
+            new io.blocktarget.protocol.nvme.ConnectData(HostEnd.HOSTID, 0xFFFF, FakeTarget.SUBNQN, HostEnd.HOSTNQN)
+                    .encode(data);
+            host.capsule(new ConnectCommand(5, 0, 0, 31, 0, 5000, SglDescriptor.transportDataBlock(1024)).toSqe());
+            R2T r2t = (R2T) host.next();
+            assertThat(r2t.r2tl()).isEqualTo(1024);
+            answer(host, r2t, bytes(data), 512);
+            data.release();
+            Cqe cqe = host.response();
+            assertThat(cqe.status().sc()).isZero();
+            assertThat(cqe.dw0()).isEqualTo(FakeTarget.CNTLID);
+        }
+    }
+
+    @Test
+    void c2hDataIsAlignedToTheHostsHpda() {
+        try (HostEnd host = HostEnd.open(LIMITS)) {
+            host.sendBytes(new byte[]{0, 0, (byte) 0x80, 0, (byte) 0x80, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0});
+            host.sendBytes(new byte[112]);   // the rest of the 128-byte ICReq: HPDA 3 = 16-byte alignment
+            host.next().release();
+            host.connect(1, 127, 0, FakeTarget.SUBNQN);
+            host.capsule(read(1, 0, 512));
+            ByteBuf raw = host.channel.readOutbound();
+            // C2HData: HLEN 24, PDO 32 (24 rounded up to 16), PLEN 32 + 512
+            assertThat(raw.getUnsignedByte(0)).isEqualTo((short) 0x07);
+            assertThat(raw.getUnsignedByte(3)).isEqualTo((short) 32);
+            assertThat(raw.getUnsignedIntLE(4)).isEqualTo(32 + 512);
+            raw.release();
+        }
+    }
+
+    @Test
     void commandBeforeConnectIsASequenceError() {
         try (HostEnd host = HostEnd.open(LIMITS)) {
             host.icReq(false, false);
