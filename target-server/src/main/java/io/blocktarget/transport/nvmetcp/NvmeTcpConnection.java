@@ -63,7 +63,7 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
     private int qid = -1;
     private int sqhd;
 
-    /** Which listener accepted the connection (§ discovery: 8009 serves only the discovery subsystem). */
+    /** Which listener accepted the connection: the discovery port (8009) serves only the discovery subsystem. */
     enum PortKind { ALL_SUBSYSTEMS, DISCOVERY_ONLY }
 
     NvmeTcpConnection(NvmeTarget target, NvmeLimits limits, PortKind port, NvmeTcpFrameDecoder decoder) {

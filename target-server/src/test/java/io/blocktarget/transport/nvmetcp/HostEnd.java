@@ -148,6 +148,11 @@ final class HostEnd implements AutoCloseable {
         return cqe;
     }
 
+    /** A command without data (Flush 00h on NSID 1, Keep Alive 18h on the admin queue, ...). */
+    void noData(int opcode, int cid) {
+        capsule(Sqe.of(opcode, cid, opcode == 0x18 ? 0 : 1, SglDescriptor.transportDataBlock(0)));
+    }
+
     void capsule(Sqe sqe) {
         send(new CapsuleCmd(sqe));
     }

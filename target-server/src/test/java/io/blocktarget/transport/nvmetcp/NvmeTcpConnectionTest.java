@@ -240,7 +240,7 @@ class NvmeTcpConnectionTest {
             assertThat(c.success()).isTrue();
             c.release();
             // a command without data still gets its CapsuleResp
-            host.capsule(Sqe.of(0x00, 14, 1, SglDescriptor.transportDataBlock(0)));
+            host.noData(0x00, 14);
             assertThat(host.response().cid()).isEqualTo(14);
         }
     }
@@ -251,7 +251,7 @@ class NvmeTcpConnectionTest {
             assertThat(host.open(0, 31, 0).sqhd()).isEqualTo(1);
             int[] seen = new int[40];
             for (int i = 0; i < seen.length; i++) {
-                host.capsule(Sqe.of(0x18, 100 + i, 0, SglDescriptor.transportDataBlock(0)));
+                host.noData(0x18, 100 + i);
                 seen[i] = host.response().sqhd();
             }
             int[] expected = new int[40];
@@ -300,8 +300,8 @@ class NvmeTcpConnectionTest {
         try (HostEnd host = HostEnd.open(LIMITS)) {
             host.open(1, 127, 0);
             host.target.holdCompletions = true;
-            host.capsule(Sqe.of(0x00, 21, 1, SglDescriptor.transportDataBlock(0)));
-            host.capsule(Sqe.of(0x00, 22, 1, SglDescriptor.transportDataBlock(0)));
+            host.noData(0x00, 21);
+            host.noData(0x00, 22);
             assertThat(host.drain()).isEmpty();
             host.target.held.get(1).run();
             host.target.held.get(0).run();
@@ -349,7 +349,7 @@ class NvmeTcpConnectionTest {
     void commandBeforeConnectIsASequenceError() {
         try (HostEnd host = HostEnd.open(LIMITS)) {
             host.icReq(false, false);
-            host.capsule(Sqe.of(0x18, 1, 0, SglDescriptor.transportDataBlock(0)));
+            host.noData(0x18, 1);
             Cqe cqe = host.response();
             assertThat(cqe.status()).isEqualTo(status(NvmeStatus.COMMAND_SEQUENCE_ERROR));
             assertThat(host.target.submitted).isEmpty();

@@ -49,7 +49,7 @@ class NvmeTcpFatalTest {
     @Test
     void capsuleBeforeICReqIsASequenceError() {
         try (HostEnd host = HostEnd.open(LIMITS)) {
-            host.capsule(Sqe.of(0x18, 1, 0, SglDescriptor.transportDataBlock(0)));
+            host.noData(0x18, 1);
             TermReq t = host.assertTerminated(PDU_SEQUENCE_ERROR, 0);
             // the offending header is copied (HLEN 72 bytes of the CapsuleCmd)
             assertThat(t.offendingHeader()).hasSize(72);
@@ -130,8 +130,8 @@ class NvmeTcpFatalTest {
         try (HostEnd host = HostEnd.open(LIMITS)) {
             host.open(1, 127, 0);
             host.target.holdCompletions = true;
-            host.capsule(Sqe.of(0x00, 5, 1, SglDescriptor.transportDataBlock(0)));
-            host.capsule(Sqe.of(0x00, 5, 1, SglDescriptor.transportDataBlock(0)));
+            host.noData(0x00, 5);
+            host.noData(0x00, 5);
             host.assertTerminated(INVALID_PDU_HEADER_FIELD, 10);
             assertThat(host.target.queues.getFirst().closed).isEqualTo(1);
             // the held completion arrives after the close: nothing is sent, nothing breaks
@@ -142,7 +142,7 @@ class NvmeTcpFatalTest {
             host.open(0, 31, 0);
             host.target.holdCompletions = true;
             for (int cid = 0; cid < 33; cid++) {
-                host.capsule(Sqe.of(0x18, cid, 0, SglDescriptor.transportDataBlock(0)));
+                host.noData(0x18, cid);
             }
             host.assertTerminated(PDU_SEQUENCE_ERROR, 0);
             assertThat(host.target.submitted).hasSize(32);

@@ -44,7 +44,7 @@ class NvmeTcpStreamingTest {
             host.response();
             host.capsule(read(3, 16, big.length));
             host.drain().forEach(NvmeTcpPdu::release);
-            host.capsule(Sqe.of(0x00, 4, 1, SglDescriptor.transportDataBlock(0)));
+            host.noData(0x00, 4);
             host.response();
             return new byte[][]{bytes(host.sentLog), bytes(host.receivedLog)};
         }
