@@ -12,6 +12,7 @@ import io.blocktarget.protocol.nvme.NvmeStatus;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Arrays;
 
 /**
  * One controller of the dynamic model (Base §3.1.2.1): created by a Connect on an admin queue, owning its
@@ -119,7 +120,7 @@ final class Controller {
      * the granted number and not yet connected.
      */
     synchronized ConnectResult attachIo(ConnectCommand command, ConnectData data, NvmeHostConnection connection) {
-        if (!hostNqn.equals(data.hostnqn()) || !java.util.Arrays.equals(hostId, data.hostId())) {
+        if (!hostNqn.equals(data.hostnqn()) || !Arrays.equals(hostId, data.hostId())) {
             return ConnectResult.refused(NvmeStatus.CONNECT_INVALID_PARAMETERS,
                     ConnectResponse.invalidParameter(true, ConnectData.OFFSET_CNTLID));
         }
@@ -186,6 +187,9 @@ final class Controller {
             return NvmeStatus.INVALID_FIELD;
         }
         synchronized (this) {
+            if (state == ControllerState.TORN_DOWN) {
+                return NvmeStatus.COMMAND_SEQUENCE_ERROR; // torn down (keep-alive) while this command was on its way
+            }
             Cc old = Cc.decode(cc);
             Cc neu = Cc.decode((int) value);
             cc = (int) value;

@@ -15,7 +15,8 @@ enum ControllerState {
         return switch (this) {
             case CONNECTED -> Set.of(ENABLED, SHUTDOWN, TORN_DOWN);
             case ENABLED -> Set.of(CONNECTED, SHUTDOWN, TORN_DOWN);
-            case SHUTDOWN -> Set.of(CONNECTED, TORN_DOWN);
+            // EN 0 -> 1 after a shutdown requested while disabled is a fresh enable
+            case SHUTDOWN -> Set.of(CONNECTED, ENABLED, TORN_DOWN);
             case TORN_DOWN -> Set.of();
         };
     }

@@ -39,14 +39,16 @@ final class Features {
     private final Map<FeatureId, Integer> values = new EnumMap<>(FeatureId.class);
     private int overThreshold = DEFAULT_OVER_THRESHOLD_KELVIN;
     private int underThreshold;
+    /** VWC WCE, read lock-free by every write on every I/O queue. */
+    private volatile int writeCache = 1;
 
     Features(Controller controller) {
         this.controller = controller;
     }
 
     /** Whether writes may complete from the volatile cache (VWC feature WCE; on while the cache exists). */
-    synchronized boolean writeCacheEnabled() {
-        return values.getOrDefault(FeatureId.VOLATILE_WRITE_CACHE, 1) != 0;
+    boolean writeCacheEnabled() {
+        return writeCache != 0;
     }
 
     private Set<FeatureId> supported() {
@@ -102,6 +104,10 @@ final class Features {
                     Replies.status(done, NvmeStatus.INVALID_FIELD);
                     return;
                 }
+                store(value);
+            }
+            case FeatureValue.VolatileWriteCache v -> {
+                writeCache = v.encode();
                 store(value);
             }
             case FeatureValue.TemperatureThreshold t -> {

@@ -13,6 +13,7 @@ import io.netty.buffer.ByteBuf;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 
 /**
  * Identify (Base §5.17): CNS 00h, 01h, 02h, 03h, 05h, 06h, 08h on NVM controllers, CNS 01h on the discovery
@@ -21,6 +22,13 @@ import java.util.function.Consumer;
  */
 final class IdentifyCommands {
     private static final long NSID_BROADCAST = 0xFFFF_FFFFL;
+    /** CMIC bit 0: more than one port; bit 1: more than one controller (one per host in the dynamic model). */
+    private static final int CMIC_MULTI_PORT = 1;
+    private static final int CMIC_MULTI_CONTROLLER = 1 << 1;
+    /** FRMW: slot 1 read-only (bit 0), one slot (bits 3:1). */
+    private static final int FRMW_ONE_READ_ONLY_SLOT = 1 | 1 << 1;
+    /** OFCS bit 0: the Disconnect command is supported (Base §5.17.2.1, fabrics fields). */
+    private static final int OFCS_DISCONNECT = 1;
 
     private IdentifyCommands() {
     }
@@ -79,7 +87,7 @@ final class IdentifyCommands {
     }
 
     private static void namespace(Subsystem subsystem, long nsid, NvmeCompletion done,
-                                  java.util.function.BiConsumer<Namespace, ByteBuf> encoder) {
+                                  BiConsumer<Namespace, ByteBuf> encoder) {
         Namespace ns = subsystem.namespace(nsid);
         if (ns != null) {
             reply(done, out -> encoder.accept(ns, out));
@@ -119,12 +127,4 @@ final class IdentifyCommands {
                 discovery ? 0 : 4 + limits.ioInCapsuleDataBytes() / 16, discovery ? 0 : 1, 0, 0, 1,
                 OFCS_DISCONNECT);
     }
-
-    /** CMIC bit 0: more than one port; bit 1: more than one controller (one per host in the dynamic model). */
-    private static final int CMIC_MULTI_PORT = 1;
-    private static final int CMIC_MULTI_CONTROLLER = 1 << 1;
-    /** FRMW: slot 1 read-only (bit 0), one slot (bits 3:1). */
-    private static final int FRMW_ONE_READ_ONLY_SLOT = 1 | 1 << 1;
-    /** OFCS bit 0: the Disconnect command is supported (Base §5.17.2.1, fabrics fields). */
-    private static final int OFCS_DISCONNECT = 1;
 }

@@ -12,6 +12,7 @@ import io.netty.buffer.ByteBufAllocator;
 
 import java.util.List;
 import java.util.function.Consumer;
+import io.blocktarget.protocol.nvme.DiscoveryLog;
 
 /**
  * Get Log Page (Base §5.16): each page is encoded whole and the requested window (LPO, NUMD) cut from it,
@@ -31,12 +32,17 @@ final class LogPageCommands {
             Replies.invalid(done, parsed);
             return;
         }
+        if (command.lengthBytes() > controller.target().limits().maxDataTransferBytes()) {
+            // more than MDTS in one command (Base §5.16: the transfer is bounded by MDTS)
+            Replies.status(done, NvmeStatus.INVALID_FIELD);
+            return;
+        }
         if (controller.isDiscovery()) {
             if (command.lid() != GetLogPageCommand.LID_DISCOVERY) {
                 Replies.status(done, NvmeStatus.INVALID_LOG_PAGE);
                 return;
             }
-            io.blocktarget.protocol.nvme.DiscoveryLog page = controller.target().discoveryLog(controller);
+            DiscoveryLog page = controller.target().discoveryLog(controller);
             reply(command, done, page.size(), page::encode);
             controller.events().discoveryLogRead(command.rae());
             return;

@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.ToIntFunction;
 
 /**
  * The NVM command set on I/O queues (NVM Command Set §3): Read, Write, Compare, Flush, Write Zeroes and
@@ -55,21 +56,33 @@ final class NvmIo {
         }
     }
 
+    /**
+     * The namespace a parsed command addresses, or null after completing the command with the parse failure
+     * or Invalid Namespace or Format (an inactive NSID, NVM Command Set §3.3).
+     */
+    private <T> Namespace resolve(Parsed<T> parsed, ToIntFunction<T> nsid, NvmeCompletion done) {
+        if (!(parsed instanceof Parsed.Ok<T>(T command))) {
+            Replies.invalid(done, parsed);
+            return null;
+        }
+        Namespace ns = namespace(nsid.applyAsInt(command));
+        if (ns == null) {
+            Replies.status(done, NvmeStatus.INVALID_NAMESPACE_OR_FORMAT);
+        }
+        return ns;
+    }
+
     private Namespace namespace(int nsid) {
         return controller.subsystem().namespace(Integer.toUnsignedLong(nsid));
     }
 
     private void readWrite(Sqe sqe, ByteBuf dataOut, NvmeCompletion done) {
         Parsed<ReadWriteCommand> parsed = ReadWriteCommand.parse(sqe);
-        if (!(parsed instanceof Parsed.Ok<ReadWriteCommand>(ReadWriteCommand command))) {
-            Replies.invalid(done, parsed);
-            return;
-        }
-        Namespace ns = namespace(command.nsid());
+        Namespace ns = resolve(parsed, ReadWriteCommand::nsid, done);
         if (ns == null) {
-            Replies.status(done, NvmeStatus.INVALID_NAMESPACE_OR_FORMAT);
             return;
         }
+        ReadWriteCommand command = parsed.orNull();
         int lbs = ns.geometry().logicalBlockSize();
         NvmeLimits limits = controller.target().limits();
         NvmeStatus valid = command.validate(ns.geometry().blockCount(), lbs, limits.maxDataTransferBytes(),
@@ -156,15 +169,11 @@ final class NvmIo {
     /** Write Zeroes (NVM Command Set §3.2.8): DEAC deallocates (reads return zeros, DLFEAT); FUA then flushes. */
     private void writeZeroes(Sqe sqe, NvmeCompletion done) {
         Parsed<WriteZeroesCommand> parsed = WriteZeroesCommand.parse(sqe);
-        if (!(parsed instanceof Parsed.Ok<WriteZeroesCommand>(WriteZeroesCommand command))) {
-            Replies.invalid(done, parsed);
-            return;
-        }
-        Namespace ns = namespace(command.nsid());
+        Namespace ns = resolve(parsed, WriteZeroesCommand::nsid, done);
         if (ns == null) {
-            Replies.status(done, NvmeStatus.INVALID_NAMESPACE_OR_FORMAT);
             return;
         }
+        WriteZeroesCommand command = parsed.orNull();
         NvmeStatus valid = command.validate(ns.geometry().blockCount());
         if (!valid.isSuccess()) {
             Replies.status(done, valid);
@@ -188,15 +197,11 @@ final class NvmIo {
     /** Dataset Management (NVM Command Set §3.2.2): AD deallocates the ranges; IDR / IDW hints are accepted. */
     private void datasetManagement(Sqe sqe, ByteBuf dataOut, NvmeCompletion done) {
         Parsed<DatasetManagementCommand> parsed = DatasetManagementCommand.parse(sqe);
-        if (!(parsed instanceof Parsed.Ok<DatasetManagementCommand>(DatasetManagementCommand command))) {
-            Replies.invalid(done, parsed);
-            return;
-        }
-        Namespace ns = namespace(command.nsid());
+        Namespace ns = resolve(parsed, DatasetManagementCommand::nsid, done);
         if (ns == null) {
-            Replies.status(done, NvmeStatus.INVALID_NAMESPACE_OR_FORMAT);
             return;
         }
+        DatasetManagementCommand command = parsed.orNull();
         if (dataOut == null || dataOut.readableBytes() < command.dataLength()) {
             Replies.status(done, NvmeStatus.DATA_TRANSFER_ERROR);
             return;

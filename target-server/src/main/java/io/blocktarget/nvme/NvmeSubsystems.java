@@ -15,6 +15,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
+import java.util.Collections;
 
 /**
  * The {@link NvmeTarget} of the server: every NVM subsystem (namespaces grouped by subsystem NQN) and the
@@ -62,7 +63,8 @@ public final class NvmeSubsystems implements NvmeTarget {
         map.put(DiscoveryLog.DISCOVERY_NQN, Subsystem.discovery());
         grouped.forEach((nqn, list) -> map.put(nqn, new Subsystem(nqn, Subsystem.Kind.NVM, list,
                 Subsystem.hosts(allowedHosts.getOrDefault(nqn, Set.of())))));
-        return new NvmeSubsystems(Map.copyOf(map), ports, limits, scheduler);
+        // insertion order: the discovery log lists subsystems in configuration order
+        return new NvmeSubsystems(Collections.unmodifiableMap(map), ports, limits, scheduler);
     }
 
     NvmeLimits limits() {

@@ -10,6 +10,8 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Predicate;
+import java.util.function.IntFunction;
+import java.util.Collections;
 
 /**
  * An NVM subsystem (its namespaces, grouped by NQN) or the discovery subsystem, and the controllers hosts
@@ -44,7 +46,7 @@ final class Subsystem {
                 throw new IllegalArgumentException("subsystem " + nqn + ": NSID " + ns.nsid() + " used twice");
             }
         }
-        this.namespaces = java.util.Collections.unmodifiableNavigableMap(map);
+        this.namespaces = Collections.unmodifiableNavigableMap(map);
         // Identify SN: 20 ASCII characters, the same for every controller of the subsystem (Linux checks that).
         this.serialNumber = HexFormat.of().formatHex(Namespace.sha256("blocktarget subsystem " + nqn), 0, 10);
         this.allowedHosts = allowedHosts;
@@ -100,7 +102,7 @@ final class Subsystem {
     }
 
     /** Registers a new controller under a free CNTLID; null when all 65519 are in use. */
-    synchronized Controller addController(java.util.function.IntFunction<Controller> factory) {
+    synchronized Controller addController(IntFunction<Controller> factory) {
         for (int tries = 0; tries < ControllerConstants.MAX_CNTLID; tries++) {
             int cntlid = nextCntlid;
             nextCntlid = cntlid == ControllerConstants.MAX_CNTLID ? 1 : cntlid + 1;

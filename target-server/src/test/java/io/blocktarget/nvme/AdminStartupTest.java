@@ -159,6 +159,18 @@ class AdminStartupTest {
     }
 
     @Test
+    void shutdownWhileDisabledThenEnable() {
+        TestHost host = TestHost.connect(target, NQN, 0);
+        assertThat(host.propertySet(ControllerRegister.CC, 2 << 14)).isEqualTo(NvmeStatus.SUCCESS); // abrupt
+        assertThat(host.propertyGet(ControllerRegister.CSTS)).isEqualTo(0b1000);
+        assertThat(host.propertySet(ControllerRegister.CC, TestHost.CC_ENABLE)).isEqualTo(NvmeStatus.SUCCESS);
+        assertThat(host.propertyGet(ControllerRegister.CSTS)).isEqualTo(1);
+        host.admin.close();
+        // the queue is gone with its controller
+        assertThat(host.propertySet(ControllerRegister.CC, 0)).isEqualTo(NvmeStatus.COMMAND_SEQUENCE_ERROR);
+    }
+
+    @Test
     void unsupportedControllerConfigurationSetsFatalStatus() {
         TestHost host = TestHost.connect(target, NQN, 0);
         int ccWith128ByteSqes = 1 | 7 << 16 | 4 << 20;

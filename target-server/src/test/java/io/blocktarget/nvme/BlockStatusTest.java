@@ -1,0 +1,33 @@
+package io.blocktarget.nvme;
+
+import io.blocktarget.block.BlockError;
+import io.blocktarget.protocol.nvme.NvmeStatus;
+import org.junit.jupiter.api.Test;
+
+import java.util.EnumMap;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The one table from backend failures to NVMe status (NVM Command Set §4.1.1), every row with SCT/SC/DNR. */
+class BlockStatusTest {
+    private record Row(int sct, int sc, boolean dnr) {
+    }
+
+    @Test
+    void everyBlockErrorHasItsStatus() {
+        Map<BlockError, Row> expected = new EnumMap<>(BlockError.class);
+        expected.put(BlockError.LBA_OUT_OF_RANGE, new Row(0, 0x80, true));
+        expected.put(BlockError.INVALID_LENGTH, new Row(0, 0x02, true));
+        expected.put(BlockError.WRITE_PROTECTED, new Row(0, 0x20, true));
+        expected.put(BlockError.OUT_OF_SPACE, new Row(0, 0x81, true));
+        expected.put(BlockError.READ_ERROR, new Row(2, 0x81, false));
+        expected.put(BlockError.WRITE_ERROR, new Row(2, 0x80, false));
+        expected.put(BlockError.CLOSED, new Row(0, 0x82, false));
+        assertThat(expected.keySet()).containsExactlyInAnyOrder(BlockError.values());
+        expected.forEach((error, row) -> {
+            NvmeStatus status = BlockStatus.of(error);
+            assertThat(new Row(status.sct().code(), status.sc(), status.dnr())).as(error.name()).isEqualTo(row);
+        });
+    }
+}
