@@ -28,6 +28,7 @@ import io.blocktarget.protocol.nvmetcp.TermReq;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.util.ReferenceCountUtil;
 
 import java.lang.System.Logger.Level;
@@ -49,6 +50,8 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
     private static final int OFFSET_H2C_TTAG = 10;
     /** SQHD of the Connect response when the host disabled SQ flow control (TP 8005, as Linux nvmet). */
     private static final int SQHD_FLOW_CONTROL_DISABLED = 0xFFFF;
+    /** Outbound bytes at which reading pauses (high) and resumes (low): a few large reads in flight. */
+    static final WriteBufferWaterMark WRITE_BUFFER = new WriteBufferWaterMark(1 << 20, 4 << 20);
 
     private final NvmeTarget target;
     private final NvmeLimits limits;
@@ -79,6 +82,17 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
         this.sender = new PduSender(ctx, PduOptions.NONE);
+        ctx.channel().config().setWriteBufferWaterMark(WRITE_BUFFER);
+    }
+
+    /**
+     * Backpressure: while the host does not take its C2HData as fast as it asks for it, no further capsules are
+     * read, so one connection buffers at most about {@link #WRITE_BUFFER}'s high mark plus one burst of reads.
+     */
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        ctx.channel().config().setAutoRead(ctx.channel().isWritable());
+        ctx.fireChannelWritabilityChanged();
     }
 
     @Override

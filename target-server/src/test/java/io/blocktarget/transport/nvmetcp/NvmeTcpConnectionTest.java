@@ -346,6 +346,20 @@ class NvmeTcpConnectionTest {
     }
 
     @Test
+    void readingPausesWhileTheHostDoesNotTakeItsData() {
+        try (HostEnd host = HostEnd.open(LIMITS)) {
+            host.open(1, 127, 0);
+            assertThat(host.channel.config().getWriteBufferHighWaterMark()).isEqualTo(4 << 20);
+            host.channel.unsafe().outboundBuffer().setUserDefinedWritability(1, false);
+            host.channel.runPendingTasks();
+            assertThat(host.channel.config().isAutoRead()).isFalse();
+            host.channel.unsafe().outboundBuffer().setUserDefinedWritability(1, true);
+            host.channel.runPendingTasks();
+            assertThat(host.channel.config().isAutoRead()).isTrue();
+        }
+    }
+
+    @Test
     void commandBeforeConnectIsASequenceError() {
         try (HostEnd host = HostEnd.open(LIMITS)) {
             host.icReq(false, false);
