@@ -1,0 +1,136 @@
+package io.blocktarget.transport.nvmetcp;
+
+import io.blocktarget.protocol.nvme.NvmeStatus;
+import io.blocktarget.protocol.nvme.Sqe;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
+
+/**
+ * One outstanding command of a connection: its slot (which is also the TTAG of its R2Ts: unique among the
+ * connection's outstanding commands, so no TTAG map is needed), its SQE, its state and the host-to-controller
+ * data gathered so far. Mutated only on the connection's event loop.
+ */
+final class Command {
+    /** Largest number of H2CData slices gathered into one composite before Netty would consolidate (copy). */
+    static final int MAX_COMPONENTS = 4096;
+
+    private final int slot;
+    private final Sqe sqe;
+    private final TransferDirection direction;
+    private CommandState state = CommandState.NEW;
+    /** Host-to-controller data: the in-capsule slice or the H2CData slices; null when none. */
+    private ByteBuf dataOut;
+    /** Bytes of the command's data the host must send by R2T (the SGL length). */
+    private long transferLength;
+    /** Offset the next H2CData must start at (§3.6.2.9: in order, no gaps). */
+    private long received;
+    /** The current R2T: [r2to, r2to + r2tl). */
+    private long r2to;
+    private long r2tl;
+    /** TRANSIENT_TRANSPORT_ERROR once a data digest failed; the data is still drained up to LAST_PDU. */
+    private NvmeStatus transportStatus = NvmeStatus.SUCCESS;
+
+    Command(int slot, Sqe sqe) {
+        this.slot = slot;
+        this.sqe = sqe;
+        this.direction = TransferDirection.of(sqe);
+    }
+
+    int slot() {
+        return slot;
+    }
+
+    int ttag() {
+        return slot;
+    }
+
+    Sqe sqe() {
+        return sqe;
+    }
+
+    int cid() {
+        return sqe.cid();
+    }
+
+    TransferDirection direction() {
+        return direction;
+    }
+
+    CommandState state() {
+        return state;
+    }
+
+    void transitionTo(CommandState next) {
+        state = state.checkTransition(next);
+    }
+
+    ByteBuf dataOut() {
+        return dataOut;
+    }
+
+    /** Takes ownership of the in-capsule data slice. */
+    void dataOut(ByteBuf inCapsule) {
+        dataOut = inCapsule;
+    }
+
+    /** Starts gathering {@code length} bytes by R2T. */
+    void expectH2C(long length, CompositeByteBuf gather) {
+        transferLength = length;
+        dataOut = gather;
+    }
+
+    long transferLength() {
+        return transferLength;
+    }
+
+    long received() {
+        return received;
+    }
+
+    long r2to() {
+        return r2to;
+    }
+
+    long r2tl() {
+        return r2tl;
+    }
+
+    /** Opens the next R2T of at most {@code maxLength} bytes; returns its length. */
+    long nextR2T(long maxLength) {
+        r2to = received;
+        r2tl = Math.min(maxLength, transferLength - received);
+        return r2tl;
+    }
+
+    boolean r2tComplete() {
+        return received == r2to + r2tl;
+    }
+
+    boolean allDataReceived() {
+        return received == transferLength;
+    }
+
+    /** Appends one H2CData's data (ownership passes to the command). */
+    void append(ByteBuf data) {
+        received += data.readableBytes();
+        ((CompositeByteBuf) dataOut).addComponent(true, data);
+    }
+
+    /** Skips one H2CData whose digest failed. */
+    void skip(int datal) {
+        received += datal;
+        transportStatus = NvmeStatus.TRANSIENT_TRANSPORT_ERROR;
+    }
+
+    NvmeStatus transportStatus() {
+        return transportStatus;
+    }
+
+    /** Releases the gathered data (idempotent). */
+    void releaseData() {
+        if (dataOut != null) {
+            dataOut.release();
+            dataOut = null;
+        }
+    }
+}

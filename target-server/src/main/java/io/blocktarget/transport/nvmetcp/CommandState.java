@@ -1,0 +1,35 @@
+package io.blocktarget.transport.nvmetcp;
+
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * Life of one command on a connection (NVMe/TCP §3.4): a capsule arrives (NEW), host-to-controller data not in
+ * the capsule is pulled by R2T/H2CData (AWAITING_H2C_DATA), the NVMe layer runs it (EXECUTING), controller-to-host
+ * data and the response go out (SENDING_C2H), then its slot and CID are free again (DONE).
+ */
+enum CommandState {
+    NEW,
+    AWAITING_H2C_DATA,
+    EXECUTING,
+    SENDING_C2H,
+    DONE;
+
+    private Set<CommandState> next() {
+        return switch (this) {
+            // NEW -> DONE: completed by the transport itself (bad SGL, data digest error) without executing
+            case NEW -> EnumSet.of(AWAITING_H2C_DATA, EXECUTING, DONE);
+            case AWAITING_H2C_DATA -> EnumSet.of(EXECUTING, DONE);
+            case EXECUTING -> EnumSet.of(SENDING_C2H, DONE);
+            case SENDING_C2H -> EnumSet.of(DONE);
+            case DONE -> EnumSet.noneOf(CommandState.class);
+        };
+    }
+
+    CommandState checkTransition(CommandState to) {
+        if (!next().contains(to)) {
+            throw new IllegalStateException("command " + this + " -> " + to);
+        }
+        return to;
+    }
+}

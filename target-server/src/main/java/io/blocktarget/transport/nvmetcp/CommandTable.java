@@ -1,0 +1,76 @@
+package io.blocktarget.transport.nvmetcp;
+
+import io.blocktarget.protocol.nvme.Sqe;
+
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * The outstanding commands of one connection, at most {@code capacity} (the queue's entries: Base §4.1 "the host
+ * shall not submit more commands than the queue holds"), indexed by slot (= TTAG) and by CID.
+ */
+final class CommandTable {
+    private final Command[] slots;
+    private final ArrayDeque<Integer> free;
+    private final Map<Integer, Command> byCid = new HashMap<>();
+
+    CommandTable(int capacity) {
+        slots = new Command[capacity];
+        free = new ArrayDeque<>(capacity);
+        for (int i = 0; i < capacity; i++) {
+            free.add(i);
+        }
+    }
+
+    int capacity() {
+        return slots.length;
+    }
+
+    int size() {
+        return byCid.size();
+    }
+
+    boolean isFull() {
+        return free.isEmpty();
+    }
+
+    boolean cidInUse(int cid) {
+        return byCid.containsKey(cid);
+    }
+
+    /** A new command in a free slot; the caller checked {@link #isFull()} and {@link #cidInUse}. */
+    Command add(Sqe sqe) {
+        int slot = free.poll();
+        Command c = new Command(slot, sqe);
+        slots[slot] = c;
+        byCid.put(sqe.cid(), c);
+        return c;
+    }
+
+    /** The command owning TTAG {@code ttag}, or null. */
+    Command byTtag(int ttag) {
+        return ttag < slots.length ? slots[ttag] : null;
+    }
+
+    Command byCid(int cid) {
+        return byCid.get(cid);
+    }
+
+    void remove(Command c) {
+        if (slots[c.slot()] == c) {
+            slots[c.slot()] = null;
+            byCid.remove(c.cid());
+            free.add(c.slot());
+        }
+    }
+
+    void forEach(Consumer<Command> action) {
+        for (Command c : slots) {
+            if (c != null) {
+                action.accept(c);
+            }
+        }
+    }
+}

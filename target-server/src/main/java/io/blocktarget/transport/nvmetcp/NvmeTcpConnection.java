@@ -1,0 +1,492 @@
+package io.blocktarget.transport.nvmetcp;
+
+import io.blocktarget.nvme.ConnectResult;
+import io.blocktarget.nvme.NvmeHostConnection;
+import io.blocktarget.nvme.NvmeLimits;
+import io.blocktarget.nvme.NvmeQueue;
+import io.blocktarget.nvme.NvmeTarget;
+import io.blocktarget.protocol.nvme.ConnectCommand;
+import io.blocktarget.protocol.nvme.ConnectData;
+import io.blocktarget.protocol.nvme.ConnectResponse;
+import io.blocktarget.protocol.nvme.Cqe;
+import io.blocktarget.protocol.nvme.FabricsCommandType;
+import io.blocktarget.protocol.nvme.NvmeStatus;
+import io.blocktarget.protocol.nvme.Parsed;
+import io.blocktarget.protocol.nvme.SglDescriptor;
+import io.blocktarget.protocol.nvme.Sqe;
+import io.blocktarget.protocol.nvmetcp.CapsuleCmd;
+import io.blocktarget.protocol.nvmetcp.H2CData;
+import io.blocktarget.protocol.nvmetcp.ICReq;
+import io.blocktarget.protocol.nvmetcp.ICResp;
+import io.blocktarget.protocol.nvmetcp.NvmeTcpFatalError;
+import io.blocktarget.protocol.nvmetcp.NvmeTcpHeader;
+import io.blocktarget.protocol.nvmetcp.NvmeTcpPdu;
+import io.blocktarget.protocol.nvmetcp.NvmeTcpPduType;
+import io.blocktarget.protocol.nvmetcp.NvmeTcpProtocolException;
+import io.blocktarget.protocol.nvmetcp.PduOptions;
+import io.blocktarget.protocol.nvmetcp.TermReq;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.util.ReferenceCountUtil;
+
+import java.lang.System.Logger.Level;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.concurrent.RejectedExecutionException;
+
+/**
+ * One NVMe/TCP connection on the controller side (NVMe/TCP §3.3): ICReq/ICResp, the Fabrics Connect that binds
+ * the connection to one queue, then capsules, R2T/H2CData for host-to-controller data, C2HData and CapsuleResp.
+ * Lives on its channel's event loop: no locks; completions from other threads hop back through the executor.
+ * Connection-fatal errors go through {@link #fatal}: one log line, a C2HTermReq where the spec asks for one, close.
+ */
+final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements NvmeHostConnection {
+    private static final System.Logger LOG = System.getLogger("blocktarget.nvmetcp");
+    /** SQE byte 2 within the CapsuleCmd PDU: the CID, FEI of a CID conflict. */
+    private static final int OFFSET_CAPSULE_CID = CapsuleCmd.OFFSET_SQE + 2;
+    private static final int OFFSET_H2C_CCCID = 8;
+    private static final int OFFSET_H2C_TTAG = 10;
+    /** SQHD of the Connect response when the host disabled SQ flow control (TP 8005, as Linux nvmet). */
+    private static final int SQHD_FLOW_CONTROL_DISABLED = 0xFFFF;
+    /** Outbound bytes at which reading pauses (high) and resumes (low): a few large reads in flight. */
+    static final WriteBufferWaterMark WRITE_BUFFER = new WriteBufferWaterMark(1 << 20, 4 << 20);
+
+    private final NvmeTarget target;
+    private final NvmeLimits limits;
+    private final PortKind port;
+    private final NvmeTcpFrameDecoder decoder;
+    private ChannelHandlerContext ctx;
+    private ConnectionState state = ConnectionState.AWAIT_ICREQ;
+    private PduSender sender;
+    /** Before Connect: room for the Connect only. */
+    private CommandTable commands = new CommandTable(1);
+    private NvmeQueue queue;
+    private int qid = -1;
+    private int sqhd;
+
+    /** Which listener accepted the connection: the discovery port (8009) serves only the discovery subsystem. */
+    enum PortKind { ALL_SUBSYSTEMS, DISCOVERY_ONLY }
+
+    NvmeTcpConnection(NvmeTarget target, NvmeLimits limits, PortKind port, NvmeTcpFrameDecoder decoder) {
+        this.target = target;
+        this.limits = limits;
+        this.port = port;
+        this.decoder = decoder;
+    }
+
+    // ---------------------------------------------------------------- Netty events
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+        this.sender = new PduSender(ctx, PduOptions.NONE);
+        ctx.channel().config().setWriteBufferWaterMark(WRITE_BUFFER);
+    }
+
+    /**
+     * Backpressure: while the host does not take its C2HData as fast as it asks for it, no further capsules are
+     * read, so one connection buffers at most about {@link #WRITE_BUFFER}'s high mark plus one burst of reads.
+     */
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        ctx.channel().config().setAutoRead(ctx.channel().isWritable());
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (state == ConnectionState.CLOSING || !(msg instanceof Inbound in)) {
+            release(msg);
+            return;
+        }
+        try {
+            switch (in) {
+                case Inbound.Pdu(NvmeTcpPdu pdu, ByteBuf frame) -> onPdu(pdu, frame);
+                case Inbound.CapsuleDigestError(Sqe sqe) -> onCapsuleDigestError(sqe);
+                case Inbound.H2CDataDigestError e -> onH2CDataDigestError(e);
+                case Inbound.Fatal(NvmeTcpProtocolException error, TermReq termReq) -> fatal(error.getMessage(), termReq);
+            }
+        } catch (RuntimeException e) {
+            // a bug of ours or of the NVMe layer: this connection ends, the others never notice
+            LOG.log(Level.ERROR, identity() + ": internal error, closing", e);
+            close(Level.DEBUG, "internal error");
+        }
+    }
+
+    private void onPdu(NvmeTcpPdu pdu, ByteBuf frame) {
+        try {
+            switch (pdu) {
+                case ICReq req -> onICReq(req);
+                case CapsuleCmd capsule -> onCapsule(capsule.sqe(), capsule.data());
+                case H2CData data -> onH2CData(data);
+                case TermReq term -> close(Level.WARNING, "H2CTermReq from the host: FES " + term.fes() + " ("
+                        + term.reason() + "), FEI " + term.fei());
+                default -> throw NvmeTcpProtocolException.headerField(NvmeTcpHeader.OFFSET_TYPE, pdu.type()
+                        + " from a host");
+            }
+        } catch (NvmeTcpProtocolException e) {
+            pdu.release();
+            fatal(e.getMessage(), TermReq.c2h(e, frame));
+        } finally {
+            frame.release();
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        close(Level.INFO, "disconnected");
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        close(Level.INFO, "socket error: " + cause);
+    }
+
+    // ---------------------------------------------------------------- Initialization (§3.6.2.2 / §3.6.2.3)
+
+    private void onICReq(ICReq req) {
+        // PFV 0 and HPDA <= 31 were checked by the decoder (UNSUPPORTED_PARAMETER); MAXR2T is honoured by sending
+        // at most one R2T per command at a time; digests are granted exactly as requested.
+        transitionTo(ConnectionState.AWAIT_CONNECT);
+        sender.send(ICResp.answering(req, 0, limits.maxH2CDataBytes()));
+        sender = new PduSender(ctx, req.controllerSendOptions());
+        decoder.framing(decoder.framing().established(new PduOptions(req.hdgstEnable(), req.ddgstEnable(), 0)));
+    }
+
+    // ---------------------------------------------------------------- Capsules (§3.6.2.6)
+
+    /** Takes ownership of {@code inCapsule} once admitted; a fatal error before that leaves it to the caller. */
+    private void onCapsule(Sqe sqe, ByteBuf inCapsule) throws NvmeTcpProtocolException {
+        Command c = admit(sqe);
+        SglDescriptor sgl = sqe.dptr();
+        NvmeStatus sglStatus = checkSgl(c, sgl, inCapsule.readableBytes());
+        if (!sglStatus.isSuccess()) {
+            inCapsule.release();
+            complete(c, sglStatus, 0, 0, null);
+            return;
+        }
+        if (c.direction() != TransferDirection.HOST_TO_CONTROLLER) {
+            inCapsule.release();
+            execute(c);
+        } else if (sgl.kind() == SglDescriptor.Kind.IN_CAPSULE) {
+            c.dataOut(inCapsule.retainedSlice(inCapsule.readerIndex() + (int) sgl.address(), sgl.length()));
+            inCapsule.release();
+            execute(c);
+        } else {
+            inCapsule.release();
+            c.expectH2C(sgl.lengthUnsigned(), ctx.alloc().compositeBuffer(Command.MAX_COMPONENTS));
+            if (c.allDataReceived()) {
+                execute(c);
+            } else {
+                c.transitionTo(CommandState.AWAITING_H2C_DATA);
+                sendNextR2T(c);
+            }
+        }
+    }
+
+    /** A capsule takes a slot (queue depth) and advances SQHD, even one the transport fails itself. */
+    private Command admit(Sqe sqe) throws NvmeTcpProtocolException {
+        if (commands.cidInUse(sqe.cid())) {
+            throw NvmeTcpProtocolException.headerField(OFFSET_CAPSULE_CID, "CID " + sqe.cid() + " in use");
+        }
+        if (commands.isFull()) {
+            throw NvmeTcpProtocolException.of(NvmeTcpFatalError.PDU_SEQUENCE_ERROR,
+                    "more than " + commands.capacity() + " outstanding commands");
+        }
+        if (state == ConnectionState.LIVE && !queue.sqFlowControlDisabled()) {
+            sqhd = (sqhd + 1) % queue.entries();
+        }
+        return commands.add(sqe);
+    }
+
+    /** The SGL forms NVMe/TCP allows for the command's direction (§3.3.2 / Base §4.3.2). */
+    private NvmeStatus checkSgl(Command c, SglDescriptor sgl, int inCapsuleBytes) {
+        return switch (c.direction()) {
+            case NONE, BIDIRECTIONAL -> inCapsuleBytes == 0 ? NvmeStatus.SUCCESS : NvmeStatus.INVALID_FIELD;
+            case CONTROLLER_TO_HOST -> sgl.kind() != SglDescriptor.Kind.TRANSPORT_DATA_BLOCK
+                    ? NvmeStatus.SGL_DESCRIPTOR_TYPE_INVALID
+                    : inCapsuleBytes == 0 ? NvmeStatus.SUCCESS : NvmeStatus.INVALID_FIELD;
+            case HOST_TO_CONTROLLER -> switch (sgl.kind()) {
+                case IN_CAPSULE -> sgl.validate(-1, inCapsuleBytes);
+                // the NVMe layer checks NLB against MDTS; the transport must not buffer more than MDTS
+                case TRANSPORT_DATA_BLOCK -> inCapsuleBytes != 0 ? NvmeStatus.INVALID_FIELD
+                        : sgl.lengthUnsigned() > limits.maxDataTransferBytes() ? NvmeStatus.INVALID_FIELD
+                        : NvmeStatus.SUCCESS;
+                case UNSUPPORTED -> NvmeStatus.SGL_DESCRIPTOR_TYPE_INVALID;
+            };
+        };
+    }
+
+    private void onCapsuleDigestError(Sqe sqe) {
+        try {
+            complete(admit(sqe), NvmeStatus.TRANSIENT_TRANSPORT_ERROR, 0, 0, null);
+        } catch (NvmeTcpProtocolException e) {
+            fatal(e);
+        }
+    }
+
+    // ---------------------------------------------------------------- R2T / H2CData (§3.6.2.9 / §3.6.2.10)
+
+    private void sendNextR2T(Command c) {
+        long r2tl = c.nextR2T(limits.maxH2CDataBytes());
+        sender.sendR2T(c.cid(), c.ttag(), c.r2to(), r2tl);
+    }
+
+    /** Checks everything before the data changes hands: a fatal error leaves the PDU to the caller. */
+    private void onH2CData(H2CData pdu) throws NvmeTcpProtocolException {
+        Command c = h2cTarget(pdu.cccid(), pdu.ttag());
+        pdu.checkWithin(c.r2to(), c.r2tl(), c.received());
+        checkLastPdu(c, pdu.datao() + pdu.datal(), pdu.last());
+        c.append(pdu.data());
+        afterH2CData(c);
+    }
+
+    private void onH2CDataDigestError(Inbound.H2CDataDigestError e) {
+        try {
+            Command c = h2cTarget(e.cccid(), e.ttag());
+            if (e.datao() != c.received() || e.datao() + e.datal() > c.r2to() + c.r2tl()) {
+                throw new NvmeTcpProtocolException(NvmeTcpFatalError.DATA_TRANSFER_OUT_OF_RANGE, 0, e.cccid(),
+                        "DATAO " + e.datao() + " DATAL " + e.datal() + " outside the R2T");
+            }
+            checkLastPdu(c, e.datao() + e.datal(), e.last());
+            // NVMe/TCP §3.6.2.9 / Base "Transient Transport Error": the command fails, the connection lives;
+            // the rest of the R2T's data is still drained so the PDU stream stays in step.
+            c.skip(e.datal());
+            afterH2CData(c);
+        } catch (NvmeTcpProtocolException x) {
+            fatal(x);
+        }
+    }
+
+    /** §3.6.2.9: LAST_PDU marks exactly the PDU that completes the R2T. */
+    private static void checkLastPdu(Command c, long end, boolean last) throws NvmeTcpProtocolException {
+        if (last != (end == c.r2to() + c.r2tl())) {
+            throw NvmeTcpProtocolException.headerField(NvmeTcpHeader.OFFSET_FLAGS,
+                    "LAST_PDU " + last + " with data ending at " + end + " of R2T " + c.r2to() + "+" + c.r2tl());
+        }
+    }
+
+    private Command h2cTarget(int cccid, int ttag) throws NvmeTcpProtocolException {
+        Command c = commands.byTtag(ttag);
+        if (c == null || c.state() != CommandState.AWAITING_H2C_DATA) {
+            throw NvmeTcpProtocolException.headerField(OFFSET_H2C_TTAG, "TTAG " + ttag + " has no R2T outstanding");
+        }
+        if (c.cid() != cccid) {
+            throw NvmeTcpProtocolException.headerField(OFFSET_H2C_CCCID, "CCCID " + cccid + " but TTAG " + ttag
+                    + " belongs to CID " + c.cid());
+        }
+        return c;
+    }
+
+    private void afterH2CData(Command c) {
+        if (!c.r2tComplete()) {
+            return;
+        }
+        if (!c.allDataReceived()) {
+            sendNextR2T(c);
+        } else if (!c.transportStatus().isSuccess()) {
+            complete(c, c.transportStatus(), 0, 0, null);
+        } else {
+            execute(c);
+        }
+    }
+
+    // ---------------------------------------------------------------- Execution
+
+    private void execute(Command c) {
+        c.transitionTo(CommandState.EXECUTING);
+        Sqe sqe = c.sqe();
+        boolean connect = sqe.isFabrics() && sqe.fctype() == FabricsCommandType.CONNECT.code();
+        if (state == ConnectionState.AWAIT_CONNECT) {
+            if (connect) {
+                connect(c);
+            } else {
+                complete(c, NvmeStatus.COMMAND_SEQUENCE_ERROR, 0, 0, null);
+            }
+        } else if (connect) {
+            // one queue per connection (§3.3): a second Connect is out of sequence
+            complete(c, NvmeStatus.COMMAND_SEQUENCE_ERROR, 0, 0, null);
+        } else {
+            queue.submit(sqe, c.dataOut(), (status, dw0, dw1, dataIn) ->
+                    onLoop(() -> complete(c, status, dw0, dw1, dataIn), dataIn));
+        }
+    }
+
+    private void connect(Command c) {
+        Parsed<ConnectCommand> command = ConnectCommand.parse(c.sqe());
+        if (command instanceof Parsed.Invalid<ConnectCommand>(NvmeStatus status, int dw0)) {
+            complete(c, status, dw0, 0, null);
+            return;
+        }
+        Parsed<ConnectData> data = c.dataOut() == null ? Parsed.invalid(NvmeStatus.DATA_SGL_LENGTH_INVALID)
+                : ConnectData.parse(c.dataOut());
+        if (data instanceof Parsed.Invalid<ConnectData>(NvmeStatus status, int dw0)) {
+            complete(c, status, dw0, 0, null);
+            return;
+        }
+        ConnectCommand cc = command.orNull();
+        ConnectData cd = data.orNull();
+        if (port == PortKind.DISCOVERY_ONLY && !NvmeTcpTransport.DISCOVERY_NQN.equals(cd.subnqn())) {
+            complete(c, NvmeStatus.CONNECT_INVALID_PARAMETERS,
+                    ConnectResponse.invalidParameter(true, ConnectData.OFFSET_SUBNQN), 0, null);
+            return;
+        }
+        target.connect(cc, cd, this, result -> onLoop(() -> connected(c, cc, cd, result), null));
+    }
+
+    private void connected(Command c, ConnectCommand cc, ConnectData cd, ConnectResult result) {
+        if (state == ConnectionState.CLOSING) {
+            if (result.queue() != null) {
+                result.queue().close();
+            }
+            c.releaseData();
+            return;
+        }
+        if (result.queue() == null) {
+            complete(c, result.status(), result.dw0(), 0, null);
+            return;
+        }
+        queue = result.queue();
+        qid = cc.qid();
+        transitionTo(ConnectionState.LIVE);
+        boolean disabled = queue.sqFlowControlDisabled();
+        sqhd = disabled ? SQHD_FLOW_CONTROL_DISABLED : 1 % queue.entries();
+        c.releaseData();
+        commands.remove(c);
+        c.transitionTo(CommandState.DONE);
+        sender.sendResponse(Cqe.of(c.cid(), qid, sqhd, NvmeStatus.SUCCESS, result.dw0()));
+        if (disabled) {
+            sqhd = 0;
+        }
+        commands = new CommandTable(queue.entries());
+        decoder.framing(decoder.framing().withMaxInCapsuleData(
+                qid == 0 ? limits.adminInCapsuleDataBytes() : limits.ioInCapsuleDataBytes()));
+        LOG.log(Level.INFO, "{0}: connected {1} host {2} (entries {3})", identity(), cd.subnqn(), cd.hostnqn(),
+                queue.entries());
+    }
+
+    /** Ends a command: C2HData (capped at the SGL length), then CapsuleResp unless SUCCESS said it all. */
+    private void complete(Command c, NvmeStatus status, int dw0, int dw1, ByteBuf dataIn) {
+        try {
+            c.releaseData();
+            if (state == ConnectionState.CLOSING || c.state() == CommandState.DONE) {
+                return;
+            }
+            int length = dataIn == null || c.direction() != TransferDirection.CONTROLLER_TO_HOST ? 0
+                    : (int) Math.min(dataIn.readableBytes(), c.sqe().dptr().lengthUnsigned());
+            boolean successFlag = status.isSuccess() && length > 0 && queue != null && queue.sqFlowControlDisabled();
+            if (status.isSuccess() && length > 0) {
+                c.transitionTo(CommandState.SENDING_C2H);
+                sender.sendC2HData(c.cid(), dataIn.slice(dataIn.readerIndex(), length), successFlag);
+            }
+            c.transitionTo(CommandState.DONE);
+            commands.remove(c);
+            if (!successFlag) {
+                sender.sendResponse(new Cqe(dw0, dw1, sqhd, Math.max(qid, 0), c.cid(), 0, status.toCqeStatus()));
+            }
+        } finally {
+            release(dataIn);
+        }
+    }
+
+    /** Runs {@code task} on this connection's event loop; if that loop is gone, only releases {@code owned}. */
+    private void onLoop(Runnable task, ByteBuf owned) {
+        if (ctx.executor().inEventLoop()) {
+            task.run();
+            return;
+        }
+        try {
+            ctx.executor().execute(task);
+        } catch (RejectedExecutionException e) {
+            release(owned);
+        }
+    }
+
+    // ---------------------------------------------------------------- Teardown
+
+    @Override
+    public void terminate(String reason) {
+        onLoop(() -> close(Level.INFO, "terminated by the controller: " + reason), null);
+    }
+
+    /** Tier-3 error (DESIGN.md §6): log once with the connection's identity, C2HTermReq, close once it is sent. */
+    private void fatal(String reason, TermReq termReq) {
+        if (teardown(Level.WARNING, "fatal: " + reason)) {
+            sender.sendAndClose(termReq);
+        }
+    }
+
+    /** A fatal error found without the offending PDU's header at hand: the TermReq carries no header copy. */
+    private void fatal(NvmeTcpProtocolException e) {
+        int fes = e.reason().fes().orElse(NvmeTcpFatalError.PDU_SEQUENCE_ERROR.fes().orElseThrow());
+        fatal(e.getMessage(), new TermReq(NvmeTcpPduType.C2H_TERM_REQ, fes,
+                e.reason().feiIsOffset() ? e.fei() : 0, new byte[0]));
+    }
+
+    private void close(Level level, String reason) {
+        if (teardown(level, reason) && ctx.channel().isActive()) {
+            ctx.close();
+        }
+    }
+
+    /** Moves to CLOSING once: logs, releases gathered data, closes the queue. False when already closing. */
+    private boolean teardown(Level level, String reason) {
+        if (state == ConnectionState.CLOSING) {
+            return false;
+        }
+        transitionTo(ConnectionState.CLOSING);
+        LOG.log(level, "{0}: {1}", identity(), reason);
+        commands.forEach(c -> {
+            // an executing command's data stays alive until the NVMe layer completes it (NvmeQueue.submit)
+            if (c.state() != CommandState.EXECUTING) {
+                c.releaseData();
+            }
+        });
+        if (queue != null) {
+            queue.close();
+        }
+        return true;
+    }
+
+    /** The one place the connection state changes: checked, and traced at DEBUG (INFO lines are per event). */
+    private void transitionTo(ConnectionState next) {
+        LOG.log(Level.DEBUG, "{0}: {1} -> {2}", identity(), state, next);
+        state = state.checkTransition(next);
+    }
+
+    private String identity() {
+        return "NVMe/TCP " + peerAddress() + (queue == null ? "" : " cntlid " + queue.cntlid() + " qid " + qid);
+    }
+
+    private static void release(Object msg) {
+        if (msg instanceof Inbound.Pdu(NvmeTcpPdu pdu, ByteBuf frame)) {
+            pdu.release();
+            frame.release();
+        } else {
+            ReferenceCountUtil.release(msg);
+        }
+    }
+
+    // ---------------------------------------------------------------- NvmeHostConnection
+
+    @Override
+    public String peerAddress() {
+        SocketAddress a = ctx.channel().remoteAddress();
+        return a instanceof InetSocketAddress i ? i.getAddress().getHostAddress() + ":" + i.getPort() : String.valueOf(a);
+    }
+
+    @Override
+    public String localAddress() {
+        SocketAddress a = ctx.channel().localAddress();
+        return a instanceof InetSocketAddress i ? i.getAddress().getHostAddress() : "0.0.0.0";
+    }
+
+    @Override
+    public int localPort() {
+        SocketAddress a = ctx.channel().localAddress();
+        return a instanceof InetSocketAddress i ? i.getPort() : 0;
+    }
+}

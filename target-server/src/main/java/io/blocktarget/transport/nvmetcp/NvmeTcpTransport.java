@@ -1,0 +1,86 @@
+package io.blocktarget.transport.nvmetcp;
+
+import io.blocktarget.nvme.NvmeLimits;
+import io.blocktarget.nvme.NvmeTarget;
+import io.blocktarget.protocol.nvme.ConnectData;
+import io.blocktarget.protocol.nvmetcp.NvmeTcpFraming;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.flush.FlushConsolidationHandler;
+import io.vertx.core.Vertx;
+import io.vertx.core.internal.net.NetSocketInternal;
+import io.vertx.core.net.NetSocket;
+
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The NVMe/TCP transport (NVMe/TCP 1.0/1.1): the server accepts TCP connections with a Vert.x NetServer and hands
+ * each to {@link #accept}; this installs a frame decoder and the connection handler in the socket's Netty pipeline,
+ * in front of Vert.x's own handler, so PDUs are framed from the header, payloads travel as retained slices and
+ * C2HData goes out as slices of backend memory. Vert.x's socket then sees only the close.
+ */
+public final class NvmeTcpTransport {
+    /** The well-known discovery subsystem NQN (Base §7.x / NVMe-oF: nqn.2014-08.org.nvmexpress.discovery). */
+    public static final String DISCOVERY_NQN = "nqn.2014-08.org.nvmexpress.discovery";
+
+    private final NvmeTarget target;
+    private final NvmeLimits limits;
+    private final Set<Channel> channels = ConcurrentHashMap.newKeySet();
+
+    NvmeTcpTransport(NvmeTarget target, NvmeLimits limits) {
+        this.target = Objects.requireNonNull(target, "target");
+        this.limits = Objects.requireNonNull(limits, "limits");
+    }
+
+    NvmeTarget target() {
+        return target;
+    }
+
+    /** {@code vertx} is where the sockets come from; each connection runs on its socket's event loop. */
+    public static NvmeTcpTransport create(Vertx vertx, NvmeTarget target, NvmeLimits limits) {
+        Objects.requireNonNull(vertx, "vertx");
+        return new NvmeTcpTransport(target, limits);
+    }
+
+    /**
+     * Takes over a freshly accepted socket (call from the NetServer's connect handler, before any data is read).
+     * {@code discoveryOnly}: the discovery port (8009) — a Connect to any other subsystem is refused with
+     * Connect Invalid Parameters on SUBNQN; the I/O port (4420) serves every subsystem and discovery, as Linux
+     * nvmet does.
+     */
+    public void accept(NetSocket socket, boolean discoveryOnly) {
+        ChannelHandlerContext vertxHandler = ((NetSocketInternal) socket).channelHandlerContext();
+        install(vertxHandler.pipeline(), vertxHandler.name(), discoveryOnly);
+    }
+
+    /** Adds the NVMe/TCP handlers before {@code beforeHandler} (or last when null: EmbeddedChannel tests). */
+    void install(ChannelPipeline pipeline, String beforeHandler, boolean discoveryOnly) {
+        NvmeTcpFrameDecoder decoder = new NvmeTcpFrameDecoder(
+                NvmeTcpFraming.controller(ConnectData.SIZE, limits.maxH2CDataBytes()));
+        NvmeTcpConnection connection = new NvmeTcpConnection(target, limits, discoveryOnly
+                ? NvmeTcpConnection.PortKind.DISCOVERY_ONLY : NvmeTcpConnection.PortKind.ALL_SUBSYSTEMS, decoder);
+        // flushes of responses produced while reading a burst of capsules are coalesced into one syscall
+        FlushConsolidationHandler flush = new FlushConsolidationHandler(256, true);
+        if (beforeHandler == null) {
+            pipeline.addLast("nvmetcp-flush", flush).addLast("nvmetcp-decoder", decoder)
+                    .addLast("nvmetcp-connection", connection);
+        } else {
+            pipeline.addBefore(beforeHandler, "nvmetcp-flush", flush)
+                    .addBefore(beforeHandler, "nvmetcp-decoder", decoder)
+                    .addBefore(beforeHandler, "nvmetcp-connection", connection);
+        }
+        Channel channel = pipeline.channel();
+        channels.add(channel);
+        channel.closeFuture().addListener(f -> channels.remove(channel));
+    }
+
+    /** Closes every connection (server shutdown); their queues are closed as each connection ends. */
+    public void close() {
+        for (Channel c : channels) {
+            c.close();
+        }
+    }
+}

@@ -1,0 +1,79 @@
+package io.blocktarget.transport.nvmetcp;
+
+import io.blocktarget.protocol.nvme.Cqe;
+import io.blocktarget.protocol.nvmetcp.C2HData;
+import io.blocktarget.protocol.nvmetcp.CapsuleResp;
+import io.blocktarget.protocol.nvmetcp.NvmeTcpDigests;
+import io.blocktarget.protocol.nvmetcp.NvmeTcpPdu;
+import io.blocktarget.protocol.nvmetcp.PduOptions;
+import io.blocktarget.protocol.nvmetcp.R2T;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+
+/**
+ * Writes the controller's PDUs with the options the host asked for in its ICReq (digests, HPDA). C2HData goes out
+ * zero-copy: a small header buffer, then retained slices of the NVMe layer's buffer (backend memory), then the
+ * data digest.
+ */
+final class PduSender {
+    /** Data per C2HData PDU: big enough to amortize the header, small enough to interleave queues fairly. */
+    static final int C2H_CHUNK = 128 * 1024;
+    /** Room for any fixed-size controller PDU header: ICResp 128, CapsuleResp/R2T/C2HData 24 + HDGST + PAD. */
+    private static final int HEADER_BUFFER = 256;
+
+    private final ChannelHandlerContext ctx;
+    private final PduOptions options;
+
+    PduSender(ChannelHandlerContext ctx, PduOptions options) {
+        this.ctx = ctx;
+        this.options = options;
+    }
+
+    void send(NvmeTcpPdu pdu) {
+        ByteBuf out = ctx.alloc().buffer(HEADER_BUFFER);
+        pdu.encode(out, options);
+        ctx.writeAndFlush(out, ctx.voidPromise());
+    }
+
+    void sendResponse(Cqe cqe) {
+        send(new CapsuleResp(cqe));
+    }
+
+    void sendR2T(int cccid, int ttag, long r2to, long r2tl) {
+        send(new R2T(cccid, ttag, r2to, r2tl));
+    }
+
+    /**
+     * Sends {@code data} (not consumed, not released) as C2HData PDUs of at most {@link #C2H_CHUNK} bytes; the
+     * last carries LAST_PDU and, when {@code success}, the SUCCESS flag (§3.6.2.8). Flushes only at the end.
+     */
+    void sendC2HData(int cccid, ByteBuf data, boolean success) {
+        int length = data.readableBytes();
+        int start = data.readerIndex();
+        for (int offset = 0; offset < length; offset += C2H_CHUNK) {
+            int n = Math.min(C2H_CHUNK, length - offset);
+            boolean last = offset + n == length;
+            ByteBuf header = ctx.alloc().buffer(HEADER_BUFFER);
+            C2HData.encodeHeader(header, options, cccid, offset, n, last, last && success);
+            ByteBuf slice = data.retainedSlice(start + offset, n);
+            ctx.write(header, ctx.voidPromise());
+            if (options.dataDigest()) {
+                ByteBuf digest = ctx.alloc().buffer(PduOptions.DIGEST_LENGTH);
+                NvmeTcpDigests.writeDataDigest(digest, slice);
+                ctx.write(slice, ctx.voidPromise());
+                ctx.write(digest, ctx.voidPromise());
+            } else {
+                ctx.write(slice, ctx.voidPromise());
+            }
+        }
+        ctx.flush();
+    }
+
+    /** Sends a PDU (a C2HTermReq) and closes the connection once it is written. */
+    void sendAndClose(NvmeTcpPdu pdu) {
+        ByteBuf out = ctx.alloc().buffer(HEADER_BUFFER);
+        pdu.encode(out, options);
+        ctx.writeAndFlush(out).addListener(ChannelFutureListener.CLOSE);
+    }
+}

@@ -1,0 +1,234 @@
+package io.blocktarget.transport.nvmetcp;
+
+import io.blocktarget.nvme.NvmeLimits;
+import io.blocktarget.protocol.nvme.ConnectCommand;
+import io.blocktarget.protocol.nvme.ConnectData;
+import io.blocktarget.protocol.nvme.Cqe;
+import io.blocktarget.protocol.nvme.SglDescriptor;
+import io.blocktarget.protocol.nvme.Sqe;
+import io.blocktarget.protocol.nvmetcp.CapsuleCmd;
+import io.blocktarget.protocol.nvmetcp.CapsuleResp;
+import io.blocktarget.protocol.nvmetcp.ICReq;
+import io.blocktarget.protocol.nvmetcp.ICResp;
+import io.blocktarget.protocol.nvmetcp.NvmeTcpFraming;
+import io.blocktarget.protocol.nvmetcp.NvmeTcpPdu;
+import io.blocktarget.protocol.nvmetcp.NvmeTcpProtocolException;
+import io.blocktarget.protocol.nvmetcp.NvmeTcpPduType;
+import io.blocktarget.protocol.nvmetcp.PduOptions;
+import io.blocktarget.protocol.nvmetcp.TermReq;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The host end of an {@link EmbeddedChannel} running the transport's pipeline: encodes host PDUs with the
+ * protocol records, collects what the controller wrote and decodes it with host-side framing.
+ */
+final class HostEnd implements AutoCloseable {
+    static final String HOSTNQN = "nqn.2014-08.org.nvmexpress:uuid:6e1c2f3a-3b1d-4c8e-9a55-1a2b3c4d5e6f";
+    static final byte[] HOSTID = HexFormat.of().parseHex("6e1c2f3a3b1d4c8e9a551a2b3c4d5e6f");
+
+    final FakeTarget target;
+    private final boolean ownsTarget;
+    final EmbeddedChannel channel = new EmbeddedChannel();
+    private final ByteBuf received = Unpooled.buffer();
+    /** Everything the host sent and the controller wrote, for replaying a session at other splits. */
+    final ByteBuf sentLog = Unpooled.buffer();
+    final ByteBuf receivedLog = Unpooled.buffer();
+    private NvmeTcpFraming framing = NvmeTcpFraming.host(1 << 22);
+    private PduOptions options = PduOptions.NONE;
+
+    HostEnd(NvmeLimits limits, boolean discoveryOnly) {
+        target = new FakeTarget();
+        ownsTarget = true;
+        new NvmeTcpTransport(target, limits).install(channel.pipeline(), null, discoveryOnly);
+    }
+
+    /** Another connection of a shared transport (and its shared target, released by the test). */
+    HostEnd(NvmeTcpTransport transport) {
+        target = (FakeTarget) transport.target();
+        ownsTarget = false;
+        transport.install(channel.pipeline(), null, false);
+    }
+
+    static HostEnd open(NvmeLimits limits) {
+        return new HostEnd(limits, false);
+    }
+
+    /** The PDUs a Linux host sent, from the protocol module's capture (provenance in the file). */
+    static Map<String, byte[]> captured() throws IOException {
+        Map<String, byte[]> pdus = new LinkedHashMap<>();
+        Path file = Path.of("../protocol/src/test/resources/nvme/linux-host-pdus.txt");
+        for (String line : Files.readString(file, StandardCharsets.US_ASCII).split("\n")) {
+            if (!line.isBlank() && !line.startsWith("#")) {
+                String[] f = line.split(" ");
+                pdus.put(f[0], HexFormat.of().parseHex(f[1]));
+            }
+        }
+        return pdus;
+    }
+
+    void sendBytes(byte[] bytes) {
+        sendBytes(Unpooled.wrappedBuffer(bytes));
+    }
+
+    void sendBytes(ByteBuf bytes) {
+        sentLog.writeBytes(bytes, bytes.readerIndex(), bytes.readableBytes());
+        channel.writeInbound(bytes);
+    }
+
+    /** A host PDU as bytes, with the negotiated digests. */
+    ByteBuf encode(NvmeTcpPdu pdu) {
+        ByteBuf out = Unpooled.buffer();
+        pdu.encode(out, options);
+        return out;
+    }
+
+    byte[] encodeBytes(NvmeTcpPdu pdu) {
+        ByteBuf b = encode(pdu);
+        byte[] out = new byte[b.readableBytes()];
+        b.readBytes(out);
+        b.release();
+        return out;
+    }
+
+    /** Asserts the controller's last PDU is a C2HTermReq with {@code fes}/{@code fei} and the channel closed. */
+    TermReq assertTerminated(int fes, long fei) {
+        List<NvmeTcpPdu> out = drain();
+        assertThat(out).as("PDUs up to the C2HTermReq").isNotEmpty();
+        NvmeTcpPdu last = out.getLast();
+        out.forEach(NvmeTcpPdu::release);
+        assertThat(last).isInstanceOf(TermReq.class);
+        TermReq t = (TermReq) last;
+        assertThat(t.type()).isEqualTo(NvmeTcpPduType.C2H_TERM_REQ);
+        assertThat(t.fes()).as("FES").isEqualTo(fes);
+        assertThat(t.fei()).as("FEI").isEqualTo(fei);
+        assertThat(channel.isOpen()).as("closed after the C2HTermReq").isFalse();
+        return t;
+    }
+
+    void send(NvmeTcpPdu pdu) {
+        sendBytes(encode(pdu));
+    }
+
+    void icReq(boolean hdgst, boolean ddgst) {
+        send(new ICReq(0, 0, hdgst, ddgst, 0));
+        NvmeTcpPdu resp = next();
+        assertThat(resp).isInstanceOf(ICResp.class);
+        assertThat(((ICResp) resp).cpda()).isZero();
+    }
+
+    /** ICReq + Connect of queue {@code qid} with {@code sqsize}, CATTR as given; returns the CQE. */
+    Cqe connect(int qid, int sqsize, int cattr, String subnqn) {
+        ByteBuf data = Unpooled.buffer(ConnectData.SIZE);
+        new ConnectData(HOSTID, 0xFFFF, subnqn, HOSTNQN).encode(data);
+        ConnectCommand cc = new ConnectCommand(0x42, 0, qid, sqsize, cattr, qid == 0 ? 5000 : 0,
+                SglDescriptor.inCapsule(0, ConnectData.SIZE));
+        send(new CapsuleCmd(cc.toSqe(), data));
+        data.release();
+        return response();
+    }
+
+    Cqe open(int qid, int sqsize, int cattr) {
+        icReq(false, false);
+        Cqe cqe = connect(qid, sqsize, cattr, FakeTarget.SUBNQN);
+        assertThat(cqe.status().sc()).isZero();
+        return cqe;
+    }
+
+    /** A command without data (Flush 00h on NSID 1, Keep Alive 18h on the admin queue, ...). */
+    void noData(int opcode, int cid) {
+        capsule(Sqe.of(opcode, cid, opcode == 0x18 ? 0 : 1, SglDescriptor.transportDataBlock(0)));
+    }
+
+    void capsule(Sqe sqe) {
+        send(new CapsuleCmd(sqe));
+    }
+
+    void capsule(Sqe sqe, byte[] inCapsule) {
+        ByteBuf data = Unpooled.wrappedBuffer(inCapsule);
+        send(new CapsuleCmd(sqe, data));
+        data.release();
+    }
+
+    /** The next controller PDU (fails when none). */
+    NvmeTcpPdu next() {
+        NvmeTcpPdu pdu = poll();
+        assertThat(pdu).as("a PDU from the controller").isNotNull();
+        return pdu;
+    }
+
+    Cqe response() {
+        NvmeTcpPdu pdu = next();
+        assertThat(pdu).isInstanceOf(CapsuleResp.class);
+        return ((CapsuleResp) pdu).cqe();
+    }
+
+    /** The next complete controller PDU or null. */
+    NvmeTcpPdu poll() {
+        for (Object o; (o = channel.readOutbound()) != null; ) {
+            ByteBuf b = (ByteBuf) o;
+            receivedLog.writeBytes(b, b.readerIndex(), b.readableBytes());
+            received.writeBytes(b);
+            b.release();
+        }
+        try {
+            int n = framing.frameLength(received);
+            if (n < 0 || received.readableBytes() < n) {
+                return null;
+            }
+            // a copy: the PDU's data is a slice of what it was decoded from, and received gets compacted
+            ByteBuf frame = received.readBytes(n);
+            received.discardReadBytes();
+            NvmeTcpPdu pdu = NvmeTcpPdu.decode(frame);
+            frame.release();
+            if (pdu instanceof ICResp resp) {
+                options = new PduOptions(resp.hdgstEnable(), resp.ddgstEnable(), 0);
+                framing = framing.established(options);
+            }
+            return pdu;
+        } catch (NvmeTcpProtocolException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /** Every PDU the controller has written so far. */
+    List<NvmeTcpPdu> drain() {
+        List<NvmeTcpPdu> all = new ArrayList<>();
+        for (NvmeTcpPdu p; (p = poll()) != null; ) {
+            all.add(p);
+        }
+        return all;
+    }
+
+    /** Bytes the controller wrote and the host did not decode yet. */
+    int undecodedBytes() {
+        poll();
+        return received.readableBytes();
+    }
+
+    @Override
+    public void close() {
+        channel.finishAndReleaseAll();
+        received.release();
+        sentLog.release();
+        receivedLog.release();
+        if (ownsTarget) {
+            // every slice of the storage handed out as read data was released by the transport
+            assertThat(target.storage.refCnt()).as("storage references left").isEqualTo(1);
+            target.release();
+        }
+    }
+}
