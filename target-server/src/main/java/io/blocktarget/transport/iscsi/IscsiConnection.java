@@ -214,8 +214,8 @@ final class IscsiConnection implements ConnectionIo {
         LOG.log(Level.INFO, "{0}: logged in ({1}, HeaderDigest={2}, DataDigest={3}, MaxRecvDataSegmentLength={4},"
                         + " MaxBurstLength={5}, FirstBurstLength={6}, InitialR2T={7}, ImmediateData={8})", who,
                 result.sessionType().keyValue(), headerDigest.keyValue(), dataDigest.keyValue(),
-                params.initiatorMaxRecvDataSegmentLength(), params.maxBurstLength(), params.firstBurstLength(),
-                params.initialR2T(), params.immediateData());
+                Integer.toString(params.initiatorMaxRecvDataSegmentLength()), Integer.toString(params.maxBurstLength()),
+                Integer.toString(params.firstBurstLength()), params.initialR2T(), params.immediateData());
     }
 
     private void onLoginTimeout() {

@@ -47,7 +47,6 @@ final class LoginExchange {
     private LoginState state = LoginState.SECURITY;
     private LoginRequest leading;
     private TextAccumulator text = TextAccumulator.empty(MAX_LOGIN_TEXT);
-    private int responses;
     private SessionType sessionType = SessionType.NORMAL;
     private String initiatorName;
     private Optional<ScsiTargetDevice> target = Optional.empty();
@@ -83,7 +82,6 @@ final class LoginExchange {
     LoginStep handle(LoginRequest request) {
         try {
             LoginStep step = step(request);
-            responses++;
             if (step instanceof LoginStep.Fail) {
                 transitionTo(LoginState.FAILED);
             }
@@ -110,14 +108,13 @@ final class LoginExchange {
         }
         TextParameters offered = text.complete();
         text = TextAccumulator.empty(MAX_LOGIN_TEXT);
-        if (responses == 0) {
+        Map<String, String> answers = new LinkedHashMap<>();
+        if (initiatorName == null) {
             Optional<LoginStep.Fail> refused = start(request, offered);
             if (refused.isPresent()) {
                 return refused.get();
             }
-        }
-        Map<String, String> answers = new LinkedHashMap<>();
-        if (responses == 0) {
+            // §13.9: TargetPortalGroupTag goes in the first Login Response that answers keys.
             answers.put(IscsiKey.TARGET_PORTAL_GROUP_TAG.keyName(), Integer.toString(settings.portalGroupTag()));
         }
         return switch (flags.csg()) {
@@ -202,7 +199,6 @@ final class LoginExchange {
             return complete(LoginStage.SECURITY_NEGOTIATION, answers);
         }
         transitionTo(LoginState.OPERATIONAL);
-        declareOurLength(answers);
         return respond(true, LoginStage.SECURITY_NEGOTIATION, LoginStage.LOGIN_OPERATIONAL_NEGOTIATION, answers);
     }
 
