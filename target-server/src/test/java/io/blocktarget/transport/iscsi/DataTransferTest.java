@@ -26,6 +26,8 @@ class DataTransferTest {
     @AfterEach
     void tearDown() {
         h.close();
+        target.releaseHeld();
+        assertThat(target.unreleased()).as("buffers the transport did not release").isEmpty();
     }
 
     private void login(String... keys) {

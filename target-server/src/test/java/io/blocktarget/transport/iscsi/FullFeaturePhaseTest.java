@@ -46,6 +46,8 @@ class FullFeaturePhaseTest {
     @AfterEach
     void tearDown() {
         h.close();
+        target.releaseHeld();
+        assertThat(target.unreleased()).as("buffers the transport did not release").isEmpty();
     }
 
     private void login(IscsiSettings settings, String... keys) {

@@ -23,6 +23,8 @@ final class RamTestTarget implements ScsiTargetDevice {
     private final byte[] store;
     private final List<Runnable> held = new ArrayList<>();
     private final List<String> events = new ArrayList<>();
+    /** Every buffer that crossed the contract (data-out in, data-in and sense out): all must end released. */
+    private final List<ByteBuf> crossed = new ArrayList<>();
     private boolean holding;
 
     RamTestTarget(String name, int blockSize, int blocks) {
@@ -60,9 +62,23 @@ final class RamTestTarget implements ScsiTargetDevice {
         return List.of(0L);
     }
 
+    /** Buffers the transport still holds a reference to (should be none once every task ended). */
+    List<ByteBuf> unreleased() {
+        return crossed.stream().filter(b -> b.refCnt() > 0).toList();
+    }
+
     @Override
     public void execute(ScsiCommand command, ScsiCompletion done) {
+        if (command.dataOut() != null) {
+            crossed.add(command.dataOut());
+        }
         ScsiResponse response = run(command);
+        if (response.dataIn() != null) {
+            crossed.add(response.dataIn());
+        }
+        if (response.senseData() != null) {
+            crossed.add(response.senseData());
+        }
         if (holding) {
             held.add(() -> done.complete(response));
         } else {
