@@ -338,4 +338,68 @@ class FullFeaturePhaseTest {
         assertThat(reject.reason()).isEqualTo(RejectReason.PROTOCOL_ERROR);
         reject.release();
     }
+
+    @Test
+    void longSendTargetsAnswerIsContinuedWithTheCBit() {
+        java.util.List<RamTestTarget> many = new java.util.ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            many.add(new RamTestTarget("iqn.2026-11.io.blocktarget:a-rather-long-target-name-number-" + i, 512, 1));
+        }
+        many.add(target);
+        h = new Harness(Harness.transport(IscsiSettings.defaults(), many.toArray(RamTestTarget[]::new)));
+        h.send(h.loginRequest(true, LoginStage.LOGIN_OPERATIONAL_NEGOTIATION, LoginStage.FULL_FEATURE_PHASE,
+                TextParameters.of("InitiatorName", INITIATOR, "SessionType", "Discovery",
+                        "MaxRecvDataSegmentLength", "512")));
+        h.expect(LoginResponse.class).release();
+        h.send(new TextRequest(true, true, false, 0, 0x21, Bhs.RESERVED_TAG, h.cmdSN, 0,
+                Harness.text(TextParameters.of("SendTargets", "All"))));
+        StringBuilder all = new StringBuilder();
+        int parts = 0;
+        while (true) {
+            TextResponse part = h.expect(TextResponse.class);
+            parts++;
+            assertThat(part.data().readableBytes()).isLessThanOrEqualTo(512);
+            all.append(Harness.ascii(part.data()));
+            boolean last = part.finalBit();
+            int ttt = part.ttt();
+            part.release();
+            if (last) {
+                assertThat(ttt).isEqualTo(Bhs.RESERVED_TAG);
+                break;
+            }
+            assertThat(ttt).isNotEqualTo(Bhs.RESERVED_TAG);
+            h.send(new TextRequest(true, true, false, 0, 0x21, ttt, h.cmdSN, 0, Unpooled.EMPTY_BUFFER));
+        }
+        assertThat(parts).isGreaterThan(3);
+        assertThat(all.toString().split("\0")).hasSize(42).contains("TargetName=" + TARGET);
+    }
+
+    @Test
+    void loginThatNeverFinishesTimesOut() throws InterruptedException {
+        IscsiSettings quick = new IscsiSettings(1, java.util.List.of(), 128, 262144, 262144, 65536, 1, 1 << 24,
+                Duration.ZERO, Duration.ZERO, Duration.ofMillis(100), java.util.Map.of());
+        h = new Harness(Harness.transport(quick, target));
+        assertThat(h.open()).isTrue();
+        Thread.sleep(200);
+        h.channel.runScheduledPendingTasks();
+        assertThat(h.open()).isFalse();
+    }
+
+    @Test
+    void framingSurvivesOneByteAtATime() {
+        h = new Harness(Harness.transport(IscsiSettings.defaults(), target));
+        ByteBuf wire = Unpooled.buffer();
+        io.blocktarget.protocol.iscsi.LoginRequest request = h.loginRequest(true,
+                LoginStage.LOGIN_OPERATIONAL_NEGOTIATION, LoginStage.FULL_FEATURE_PHASE,
+                TextParameters.of("InitiatorName", INITIATOR, "TargetName", TARGET));
+        IscsiFraming.encode(request, wire, Digest.NONE, Digest.NONE);
+        request.release();
+        while (wire.isReadable()) {
+            h.channel.writeInbound(wire.readRetainedSlice(1));
+        }
+        wire.release();
+        LoginResponse r = h.expect(LoginResponse.class);
+        assertThat(r.tsih()).isNotZero();
+        r.release();
+    }
 }
