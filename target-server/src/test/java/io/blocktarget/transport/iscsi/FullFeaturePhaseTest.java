@@ -262,8 +262,7 @@ class FullFeaturePhaseTest {
     @Test
     void headerDigestErrorCloses() {
         login(IscsiSettings.defaults(), "HeaderDigest", "CRC32C", "DataDigest", "None");
-        ByteBuf wire = Unpooled.buffer();
-        IscsiFraming.encode(new NopOut(true, 0, 1, Bhs.RESERVED_TAG, h.cmdSN, 0, Unpooled.EMPTY_BUFFER), wire,
+        ByteBuf wire = Harness.frame(new NopOut(true, 0, 1, Bhs.RESERVED_TAG, h.cmdSN, 0, Unpooled.EMPTY_BUFFER),
                 Digest.CRC32C, Digest.NONE);
         wire.setByte(Bhs.LENGTH, wire.getByte(Bhs.LENGTH) ^ 0x01);
         h.channel.writeInbound(wire);
@@ -276,9 +275,8 @@ class FullFeaturePhaseTest {
         login(IscsiSettings.defaults(), "HeaderDigest", "None", "DataDigest", "CRC32C", "ImmediateData", "No");
         h.send(h.command(Harness.write10(0, 1), false, true, 512, Unpooled.EMPTY_BUFFER, true));
         R2t r2t = h.expect(R2t.class);
-        ByteBuf wire = Unpooled.buffer();
-        IscsiFraming.encode(new DataOut(true, 0, r2t.itt(), r2t.ttt(), 0, 0, 0, Unpooled.wrappedBuffer(new byte[512])),
-                wire, Digest.NONE, Digest.CRC32C);
+        ByteBuf wire = Harness.frame(new DataOut(true, 0, r2t.itt(), r2t.ttt(), 0, 0, 0,
+                Unpooled.wrappedBuffer(new byte[512])), Digest.NONE, Digest.CRC32C);
         wire.setByte(wire.writerIndex() - 1, wire.getByte(wire.writerIndex() - 1) ^ 0x10);
         h.channel.writeInbound(wire);
         Reject reject = h.expect(Reject.class);
@@ -388,12 +386,9 @@ class FullFeaturePhaseTest {
     @Test
     void framingSurvivesOneByteAtATime() {
         h = new Harness(Harness.transport(IscsiSettings.defaults(), target));
-        ByteBuf wire = Unpooled.buffer();
-        io.blocktarget.protocol.iscsi.LoginRequest request = h.loginRequest(true,
-                LoginStage.LOGIN_OPERATIONAL_NEGOTIATION, LoginStage.FULL_FEATURE_PHASE,
-                TextParameters.of("InitiatorName", INITIATOR, "TargetName", TARGET));
-        IscsiFraming.encode(request, wire, Digest.NONE, Digest.NONE);
-        request.release();
+        ByteBuf wire = Harness.frame(h.loginRequest(true, LoginStage.LOGIN_OPERATIONAL_NEGOTIATION,
+                LoginStage.FULL_FEATURE_PHASE, TextParameters.of("InitiatorName", INITIATOR, "TargetName", TARGET)),
+                Digest.NONE, Digest.NONE);
         while (wire.isReadable()) {
             h.channel.writeInbound(wire.readRetainedSlice(1));
         }

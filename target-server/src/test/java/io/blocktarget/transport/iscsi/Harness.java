@@ -77,13 +77,18 @@ final class Harness implements AutoCloseable {
 
     /** Sends one PDU as the initiator would (with the negotiated digests) and releases it. */
     void send(InitiatorPdu pdu) {
+        channel.writeInbound(frame(pdu, headerDigest, dataDigest));
+    }
+
+    /** The wire frame of {@code pdu} (released) with the given digests. */
+    static ByteBuf frame(InitiatorPdu pdu, Digest header, Digest data) {
         ByteBuf wire = Unpooled.buffer();
         try {
-            IscsiFraming.encode(pdu, wire, headerDigest, dataDigest);
+            IscsiFraming.encode(pdu, wire, header, data);
         } finally {
             pdu.release();
         }
-        channel.writeInbound(wire);
+        return wire;
     }
 
     void sendRaw(byte[] bytes) {
