@@ -1,5 +1,7 @@
 package io.blocktarget.transport.iscsi;
 
+import io.blocktarget.protocol.iscsi.KeyNegotiation;
+
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -84,7 +86,7 @@ final class ChapAuthenticator {
         if (credentials.mutualUser().isEmpty() || credentials.mutualSecret().isEmpty()) {
             return Optional.empty();
         }
-        Optional<Long> id = io.blocktarget.protocol.iscsi.KeyNegotiation.parseNumber(identifier);
+        Optional<Long> id = KeyNegotiation.parseNumber(identifier);
         Optional<byte[]> c = decodeBinary(initiatorChallenge);
         if (id.isEmpty() || id.get() > 255 || c.isEmpty() || c.get().length == 0
                 || Arrays.equals(c.get(), challenge.challenge())) {

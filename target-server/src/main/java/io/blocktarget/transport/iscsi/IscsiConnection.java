@@ -6,6 +6,7 @@ import io.blocktarget.protocol.iscsi.Digest;
 import io.blocktarget.protocol.iscsi.FrameLimits;
 import io.blocktarget.protocol.iscsi.InitiatorPdu;
 import io.blocktarget.protocol.iscsi.IscsiProtocolException;
+import io.blocktarget.protocol.iscsi.LoginFlags;
 import io.blocktarget.protocol.iscsi.LoginRequest;
 import io.blocktarget.protocol.iscsi.LoginResponse;
 import io.blocktarget.protocol.iscsi.LoginStatus;
@@ -24,7 +25,9 @@ import io.blocktarget.protocol.iscsi.SnackRequest;
 import io.blocktarget.protocol.iscsi.TargetPdu;
 import io.blocktarget.protocol.iscsi.TaskManagementRequest;
 import io.blocktarget.protocol.iscsi.TaskManagementResponse;
+import io.blocktarget.protocol.iscsi.TextParameters;
 import io.blocktarget.protocol.iscsi.TextRequest;
+import io.blocktarget.protocol.iscsi.TmfFunction;
 import io.blocktarget.protocol.iscsi.TmfResponse;
 import io.blocktarget.scsi.ItNexus;
 import io.blocktarget.scsi.ScsiTargetDevice;
@@ -37,7 +40,6 @@ import io.netty.util.concurrent.ScheduledFuture;
 
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
@@ -80,7 +82,7 @@ final class IscsiConnection implements ConnectionIo {
         this.login = new LoginExchange(transport.settings(), transport.targets(), transport.registry()::exists, who);
         this.text = new TextExchange(this, transport);
         long loginMillis = transport.settings().loginTimeout().toMillis();
-        this.loginTimer = port.executor().schedule(() -> onLoginTimeout(), loginMillis, TimeUnit.MILLISECONDS);
+        this.loginTimer = port.executor().schedule(this::onLoginTimeout, loginMillis, TimeUnit.MILLISECONDS);
     }
 
     String who() {
@@ -147,13 +149,12 @@ final class IscsiConnection implements ConnectionIo {
             }
             LoginStep step = login.handle(request);
             switch (step) {
-                case LoginStep.Respond r -> sendLogin(request, r.flags(), LoginStatus.SUCCESS, 0, r.keys().encodedLength() == 0
-                        ? Unpooled.EMPTY_BUFFER : encode(r.keys()));
+                case LoginStep.Respond r -> sendLogin(request, r.flags(), LoginStatus.SUCCESS, 0, encode(r.keys()));
                 case LoginStep.Complete c -> completeLogin(request, c);
                 case LoginStep.Fail f -> {
                     LOG.log(Level.INFO, "{0}: login refused {1} ({2}): {3}", who, f.status(),
                             String.format("%02x%02x", f.status().statusClass(), f.status().statusDetail()), f.why());
-                    sendLogin(request, new io.blocktarget.protocol.iscsi.LoginFlags(false, false,
+                    sendLogin(request, new LoginFlags(false, false,
                             request.flags().csg(), request.flags().csg()), f.status(), 0, Unpooled.EMPTY_BUFFER);
                     closeAfterFlush();
                 }
@@ -163,13 +164,16 @@ final class IscsiConnection implements ConnectionIo {
         }
     }
 
-    private static ByteBuf encode(io.blocktarget.protocol.iscsi.TextParameters keys) {
+    private static ByteBuf encode(TextParameters keys) {
+        if (keys.isEmpty()) {
+            return Unpooled.EMPTY_BUFFER;
+        }
         ByteBuf b = Unpooled.buffer(keys.encodedLength());
         keys.encode(b);
         return b;
     }
 
-    private void sendLogin(LoginRequest request, io.blocktarget.protocol.iscsi.LoginFlags flags, LoginStatus status,
+    private void sendLogin(LoginRequest request, LoginFlags flags, LoginStatus status,
                            int tsih, ByteBuf data) {
         send(new LoginResponse(flags, LoginExchange.VERSION, LoginExchange.VERSION, request.isid(), tsih,
                 request.itt(), nextStatSN(), window.expCmdSN(), window.maxCmdSN(), status, data));
@@ -304,7 +308,7 @@ final class IscsiConnection implements ConnectionIo {
         }
         TmfResponse response = TaskManagement.perform(request, engine.get(), window.expCmdSN());
         send(new TaskManagementResponse(response, request.itt(), nextStatSN(), window.expCmdSN(), window.maxCmdSN()));
-        if (request.function() == io.blocktarget.protocol.iscsi.TmfFunction.TARGET_COLD_RESET.code()) {
+        if (request.function() == TmfFunction.TARGET_COLD_RESET.code()) {
             // SAM-5 / §11.5.1: a cold reset drops the connection after the response.
             LOG.log(Level.INFO, "{0}: TARGET COLD RESET, closing", who);
             closeAfterFlush();

@@ -40,12 +40,17 @@ final class TaskEngine {
     /** SAM status CHECK CONDITION. */
     private static final int CHECK_CONDITION = 0x02;
 
+    private record Pending(byte[] cdb, TaskAttribute attribute) {
+    }
+
     private final ConnectionIo io;
     private final ScsiTargetDevice target;
     private final ItNexus nexus;
     private final OperationalParameters params;
     private final long maxTransferLength;
     private final Map<Integer, ScsiTask> tasks = new HashMap<>();
+    /** CDB and attribute of tasks still gathering data-out, by ITT. */
+    private final Map<Integer, Pending> pending = new HashMap<>();
     private int nextTtt;
 
     TaskEngine(ConnectionIo io, ScsiTargetDevice target, ItNexus nexus, OperationalParameters params,
@@ -128,11 +133,6 @@ final class TaskEngine {
             solicit(task);
         }
     }
-
-    private record Pending(byte[] cdb, TaskAttribute attribute) {
-    }
-
-    private final Map<Integer, Pending> pending = new HashMap<>();
 
     /** Issues R2Ts up to MaxOutstandingR2T, each for at most MaxBurstLength bytes (§11.8, §13.13, §13.17). */
     private void solicit(ScsiTask task) {
