@@ -432,10 +432,15 @@ final class IscsiConnection implements ConnectionIo {
 
     @Override
     public void fatal(String reason) {
+        shutDown(Level.WARNING, reason);
+    }
+
+    /** Logs once with the connection's identity, closes the socket and frees everything. */
+    private void shutDown(Level level, String reason) {
         if (state == ConnectionState.FREE) {
             return;
         }
-        LOG.log(Level.WARNING, "{0}: closing connection: {1}", who, reason);
+        LOG.log(level, "{0}: closing connection: {1}", who, reason);
         port.close();
         closed();
     }
@@ -454,13 +459,7 @@ final class IscsiConnection implements ConnectionIo {
 
     /** Called from another event loop (reinstatement, transport shutdown). */
     void closeFromElsewhere(String reason) {
-        port.executor().execute(() -> {
-            if (state != ConnectionState.FREE) {
-                LOG.log(Level.INFO, "{0}: closing: {1}", who, reason);
-                port.close();
-                closed();
-            }
-        });
+        port.executor().execute(() -> shutDown(Level.INFO, reason));
     }
 
     private void closeAfterFlush() {

@@ -195,6 +195,17 @@ final class Harness implements AutoCloseable {
         return b;
     }
 
+    /** Asserts CHECK CONDITION with fixed-format sense carrying {@code senseKey} and {@code asc}, and releases. */
+    static void assertCheckCondition(io.blocktarget.protocol.iscsi.ScsiResponse r, int senseKey, int asc) {
+        try {
+            org.assertj.core.api.Assertions.assertThat(r.status()).isEqualTo(0x02);
+            org.assertj.core.api.Assertions.assertThat(r.senseData().getByte(2) & 0x0f).isEqualTo(senseKey);
+            org.assertj.core.api.Assertions.assertThat(r.senseData().getByte(12) & 0xff).isEqualTo(asc);
+        } finally {
+            r.release();
+        }
+    }
+
     static String ascii(ByteBuf b) {
         return b.toString(StandardCharsets.UTF_8);
     }
