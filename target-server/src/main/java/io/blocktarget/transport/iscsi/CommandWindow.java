@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntSupplier;
 
 /**
  * Command numbering of one session (RFC 7143 §4.2.2.1, §3.2.2.1): non-immediate commands are delivered in
@@ -26,12 +27,14 @@ final class CommandWindow {
     }
 
     private final int queueDepth;
+    private final IntSupplier outstanding;
     private final Map<Integer, InitiatorPdu> held = new HashMap<>();
     private int expCmdSN;
 
-    CommandWindow(int initialCmdSN, int queueDepth) {
+    CommandWindow(int initialCmdSN, int queueDepth, IntSupplier outstanding) {
         this.expCmdSN = initialCmdSN;
         this.queueDepth = queueDepth;
+        this.outstanding = outstanding;
     }
 
     int expCmdSN() {
@@ -39,7 +42,8 @@ final class CommandWindow {
     }
 
     int maxCmdSN() {
-        return SerialNumbers.add(expCmdSN, queueDepth - 1);
+        // §4.2.2.1: MaxCmdSN = ExpCmdSN - 1 closes the window; it is never lower.
+        return expCmdSN + Math.max(0, queueDepth - outstanding.getAsInt()) - 1;
     }
 
     /** Admits a PDU with the given CmdSN; a HELD PDU is owned by the window until drained or released. */
@@ -47,15 +51,15 @@ final class CommandWindow {
         if (immediate) {
             return Admission.DELIVER;
         }
+        if (!SerialNumbers.inWindow(cmdSN, expCmdSN, maxCmdSN()) || held.containsKey(cmdSN)) {
+            return Admission.DROPPED;
+        }
         if (cmdSN == expCmdSN) {
             expCmdSN = SerialNumbers.add(expCmdSN, 1);
             return Admission.DELIVER;
         }
-        if (SerialNumbers.inWindow(cmdSN, expCmdSN, maxCmdSN()) && !held.containsKey(cmdSN)) {
-            held.put(cmdSN, pdu);
-            return Admission.HELD;
-        }
-        return Admission.DROPPED;
+        held.put(cmdSN, pdu);
+        return Admission.HELD;
     }
 
     /** Held PDUs that are now in order, advancing ExpCmdSN past each. */

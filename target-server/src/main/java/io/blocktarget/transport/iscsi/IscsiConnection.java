@@ -145,7 +145,8 @@ final class IscsiConnection implements ConnectionIo {
                 transitionTo(ConnectionState.IN_LOGIN);
                 statSN = request.expStatSN();
                 cid = request.cid();
-                window = new CommandWindow(request.cmdSN(), transport.settings().queueDepth());
+                window = new CommandWindow(request.cmdSN(), transport.settings().queueDepth(),
+                        () -> engine.map(TaskEngine::activeTasks).orElse(0));
             }
             LoginStep step = login.handle(request);
             switch (step) {

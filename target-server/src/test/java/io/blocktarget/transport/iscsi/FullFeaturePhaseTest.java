@@ -67,7 +67,7 @@ class FullFeaturePhaseTest {
         ScsiResponse second = tur();
         assertThat(second.statSN()).isEqualTo(first.statSN() + 1);
         assertThat(second.expCmdSN()).isEqualTo(first.expCmdSN() + 1);
-        assertThat(second.maxCmdSN() - second.expCmdSN()).isEqualTo(7);
+        assertThat(second.maxCmdSN() - second.expCmdSN()).isEqualTo(7); // no task outstanding
         first.release();
         second.release();
     }
@@ -89,6 +89,24 @@ class FullFeaturePhaseTest {
         assertThat(b.expCmdSN()).isEqualTo(exp + 2);
         a.release();
         b.release();
+    }
+
+    @Test
+    void theWindowOpensOnlyAsTasksComplete() {
+        login(IscsiSettings.defaults().withQueueDepth(2));
+        target.hold();
+        h.send(h.command(Harness.read10(0, 1), true, false, 512, Unpooled.EMPTY_BUFFER, true));
+        h.send(h.command(Harness.read10(1, 1), true, false, 512, Unpooled.EMPTY_BUFFER, true));
+        h.send(h.command(Harness.read10(2, 1), true, false, 512, Unpooled.EMPTY_BUFFER, true)); // beyond MaxCmdSN
+        assertThat(h.receive()).isNull();
+        target.releaseHeld();
+        DataIn first = h.expect(DataIn.class);
+        DataIn second = h.expect(DataIn.class);
+        assertThat(h.receive()).isNull();
+        assertThat(first.maxCmdSN()).isEqualTo(first.expCmdSN());
+        assertThat(second.maxCmdSN()).isEqualTo(second.expCmdSN() + 1);
+        first.release();
+        second.release();
     }
 
     @Test

@@ -29,7 +29,7 @@ class UnitsTest {
 
     @Test
     void commandWindowAcrossTheSerialNumberWrap() {
-        CommandWindow w = new CommandWindow(0xFFFF_FFFE, 4);
+        CommandWindow w = new CommandWindow(0xFFFF_FFFE, 4, () -> 0);
         assertThat(w.maxCmdSN()).isEqualTo(1);
         assertThat(w.admit(nop(0xFFFF_FFFE), false, 0xFFFF_FFFE)).isEqualTo(CommandWindow.Admission.DELIVER);
         assertThat(w.admit(nop(0), false, 0)).isEqualTo(CommandWindow.Admission.HELD);
@@ -41,6 +41,23 @@ class UnitsTest {
         assertThat(w.drainReady()).hasSize(1);
         assertThat(w.expCmdSN()).isEqualTo(1);
         assertThat(w.maxCmdSN()).isEqualTo(4);
+    }
+
+    @Test
+    void outstandingTasksNarrowTheWindowWithoutEverShrinkingIt() {
+        int[] active = {0};
+        CommandWindow w = new CommandWindow(10, 3, () -> active[0]);
+        assertThat(w.maxCmdSN()).isEqualTo(12);
+        for (int sn = 10; sn <= 12; sn++) {
+            assertThat(w.admit(nop(sn), false, sn)).isEqualTo(CommandWindow.Admission.DELIVER);
+            active[0]++;
+            assertThat(w.maxCmdSN()).isEqualTo(12);
+        }
+        assertThat(w.maxCmdSN()).isEqualTo(w.expCmdSN() - 1);
+        assertThat(w.admit(nop(13), false, 13)).isEqualTo(CommandWindow.Admission.DROPPED);
+        active[0]--;
+        assertThat(w.maxCmdSN()).isEqualTo(13);
+        assertThat(w.admit(nop(13), false, 13)).isEqualTo(CommandWindow.Admission.DELIVER);
     }
 
     @Test
