@@ -61,6 +61,8 @@ final class IscsiConnection implements ConnectionIo {
     private String who;
     private ConnectionState state = ConnectionState.XPT_UP;
     private Optional<IscsiSession> session = Optional.empty();
+    /** Published for other event loops (cold reset); set once at login. */
+    private volatile Optional<IscsiSession.Key> sessionKey = Optional.empty();
     private Optional<TaskEngine> engine = Optional.empty();
     private CommandWindow window;
     private int statSN;
@@ -197,6 +199,7 @@ final class IscsiConnection implements ConnectionIo {
         }
         IscsiSession s = registered.get().session();
         session = Optional.of(s);
+        sessionKey = Optional.of(key);
         who = who + " " + s;
         registered.get().replaced().ifPresent(old -> {
             LOG.log(Level.INFO, "{0}: reinstates {1}", who, old);
@@ -310,8 +313,9 @@ final class IscsiConnection implements ConnectionIo {
         TmfResponse response = TaskManagement.perform(request, engine.get(), window.expCmdSN());
         send(new TaskManagementResponse(response, request.itt(), nextStatSN(), window.expCmdSN(), window.maxCmdSN()));
         if (request.function() == TmfFunction.TARGET_COLD_RESET.code()) {
-            // SAM-5 / §11.5.1: a cold reset drops the connection after the response.
-            LOG.log(Level.INFO, "{0}: TARGET COLD RESET, closing", who);
+            // §11.5.1: after a cold reset the target drops every connection to it, this one after the response.
+            LOG.log(Level.INFO, "{0}: TARGET COLD RESET, closing every session of the target", who);
+            transport.closeSessionsOf(engine.get().target().targetName(), this, "TARGET COLD RESET by " + who);
             closeAfterFlush();
         }
     }
@@ -497,6 +501,14 @@ final class IscsiConnection implements ConnectionIo {
             s.nexus().ifPresent(n -> engine.ifPresent(e -> e.target().nexusLost(n)));
         });
         transport.forget(this);
+    }
+
+    /**
+     * The target this connection is logged in to; read from other event loops (cold reset), so it looks at the
+     * immutable session key only.
+     */
+    Optional<String> targetName() {
+        return sessionKey.map(IscsiSession.Key::targetName).filter(n -> !n.isEmpty());
     }
 
     /** For the text layer: the session type. */

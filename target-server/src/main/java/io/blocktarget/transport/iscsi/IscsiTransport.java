@@ -68,6 +68,15 @@ public final class IscsiTransport {
         LOG.log(Level.DEBUG, "iSCSI transport closed");
     }
 
+    /** Closes every connection logged in to {@code targetName} except {@code keep} (TARGET COLD RESET). */
+    void closeSessionsOf(String targetName, IscsiConnection keep, String reason) {
+        for (IscsiConnection c : connections) {
+            if (c != keep && c.targetName().filter(targetName::equals).isPresent()) {
+                c.closeFromElsewhere(reason);
+            }
+        }
+    }
+
     IscsiSettings settings() {
         return settings;
     }

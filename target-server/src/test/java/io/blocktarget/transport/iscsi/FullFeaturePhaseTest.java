@@ -180,6 +180,26 @@ class FullFeaturePhaseTest {
     }
 
     @Test
+    void targetColdResetDropsEverySessionOfTheTarget() {
+        IscsiTransport transport = Harness.transport(IscsiSettings.defaults(), target);
+        h = new Harness(transport);
+        h.login().release();
+        try (Harness other = new Harness(transport)) {
+            other.isid = Harness.ISID + 1;
+            other.login().release();
+            assertThat(h.open()).isTrue();
+            h.send(new TaskManagementRequest(true, TmfFunction.TARGET_COLD_RESET, 0, 0x908, Bhs.RESERVED_TAG,
+                    h.cmdSN, 0, 0, 0));
+            TaskManagementResponse r = h.expect(TaskManagementResponse.class);
+            assertThat(r.response()).isEqualTo(TmfResponse.FUNCTION_COMPLETE);
+            r.release();
+            assertThat(h.open()).isFalse();
+            assertThat(other.open()).isFalse();
+            assertThat(target.events()).contains("target reset");
+        }
+    }
+
+    @Test
     void unsupportedFunctionsAreSaidSo() {
         login(IscsiSettings.defaults());
         h.send(new TaskManagementRequest(true, 0x30, 0, 0x906, Bhs.RESERVED_TAG, h.cmdSN, 0, 0, 0));

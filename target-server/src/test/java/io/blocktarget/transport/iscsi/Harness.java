@@ -48,6 +48,7 @@ final class Harness implements AutoCloseable {
     int cmdSN = 1;
     int itt = 0x10;
     int tsih;
+    long isid = ISID;
 
     Harness(IscsiTransport transport) {
         this.transport = transport;
@@ -140,7 +141,7 @@ final class Harness implements AutoCloseable {
     }
 
     LoginRequest loginRequest(boolean transit, LoginStage csg, LoginStage nsg, TextParameters keys) {
-        return new LoginRequest(new LoginFlags(transit, false, csg, nsg), 0, 0, ISID, 0, 0x1, 0, cmdSN, 0,
+        return new LoginRequest(new LoginFlags(transit, false, csg, nsg), 0, 0, isid, 0, 0x1, 0, cmdSN, 0,
                 text(keys));
     }
 
