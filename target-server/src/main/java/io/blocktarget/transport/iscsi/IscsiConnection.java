@@ -207,7 +207,7 @@ final class IscsiConnection implements ConnectionIo {
         });
         OperationalParameters params = result.parameters();
         engine = result.target().map(t -> new TaskEngine(this, t, nexus.orElseThrow(), params,
-                settings.maxTransferLength()));
+                settings.maxTransferLength(), settings.queueDepth()));
         text.parameters(params);
         sendLogin(request, c.flags(), LoginStatus.SUCCESS, s.tsih(), encode(c.keys()));
         // §13.1: digests start with the first PDU after the final Login Response.

@@ -48,18 +48,20 @@ final class TaskEngine {
     private final ItNexus nexus;
     private final OperationalParameters params;
     private final long maxTransferLength;
+    private final int maxTasks;
     private final Map<Integer, ScsiTask> tasks = new HashMap<>();
     /** CDB and attribute of tasks still gathering data-out, by ITT. */
     private final Map<Integer, Pending> pending = new HashMap<>();
     private int nextTtt;
 
     TaskEngine(ConnectionIo io, ScsiTargetDevice target, ItNexus nexus, OperationalParameters params,
-               long maxTransferLength) {
+               long maxTransferLength, int maxTasks) {
         this.io = io;
         this.target = target;
         this.nexus = nexus;
         this.params = params;
         this.maxTransferLength = maxTransferLength;
+        this.maxTasks = maxTasks;
     }
 
     ScsiTargetDevice target() {
@@ -78,6 +80,12 @@ final class TaskEngine {
     void command(ScsiCommand cmd) {
         int immediateLength = cmd.data().readableBytes();
         long edtl = cmd.expectedDataTransferLength();
+        if (cmd.immediate() && tasks.size() >= maxTasks) {
+            // §11.17.1 reason 0x06: immediate commands bypass the CmdSN window, so they are capped here.
+            io.reject(RejectReason.IMMEDIATE_COMMAND_REJECT, cmd);
+            cmd.release();
+            return;
+        }
         if (tasks.containsKey(cmd.itt())) {
             io.reject(RejectReason.TASK_IN_PROGRESS, cmd);
             cmd.release();

@@ -110,6 +110,28 @@ class FullFeaturePhaseTest {
     }
 
     @Test
+    void immediateCommandsBeyondTheQueueDepthAreRejected() {
+        login(IscsiSettings.defaults().withQueueDepth(1));
+        target.hold();
+        h.send(immediateRead(0x31));
+        h.send(immediateRead(0x32));
+        io.blocktarget.protocol.iscsi.Reject r = h.expect(io.blocktarget.protocol.iscsi.Reject.class);
+        assertThat(r.reason()).isEqualTo(RejectReason.IMMEDIATE_COMMAND_REJECT);
+        assertThat(r.data().getInt(16)).isEqualTo(0x32);
+        r.release();
+        target.releaseHeld();
+        DataIn d = h.expect(DataIn.class);
+        assertThat(d.itt()).isEqualTo(0x31);
+        d.release();
+    }
+
+    private io.blocktarget.protocol.iscsi.ScsiCommand immediateRead(int itt) {
+        return new io.blocktarget.protocol.iscsi.ScsiCommand(true, true, true, false,
+                io.blocktarget.protocol.iscsi.TaskAttribute.SIMPLE, 0, itt, 512, h.cmdSN, 0, Harness.read10(0, 1),
+                java.util.OptionalLong.empty(), Unpooled.EMPTY_BUFFER);
+    }
+
+    @Test
     void immediateNopOutIsAnsweredWithItsDataAndDoesNotAdvanceExpCmdSn() {
         login(IscsiSettings.defaults());
         h.send(new NopOut(true, 0, 0x55, Bhs.RESERVED_TAG, h.cmdSN, 0, Unpooled.wrappedBuffer(new byte[] {1, 2, 3})));
