@@ -134,6 +134,18 @@ class IscsiLoopbackIT {
     }
 
     @Test
+    void fileBackendCompletionsHopBackToTheConnection() throws Exception {
+        try (IscsiTestInitiator i = connect()) {
+            i.login(LoopbackTarget.FILE_TARGET, null, "MaxBurstLength", "65536");
+            i.clearUnitAttention();
+            for (int round = 0; round < 4; round++) {
+                writeAndReadBack(i, 4096, round * 700L, 512 * 1024 + round * 4096, 20 + round);
+            }
+            i.logout();
+        }
+    }
+
+    @Test
     void immediateDataNoAndInitialR2tYes() throws Exception {
         try (IscsiTestInitiator i = session(512, "ImmediateData", "No", "InitialR2T", "Yes")) {
             assertThat(i.negotiated()).containsEntry("ImmediateData", "No").containsEntry("InitialR2T", "Yes");
