@@ -1,13 +1,19 @@
 package io.blocktarget.scsi;
 
+import io.blocktarget.block.BlockDevice;
 import io.blocktarget.block.BlockGeometry;
+import io.blocktarget.block.file.FileBlockDevice;
 import io.blocktarget.block.nil.NullBlockDevice;
 import io.blocktarget.block.ram.MemoryBudget;
 import io.blocktarget.block.ram.RamBlockDevice;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
 import static io.blocktarget.scsi.Scsi.A;
 import static io.blocktarget.scsi.Scsi.cdb;
@@ -136,6 +142,27 @@ class ProvisioningTest {
             run(target, A, 0, sixteen(WRITE_SAME_16, 0, 2, 20), block).assertGood();  // 20 blocks, pieces of 16
             byte[] back = run(target, A, 0, ten(READ_10, 0, 21, 1), null).data();
             assertThat(back).isEqualTo(block);
+        }
+    }
+
+    @Test
+    void writeSamePatternOnTheFileBackendCompletesAcrossWorkerThreads(@TempDir Path dir) throws Exception {
+        ExecutorService io = Executors.newFixedThreadPool(2);
+        try (BlockDevice device = FileBlockDevice.open("wsfile", dir.resolve("d.img"), new BlockGeometry(4096, 4096, 1024),
+                new FileBlockDevice.Options(true, false, false), io)) {
+            ScsiTarget target = Scsi.target(device);
+            Scsi.ready(target, A, 0);
+            byte[] block = Scsi.pattern(6, 4096);
+            run(target, A, 0, ten(WRITE_SAME_10, 0, 1, 600), block).assertGood();   // 3 pieces of 256 blocks
+            byte[] back = run(target, A, 0, ten(READ_10, 0, 0, 602), null).data();
+            assertThat(Arrays.copyOfRange(back, 0, 4096)).isEqualTo(new byte[4096]);
+            for (int i = 1; i <= 600; i++) {
+                assertThat(Arrays.copyOfRange(back, i * 4096, (i + 1) * 4096)).as("block %d", i).isEqualTo(block);
+            }
+            assertThat(Arrays.copyOfRange(back, 601 * 4096, 602 * 4096)).isEqualTo(new byte[4096]);
+            run(target, A, 0, ten(WRITE_SAME_10, 0, 1000, 30), block).assertCheck(0x5, 0x21, 0x00);
+        } finally {
+            io.shutdown();
         }
     }
 
