@@ -114,13 +114,13 @@ final class LogicalUnit {
         }
         BlockGeometry geometry = spec.device().geometry();
         switch (cdb) {
-            case TestUnitReadyCdb c -> task.good();
+            case TestUnitReadyCdb _ -> task.good();
             case InquiryCdb c -> inquiry.execute(task, c);
             case ReportLunsCdb c -> SpcHandlers.reportLuns(task, target, c);
             case RequestSenseCdb c -> SpcHandlers.requestSense(task, c, unitAttentions);
-            case StartStopUnitCdb c -> task.good(); // nothing spins: accepted (SBC-4 §5.25)
+            case StartStopUnitCdb _ -> task.good(); // nothing spins: accepted (SBC-4 §5.25)
             case ReportSupportedOperationCodesCdb c -> SpcHandlers.reportSupportedOperationCodes(task, c, limits);
-            case ReadCapacity10Cdb c -> SbcCapacity.readCapacity10(task, geometry);
+            case ReadCapacity10Cdb _ -> SbcCapacity.readCapacity10(task, geometry);
             case ReadCapacity16Cdb c -> SbcCapacity.readCapacity16(task, c, geometry);
             case ModeSenseCdb c -> modePages.modeSense(task, c);
             case ModeSelectCdb c -> modePages.modeSelect(task, c);
@@ -135,8 +135,8 @@ final class LogicalUnit {
             case GetLbaStatusCdb c -> provisioning.getLbaStatus(task, c);
             case PersistentReserveInCdb c -> persistentReserve.in(task, c);
             case PersistentReserveOutCdb c -> persistentReserve.out(task, c);
-            case Reserve6Cdb c -> reservations.reserve6(task);
-            case Release6Cdb c -> reservations.release6(task);
+            case Reserve6Cdb _ -> reservations.reserve6(task);
+            case Release6Cdb _ -> reservations.release6(task);
             case CdbError e -> task.fail(e);
         }
     }

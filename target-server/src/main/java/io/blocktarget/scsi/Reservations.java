@@ -79,18 +79,9 @@ final class Reservations {
 
     private static Access access(Cdb cdb) {
         return switch (cdb) {
-            case ReadCdb c -> Access.READ;
-            case VerifyCdb c -> Access.READ;
-            case ModeSenseCdb c -> Access.READ;
-            case GetLbaStatusCdb c -> Access.READ;
-            case WriteCdb c -> Access.WRITE;
-            case WriteAndVerifyCdb c -> Access.WRITE;
-            case WriteSameCdb c -> Access.WRITE;
-            case UnmapCdb c -> Access.WRITE;
-            case CompareAndWriteCdb c -> Access.WRITE;
-            case SynchronizeCacheCdb c -> Access.WRITE;
-            case ModeSelectCdb c -> Access.WRITE;
-            case StartStopUnitCdb c -> Access.WRITE;
+            case ReadCdb _, VerifyCdb _, ModeSenseCdb _, GetLbaStatusCdb _ -> Access.READ;
+            case WriteCdb _, WriteAndVerifyCdb _, WriteSameCdb _, UnmapCdb _, CompareAndWriteCdb _,
+                 SynchronizeCacheCdb _, ModeSelectCdb _, StartStopUnitCdb _ -> Access.WRITE;
             // INQUIRY, REPORT LUNS, REQUEST SENSE, RSOC, TEST UNIT READY, READ CAPACITY, PR IN/OUT;
             // RESERVE(6)/RELEASE(6) decide for themselves below
             default -> Access.ALWAYS;

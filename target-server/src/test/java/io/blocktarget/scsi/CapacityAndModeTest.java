@@ -29,10 +29,8 @@ class CapacityAndModeTest {
             "512,16777216,15", "512,33554432,15"})
     void readCapacity16ReportsBlockSizeAndPhysicalExponent(int lbs, int pbs, int exponent) {
         long blocks = (64L << 30) / lbs;
-        try (NullBlockDevice device = new NullBlockDevice("rc", new BlockGeometry(lbs, pbs, blocks), false)) {
-            ScsiTarget target = Scsi.target(device);
-            Scsi.ready(target, A, 0);
-            byte[] d = run(target, A, 0, Scsi.readCapacity16(32), null).assertGood().data();
+        try (Scsi.Unit u = Scsi.Unit.of(new NullBlockDevice("rc", new BlockGeometry(lbs, pbs, blocks), false))) {
+            byte[] d = u.run(Scsi.readCapacity16(32), null).assertGood().data();
             byte[] expected = new byte[32];
             long last = blocks - 1;
             for (int i = 0; i < 8; i++) {
@@ -50,10 +48,8 @@ class CapacityAndModeTest {
 
     @Test
     void readCapacity16HonoursTheAllocationLength() {
-        try (RamBlockDevice device = Scsi.ram("rc16", 4096, 4096, 1 << 20)) {
-            ScsiTarget target = Scsi.target(device);
-            Scsi.ready(target, A, 0);
-            Scsi.Reply r = run(target, A, 0, Scsi.readCapacity16(12), null).assertGood();
+        try (Scsi.Unit u = Scsi.Unit.ram("rc16", 4096, 4096, 1 << 20)) {
+            Scsi.Reply r = u.run(Scsi.readCapacity16(12), null).assertGood();
             assertThat(r.data()).isEqualTo(cdb(0, 0, 0, 0, 0, 0, 0, 0xFF, 0, 0, 0x10, 0));
             assertThat(r.transferLength()).isEqualTo(12);
         }
@@ -76,10 +72,8 @@ class CapacityAndModeTest {
 
     @Test
     void modeSense6AllPagesWithBlockDescriptor() {
-        try (RamBlockDevice device = Scsi.ram("ms6", 4096, 4096, 1 << 20)) {
-            ScsiTarget target = Scsi.target(device);
-            Scsi.ready(target, A, 0);
-            byte[] d = run(target, A, 0, Scsi.modeSense6(0, 0x3F, 0, 255), null).assertGood().data();
+        try (Scsi.Unit u = Scsi.Unit.ram("ms6", 4096, 4096, 1 << 20)) {
+            byte[] d = u.run(Scsi.modeSense6(0, 0x3F, 0, 255), null).assertGood().data();
             byte[] expected = concat(
                     cdb(55, 0x00, 0x10, 8),                                // MODE DATA LENGTH, MEDIUM TYPE, DPOFUA, BDL
                     cdb(0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x10, 0x00),   // 256 blocks of 4096
@@ -92,15 +86,13 @@ class CapacityAndModeTest {
 
     @Test
     void modeSense10WithLongLbaDescriptorAndDbd() {
-        try (RamBlockDevice device = Scsi.ram("ms10", 512, 4096, 1 << 20)) {
-            ScsiTarget target = Scsi.target(device);
-            Scsi.ready(target, A, 0);
-            byte[] d = run(target, A, 0, Scsi.modeSense10(0x10, 0x08, 0, 1024), null).assertGood().data();
+        try (Scsi.Unit u = Scsi.Unit.ram("ms10", 512, 4096, 1 << 20)) {
+            byte[] d = u.run(Scsi.modeSense10(0x10, 0x08, 0, 1024), null).assertGood().data();
             assertThat(d).isEqualTo(concat(
                     cdb(0, 6 + 16 + 20, 0x00, 0x10, 0x01, 0x00, 0, 16),      // LONGLBA, BLOCK DESCRIPTOR LENGTH 16
                     cdb(0, 0, 0, 0, 0, 0, 0x08, 0x00, 0, 0, 0, 0, 0, 0, 0x02, 0x00), // 2048 blocks, 512 bytes
                     cdb(0x08, 0x12), new byte[18]));
-            byte[] dbd = run(target, A, 0, Scsi.modeSense10(0x08, 0x0A, 0, 1024), null).assertGood().data();
+            byte[] dbd = u.run(Scsi.modeSense10(0x08, 0x0A, 0, 1024), null).assertGood().data();
             assertThat(dbd).isEqualTo(concat(cdb(0, 6 + 12, 0x00, 0x10, 0, 0, 0, 0),
                     cdb(0x0A, 0x0A, 0x02, 0x10, 0, 0, 0, 0, 0, 0, 0, 0)));
         }
@@ -122,56 +114,50 @@ class CapacityAndModeTest {
 
     @Test
     void modeSenseErrors() {
-        try (RamBlockDevice device = Scsi.ram("mserr", 512, 512, 1 << 20)) {
-            ScsiTarget target = Scsi.target(device);
-            Scsi.ready(target, A, 0);
-            run(target, A, 0, Scsi.modeSense6(0, 0x19, 0, 255), null).assertCheck(0x5, 0x24, 0x00).assertCdbField(2, 5);
-            run(target, A, 0, Scsi.modeSense6(0, 0x08, 0x01, 255), null).assertCheck(0x5, 0x24, 0x00).assertCdbField(3, 7);
-            run(target, A, 0, Scsi.modeSense6(0, 0xC0 | 0x08, 0, 255), null).assertCheck(0x5, 0x39, 0x00);
+        try (Scsi.Unit u = Scsi.Unit.ram("mserr", 512, 512, 1 << 20)) {
+            u.run(Scsi.modeSense6(0, 0x19, 0, 255), null).assertCheck(0x5, 0x24, 0x00).assertCdbField(2, 5);
+            u.run(Scsi.modeSense6(0, 0x08, 0x01, 255), null).assertCheck(0x5, 0x24, 0x00).assertCdbField(3, 7);
+            u.run(Scsi.modeSense6(0, 0xC0 | 0x08, 0, 255), null).assertCheck(0x5, 0x39, 0x00);
         }
     }
 
     @Test
     void modeSelectDSenseSwitchesToDescriptorSenseAndTellsOtherNexuses() {
-        try (RamBlockDevice device = Scsi.ram("dsense", 512, 512, 1 << 20)) {
-            ScsiTarget target = Scsi.target(device);
-            Scsi.ready(target, A, 0);
-            Scsi.ready(target, B, 0);
+        try (Scsi.Unit u = Scsi.Unit.ram("dsense", 512, 512, 1 << 20)) {
+            Scsi.ready(u.target(), B, 0);
             byte[] list = concat(cdb(0, 0, 0, 0), cdb(0x0A, 0x0A, 0x06, 0x10, 0, 0, 0, 0, 0, 0, 0, 0));
-            run(target, A, 0, Scsi.modeSelect6(list.length), list).assertGood();
-            byte[] control = run(target, A, 0, Scsi.modeSense6(0x08, 0x0A, 0, 255), null).data();
+            u.run(Scsi.modeSelect6(list.length), list).assertGood();
+            byte[] control = u.run(Scsi.modeSense6(0x08, 0x0A, 0, 255), null).data();
             assertThat(control[4 + 2]).isEqualTo((byte) 0x06);
             // descriptor format (72h) from now on: LBA OUT OF RANGE without sense key specific
-            byte[] sense = run(target, A, 0, Scsi.ten(0x28, 0, 4096, 1), null).assertCheck(0x5, 0x21, 0x00).sense();
+            byte[] sense = u.run(Scsi.ten(0x28, 0, 4096, 1), null).assertCheck(0x5, 0x21, 0x00).sense();
             assertThat(sense).isEqualTo(cdb(0x72, 0x05, 0x21, 0x00, 0, 0, 0, 0));
             // with a field pointer: sense key specific descriptor (02h)
-            byte[] invalid = run(target, A, 0, Scsi.inquiry(true, 0x42, 255), null).sense();
+            byte[] invalid = u.run(Scsi.inquiry(true, 0x42, 255), null).sense();
             assertThat(invalid).isEqualTo(cdb(0x72, 0x05, 0x24, 0x00, 0, 0, 0, 8,
                     0x02, 0x06, 0, 0, 0xCF, 0x00, 0x02, 0));
             // the other nexus meets MODE PARAMETERS CHANGED, itself in descriptor format
-            byte[] ua = run(target, B, 0, Scsi.testUnitReady(), null).assertCheck(0x6, 0x2A, 0x01).sense();
+            byte[] ua = run(u.target(), B, 0, Scsi.testUnitReady(), null).assertCheck(0x6, 0x2A, 0x01).sense();
             assertThat(ua[0]).isEqualTo((byte) 0x72);
-            run(target, B, 0, Scsi.testUnitReady(), null).assertGood();
+            run(u.target(), B, 0, Scsi.testUnitReady(), null).assertGood();
             // a logical unit reset restores the default (fixed format)
-            target.logicalUnitReset(A, 0);
-            assertThat(run(target, A, 0, Scsi.ten(0x28, 0, 4096, 1), null).sense()[0]).isEqualTo((byte) 0x70);
+            u.target().logicalUnitReset(A, 0);
+            assertThat(u.run(Scsi.ten(0x28, 0, 4096, 1), null).sense()[0]).isEqualTo((byte) 0x70);
         }
     }
 
     @Test
     void modeSelectRefusesUnchangeableFields() {
-        try (RamBlockDevice device = Scsi.ram("msel", 512, 512, 1 << 20)) {
-            ScsiTarget target = Scsi.target(device);
-            Scsi.ready(target, A, 0);
+        try (Scsi.Unit u = Scsi.Unit.ram("msel", 512, 512, 1 << 20)) {
             byte[] wce = concat(cdb(0, 0, 0, 0, 0, 0, 0, 0), cdb(0x08, 0x12, 0x04), new byte[17]);
-            run(target, A, 0, Scsi.modeSelect10(wce.length), wce).assertCheck(0x5, 0x26, 0x00).assertParameterField(10, 2);
+            u.run(Scsi.modeSelect10(wce.length), wce).assertCheck(0x5, 0x26, 0x00).assertParameterField(10, 2);
             byte[] qerr = concat(cdb(0, 0, 0, 0), cdb(0x0A, 0x0A, 0x02, 0x12, 0, 0, 0, 0, 0, 0, 0, 0));
-            run(target, A, 0, Scsi.modeSelect6(qerr.length), qerr).assertCheck(0x5, 0x26, 0x00).assertParameterField(7, 1);
+            u.run(Scsi.modeSelect6(qerr.length), qerr).assertCheck(0x5, 0x26, 0x00).assertParameterField(7, 1);
             // parameter list shorter than PARAMETER LIST LENGTH: INVALID FIELD IN CDB at that field
-            run(target, A, 0, Scsi.modeSelect6(16), new byte[8]).assertCheck(0x5, 0x24, 0x00).assertCdbField(4, 7);
-            run(target, A, 0, Scsi.modeSelect10(16), new byte[8]).assertCheck(0x5, 0x24, 0x00).assertCdbField(7, 7);
+            u.run(Scsi.modeSelect6(16), new byte[8]).assertCheck(0x5, 0x24, 0x00).assertCdbField(4, 7);
+            u.run(Scsi.modeSelect10(16), new byte[8]).assertCheck(0x5, 0x24, 0x00).assertCdbField(7, 7);
             // an empty parameter list changes nothing
-            run(target, A, 0, Scsi.modeSelect6(0), null).assertGood();
+            u.run(Scsi.modeSelect6(0), null).assertGood();
         }
     }
 

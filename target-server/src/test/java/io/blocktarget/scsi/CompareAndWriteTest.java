@@ -36,49 +36,43 @@ class CompareAndWriteTest {
 
     @Test
     void matchWritesAndMismatchReportsTheOffsetAndWritesNothing() {
-        try (RamBlockDevice device = Scsi.ram("caw", 512, 512, 1 << 20)) {
-            ScsiTarget target = Scsi.target(device);
-            Scsi.ready(target, A, 0);
+        try (Scsi.Unit u = Scsi.Unit.ram("caw", 512, 512, 1 << 20)) {
             byte[] old = Scsi.pattern(1, 1024);
             byte[] fresh = Scsi.pattern(2, 1024);
-            run(target, A, 0, ten(0x2A, 0, 8, 2), old).assertGood();
-            Scsi.Reply ok = run(target, A, 0, caw(8, 2), ReadWriteTest.concat(old, fresh)).assertGood();
+            u.run(ten(0x2A, 0, 8, 2), old).assertGood();
+            Scsi.Reply ok = u.run(caw(8, 2), ReadWriteTest.concat(old, fresh)).assertGood();
             assertThat(ok.transferLength()).isEqualTo(2048);
-            assertThat(run(target, A, 0, ten(0x28, 0, 8, 2), null).data()).isEqualTo(fresh);
+            assertThat(u.run(ten(0x28, 0, 8, 2), null).data()).isEqualTo(fresh);
             byte[] stale = old.clone();
-            Scsi.Reply miss = run(target, A, 0, caw(8, 2), ReadWriteTest.concat(stale, Scsi.pattern(3, 1024)))
+            Scsi.Reply miss = u.run(caw(8, 2), ReadWriteTest.concat(stale, Scsi.pattern(3, 1024)))
                     .assertCheck(0xE, 0x1D, 0x00);
             int firstDiff = 0;
             while (stale[firstDiff] == fresh[firstDiff]) {
                 firstDiff++;
             }
             assertThat(miss.information()).isEqualTo(firstDiff);
-            assertThat(run(target, A, 0, ten(0x28, 0, 8, 2), null).data()).isEqualTo(fresh);
+            assertThat(u.run(ten(0x28, 0, 8, 2), null).data()).isEqualTo(fresh);
         }
     }
 
     @Test
     void limitsAndErrors() {
-        try (RamBlockDevice device = Scsi.ram("cawerr", 65536, 65536, 16 << 20)) {
-            ScsiTarget target = Scsi.target(device);
-            Scsi.ready(target, A, 0);
-            run(target, A, 0, caw(0, 0), null).assertGood();
-            run(target, A, 0, caw(0, 65), new byte[130 * 65536]).assertCheck(0x5, 0x24, 0x00).assertCdbField(13, 7);
-            run(target, A, 0, caw(255, 2), new byte[4 * 65536]).assertCheck(0x5, 0x21, 0x00);
-            run(target, A, 0, caw(0, 1), new byte[65536]).assertCheck(0x5, 0x0E, 0x03);
+        try (Scsi.Unit u = Scsi.Unit.ram("cawerr", 65536, 65536, 16 << 20)) {
+            u.run(caw(0, 0), null).assertGood();
+            u.run(caw(0, 65), new byte[130 * 65536]).assertCheck(0x5, 0x24, 0x00).assertCdbField(13, 7);
+            u.run(caw(255, 2), new byte[4 * 65536]).assertCheck(0x5, 0x21, 0x00);
+            u.run(caw(0, 1), new byte[65536]).assertCheck(0x5, 0x0E, 0x03);
             byte[] fua = caw(0, 1);
             fua[1] = 0x08;
-            run(target, A, 0, fua, new byte[2 * 65536]).assertGood();
+            u.run(fua, new byte[2 * 65536]).assertGood();
         }
     }
 
     /** Two initiators increment a counter in block 0 with read + COMPARE AND WRITE; no increment is lost. */
     @Test
     void concurrentIncrementsNeverLoseAnUpdate() throws Exception {
-        try (RamBlockDevice device = Scsi.ram("counter", 512, 512, 1 << 20)) {
-            ScsiTarget target = Scsi.target(device);
-            Scsi.ready(target, A, 0);
-            Scsi.ready(target, B, 0);
+        try (Scsi.Unit u = Scsi.Unit.ram("counter", 512, 512, 1 << 20)) {
+            Scsi.ready(u.target(), B, 0);
             int perThread = 300;
             CyclicBarrier start = new CyclicBarrier(2);
             ExecutorService pool = Executors.newFixedThreadPool(2);
@@ -89,11 +83,11 @@ class CompareAndWriteTest {
                         start.await();
                         int retries = 0;
                         for (int done = 0; done < perThread; ) {
-                            byte[] current = run(target, nexus, 0, ten(0x28, 0, 0, 1), null).assertGood().data();
+                            byte[] current = run(u.target(), nexus, 0, ten(0x28, 0, 0, 1), null).assertGood().data();
                             long value = ByteBuffer.wrap(current).getLong();
                             byte[] next = new byte[512];
                             ByteBuffer.wrap(next).putLong(value + 1);
-                            Scsi.Reply r = run(target, nexus, 0, caw(0, 1), ReadWriteTest.concat(current, next));
+                            Scsi.Reply r = run(u.target(), nexus, 0, caw(0, 1), ReadWriteTest.concat(current, next));
                             if (r.status() == io.blocktarget.protocol.scsi.ScsiStatus.GOOD) {
                                 done++;
                             } else {
@@ -110,7 +104,7 @@ class CompareAndWriteTest {
             } finally {
                 pool.shutdownNow();
             }
-            byte[] end = run(target, A, 0, ten(0x28, 0, 0, 1), null).data();
+            byte[] end = u.run(ten(0x28, 0, 0, 1), null).data();
             assertThat(ByteBuffer.wrap(end).getLong()).isEqualTo(2L * perThread);
         }
     }

@@ -43,104 +43,92 @@ class ProvisioningTest {
 
     @Test
     void unmapDeallocatesAndReadsZeros() {
-        try (RamBlockDevice device = Scsi.ram("unmap", 4096, 4096, 4 << 20)) {
-            ScsiTarget target = Scsi.target(device);
-            Scsi.ready(target, A, 0);
+        try (Scsi.Unit u = Scsi.Unit.ram("unmap", 4096, 4096, 4 << 20)) {
             byte[] data = Scsi.pattern(1, 64 * 4096);
-            run(target, A, 0, ten(WRITE_10, 0, 0, 64), data).assertGood();
-            assertThat(device.allocatedBytes()).isEqualTo(4 * 65536);
+            u.run(ten(WRITE_10, 0, 0, 64), data).assertGood();
+            assertThat(u.ram().allocatedBytes()).isEqualTo(4 * 65536);
             byte[] list = unmapList(16, 16, 40, 2);
-            Scsi.Reply r = run(target, A, 0, unmapCdb(0, list.length), list).assertGood();
+            Scsi.Reply r = u.run(unmapCdb(0, list.length), list).assertGood();
             assertThat(r.transferLength()).isEqualTo(list.length);
             byte[] expected = data.clone();
             Arrays.fill(expected, 16 * 4096, 32 * 4096, (byte) 0);
             Arrays.fill(expected, 40 * 4096, 42 * 4096, (byte) 0);
-            assertThat(run(target, A, 0, ten(READ_10, 0, 0, 64), null).data()).isEqualTo(expected);
-            assertThat(device.allocatedBytes()).isEqualTo(3 * 65536);   // the whole chunk 16..31 was freed
+            assertThat(u.run(ten(READ_10, 0, 0, 64), null).data()).isEqualTo(expected);
+            assertThat(u.ram().allocatedBytes()).isEqualTo(3 * 65536);   // the whole chunk 16..31 was freed
         }
     }
 
     @Test
     void unmapErrors() {
-        try (RamBlockDevice device = Scsi.ram("unmaperr", 512, 512, 1 << 20)) {
-            ScsiTarget target = Scsi.target(device);
-            Scsi.ready(target, A, 0);
-            run(target, A, 0, unmapCdb(0, 0), null).assertGood();
-            run(target, A, 0, unmapCdb(0, 4), new byte[4]).assertCheck(0x5, 0x1A, 0x00);
+        try (Scsi.Unit u = Scsi.Unit.ram("unmaperr", 512, 512, 1 << 20)) {
+            u.run(unmapCdb(0, 0), null).assertGood();
+            u.run(unmapCdb(0, 4), new byte[4]).assertCheck(0x5, 0x1A, 0x00);
             byte[] claimsMore = unmapList(0, 1);
             claimsMore[3] = 32;                                           // descriptor data length 32, 16 sent
-            run(target, A, 0, unmapCdb(0, claimsMore.length), claimsMore).assertCheck(0x5, 0x1A, 0x00);
+            u.run(unmapCdb(0, claimsMore.length), claimsMore).assertCheck(0x5, 0x1A, 0x00);
             byte[] list = unmapList(2047, 2);
-            run(target, A, 0, unmapCdb(0, list.length), list).assertCheck(0x5, 0x21, 0x00);
-            run(target, A, 0, unmapCdb(0x01, list.length), list).assertCheck(0x5, 0x24, 0x00).assertCdbField(1, 0);
-            run(target, A, 0, unmapCdb(0, 24), new byte[8]).assertCheck(0x5, 0x24, 0x00).assertCdbField(7, 7);
+            u.run(unmapCdb(0, list.length), list).assertCheck(0x5, 0x21, 0x00);
+            u.run(unmapCdb(0x01, list.length), list).assertCheck(0x5, 0x24, 0x00).assertCdbField(1, 0);
+            u.run(unmapCdb(0, 24), new byte[8]).assertCheck(0x5, 0x24, 0x00).assertCdbField(7, 7);
             long[] many = new long[2 * 257];
             for (int i = 0; i < 257; i++) {
                 many[2 * i] = i;
                 many[2 * i + 1] = 1;
             }
             byte[] tooMany = unmapList(many);
-            run(target, A, 0, unmapCdb(0, tooMany.length), tooMany).assertCheck(0x5, 0x26, 0x00).assertParameterField(2, 7);
+            u.run(unmapCdb(0, tooMany.length), tooMany).assertCheck(0x5, 0x26, 0x00).assertParameterField(2, 7);
         }
     }
 
     @Test
     void unmapOfMoreThanTheMaximumLbaCountPointsAtTheDescriptor() {
-        try (NullBlockDevice device = new NullBlockDevice("big", new BlockGeometry(512, 512, 1L << 34), false)) {
-            ScsiTarget target = Scsi.target(device);
-            Scsi.ready(target, A, 0);
+        try (Scsi.Unit u = Scsi.Unit.of(new NullBlockDevice("big", new BlockGeometry(512, 512, 1L << 34), false))) {
             byte[] list = unmapList(0, 0xFFFF_FFFFL, 1L << 33, 1);
-            run(target, A, 0, unmapCdb(0, list.length), list).assertCheck(0x5, 0x26, 0x00).assertParameterField(32, 7);
+            u.run(unmapCdb(0, list.length), list).assertCheck(0x5, 0x26, 0x00).assertParameterField(32, 7);
         }
     }
 
     @Test
     void writeSameWithUnmapDeallocatesAndNdobNeedsNoData() {
-        try (RamBlockDevice device = Scsi.ram("wsu", 512, 4096, 4 << 20)) {
-            ScsiTarget target = Scsi.target(device);
-            Scsi.ready(target, A, 0);
-            run(target, A, 0, ten(WRITE_10, 0, 0, 1024), Scsi.pattern(2, 1024 * 512)).assertGood();
-            long before = device.allocatedBytes();
-            run(target, A, 0, sixteen(WRITE_SAME_16, 0x08, 0, 128), new byte[512]).assertGood();
-            assertThat(device.allocatedBytes()).isEqualTo(before - 65536);
-            assertThat(run(target, A, 0, ten(READ_10, 0, 0, 128), null).data()).isEqualTo(new byte[128 * 512]);
-            Scsi.Reply ndob = run(target, A, 0, sixteen(WRITE_SAME_16, 0x09, 128, 128), null).assertGood();
+        try (Scsi.Unit u = Scsi.Unit.ram("wsu", 512, 4096, 4 << 20)) {
+            u.run(ten(WRITE_10, 0, 0, 1024), Scsi.pattern(2, 1024 * 512)).assertGood();
+            long before = u.ram().allocatedBytes();
+            u.run(sixteen(WRITE_SAME_16, 0x08, 0, 128), new byte[512]).assertGood();
+            assertThat(u.ram().allocatedBytes()).isEqualTo(before - 65536);
+            assertThat(u.run(ten(READ_10, 0, 0, 128), null).data()).isEqualTo(new byte[128 * 512]);
+            Scsi.Reply ndob = u.run(sixteen(WRITE_SAME_16, 0x09, 128, 128), null).assertGood();
             assertThat(ndob.transferLength()).isZero();
-            assertThat(device.allocatedBytes()).isEqualTo(before - 2 * 65536);
-            run(target, A, 0, ten(WRITE_SAME_10, 0x08, 300, 10), new byte[512]).assertGood();
-            assertThat(run(target, A, 0, ten(READ_10, 0, 300, 10), null).data()).isEqualTo(new byte[10 * 512]);
+            assertThat(u.ram().allocatedBytes()).isEqualTo(before - 2 * 65536);
+            u.run(ten(WRITE_SAME_10, 0x08, 300, 10), new byte[512]).assertGood();
+            assertThat(u.run(ten(READ_10, 0, 300, 10), null).data()).isEqualTo(new byte[10 * 512]);
         }
     }
 
     @Test
     void writeSameRepeatsAPatternAcrossPieces() {
-        try (RamBlockDevice device = Scsi.ram("wsp", 512, 512, 4 << 20)) {
-            ScsiTarget target = Scsi.target(device);
-            Scsi.ready(target, A, 0);
+        try (Scsi.Unit u = Scsi.Unit.ram("wsp", 512, 512, 4 << 20)) {
             byte[] block = Scsi.pattern(3, 512);
             int blocks = 2048 + 2048 + 100;                               // pieces are 1 MiB = 2048 blocks
-            Scsi.Reply r = run(target, A, 0, ten(WRITE_SAME_10, 0, 7, blocks), block).assertGood();
+            Scsi.Reply r = u.run(ten(WRITE_SAME_10, 0, 7, blocks), block).assertGood();
             assertThat(r.transferLength()).isEqualTo(512);
-            byte[] back = run(target, A, 0, sixteen(0x88, 0, 6, blocks + 2), null).data();
+            byte[] back = u.run(sixteen(0x88, 0, 6, blocks + 2), null).data();
             assertThat(Arrays.copyOfRange(back, 0, 512)).isEqualTo(new byte[512]);
             for (int i = 1; i <= blocks; i++) {
                 assertThat(Arrays.copyOfRange(back, i * 512, (i + 1) * 512)).as("block %d", i).isEqualTo(block);
             }
             assertThat(Arrays.copyOfRange(back, (blocks + 1) * 512, (blocks + 2) * 512)).isEqualTo(new byte[512]);
             // UNMAP bit with non-zero data: the data is written (it would not read back as zeros)
-            run(target, A, 0, sixteen(WRITE_SAME_16, 0x08, 7000, 3), block).assertGood();
-            assertThat(Arrays.copyOfRange(run(target, A, 0, ten(READ_10, 0, 7002, 1), null).data(), 0, 512)).isEqualTo(block);
+            u.run(sixteen(WRITE_SAME_16, 0x08, 7000, 3), block).assertGood();
+            assertThat(Arrays.copyOfRange(u.run(ten(READ_10, 0, 7002, 1), null).data(), 0, 512)).isEqualTo(block);
         }
     }
 
     @Test
     void writeSameExecutesAbove4kThoughNotAdvertised() {
-        try (RamBlockDevice device = Scsi.ram("ws64k", 65536, 65536, 4 << 20)) {
-            ScsiTarget target = Scsi.target(device);
-            Scsi.ready(target, A, 0);
+        try (Scsi.Unit u = Scsi.Unit.ram("ws64k", 65536, 65536, 4 << 20)) {
             byte[] block = Scsi.pattern(4, 65536);
-            run(target, A, 0, sixteen(WRITE_SAME_16, 0, 2, 20), block).assertGood();  // 20 blocks, pieces of 16
-            byte[] back = run(target, A, 0, ten(READ_10, 0, 21, 1), null).data();
+            u.run(sixteen(WRITE_SAME_16, 0, 2, 20), block).assertGood();  // 20 blocks, pieces of 16
+            byte[] back = u.run(ten(READ_10, 0, 21, 1), null).data();
             assertThat(back).isEqualTo(block);
         }
     }
@@ -168,17 +156,15 @@ class ProvisioningTest {
 
     @Test
     void writeSameErrors() {
-        try (RamBlockDevice device = Scsi.ram("wserr", 512, 512, 1 << 20)) {
-            ScsiTarget target = Scsi.target(device);
-            Scsi.ready(target, A, 0);
+        try (Scsi.Unit u = Scsi.Unit.ram("wserr", 512, 512, 1 << 20)) {
             byte[] block = new byte[512];
-            run(target, A, 0, ten(WRITE_SAME_10, 0, 0, 0), block).assertCheck(0x5, 0x24, 0x00).assertCdbField(7, 7);
-            run(target, A, 0, sixteen(WRITE_SAME_16, 0, 0, 0), block).assertCheck(0x5, 0x24, 0x00).assertCdbField(10, 7);
-            run(target, A, 0, sixteen(WRITE_SAME_16, 0, 0, (1L << 30) / 512 + 1), block)
+            u.run(ten(WRITE_SAME_10, 0, 0, 0), block).assertCheck(0x5, 0x24, 0x00).assertCdbField(7, 7);
+            u.run(sixteen(WRITE_SAME_16, 0, 0, 0), block).assertCheck(0x5, 0x24, 0x00).assertCdbField(10, 7);
+            u.run(sixteen(WRITE_SAME_16, 0, 0, (1L << 30) / 512 + 1), block)
                     .assertCheck(0x5, 0x24, 0x00).assertCdbField(10, 7);                 // > MAXIMUM WRITE SAME LENGTH
-            run(target, A, 0, ten(WRITE_SAME_10, 0, 2040, 9), block).assertCheck(0x5, 0x21, 0x00);
-            run(target, A, 0, ten(WRITE_SAME_10, 0, 0, 1), new byte[100]).assertCheck(0x5, 0x0E, 0x03);
-            run(target, A, 0, ten(WRITE_SAME_10, 0x10, 0, 1), block).assertCheck(0x5, 0x24, 0x00).assertCdbField(1, 4);
+            u.run(ten(WRITE_SAME_10, 0, 2040, 9), block).assertCheck(0x5, 0x21, 0x00);
+            u.run(ten(WRITE_SAME_10, 0, 0, 1), new byte[100]).assertCheck(0x5, 0x0E, 0x03);
+            u.run(ten(WRITE_SAME_10, 0x10, 0, 1), block).assertCheck(0x5, 0x24, 0x00).assertCdbField(1, 4);
         }
     }
 
@@ -194,16 +180,14 @@ class ProvisioningTest {
 
     @Test
     void getLbaStatusAnswersMappedToTheEnd() {
-        try (RamBlockDevice device = Scsi.ram("lbas", 4096, 4096, 1 << 20)) {
-            ScsiTarget target = Scsi.target(device);
-            Scsi.ready(target, A, 0);
-            byte[] d = run(target, A, 0, sixteen(0x9E, 0x12, 10, 64), null).assertGood().data();
+        try (Scsi.Unit u = Scsi.Unit.ram("lbas", 4096, 4096, 1 << 20)) {
+            byte[] d = u.run(sixteen(0x9E, 0x12, 10, 64), null).assertGood().data();
             assertThat(d).isEqualTo(cdb(0, 0, 0, 20, 0, 0, 0, 0,
                     0, 0, 0, 0, 0, 0, 0, 10,                // LBA 10
                     0, 0, 0, 246,                           // 256 - 10 blocks
                     0x00, 0, 0, 0));                        // mapped
-            run(target, A, 0, sixteen(0x9E, 0x12, 256, 64), null).assertCheck(0x5, 0x21, 0x00);
-            assertThat(run(target, A, 0, sixteen(0x9E, 0x12, 0, 8), null).assertGood().data()).hasSize(8);
+            u.run(sixteen(0x9E, 0x12, 256, 64), null).assertCheck(0x5, 0x21, 0x00);
+            assertThat(u.run(sixteen(0x9E, 0x12, 0, 8), null).assertGood().data()).hasSize(8);
         }
     }
 }

@@ -121,6 +121,33 @@ final class Scsi {
 
     // ---- fixtures ----
 
+    /** One device as LUN 0 of a fresh target, nexus A already past its POWER ON unit attention. */
+    record Unit(BlockDevice device, ScsiTarget target) implements AutoCloseable {
+        static Unit ram(String name, int lbs, int pbs, long bytes) {
+            return of(Scsi.ram(name, lbs, pbs, bytes));
+        }
+
+        static Unit of(BlockDevice device) {
+            ScsiTarget target = Scsi.target(device);
+            ready(target, A, 0);
+            return new Unit(device, target);
+        }
+
+        RamBlockDevice ram() {
+            return (RamBlockDevice) device;
+        }
+
+        /** A command from nexus A to LUN 0. */
+        Reply run(byte[] cdb, byte[] dataOut) {
+            return Scsi.run(target, A, 0, cdb, dataOut);
+        }
+
+        @Override
+        public void close() {
+            device.close();
+        }
+    }
+
     static RamBlockDevice ram(String name, int lbs, int pbs, long bytes) {
         return new RamBlockDevice(name, new BlockGeometry(lbs, pbs, bytes / lbs), false, new MemoryBudget(GIB));
     }
