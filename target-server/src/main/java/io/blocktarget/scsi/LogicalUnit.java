@@ -99,6 +99,12 @@ final class LogicalUnit {
                 return;
             }
         }
+        if (task.command().attribute() == TaskAttribute.ACA) {
+            // SAM-5 §8.9.3: we report NORMACA = 0, so there is never an ACA condition to serve; LIO
+            // (target_cmd_init_cdb) answers an ACA task with INVALID FIELD IN CDB, and so do we.
+            task.fail(SenseReason.INVALID_FIELD_IN_CDB);
+            return;
+        }
         Cdb cdb = Cdb.parse(task.command().cdb());
         if (cdb instanceof CdbError error) {
             task.fail(error);

@@ -185,6 +185,39 @@ class ReadWriteTest {
     }
 
     @Test
+    void verifyFindsTheFirstDifferenceAtAnyOffset() {
+        try (Scsi.Unit u = Scsi.Unit.ram("vpos", 512, 512, 1 << 20)) {
+            byte[] data = Scsi.pattern(8, 1024);
+            u.run(ten(WRITE_10, 0, 0, 2), data).assertGood();
+            for (int at : new int[] {0, 1, 7, 8, 9, 511, 512, 1016, 1023}) {
+                byte[] wrong = data.clone();
+                wrong[at] ^= 0x40;
+                wrong[Math.min(at + 3, 1023)] ^= 0x01;                  // a later difference does not matter
+                assertThat(u.run(ten(VERIFY_10, 0x02, 0, 2), wrong).assertCheck(0xE, 0x1D, 0x00).information())
+                        .as("offset %d", at).isEqualTo(at);
+            }
+        }
+    }
+
+    @Test
+    void verifyWithoutByteCheckIsNotBoundByTheMaximumTransferLength() {
+        try (Scsi.Unit u = Scsi.Unit.ram("vlong", 512, 512, 64 << 20)) {
+            u.run(sixteen(VERIFY_16, 0, 0, (64 << 20) / 512), null).assertGood();
+            u.run(sixteen(VERIFY_16, 0x02, 0, 16385), new byte[16385 * 512]).assertCheck(0x5, 0x24, 0x00)
+                    .assertCdbField(10, 7);
+        }
+    }
+
+    @Test
+    void acaTaskAttributeIsRefused() {
+        try (Scsi.Unit u = Scsi.Unit.ram("aca", 512, 512, 1 << 20)) {
+            Scsi.run(u.target(), A, 0, ten(READ_10, 0, 0, 1), null, 512, TaskAttribute.ACA).assertCheck(0x5, 0x24, 0x00);
+            Scsi.run(u.target(), A, 0, ten(READ_10, 0, 0, 1), null, 512, TaskAttribute.ORDERED).assertGood();
+            Scsi.run(u.target(), A, 0, ten(READ_10, 0, 0, 1), null, 512, TaskAttribute.HEAD_OF_QUEUE).assertGood();
+        }
+    }
+
+    @Test
     void writeAndVerifyWritesAndComparesBack() {
         try (Scsi.Unit u = Scsi.Unit.ram("wv", 4096, 4096, 1 << 20)) {
             byte[] data = Scsi.pattern(5, 8192);

@@ -84,13 +84,18 @@ final class Scsi {
     }
 
     static Reply run(ScsiTargetDevice target, ItNexus nexus, long lun, byte[] cdb, byte[] dataOut, long edtl) {
+        return run(target, nexus, lun, cdb, dataOut, edtl, TaskAttribute.SIMPLE);
+    }
+
+    static Reply run(ScsiTargetDevice target, ItNexus nexus, long lun, byte[] cdb, byte[] dataOut, long edtl,
+                     TaskAttribute attribute) {
         byte[] padded = new byte[Math.max(16, cdb.length)];
         System.arraycopy(cdb, 0, padded, 0, cdb.length);
         ByteBuf cdbBuf = Unpooled.wrappedBuffer(padded);
         ByteBuf out = dataOut == null ? null : Unpooled.directBuffer(dataOut.length).writeBytes(dataOut);
         CompletableFuture<ScsiResponse> done = new CompletableFuture<>();
         try {
-            target.execute(new ScsiCommand(nexus, lun, cdbBuf, TaskAttribute.SIMPLE, 1, edtl, out), r -> {
+            target.execute(new ScsiCommand(nexus, lun, cdbBuf, attribute, 1, edtl, out), r -> {
                 if (!done.complete(r)) {
                     throw new AssertionError("completed twice");
                 }
