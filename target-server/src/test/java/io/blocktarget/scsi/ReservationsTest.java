@@ -239,10 +239,32 @@ class ReservationsTest {
     }
 
     @Test
-    void reserve6ConflictsWithRegistrations() {
+    void reserve6ConflictsWithRegistrationsExceptForHoldersAndAdmittedRegistrants() {
         out(A, REGISTER, 0, 0, 0xAA).assertGood();
         conflict(run(target, A, 0, cdb(0x16, 0, 0, 0, 0, 0), null));
         conflict(run(target, B, 0, cdb(0x17, 0, 0, 0, 0, 0), null));
+        out(B, REGISTER, 0, 0, 0xBB).assertGood();
+        out(A, RESERVE, WE, 0xAA, 0).assertGood();
+        run(target, A, 0, cdb(0x16, 0, 0, 0, 0, 0), null).assertGood();   // the holder: GOOD, no effect
+        run(target, A, 0, cdb(0x17, 0, 0, 0, 0, 0), null).assertGood();
+        conflict(run(target, B, 0, cdb(0x16, 0, 0, 0, 0, 0), null));      // registrant under WE: conflict
+        out(A, RELEASE, WE, 0xAA, 0).assertGood();
+        out(A, RESERVE, WE_RO, 0xAA, 0).assertGood();
+        run(target, B, 0, cdb(0x16, 0, 0, 0, 0, 0), null).assertGood();   // registrant under WE_RO: GOOD
+        read(C).assertGood();                                               // and no RESERVE(6) was made
+        conflict(run(target, C, 0, cdb(0x16, 0, 0, 0, 0, 0), null));
+    }
+
+    @Test
+    void reportSupportedOperationCodesConflictsOnlyUnderExclusiveAccess() {
+        out(A, REGISTER, 0, 0, 0xAA).assertGood();
+        out(A, RESERVE, WE, 0xAA, 0).assertGood();
+        run(target, B, 0, SpcCommandsTest.rsoc(0, 0, 0, 4096), null).assertGood();
+        out(A, RELEASE, WE, 0xAA, 0).assertGood();
+        out(A, RESERVE, EA, 0xAA, 0).assertGood();
+        conflict(run(target, B, 0, SpcCommandsTest.rsoc(0, 0, 0, 4096), null));
+        run(target, B, 0, Scsi.readCapacity10(), null).assertGood();
+        run(target, B, 0, testUnitReady(), null).assertGood();
     }
 
     @Test
