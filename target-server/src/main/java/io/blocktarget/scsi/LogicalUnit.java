@@ -1,6 +1,5 @@
 package io.blocktarget.scsi;
 
-import io.blocktarget.block.BlockDevice;
 import io.blocktarget.block.BlockGeometry;
 import io.blocktarget.protocol.scsi.Cdb;
 import io.blocktarget.protocol.scsi.CdbError;
@@ -52,6 +51,7 @@ final class LogicalUnit {
     private final SbcProvisioning provisioning;
     private final CompareAndWrite compareAndWrite;
     private final PersistentReserveCommands persistentReserve;
+    private final RangeLock rangeLock;
 
     LogicalUnit(ScsiTarget target, LogicalUnitSpec spec) {
         this.target = target;
@@ -59,7 +59,7 @@ final class LogicalUnit {
         this.limits = UnitLimits.of(spec.device().geometry());
         this.modePages = new ModePages(spec.device(), unitAttentions);
         this.reservations = new Reservations(unitAttentions);
-        RangeLock rangeLock = new RangeLock();
+        this.rangeLock = new RangeLock();
         this.inquiry = new InquiryHandler(target.targetName(), spec.name(), spec.device().geometry(), limits);
         this.readWrite = new SbcReadWrite(spec.device(), limits, modePages, rangeLock);
         this.provisioning = new SbcProvisioning(spec.device(), limits, rangeLock);
@@ -71,8 +71,9 @@ final class LogicalUnit {
         return unitAttentions;
     }
 
-    BlockDevice device() {
-        return spec.device();
+    /** LBA ranges currently locked by writes in flight (tests check that every lease came back). */
+    int rangeLockHeld() {
+        return rangeLock.heldCount();
     }
 
     void execute(ScsiCommand command, ScsiCompletion done) {

@@ -31,7 +31,9 @@ class InquiryTest {
 
     @Test
     void standardInquiryIsSpc4DirectAccessWithVersionDescriptors() {
-        byte[] d = run(target, A, 0, inquiry(false, 0, 255), null).assertGood().data();
+        Scsi.Reply r = run(target, A, 0, inquiry(false, 0, 255), null).assertGood();
+        assertThat(r.transferLength()).isEqualTo(96);   // what was returned: the transport reports the underflow
+        byte[] d = r.data();
         byte[] expected = new byte[96];
         expected[0] = 0x00;                  // qualifier 000b, type 00h direct access block device
         expected[2] = 0x06;                  // VERSION SPC-4
