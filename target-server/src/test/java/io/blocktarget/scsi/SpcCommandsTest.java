@@ -173,6 +173,36 @@ class SpcCommandsTest {
     }
 
     @Test
+    void reportSupportedOperationCodesDescriptorsByteByByte() {
+        Scsi.ready(target, A, 0);
+        byte[] d = run(target, A, 0, rsoc(0, 0, 0, 8192), null).assertGood().data();
+        assertThat(Arrays.copyOfRange(d, 4, 12)).isEqualTo(cdb(0x00, 0, 0x00, 0x00, 0, 0x00, 0x00, 0x06)); // TUR
+        int readKeys = indexOf(d, 0x5E);
+        assertThat(Arrays.copyOfRange(d, readKeys, readKeys + 8))
+                .isEqualTo(cdb(0x5E, 0, 0x00, 0x00, 0, 0x01, 0x00, 0x0A));                  // SERVACTV, 10 bytes
+        int rc16 = indexOf(d, 0x9E);
+        assertThat(Arrays.copyOfRange(d, rc16, rc16 + 8)).isEqualTo(cdb(0x9E, 0, 0x00, 0x10, 0, 0x01, 0x00, 0x10));
+        // RCTD: each descriptor grows by a 12-byte command timeouts descriptor and says CTDP
+        byte[] t = run(target, A, 0, cdb(0xA3, 0x0C, 0x80, 0, 0, 0, 0, 0, 0x20, 0, 0, 0), null).assertGood().data();
+        assertThat(u32(t, 0)).isEqualTo(u32(d, 0) / 8 * 20);
+        assertThat(Arrays.copyOfRange(t, 4, 24)).isEqualTo(cdb(0x00, 0, 0, 0, 0, 0x02, 0, 0x06,
+                0x00, 0x0A, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0));
+        // truncated to the allocation length, transfer length = what is returned
+        Scsi.Reply cut = run(target, A, 0, rsoc(0, 0, 0, 10), null).assertGood();
+        assertThat(cut.data()).hasSize(10);
+        assertThat(cut.transferLength()).isEqualTo(10);
+    }
+
+    private static int indexOf(byte[] rsocAll, int opcode) {
+        for (int at = 4; at < rsocAll.length; at += 8) {
+            if ((rsocAll[at] & 0xFF) == opcode) {
+                return at;
+            }
+        }
+        throw new AssertionError("opcode " + opcode + " not listed");
+    }
+
+    @Test
     void reportSupportedOperationCodesOneCommand() {
         Scsi.ready(target, A, 0);
         Scsi.ready(target, A, 1);
