@@ -1,6 +1,5 @@
 package io.blocktarget.scsi;
 
-import io.blocktarget.block.BlockDevice;
 import io.blocktarget.block.BlockGeometry;
 import io.blocktarget.protocol.scsi.Cdb;
 import io.blocktarget.protocol.scsi.CdbError;
@@ -52,6 +51,7 @@ final class LogicalUnit {
     private final SbcProvisioning provisioning;
     private final CompareAndWrite compareAndWrite;
     private final PersistentReserveCommands persistentReserve;
+    private final RangeLock rangeLock;
 
     LogicalUnit(ScsiTarget target, LogicalUnitSpec spec) {
         this.target = target;
@@ -59,7 +59,7 @@ final class LogicalUnit {
         this.limits = UnitLimits.of(spec.device().geometry());
         this.modePages = new ModePages(spec.device(), unitAttentions);
         this.reservations = new Reservations(unitAttentions);
-        RangeLock rangeLock = new RangeLock();
+        this.rangeLock = new RangeLock();
         this.inquiry = new InquiryHandler(target.targetName(), spec.name(), spec.device().geometry(), limits);
         this.readWrite = new SbcReadWrite(spec.device(), limits, modePages, rangeLock);
         this.provisioning = new SbcProvisioning(spec.device(), limits, rangeLock);
@@ -71,8 +71,9 @@ final class LogicalUnit {
         return unitAttentions;
     }
 
-    BlockDevice device() {
-        return spec.device();
+    /** LBA ranges currently locked by writes in flight (tests check that every lease came back). */
+    int rangeLockHeld() {
+        return rangeLock.heldCount();
     }
 
     void execute(ScsiCommand command, ScsiCompletion done) {
@@ -99,6 +100,12 @@ final class LogicalUnit {
                 return;
             }
         }
+        if (task.command().attribute() == TaskAttribute.ACA) {
+            // SAM-5 §8.9.3: we report NORMACA = 0, so there is never an ACA condition to serve; LIO
+            // (target_cmd_init_cdb) answers an ACA task with INVALID FIELD IN CDB, and so do we.
+            task.fail(SenseReason.INVALID_FIELD_IN_CDB);
+            return;
+        }
         Cdb cdb = Cdb.parse(task.command().cdb());
         if (cdb instanceof CdbError error) {
             task.fail(error);
@@ -114,13 +121,13 @@ final class LogicalUnit {
         }
         BlockGeometry geometry = spec.device().geometry();
         switch (cdb) {
-            case TestUnitReadyCdb c -> task.good();
+            case TestUnitReadyCdb _ -> task.good();
             case InquiryCdb c -> inquiry.execute(task, c);
             case ReportLunsCdb c -> SpcHandlers.reportLuns(task, target, c);
             case RequestSenseCdb c -> SpcHandlers.requestSense(task, c, unitAttentions);
-            case StartStopUnitCdb c -> task.good(); // nothing spins: accepted (SBC-4 §5.25)
+            case StartStopUnitCdb _ -> task.good(); // nothing spins: accepted (SBC-4 §5.25)
             case ReportSupportedOperationCodesCdb c -> SpcHandlers.reportSupportedOperationCodes(task, c, limits);
-            case ReadCapacity10Cdb c -> SbcCapacity.readCapacity10(task, geometry);
+            case ReadCapacity10Cdb _ -> SbcCapacity.readCapacity10(task, geometry);
             case ReadCapacity16Cdb c -> SbcCapacity.readCapacity16(task, c, geometry);
             case ModeSenseCdb c -> modePages.modeSense(task, c);
             case ModeSelectCdb c -> modePages.modeSelect(task, c);
@@ -135,8 +142,8 @@ final class LogicalUnit {
             case GetLbaStatusCdb c -> provisioning.getLbaStatus(task, c);
             case PersistentReserveInCdb c -> persistentReserve.in(task, c);
             case PersistentReserveOutCdb c -> persistentReserve.out(task, c);
-            case Reserve6Cdb c -> reservations.reserve6(task);
-            case Release6Cdb c -> reservations.release6(task);
+            case Reserve6Cdb _ -> reservations.reserve6(task);
+            case Release6Cdb _ -> reservations.release6(task);
             case CdbError e -> task.fail(e);
         }
     }

@@ -79,19 +79,12 @@ final class Reservations {
 
     private static Access access(Cdb cdb) {
         return switch (cdb) {
-            case ReadCdb c -> Access.READ;
-            case VerifyCdb c -> Access.READ;
-            case ModeSenseCdb c -> Access.READ;
-            case GetLbaStatusCdb c -> Access.READ;
-            case WriteCdb c -> Access.WRITE;
-            case WriteAndVerifyCdb c -> Access.WRITE;
-            case WriteSameCdb c -> Access.WRITE;
-            case UnmapCdb c -> Access.WRITE;
-            case CompareAndWriteCdb c -> Access.WRITE;
-            case SynchronizeCacheCdb c -> Access.WRITE;
-            case ModeSelectCdb c -> Access.WRITE;
-            case StartStopUnitCdb c -> Access.WRITE;
-            // INQUIRY, REPORT LUNS, REQUEST SENSE, RSOC, TEST UNIT READY, READ CAPACITY, PR IN/OUT;
+            // RSOC reads like MODE SENSE: allowed under Write Exclusive, a conflict under Exclusive Access
+            case ReadCdb _, VerifyCdb _, ModeSenseCdb _, GetLbaStatusCdb _, ReportSupportedOperationCodesCdb _ ->
+                    Access.READ;
+            case WriteCdb _, WriteAndVerifyCdb _, WriteSameCdb _, UnmapCdb _, CompareAndWriteCdb _,
+                 SynchronizeCacheCdb _, ModeSelectCdb _, StartStopUnitCdb _ -> Access.WRITE;
+            // INQUIRY, REPORT LUNS, REQUEST SENSE, TEST UNIT READY, READ CAPACITY, PR IN/OUT;
             // RESERVE(6)/RELEASE(6) decide for themselves below
             default -> Access.ALWAYS;
         };
@@ -116,32 +109,47 @@ final class Reservations {
     }
 
     /**
-     * RESERVE(6): RESERVATION CONFLICT while any persistent registration exists (SPC-4 §5.13.3,
-     * CRH = 1) or another nexus holds it; otherwise the nexus holds it.
+     * RESERVE(6) with CRH = 1 (SPC-4 §5.13.3): from a persistent reservation holder, or from a
+     * registrant under a registrants-only / all-registrants reservation, GOOD and nothing changes;
+     * otherwise RESERVATION CONFLICT while any registration exists or another nexus holds RESERVE(6);
+     * otherwise the nexus holds it.
      */
     void reserve6(Task task) {
         synchronized (this) {
-            if (!registrations.isEmpty() || reserve6Holder != null && !reserve6Holder.equals(task.nexus())) {
-                task.fail(SenseReason.RESERVATION_CONFLICT);
-                return;
+            if (!persistentExemption(task.nexus())) {
+                if (!registrations.isEmpty() || reserve6Holder != null && !reserve6Holder.equals(task.nexus())) {
+                    task.fail(SenseReason.RESERVATION_CONFLICT);
+                    return;
+                }
+                reserve6Holder = task.nexus();
             }
-            reserve6Holder = task.nexus();
         }
         task.good();
     }
 
-    /** RELEASE(6): releases the nexus's own reservation; GOOD (and nothing) for anyone else's (SPC-2 §7.19). */
+    /**
+     * RELEASE(6): the same CRH exemption, the same conflict with registrations; otherwise releases
+     * the nexus's own reservation and does nothing (GOOD) for anyone else's (SPC-2 §7.19).
+     */
     void release6(Task task) {
         synchronized (this) {
-            if (!registrations.isEmpty()) {
-                task.fail(SenseReason.RESERVATION_CONFLICT);
-                return;
-            }
-            if (task.nexus().equals(reserve6Holder)) {
-                reserve6Holder = null;
+            if (!persistentExemption(task.nexus())) {
+                if (!registrations.isEmpty()) {
+                    task.fail(SenseReason.RESERVATION_CONFLICT);
+                    return;
+                }
+                if (task.nexus().equals(reserve6Holder)) {
+                    reserve6Holder = null;
+                }
             }
         }
         task.good();
+    }
+
+    /** SPC-4 §5.13.3 a) and b): the nexuses whose RESERVE(6)/RELEASE(6) succeed without effect. */
+    private boolean persistentExemption(ItNexus nexus) {
+        return held != null && (isHolder(nexus)
+                || registrantsHaveAccess(held.type()) && registrations.containsKey(nexus));
     }
 
     /** Logical unit reset: RESERVE(6) is released; persistent reservations are not (SPC-4 §5.13.1). */

@@ -134,23 +134,10 @@ final class SbcProvisioning {
         for (int i = 0; i < pieceBlocks; i++) {
             piece.writeBytes(block, block.readerIndex(), lbs);
         }
-        rangeLock.acquireShared(lba, blocks, lease -> writePieces(lba, lba + blocks, piece, (ok, failure) -> {
+        rangeLock.acquireShared(lba, blocks, lease -> new PieceWriter(device, lba, lba + blocks, piece, (ok, failure) -> {
             piece.release();
             done(task, lease, transferred).complete(ok, failure);
-        }));
-    }
-
-    private void writePieces(long lba, long end, ByteBuf piece, IoCallback<Void> finished) {
-        int pieceBlocks = piece.readableBytes() >>> geometry.logicalBlockShift();
-        int n = (int) Math.min(pieceBlocks, end - lba);
-        ByteBuf data = n == pieceBlocks ? piece : piece.slice(piece.readerIndex(), n << geometry.logicalBlockShift());
-        device.write(lba, data, false, (ok, failure) -> {
-            if (failure != null || lba + n == end) {
-                finished.complete(null, failure);
-            } else {
-                writePieces(lba + n, end, piece, finished);
-            }
-        });
+        }).start());
     }
 
     /**

@@ -97,7 +97,9 @@ final class SbcReadWrite {
      */
     void verify(Task task, VerifyCdb cdb) {
         long blocks = cdb.verificationLength();
-        if (!Transfers.check(task, geometry, cdb.opcode(), cdb.lba(), blocks, limits.maximumTransferLength())) {
+        // only a compare reads into memory: then the length is bounded like any transfer
+        long maximum = cdb.byteCheck() == ByteCheck.NONE ? Long.MAX_VALUE : limits.maximumTransferLength();
+        if (!Transfers.check(task, geometry, cdb.opcode(), cdb.lba(), blocks, maximum)) {
             return;
         }
         if (blocks == 0 || cdb.byteCheck() == ByteCheck.NONE) {

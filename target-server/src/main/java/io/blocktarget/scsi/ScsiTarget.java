@@ -82,6 +82,11 @@ public final class ScsiTarget implements ScsiTargetDevice {
         }
     }
 
+    /** The logical unit at {@code lun}, or null; for tests in this package. */
+    LogicalUnit unit(long lun) {
+        return units.get(lun);
+    }
+
     /** REPORT LUNS clears REPORTED LUNS DATA HAS CHANGED on every logical unit for that nexus. */
     void reportedLunsSeen(ItNexus nexus) {
         units.values().forEach(u -> u.unitAttentions().clear(nexus, SenseReason.REPORTED_LUNS_DATA_HAS_CHANGED));

@@ -10,7 +10,24 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-/** Builds the SCSI target devices the iSCSI transport serves: one per target name, its LUNs grouped. */
+/**
+ * Builds the SCSI target devices the iSCSI transport serves: one per target name, its LUNs grouped.
+ *
+ * <p>Behaviour the transport and the integrator should know (details at each class):
+ * <ul>
+ * <li>Transfer length of a response: for block transfers the bytes the CDB asks for (blocks × LBS);
+ *     for parameter data cut by an ALLOCATION LENGTH the bytes actually returned (SPC-4 §4.2.5.6), so
+ *     the iSCSI residual of a short INQUIRY is an underflow, as LIO reports it. Failed commands report 0.</li>
+ * <li>Data-out shorter than the CDB needs: CHECK CONDITION, ILLEGAL REQUEST — INVALID FIELD IN
+ *     COMMAND INFORMATION UNIT for block data, INVALID FIELD IN CDB at the PARAMETER LIST LENGTH for
+ *     parameter lists (LIO target_cmd_size_check). Extra data-out is ignored.</li>
+ * <li>MAXIMUM TRANSFER LENGTH is 8 MiB (at least one block); larger transfers are INVALID FIELD IN CDB.</li>
+ * <li>WRITE SAME is executed at every block size but advertised only up to 4 KiB blocks (Linux 7.3
+ *     sd bug, see {@link UnitLimits}); UNMAP is advertised everywhere; GET LBA STATUS says "mapped".</li>
+ * <li>Persistent reservations live in memory (PTPL_C = 0); REGISTER AND MOVE, SPEC_I_PT and
+ *     ALL_TG_PT are not supported.</li>
+ * </ul>
+ */
 public final class ScsiTargetDevices {
     private ScsiTargetDevices() {
     }

@@ -51,7 +51,12 @@ final class Transfers {
      * INFORMATION field reports it (SBC-4 §5.3, §5.30: offset from the start of the Data-Out Buffer).
      */
     static int firstDifference(ByteBuf medium, int mediumIndex, ByteBuf expected, int expectedIndex, int length) {
-        for (int i = 0; i < length; i++) {
+        int i = 0;
+        while (i + Long.BYTES <= length
+                && medium.getLong(mediumIndex + i) == expected.getLong(expectedIndex + i)) {
+            i += Long.BYTES;
+        }
+        for (; i < length; i++) {
             if (medium.getByte(mediumIndex + i) != expected.getByte(expectedIndex + i)) {
                 return i;
             }

@@ -31,7 +31,9 @@ class InquiryTest {
 
     @Test
     void standardInquiryIsSpc4DirectAccessWithVersionDescriptors() {
-        byte[] d = run(target, A, 0, inquiry(false, 0, 255), null).assertGood().data();
+        Scsi.Reply r = run(target, A, 0, inquiry(false, 0, 255), null).assertGood();
+        assertThat(r.transferLength()).isEqualTo(96);   // what was returned: the transport reports the underflow
+        byte[] d = r.data();
         byte[] expected = new byte[96];
         expected[0] = 0x00;                  // qualifier 000b, type 00h direct access block device
         expected[2] = 0x06;                  // VERSION SPC-4
@@ -126,7 +128,7 @@ class InquiryTest {
         assertThat(d[5] & 0xFF).isEqualTo(255);                  // MAXIMUM COMPARE AND WRITE LENGTH
         assertThat(u16(d, 6)).isEqualTo(8);                      // OPTIMAL TRANSFER LENGTH GRANULARITY = 4096/512
         assertThat(u32(d, 8)).isEqualTo(16384);                  // MAXIMUM TRANSFER LENGTH = 8 MiB / 512
-        assertThat(u32(d, 12)).isEqualTo(2048);                  // OPTIMAL TRANSFER LENGTH = 1 MiB / 512
+        assertThat(u32(d, 12)).isEqualTo(8);                     // OPTIMAL TRANSFER LENGTH = one physical block
         assertThat(u32(d, 16)).isZero();                         // MAXIMUM PREFETCH LENGTH
         assertThat(u32(d, 20)).isEqualTo(0xFFFF_FFFFL);          // MAXIMUM UNMAP LBA COUNT: no limit
         assertThat(u32(d, 24)).isEqualTo(256);                   // MAXIMUM UNMAP BLOCK DESCRIPTOR COUNT
@@ -141,9 +143,20 @@ class InquiryTest {
         byte[] d = run(target, A, 1, inquiry(true, 0xB0, 255), null).assertGood().data();
         assertThat(u16(d, 6)).isEqualTo(4);                      // 64 KiB / 16 KiB
         assertThat(u32(d, 8)).isEqualTo(512);                    // 8 MiB / 16 KiB
-        assertThat(u32(d, 12)).isEqualTo(64);                    // 1 MiB / 16 KiB
+        assertThat(u32(d, 12)).isEqualTo(4);                     // one physical block
         assertThat(u64(d, 36)).isZero();                         // WRITE SAME not advertised
         assertThat(u32(d, 20)).isEqualTo(0xFFFF_FFFFL);          // UNMAP still is
+    }
+
+    @Test
+    void blockLimitsCapTheGranularityAt2To15AndTheOptimalAtTheMaximum() {
+        try (var huge = new io.blocktarget.block.nil.NullBlockDevice("pbs32m",
+                new io.blocktarget.block.BlockGeometry(512, 32 << 20, 1L << 30), false)) {
+            byte[] d = run(Scsi.target(huge), A, 0, inquiry(true, 0xB0, 255), null).assertGood().data();
+            assertThat(u16(d, 6)).isEqualTo(1 << 15);               // 2^16 blocks per physical block do not fit
+            assertThat(u32(d, 8)).isEqualTo(16384);
+            assertThat(u32(d, 12)).isEqualTo(16384);                 // one physical block exceeds the maximum
+        }
     }
 
     @Test

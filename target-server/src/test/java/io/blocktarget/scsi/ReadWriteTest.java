@@ -32,100 +32,88 @@ class ReadWriteTest {
     @ParameterizedTest
     @ValueSource(ints = {512, 1024, 2048, 4096, 8192, 16384, 32768, 65536})
     void roundTripsAtEveryBlockSizeInEveryCdbSize(int lbs) {
-        try (RamBlockDevice device = Scsi.ram("rw", lbs, lbs, 64L * 65536)) {
-            ScsiTarget target = Scsi.target(device);
-            Scsi.ready(target, A, 0);
-            long last = device.geometry().blockCount() - 1;
+        try (Scsi.Unit u = Scsi.Unit.ram("rw", lbs, lbs, 64L * 65536)) {
+            long last = u.device().geometry().blockCount() - 1;
             byte[] two = Scsi.pattern(lbs, 2 * lbs);
-            Scsi.Reply w6 = run(target, A, 0, Scsi.six(WRITE_6, 1, 2), two).assertGood();
+            Scsi.Reply w6 = u.run(Scsi.six(WRITE_6, 1, 2), two).assertGood();
             assertThat(w6.transferLength()).isEqualTo(2L * lbs);
-            assertThat(run(target, A, 0, Scsi.six(READ_6, 1, 2), null).assertGood().data()).isEqualTo(two);
+            assertThat(u.run(Scsi.six(READ_6, 1, 2), null).assertGood().data()).isEqualTo(two);
 
             byte[] one = Scsi.pattern(lbs + 1, lbs);
-            run(target, A, 0, ten(WRITE_10, 0, last, 1), one).assertGood();
-            Scsi.Reply r10 = run(target, A, 0, ten(READ_10, 0, last, 1), null).assertGood();
+            u.run(ten(WRITE_10, 0, last, 1), one).assertGood();
+            Scsi.Reply r10 = u.run(ten(READ_10, 0, last, 1), null).assertGood();
             assertThat(r10.data()).isEqualTo(one);
             assertThat(r10.transferLength()).isEqualTo(lbs);
 
             byte[] three = Scsi.pattern(lbs + 3, 3 * lbs);
-            run(target, A, 0, twelve(WRITE_12, 0, 10, 3), three).assertGood();
-            assertThat(run(target, A, 0, twelve(READ_12, 0, 10, 3), null).assertGood().data()).isEqualTo(three);
+            u.run(twelve(WRITE_12, 0, 10, 3), three).assertGood();
+            assertThat(u.run(twelve(READ_12, 0, 10, 3), null).assertGood().data()).isEqualTo(three);
 
             byte[] fua = Scsi.pattern(lbs + 4, 4 * lbs);
-            run(target, A, 0, sixteen(WRITE_16, 0x08, 20, 4), fua).assertGood();
-            assertThat(run(target, A, 0, sixteen(READ_16, 0x08, 20, 4), null).assertGood().data()).isEqualTo(fua);
+            u.run(sixteen(WRITE_16, 0x08, 20, 4), fua).assertGood();
+            assertThat(u.run(sixteen(READ_16, 0x08, 20, 4), null).assertGood().data()).isEqualTo(fua);
             // blocks written by one CDB size read back through another
-            assertThat(run(target, A, 0, sixteen(READ_16, 0, 1, 2), null).data()).isEqualTo(two);
+            assertThat(u.run(sixteen(READ_16, 0, 1, 2), null).data()).isEqualTo(two);
         }
     }
 
     @Test
     void read6LengthZeroMeans256Blocks() {
-        try (RamBlockDevice device = Scsi.ram("r6", 512, 512, 1 << 20)) {
-            ScsiTarget target = Scsi.target(device);
-            Scsi.ready(target, A, 0);
-            Scsi.Reply r = run(target, A, 0, Scsi.six(READ_6, 0, 0), null).assertGood();
+        try (Scsi.Unit u = Scsi.Unit.ram("r6", 512, 512, 1 << 20)) {
+            Scsi.Reply r = u.run(Scsi.six(READ_6, 0, 0), null).assertGood();
             assertThat(r.data()).hasSize(256 * 512);
         }
     }
 
     @Test
     void zeroLengthTransfersAreGoodAndMoveNothing() {
-        try (RamBlockDevice device = Scsi.ram("zero", 4096, 4096, 1 << 20)) {
-            ScsiTarget target = Scsi.target(device);
-            Scsi.ready(target, A, 0);
-            Scsi.Reply r = run(target, A, 0, ten(READ_10, 0, 5, 0), null).assertGood();
+        try (Scsi.Unit u = Scsi.Unit.ram("zero", 4096, 4096, 1 << 20)) {
+            Scsi.Reply r = u.run(ten(READ_10, 0, 5, 0), null).assertGood();
             assertThat(r.data()).isNull();
             assertThat(r.transferLength()).isZero();
-            run(target, A, 0, ten(WRITE_10, 0, 5, 0), null).assertGood();
+            u.run(ten(WRITE_10, 0, 5, 0), null).assertGood();
         }
     }
 
     @Test
     void outOfRangeIsLbaOutOfRangeAtBothEndsAndBeyond2To63() {
-        try (RamBlockDevice device = Scsi.ram("range", 4096, 4096, 1 << 20)) {
-            ScsiTarget target = Scsi.target(device);
-            Scsi.ready(target, A, 0);
-            long blocks = device.geometry().blockCount();
-            run(target, A, 0, ten(READ_10, 0, blocks - 1, 2), null).assertCheck(0x5, 0x21, 0x00);
-            run(target, A, 0, ten(READ_10, 0, blocks, 1), null).assertCheck(0x5, 0x21, 0x00);
-            run(target, A, 0, sixteen(READ_16, 0, -2, 1), null).assertCheck(0x5, 0x21, 0x00);
-            run(target, A, 0, sixteen(READ_16, 0, Long.MAX_VALUE, 1), null).assertCheck(0x5, 0x21, 0x00);
-            run(target, A, 0, ten(WRITE_10, 0, blocks, 1), new byte[4096]).assertCheck(0x5, 0x21, 0x00);
-            run(target, A, 0, ten(READ_10, 0, blocks - 1, 1), null).assertGood();
+        try (Scsi.Unit u = Scsi.Unit.ram("range", 4096, 4096, 1 << 20)) {
+            long blocks = u.device().geometry().blockCount();
+            u.run(ten(READ_10, 0, blocks - 1, 2), null).assertCheck(0x5, 0x21, 0x00);
+            u.run(ten(READ_10, 0, blocks, 1), null).assertCheck(0x5, 0x21, 0x00);
+            u.run(sixteen(READ_16, 0, -2, 1), null).assertCheck(0x5, 0x21, 0x00);
+            u.run(sixteen(READ_16, 0, Long.MAX_VALUE, 1), null).assertCheck(0x5, 0x21, 0x00);
+            u.run(ten(WRITE_10, 0, blocks, 1), new byte[4096]).assertCheck(0x5, 0x21, 0x00);
+            u.run(ten(READ_10, 0, blocks - 1, 1), null).assertGood();
         }
     }
 
     @ParameterizedTest
     @ValueSource(ints = {512, 4096, 65536})
     void moreThanMaximumTransferLengthIsInvalidFieldAtTheLengthField(int lbs) {
-        try (RamBlockDevice device = Scsi.ram("max", lbs, lbs, 64L << 20)) {
-            ScsiTarget target = Scsi.target(device);
-            Scsi.ready(target, A, 0);
+        try (Scsi.Unit u = Scsi.Unit.ram("max", lbs, lbs, 64L << 20)) {
             int max = (8 << 20) / lbs;
-            assertThat(run(target, A, 0, ten(READ_10, 0, 0, max), null).assertGood().data()).hasSize(8 << 20);
-            run(target, A, 0, ten(READ_10, 0, 0, max + 1), null).assertCheck(0x5, 0x24, 0x00).assertCdbField(7, 7);
-            run(target, A, 0, sixteen(READ_16, 0, 0, 0xFFFF_FFFFL), null).assertCheck(0x5, 0x24, 0x00)
+            assertThat(u.run(ten(READ_10, 0, 0, max), null).assertGood().data()).hasSize(8 << 20);
+            u.run(ten(READ_10, 0, 0, max + 1), null).assertCheck(0x5, 0x24, 0x00).assertCdbField(7, 7);
+            u.run(sixteen(READ_16, 0, 0, 0xFFFF_FFFFL), null).assertCheck(0x5, 0x24, 0x00)
                     .assertCdbField(10, 7);
-            run(target, A, 0, twelve(WRITE_12, 0, 0, max + 1), new byte[lbs]).assertCheck(0x5, 0x24, 0x00)
+            u.run(twelve(WRITE_12, 0, 0, max + 1), new byte[lbs]).assertCheck(0x5, 0x24, 0x00)
                     .assertCdbField(6, 7);
         }
     }
 
     @Test
     void dataOutShorterThanTheTransferIsInvalidFieldInCommandInformationUnit() {
-        try (RamBlockDevice device = Scsi.ram("short", 4096, 4096, 1 << 20)) {
-            ScsiTarget target = Scsi.target(device);
-            Scsi.ready(target, A, 0);
-            run(target, A, 0, ten(WRITE_10, 0, 0, 2), new byte[4096]).assertCheck(0x5, 0x0E, 0x03);
-            run(target, A, 0, ten(WRITE_10, 0, 0, 1), null).assertCheck(0x5, 0x0E, 0x03);
+        try (Scsi.Unit u = Scsi.Unit.ram("short", 4096, 4096, 1 << 20)) {
+            u.run(ten(WRITE_10, 0, 0, 2), new byte[4096]).assertCheck(0x5, 0x0E, 0x03);
+            u.run(ten(WRITE_10, 0, 0, 1), null).assertCheck(0x5, 0x0E, 0x03);
             // nothing was written
-            assertThat(run(target, A, 0, ten(READ_10, 0, 0, 1), null).data()).isEqualTo(new byte[4096]);
+            assertThat(u.run(ten(READ_10, 0, 0, 1), null).data()).isEqualTo(new byte[4096]);
             // more data than needed: the first blocks are written, the transport reports the residual
             byte[] data = Scsi.pattern(9, 3 * 4096);
-            Scsi.Reply r = run(target, A, 0, ten(WRITE_10, 0, 0, 2), data).assertGood();
+            Scsi.Reply r = u.run(ten(WRITE_10, 0, 0, 2), data).assertGood();
             assertThat(r.transferLength()).isEqualTo(8192);
-            assertThat(run(target, A, 0, ten(READ_10, 0, 0, 3), null).data())
+            assertThat(u.run(ten(READ_10, 0, 0, 3), null).data())
                     .isEqualTo(concat(Arrays.copyOf(data, 8192), new byte[4096]));
         }
     }
@@ -167,61 +155,86 @@ class ReadWriteTest {
 
     @Test
     void verifyWithoutByteCheckChecksTheRangeOnly() {
-        try (RamBlockDevice device = Scsi.ram("v0", 512, 512, 1 << 20)) {
-            ScsiTarget target = Scsi.target(device);
-            Scsi.ready(target, A, 0);
-            run(target, A, 0, ten(VERIFY_10, 0, 0, 2048), null).assertGood();
-            run(target, A, 0, ten(VERIFY_10, 0, 2047, 2), null).assertCheck(0x5, 0x21, 0x00);
-            run(target, A, 0, sixteen(VERIFY_16, 0, 1, 8), null).assertGood();
+        try (Scsi.Unit u = Scsi.Unit.ram("v0", 512, 512, 1 << 20)) {
+            u.run(ten(VERIFY_10, 0, 0, 2048), null).assertGood();
+            u.run(ten(VERIFY_10, 0, 2047, 2), null).assertCheck(0x5, 0x21, 0x00);
+            u.run(sixteen(VERIFY_16, 0, 1, 8), null).assertGood();
         }
     }
 
     @Test
     void verifyWithByteCheckReportsTheOffsetOfTheFirstDifference() {
-        try (RamBlockDevice device = Scsi.ram("v1", 512, 512, 1 << 20)) {
-            ScsiTarget target = Scsi.target(device);
-            Scsi.ready(target, A, 0);
+        try (Scsi.Unit u = Scsi.Unit.ram("v1", 512, 512, 1 << 20)) {
             byte[] data = Scsi.pattern(3, 1024);
-            run(target, A, 0, ten(WRITE_10, 0, 4, 2), data).assertGood();
-            run(target, A, 0, ten(VERIFY_10, 0x02, 4, 2), data).assertGood();
+            u.run(ten(WRITE_10, 0, 4, 2), data).assertGood();
+            u.run(ten(VERIFY_10, 0x02, 4, 2), data).assertGood();
             byte[] wrong = data.clone();
             wrong[700] ^= 1;
-            Scsi.Reply r = run(target, A, 0, ten(VERIFY_10, 0x02, 4, 2), wrong).assertCheck(0xE, 0x1D, 0x00);
+            Scsi.Reply r = u.run(ten(VERIFY_10, 0x02, 4, 2), wrong).assertCheck(0xE, 0x1D, 0x00);
             assertThat(r.information()).isEqualTo(700);
-            run(target, A, 0, sixteen(VERIFY_16, 0x02, 4, 2), wrong).assertCheck(0xE, 0x1D, 0x00);
+            u.run(sixteen(VERIFY_16, 0x02, 4, 2), wrong).assertCheck(0xE, 0x1D, 0x00);
             // BYTCHK 11b: one block against every block
             byte[] same = Scsi.pattern(4, 512);
-            run(target, A, 0, ten(WRITE_10, 0, 10, 2), concat(same, same)).assertGood();
-            run(target, A, 0, ten(VERIFY_10, 0x06, 10, 2), same).assertGood();
-            Scsi.Reply second = run(target, A, 0, ten(VERIFY_10, 0x06, 9, 2), same).assertCheck(0xE, 0x1D, 0x00);
+            u.run(ten(WRITE_10, 0, 10, 2), concat(same, same)).assertGood();
+            u.run(ten(VERIFY_10, 0x06, 10, 2), same).assertGood();
+            Scsi.Reply second = u.run(ten(VERIFY_10, 0x06, 9, 2), same).assertCheck(0xE, 0x1D, 0x00);
             assertThat(second.information()).isLessThan(512);
             // BYTCHK with too little data-out
-            run(target, A, 0, ten(VERIFY_10, 0x02, 4, 2), new byte[512]).assertCheck(0x5, 0x0E, 0x03);
+            u.run(ten(VERIFY_10, 0x02, 4, 2), new byte[512]).assertCheck(0x5, 0x0E, 0x03);
+        }
+    }
+
+    @Test
+    void verifyFindsTheFirstDifferenceAtAnyOffset() {
+        try (Scsi.Unit u = Scsi.Unit.ram("vpos", 512, 512, 1 << 20)) {
+            byte[] data = Scsi.pattern(8, 1024);
+            u.run(ten(WRITE_10, 0, 0, 2), data).assertGood();
+            for (int at : new int[] {0, 1, 7, 8, 9, 511, 512, 1016, 1023}) {
+                byte[] wrong = data.clone();
+                wrong[at] ^= 0x40;
+                wrong[Math.min(at + 3, 1023)] ^= 0x01;                  // a later difference does not matter
+                assertThat(u.run(ten(VERIFY_10, 0x02, 0, 2), wrong).assertCheck(0xE, 0x1D, 0x00).information())
+                        .as("offset %d", at).isEqualTo(at);
+            }
+        }
+    }
+
+    @Test
+    void verifyWithoutByteCheckIsNotBoundByTheMaximumTransferLength() {
+        try (Scsi.Unit u = Scsi.Unit.ram("vlong", 512, 512, 64 << 20)) {
+            u.run(sixteen(VERIFY_16, 0, 0, (64 << 20) / 512), null).assertGood();
+            u.run(sixteen(VERIFY_16, 0x02, 0, 16385), new byte[16385 * 512]).assertCheck(0x5, 0x24, 0x00)
+                    .assertCdbField(10, 7);
+        }
+    }
+
+    @Test
+    void acaTaskAttributeIsRefused() {
+        try (Scsi.Unit u = Scsi.Unit.ram("aca", 512, 512, 1 << 20)) {
+            Scsi.run(u.target(), A, 0, ten(READ_10, 0, 0, 1), null, 512, TaskAttribute.ACA).assertCheck(0x5, 0x24, 0x00);
+            Scsi.run(u.target(), A, 0, ten(READ_10, 0, 0, 1), null, 512, TaskAttribute.ORDERED).assertGood();
+            Scsi.run(u.target(), A, 0, ten(READ_10, 0, 0, 1), null, 512, TaskAttribute.HEAD_OF_QUEUE).assertGood();
         }
     }
 
     @Test
     void writeAndVerifyWritesAndComparesBack() {
-        try (RamBlockDevice device = Scsi.ram("wv", 4096, 4096, 1 << 20)) {
-            ScsiTarget target = Scsi.target(device);
-            Scsi.ready(target, A, 0);
+        try (Scsi.Unit u = Scsi.Unit.ram("wv", 4096, 4096, 1 << 20)) {
             byte[] data = Scsi.pattern(5, 8192);
-            run(target, A, 0, ten(WRITE_AND_VERIFY_10, 0x02, 3, 2), data).assertGood();
-            assertThat(run(target, A, 0, ten(READ_10, 0, 3, 2), null).data()).isEqualTo(data);
+            u.run(ten(WRITE_AND_VERIFY_10, 0x02, 3, 2), data).assertGood();
+            assertThat(u.run(ten(READ_10, 0, 3, 2), null).data()).isEqualTo(data);
             byte[] more = Scsi.pattern(6, 4096);
-            run(target, A, 0, sixteen(WRITE_AND_VERIFY_16, 0, 7, 1), more).assertGood();
-            assertThat(run(target, A, 0, ten(READ_10, 0, 7, 1), null).data()).isEqualTo(more);
+            u.run(sixteen(WRITE_AND_VERIFY_16, 0, 7, 1), more).assertGood();
+            assertThat(u.run(ten(READ_10, 0, 7, 1), null).data()).isEqualTo(more);
         }
     }
 
     @Test
     void nullBackendReadsZerosAndAcceptsWrites() {
-        try (NullBlockDevice device = new NullBlockDevice("null", new BlockGeometry(4096, 4096, 1L << 30), false)) {
-            ScsiTarget target = Scsi.target(device);
-            Scsi.ready(target, A, 0);
-            run(target, A, 0, ten(WRITE_10, 0, 0, 2), Scsi.pattern(1, 8192)).assertGood();
-            assertThat(run(target, A, 0, ten(READ_10, 0, 0, 2), null).assertGood().data()).isEqualTo(new byte[8192]);
-            run(target, A, 0, ten(SYNC_10, 0, 0, 0), null).assertGood();
+        try (Scsi.Unit u = Scsi.Unit.of(new NullBlockDevice("null", new BlockGeometry(4096, 4096, 1L << 30), false))) {
+            u.run(ten(WRITE_10, 0, 0, 2), Scsi.pattern(1, 8192)).assertGood();
+            assertThat(u.run(ten(READ_10, 0, 0, 2), null).assertGood().data()).isEqualTo(new byte[8192]);
+            u.run(ten(SYNC_10, 0, 0, 0), null).assertGood();
         }
     }
 

@@ -84,13 +84,18 @@ final class Scsi {
     }
 
     static Reply run(ScsiTargetDevice target, ItNexus nexus, long lun, byte[] cdb, byte[] dataOut, long edtl) {
+        return run(target, nexus, lun, cdb, dataOut, edtl, TaskAttribute.SIMPLE);
+    }
+
+    static Reply run(ScsiTargetDevice target, ItNexus nexus, long lun, byte[] cdb, byte[] dataOut, long edtl,
+                     TaskAttribute attribute) {
         byte[] padded = new byte[Math.max(16, cdb.length)];
         System.arraycopy(cdb, 0, padded, 0, cdb.length);
         ByteBuf cdbBuf = Unpooled.wrappedBuffer(padded);
         ByteBuf out = dataOut == null ? null : Unpooled.directBuffer(dataOut.length).writeBytes(dataOut);
         CompletableFuture<ScsiResponse> done = new CompletableFuture<>();
         try {
-            target.execute(new ScsiCommand(nexus, lun, cdbBuf, TaskAttribute.SIMPLE, 1, edtl, out), r -> {
+            target.execute(new ScsiCommand(nexus, lun, cdbBuf, attribute, 1, edtl, out), r -> {
                 if (!done.complete(r)) {
                     throw new AssertionError("completed twice");
                 }
@@ -120,6 +125,33 @@ final class Scsi {
     }
 
     // ---- fixtures ----
+
+    /** One device as LUN 0 of a fresh target, nexus A already past its POWER ON unit attention. */
+    record Unit(BlockDevice device, ScsiTarget target) implements AutoCloseable {
+        static Unit ram(String name, int lbs, int pbs, long bytes) {
+            return of(Scsi.ram(name, lbs, pbs, bytes));
+        }
+
+        static Unit of(BlockDevice device) {
+            ScsiTarget target = Scsi.target(device);
+            ready(target, A, 0);
+            return new Unit(device, target);
+        }
+
+        RamBlockDevice ram() {
+            return (RamBlockDevice) device;
+        }
+
+        /** A command from nexus A to LUN 0. */
+        Reply run(byte[] cdb, byte[] dataOut) {
+            return Scsi.run(target, A, 0, cdb, dataOut);
+        }
+
+        @Override
+        public void close() {
+            device.close();
+        }
+    }
 
     static RamBlockDevice ram(String name, int lbs, int pbs, long bytes) {
         return new RamBlockDevice(name, new BlockGeometry(lbs, pbs, bytes / lbs), false, new MemoryBudget(GIB));
