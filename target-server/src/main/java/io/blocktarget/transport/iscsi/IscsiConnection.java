@@ -153,7 +153,21 @@ final class IscsiConnection implements ConnectionIo {
             LoginStep step = login.handle(request);
             switch (step) {
                 case LoginStep.Respond r -> sendLogin(request, r.flags(), LoginStatus.SUCCESS, 0, encode(r.keys()));
-                case LoginStep.Complete c -> completeLogin(request, c);
+                case LoginStep.Complete c -> {
+                    try {
+                        completeLogin(request, c);
+                    } catch (RuntimeException e) {
+                        if (state != ConnectionState.IN_LOGIN) {
+                            throw e;
+                        }
+                        // §11.13.5: 0300 target error when the session cannot be set up.
+                        LOG.log(Level.WARNING, "{0}: login failed on the target side: {1}", who, e.toString());
+                        sendLogin(request, new LoginFlags(false, false, request.flags().csg(), request.flags().csg()),
+                                LoginStatus.TARGET_ERROR, 0, Unpooled.EMPTY_BUFFER);
+                        session.ifPresent(transport.registry()::remove);
+                        closeAfterFlush();
+                    }
+                }
                 case LoginStep.Fail f -> {
                     LOG.log(Level.INFO, "{0}: login refused {1} ({2}): {3}", who, f.status(),
                             String.format("%02x%02x", f.status().statusClass(), f.status().statusDetail()), f.why());

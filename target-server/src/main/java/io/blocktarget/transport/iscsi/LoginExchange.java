@@ -83,12 +83,22 @@ final class LoginExchange {
         try {
             LoginStep step = step(request);
             if (step instanceof LoginStep.Fail) {
-                transitionTo(LoginState.FAILED);
+                fail();
             }
             return step;
         } catch (IscsiProtocolException e) {
-            transitionTo(LoginState.FAILED);
+            fail();
             return new LoginStep.Fail(LoginStatus.INITIATOR_ERROR, e.getMessage());
+        } catch (RuntimeException e) {
+            // §11.13.5 class 3: the target cannot go on — a bug or a device failure, not the initiator's fault.
+            fail();
+            return new LoginStep.Fail(LoginStatus.TARGET_ERROR, "target error: " + e);
+        }
+    }
+
+    private void fail() {
+        if (state.next().contains(LoginState.FAILED)) {
+            transitionTo(LoginState.FAILED);
         }
     }
 

@@ -159,6 +159,28 @@ class LoginTest {
     }
 
     @Test
+    void aTargetSideFailureDuringLoginIs0300() {
+        RamTestTarget broken = new RamTestTarget(TARGET, 512, 8) {
+            private int calls;
+
+            @Override
+            public String targetName() {
+                if (++calls > 1) {
+                    throw new IllegalStateException("device gone");
+                }
+                return super.targetName();
+            }
+        };
+        h = new Harness(Harness.transport(IscsiSettings.defaults(), broken));
+        LoginResponse r = loginStep(true, LoginStage.LOGIN_OPERATIONAL_NEGOTIATION, LoginStage.FULL_FEATURE_PHASE,
+                "InitiatorName", INITIATOR, "TargetName", TARGET);
+        assertThat(r.status()).isEqualTo(LoginStatus.TARGET_ERROR);
+        assertThat(r.status().statusClass()).isEqualTo(3);
+        r.release();
+        assertThat(h.open()).isFalse();
+    }
+
+    @Test
     void nonLoginPduDuringLoginCloses() {
         harness(IscsiSettings.defaults());
         h.send(h.command(Harness.read10(0, 1), true, false, 512, Unpooled.EMPTY_BUFFER, true));

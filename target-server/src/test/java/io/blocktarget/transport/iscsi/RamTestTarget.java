@@ -17,7 +17,7 @@ import java.util.List;
  * TEST UNIT READY and INQUIRY over one byte array per LUN; anything else CHECK CONDITION. With
  * {@link #hold()} completions are kept until {@link #releaseHeld()} (task management tests).
  */
-final class RamTestTarget implements ScsiTargetDevice {
+class RamTestTarget implements ScsiTargetDevice {
     private final String name;
     private final int blockSize;
     private final byte[] store;
