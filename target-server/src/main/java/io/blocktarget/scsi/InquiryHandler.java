@@ -1,0 +1,182 @@
+package io.blocktarget.scsi;
+
+import io.blocktarget.block.BlockGeometry;
+import io.blocktarget.protocol.scsi.BlockDeviceCharacteristicsVpd;
+import io.blocktarget.protocol.scsi.BlockLimitsVpd;
+import io.blocktarget.protocol.scsi.Designator;
+import io.blocktarget.protocol.scsi.DeviceIdentificationVpd;
+import io.blocktarget.protocol.scsi.FieldPointer;
+import io.blocktarget.protocol.scsi.InquiryCdb;
+import io.blocktarget.protocol.scsi.LogicalBlockProvisioningVpd;
+import io.blocktarget.protocol.scsi.Peripheral;
+import io.blocktarget.protocol.scsi.SenseReason;
+import io.blocktarget.protocol.scsi.StandardInquiryData;
+import io.blocktarget.protocol.scsi.SupportedVpdPages;
+import io.blocktarget.protocol.scsi.UnitSerialNumberVpd;
+import io.blocktarget.protocol.scsi.VersionDescriptor;
+import io.blocktarget.protocol.scsi.VpdPage;
+import io.netty.buffer.ByteBuf;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+
+/**
+ * INQUIRY (SPC-4 §6.6): standard data and the VPD pages Linux sd reads — 00h, 80h, 83h (SPC-4 §7.8)
+ * and B0h, B1h, B2h (SBC-4 §6.6). Identifiers derive from the LUN's configured name only, so they
+ * are stable across restarts and independent of the LUN number or the backend.
+ */
+final class InquiryHandler {
+    static final String VENDOR_ID = "BLKTARGT";
+    static final String PRODUCT_ID = "blocktarget";
+    static final String PRODUCT_REVISION = "0.1";
+    /**
+     * IEEE COMPANY_ID of the NAA 6h designator. blocktarget has no OUI of its own; this value
+     * (all bits zero but the last) is a placeholder that at least never collides with a real vendor's
+     * designators within one installation, since the remaining 100 bits hash the LUN name.
+     */
+    static final int NAA_COMPANY_ID = 0x000001;
+    /** Target port group reported in VPD 83h: one group, since ALUA is not supported (TPGS = 0). */
+    static final int TARGET_PORT_GROUP = 1;
+    static final List<Integer> VPD_PAGES = List.of(0x00, 0x80, 0x83, 0xB0, 0xB1, 0xB2);
+
+    private final String targetName;
+    private final String lunName;
+    private final byte[] nameHash;
+    private final BlockGeometry geometry;
+    private final UnitLimits limits;
+
+    InquiryHandler(String targetName, String lunName, BlockGeometry geometry, UnitLimits limits) {
+        this.targetName = targetName;
+        this.lunName = lunName;
+        this.nameHash = sha256(lunName);
+        this.geometry = geometry;
+        this.limits = limits;
+    }
+
+    void execute(Task task, InquiryCdb cdb) {
+        if (!cdb.evpd()) {
+            task.parameterData(standard(Peripheral.DIRECT_ACCESS_BLOCK_DEVICE), cdb.allocationLength());
+            return;
+        }
+        Optional<VpdPage> page = vpdPage(cdb.pageCode(), task.nexus());
+        if (page.isEmpty()) {
+            task.fail(SenseReason.INVALID_FIELD_IN_CDB, FieldPointer.cdb(2, 7)); // SPC-4 §6.6.1: PAGE CODE
+            return;
+        }
+        ByteBuf out = Task.allocate(256);
+        page.get().encode(out, Peripheral.DIRECT_ACCESS_BLOCK_DEVICE);
+        task.parameterData(out, cdb.allocationLength());
+    }
+
+    /**
+     * Standard INQUIRY data: SPC-4 version (so Linux uses READ CAPACITY(16) and the VPD pages),
+     * HISUP (hierarchical LUNs), CMDQUE (command queuing), no ALUA, no protection information.
+     */
+    static ByteBuf standard(Peripheral peripheral) {
+        StandardInquiryData data = new StandardInquiryData(peripheral, false, StandardInquiryData.VERSION_SPC_4,
+                false, true, 0, false, false, true, VENDOR_ID, PRODUCT_ID, PRODUCT_REVISION,
+                List.of(VersionDescriptor.SAM_5, VersionDescriptor.ISCSI, VersionDescriptor.SPC_4,
+                        VersionDescriptor.SBC_3));
+        ByteBuf out = Task.allocate(StandardInquiryData.LENGTH);
+        data.encode(out);
+        return out;
+    }
+
+    private Optional<VpdPage> vpdPage(int pageCode, ItNexus nexus) {
+        return Optional.ofNullable(switch (pageCode) {
+            case 0x00 -> new SupportedVpdPages(VPD_PAGES);
+            case 0x80 -> new UnitSerialNumberVpd(serialNumber());
+            case 0x83 -> deviceIdentification(nexus);
+            case 0xB0 -> blockLimits();
+            case 0xB1 -> BlockDeviceCharacteristicsVpd.nonRotating();
+            case 0xB2 -> provisioning();
+            default -> null;
+        });
+    }
+
+    /** 32 hex digits of the name's SHA-256: printable, unique per name, the same on every start. */
+    String serialNumber() {
+        return HexFormat.of().formatHex(nameHash, 0, 16);
+    }
+
+    /**
+     * Device Identification (SPC-4 §7.8.6): for the logical unit an NAA 6h designator (Linux's
+     * wwn- link) and a T10 vendor ID designator carrying the LUN name; for the target port the
+     * relative target port, the target port group and the SCSI name string of the port; for the
+     * target device its iSCSI name.
+     */
+    private DeviceIdentificationVpd deviceIdentification(ItNexus nexus) {
+        long vsid = (bits(0, 8) >>> 28) & 0xF_FFFF_FFFFL;
+        long extension = bits(8, 8);
+        List<Designator> designators = new ArrayList<>();
+        designators.add(new Designator.NaaRegisteredExtended(NAA_COMPANY_ID, vsid, extension));
+        designators.add(new Designator.T10VendorId(VENDOR_ID, printable(lunName, 200)));
+        OptionalInt iscsi = OptionalInt.of(Designator.PROTOCOL_ISCSI);
+        if (nexus.relativeTargetPort() >= 1 && nexus.relativeTargetPort() <= 0xFFFF) {
+            designators.add(new Designator.RelativeTargetPort(nexus.relativeTargetPort(), iscsi));
+        }
+        designators.add(new Designator.TargetPortGroup(TARGET_PORT_GROUP, iscsi));
+        addName(designators, Designator.Association.TARGET_PORT, nexus.targetPortName());
+        addName(designators, Designator.Association.TARGET_DEVICE, targetName);
+        return new DeviceIdentificationVpd(designators);
+    }
+
+    private static void addName(List<Designator> designators, Designator.Association association, String name) {
+        try {
+            designators.add(new Designator.ScsiNameString(association, OptionalInt.of(Designator.PROTOCOL_ISCSI), name));
+        } catch (IllegalArgumentException tooLong) {
+            // a name over 251 UTF-8 bytes cannot be a SCSI name string; the other designators still identify
+        }
+    }
+
+    /** Block Limits (SBC-4 §6.6.3); see {@link UnitLimits} for the values and the WRITE SAME rule. */
+    BlockLimitsVpd blockLimits() {
+        return new BlockLimitsVpd(true, limits.maximumCompareAndWrite(), limits.transferGranularity(),
+                limits.maximumTransferLength(), limits.optimalTransferLength(), 0,
+                limits.maximumUnmapLbaCount(), limits.maximumUnmapDescriptors(), limits.transferGranularity(),
+                OptionalLong.of(0), limits.writeSameAdvertised() ? limits.maximumWriteSameLength() : 0);
+    }
+
+    /**
+     * Logical Block Provisioning (SBC-4 §6.6.4): thin, UNMAP supported (LBPU), unmapped blocks read
+     * zeros (LBPRZ = 001b); WRITE SAME with UNMAP (LBPWS, LBPWS10) only where WRITE SAME is advertised.
+     */
+    LogicalBlockProvisioningVpd provisioning() {
+        boolean ws = limits.writeSameAdvertised();
+        return new LogicalBlockProvisioningVpd(0, true, ws, ws, 1, false, 0,
+                LogicalBlockProvisioningVpd.ProvisioningType.THIN_PROVISIONED, 0, Optional.empty());
+    }
+
+    private long bits(int from, int bytes) {
+        long v = 0;
+        for (int i = 0; i < bytes; i++) {
+            v = v << 8 | (nameHash[from + i] & 0xFF);
+        }
+        return v;
+    }
+
+    /** The name as printable ASCII (others replaced by '_'), at most {@code max} characters. */
+    static String printable(String text, int max) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < text.length() && sb.length() < max; i++) {
+            char c = text.charAt(i);
+            sb.append(c >= 0x20 && c <= 0x7E ? c : '_');
+        }
+        return sb.toString();
+    }
+
+    private static byte[] sha256(String text) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JDK has SHA-256", e);
+        }
+    }
+}

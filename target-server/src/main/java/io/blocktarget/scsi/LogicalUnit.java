@@ -1,0 +1,172 @@
+package io.blocktarget.scsi;
+
+import io.blocktarget.block.BlockGeometry;
+import io.blocktarget.protocol.scsi.Cdb;
+import io.blocktarget.protocol.scsi.CdbError;
+import io.blocktarget.protocol.scsi.CompareAndWriteCdb;
+import io.blocktarget.protocol.scsi.GetLbaStatusCdb;
+import io.blocktarget.protocol.scsi.InquiryCdb;
+import io.blocktarget.protocol.scsi.ModeSelectCdb;
+import io.blocktarget.protocol.scsi.ModeSenseCdb;
+import io.blocktarget.protocol.scsi.PersistentReserveInCdb;
+import io.blocktarget.protocol.scsi.PersistentReserveOutCdb;
+import io.blocktarget.protocol.scsi.ReadCapacity10Cdb;
+import io.blocktarget.protocol.scsi.ReadCapacity16Cdb;
+import io.blocktarget.protocol.scsi.ReadCdb;
+import io.blocktarget.protocol.scsi.Release6Cdb;
+import io.blocktarget.protocol.scsi.ReportLunsCdb;
+import io.blocktarget.protocol.scsi.ReportSupportedOperationCodesCdb;
+import io.blocktarget.protocol.scsi.RequestSenseCdb;
+import io.blocktarget.protocol.scsi.Reserve6Cdb;
+import io.blocktarget.protocol.scsi.SenseReason;
+import io.blocktarget.protocol.scsi.StartStopUnitCdb;
+import io.blocktarget.protocol.scsi.SynchronizeCacheCdb;
+import io.blocktarget.protocol.scsi.TestUnitReadyCdb;
+import io.blocktarget.protocol.scsi.UnmapCdb;
+import io.blocktarget.protocol.scsi.VerifyCdb;
+import io.blocktarget.protocol.scsi.WriteAndVerifyCdb;
+import io.blocktarget.protocol.scsi.WriteCdb;
+import io.blocktarget.protocol.scsi.WriteSameCdb;
+
+import java.lang.System.Logger.Level;
+import java.util.Optional;
+
+/**
+ * One logical unit: its per-LU state (mode pages, unit attentions, reservations, the LBA range lock)
+ * and the dispatcher. DESIGN §7, parse then execute: the CDB is parsed purely, then checked in the
+ * order LIO's target_cmd_parse_cdb uses — unit attention, CDB errors, reservation conflict, write
+ * protection — and only then does a handler of its family do I/O.
+ */
+final class LogicalUnit {
+    private static final System.Logger LOG = System.getLogger(LogicalUnit.class.getName());
+
+    private final ScsiTarget target;
+    private final LogicalUnitSpec spec;
+    private final UnitLimits limits;
+    private final UnitAttentions unitAttentions = new UnitAttentions();
+    private final ModePages modePages;
+    private final Reservations reservations;
+    private final InquiryHandler inquiry;
+    private final SbcReadWrite readWrite;
+    private final SbcProvisioning provisioning;
+    private final CompareAndWrite compareAndWrite;
+    private final PersistentReserveCommands persistentReserve;
+    private final RangeLock rangeLock;
+
+    LogicalUnit(ScsiTarget target, LogicalUnitSpec spec) {
+        this.target = target;
+        this.spec = spec;
+        this.limits = UnitLimits.of(spec.device().geometry());
+        this.modePages = new ModePages(spec.device(), unitAttentions);
+        this.reservations = new Reservations(unitAttentions);
+        this.rangeLock = new RangeLock();
+        this.inquiry = new InquiryHandler(target.targetName(), spec.name(), spec.device().geometry(), limits);
+        this.readWrite = new SbcReadWrite(spec.device(), limits, modePages, rangeLock);
+        this.provisioning = new SbcProvisioning(spec.device(), limits, rangeLock);
+        this.compareAndWrite = new CompareAndWrite(spec.device(), limits, rangeLock);
+        this.persistentReserve = new PersistentReserveCommands(reservations);
+    }
+
+    UnitAttentions unitAttentions() {
+        return unitAttentions;
+    }
+
+    /** LBA ranges currently locked by writes in flight (tests check that every lease came back). */
+    int rangeLockHeld() {
+        return rangeLock.heldCount();
+    }
+
+    void execute(ScsiCommand command, ScsiCompletion done) {
+        Task task = new Task(command, done, modePages.descriptorSense());
+        try {
+            dispatch(task);
+        } catch (RuntimeException e) {
+            LOG.log(Level.ERROR, "LUN " + spec.name() + ": command failed", e);
+            task.fail(SenseReason.INTERNAL_TARGET_FAILURE);
+        }
+    }
+
+    private void dispatch(Task task) {
+        ItNexus nexus = task.nexus();
+        unitAttentions.firstContact(nexus);
+        int opcode = task.command().cdb().isReadable()
+                ? task.command().cdb().getUnsignedByte(task.command().cdb().readerIndex()) : -1;
+        // SAM-5 §5.14: INQUIRY, REPORT LUNS and REQUEST SENSE neither report nor clear a unit attention
+        // (REQUEST SENSE returns it as its parameter data instead).
+        if (opcode != 0x12 && opcode != 0xA0 && opcode != 0x03) {
+            Optional<SenseReason> attention = unitAttentions.take(nexus);
+            if (attention.isPresent()) {
+                task.fail(attention.get());
+                return;
+            }
+        }
+        if (task.command().attribute() == TaskAttribute.ACA) {
+            // SAM-5 §8.9.3: we report NORMACA = 0, so there is never an ACA condition to serve; LIO
+            // (target_cmd_init_cdb) answers an ACA task with INVALID FIELD IN CDB, and so do we.
+            task.fail(SenseReason.INVALID_FIELD_IN_CDB);
+            return;
+        }
+        Cdb cdb = Cdb.parse(task.command().cdb());
+        if (cdb instanceof CdbError error) {
+            task.fail(error);
+            return;
+        }
+        if (reservations.conflicts(nexus, cdb)) {
+            task.fail(SenseReason.RESERVATION_CONFLICT);
+            return;
+        }
+        if (spec.device().readOnly() && writesMedium(cdb)) {
+            task.fail(SenseReason.WRITE_PROTECTED); // SBC-4 §4.11: DATA PROTECT, WRITE PROTECTED
+            return;
+        }
+        BlockGeometry geometry = spec.device().geometry();
+        switch (cdb) {
+            case TestUnitReadyCdb _ -> task.good();
+            case InquiryCdb c -> inquiry.execute(task, c);
+            case ReportLunsCdb c -> SpcHandlers.reportLuns(task, target, c);
+            case RequestSenseCdb c -> SpcHandlers.requestSense(task, c, unitAttentions);
+            case StartStopUnitCdb _ -> task.good(); // nothing spins: accepted (SBC-4 §5.25)
+            case ReportSupportedOperationCodesCdb c -> SpcHandlers.reportSupportedOperationCodes(task, c, limits);
+            case ReadCapacity10Cdb _ -> SbcCapacity.readCapacity10(task, geometry);
+            case ReadCapacity16Cdb c -> SbcCapacity.readCapacity16(task, c, geometry);
+            case ModeSenseCdb c -> modePages.modeSense(task, c);
+            case ModeSelectCdb c -> modePages.modeSelect(task, c);
+            case ReadCdb c -> readWrite.read(task, c);
+            case WriteCdb c -> readWrite.write(task, c);
+            case VerifyCdb c -> readWrite.verify(task, c);
+            case WriteAndVerifyCdb c -> readWrite.writeAndVerify(task, c);
+            case SynchronizeCacheCdb c -> readWrite.synchronizeCache(task, c);
+            case CompareAndWriteCdb c -> compareAndWrite.execute(task, c);
+            case UnmapCdb c -> provisioning.unmap(task, c);
+            case WriteSameCdb c -> provisioning.writeSame(task, c);
+            case GetLbaStatusCdb c -> provisioning.getLbaStatus(task, c);
+            case PersistentReserveInCdb c -> persistentReserve.in(task, c);
+            case PersistentReserveOutCdb c -> persistentReserve.out(task, c);
+            case Reserve6Cdb _ -> reservations.reserve6(task);
+            case Release6Cdb _ -> reservations.release6(task);
+            case CdbError e -> task.fail(e);
+        }
+    }
+
+    /** Commands that change the medium: DATA PROTECT on a read-only logical unit. */
+    private static boolean writesMedium(Cdb cdb) {
+        return cdb instanceof WriteCdb || cdb instanceof WriteAndVerifyCdb || cdb instanceof WriteSameCdb
+                || cdb instanceof UnmapCdb || cdb instanceof CompareAndWriteCdb;
+    }
+
+    /**
+     * LOGICAL UNIT RESET (SAM-5 §7.7): RESERVE(6) reservations are released (persistent ones survive),
+     * mode pages return to their defaults, and every other nexus gets POWER ON, RESET unit attention.
+     */
+    void reset(ItNexus requester) {
+        reservations.reset();
+        modePages.reset();
+        unitAttentions.raiseForOthers(requester, SenseReason.POWER_ON_RESET);
+    }
+
+    /** I_T nexus loss (SAM-5 §6.3.4): its RESERVE(6) is released; registrations persist (SPC-4 §5.13.1). */
+    void nexusLost(ItNexus nexus) {
+        reservations.nexusLost(nexus);
+        unitAttentions.forget(nexus);
+    }
+}

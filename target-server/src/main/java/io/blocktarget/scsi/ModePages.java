@@ -1,0 +1,146 @@
+package io.blocktarget.scsi;
+
+import io.blocktarget.block.BlockDevice;
+import io.blocktarget.protocol.scsi.BlockDescriptor;
+import io.blocktarget.protocol.scsi.CachingModePage;
+import io.blocktarget.protocol.scsi.ControlModePage;
+import io.blocktarget.protocol.scsi.FieldPointer;
+import io.blocktarget.protocol.scsi.InformationalExceptionsModePage;
+import io.blocktarget.protocol.scsi.ModePage;
+import io.blocktarget.protocol.scsi.ModeSelectCdb;
+import io.blocktarget.protocol.scsi.ModeSelectParameters;
+import io.blocktarget.protocol.scsi.ModeSenseCdb;
+import io.blocktarget.protocol.scsi.ModeSenseData;
+import io.blocktarget.protocol.scsi.Parsed;
+import io.blocktarget.protocol.scsi.ScsiOpcode;
+import io.blocktarget.protocol.scsi.SenseReason;
+import io.netty.buffer.ByteBuf;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The mode pages of one logical unit (SPC-4 §7.5, SBC-4 §6.5): Caching 08h, Control 0Ah and
+ * Informational Exceptions 1Ch, with MODE SENSE (6)/(10) and MODE SELECT (6)/(10). One task set is
+ * shared by all I_T nexuses (TST = 000b), so the current values are per logical unit, changed
+ * atomically.
+ *
+ * <p>Changeable: D_SENSE always; WCE only when the backend has a volatile cache
+ * ({@link BlockDevice#volatileWriteCache()}), honoured by turning every write into a FUA write
+ * while WCE = 0. RAM and null devices have no cache: WCE = 0, not changeable.
+ */
+final class ModePages {
+    private static final ControlModePage CONTROL_DEFAULT =
+            new ControlModePage(0, false, false, true, 1, 0, false, false, 0, 0);
+    private static final InformationalExceptionsModePage IEC_DEFAULT =
+            new InformationalExceptionsModePage(false, false, false, true, false, false, 0, 0, 0);
+
+    private final BlockDevice device;
+    private final UnitAttentions unitAttentions;
+    private final CachingModePage cachingDefault;
+    private final CachingModePage cachingChangeable;
+    private final BlockDescriptor blockDescriptor;
+    /** Replaced whole under the monitor, read without it (volatile publication). */
+    private volatile Current current;
+
+    /** The current values of the changeable pages. */
+    private record Current(CachingModePage caching, ControlModePage control) {
+    }
+
+    ModePages(BlockDevice device, UnitAttentions unitAttentions) {
+        this.device = device;
+        this.unitAttentions = unitAttentions;
+        boolean cache = device.volatileWriteCache();
+        this.cachingDefault = new CachingModePage(cache, false);
+        this.cachingChangeable = new CachingModePage(cache, false);
+        this.blockDescriptor = new BlockDescriptor(device.geometry().blockCount(), device.geometry().logicalBlockSize());
+        reset();
+    }
+
+    /** D_SENSE: sense data in descriptor format (SPC-4 §4.5.1). */
+    boolean descriptorSense() {
+        return current.control().dSense();
+    }
+
+    /** WCE: completed writes may sit in the backend's volatile cache. */
+    boolean writeCacheEnabled() {
+        return current.caching().wce();
+    }
+
+    /** Back to the defaults (logical unit reset, SAM-5 §7.7; nothing is saveable). */
+    synchronized void reset() {
+        current = new Current(cachingDefault, CONTROL_DEFAULT);
+    }
+
+    private List<ModePage> pages(Current values) {
+        return List.of(values.caching(), values.control(), IEC_DEFAULT);
+    }
+
+    private List<ModePage> changeable() {
+        return List.of(cachingChangeable, ControlModePage.CHANGEABLE, InformationalExceptionsModePage.CHANGEABLE);
+    }
+
+    /**
+     * MODE SENSE (SPC-4 §6.11-6.12): header with WP (read-only LU) and DPOFUA (FUA is honoured, so
+     * Linux sends FUA writes), the block descriptor unless DBD (long form with LLBAA in the 10-byte
+     * CDB), then the pages asked for in current, changeable or default values.
+     */
+    void modeSense(Task task, ModeSenseCdb cdb) {
+        List<ModePage> available = switch (cdb.pageControl()) {
+            case CHANGEABLE -> changeable();
+            case DEFAULT -> pages(new Current(cachingDefault, CONTROL_DEFAULT));
+            default -> pages(current);
+        };
+        Parsed<List<ModePage>> selected = ModeSenseData.selectPages(available, cdb.pageCode(), cdb.subpageCode());
+        if (selected instanceof Parsed.Invalid<List<ModePage>> invalid) {
+            task.fail(invalid);
+            return;
+        }
+        List<ModePage> pages = ((Parsed.Ok<List<ModePage>>) selected).value();
+        ModeSenseData data = new ModeSenseData(0, device.readOnly(), true,
+                cdb.dbd() ? Optional.empty() : Optional.of(blockDescriptor), cdb.llbaa(), pages);
+        ByteBuf out = Task.allocate(128);
+        if (cdb.tenByte()) {
+            data.encode10(out);
+        } else {
+            data.encode6(out);
+        }
+        task.parameterData(out, cdb.allocationLength());
+    }
+
+    /**
+     * MODE SELECT (SPC-4 §6.9-6.10): the parameter list is checked against the current values and the
+     * changeable mask, then applied; if a value changed, every other nexus gets MODE PARAMETERS
+     * CHANGED (SPC-4 §6.9.1).
+     */
+    void modeSelect(Task task, ModeSelectCdb cdb) {
+        boolean tenByte = cdb.opcode() == ScsiOpcode.MODE_SELECT_10;
+        ByteBuf list = task.parameterList(cdb.parameterListLength(), FieldPointer.cdb(tenByte ? 7 : 4, 7));
+        if (list == null) {
+            return;
+        }
+        boolean changed;
+        synchronized (this) {
+            Parsed<ModeSelectParameters> parsed = ModeSelectParameters.parse(list, tenByte, pages(current),
+                    changeable(), blockDescriptor);
+            if (parsed instanceof Parsed.Invalid<ModeSelectParameters> invalid) {
+                task.fail(invalid);
+                return;
+            }
+            Current next = current;
+            for (ModePage page : ((Parsed.Ok<ModeSelectParameters>) parsed).value().pages()) {
+                next = switch (page) {
+                    case CachingModePage caching -> new Current(caching, next.control());
+                    case ControlModePage control -> new Current(next.caching(), control);
+                    case InformationalExceptionsModePage iec -> next; // nothing changeable
+                };
+            }
+            changed = !next.equals(current);
+            current = next;
+        }
+        if (changed) {
+            unitAttentions.raiseForOthers(task.nexus(), SenseReason.MODE_PARAMETERS_CHANGED);
+        }
+        task.good(cdb.parameterListLength());
+    }
+}

@@ -1,0 +1,39 @@
+package io.blocktarget.scsi;
+
+import io.blocktarget.block.BlockGeometry;
+import io.blocktarget.protocol.scsi.ReadCapacity10Data;
+import io.blocktarget.protocol.scsi.ReadCapacity16Cdb;
+import io.blocktarget.protocol.scsi.ReadCapacity16Data;
+import io.netty.buffer.ByteBuf;
+
+/** READ CAPACITY (10) and (16), SBC-4 §5.19-5.20. */
+final class SbcCapacity {
+    private static final System.Logger LOG = System.getLogger(SbcCapacity.class.getName());
+
+    private SbcCapacity() {
+    }
+
+    /** Last LBA and block length; FFFFFFFFh when the last LBA does not fit, which sends Linux to (16). */
+    static void readCapacity10(Task task, BlockGeometry g) {
+        ByteBuf out = Task.allocate(ReadCapacity10Data.LENGTH);
+        new ReadCapacity10Data(g.blockCount() - 1, g.logicalBlockSize()).encode(out);
+        task.dataIn(out, ReadCapacity10Data.LENGTH);
+    }
+
+    /**
+     * DESIGN §4: block length = LBS, LOGICAL BLOCKS PER PHYSICAL BLOCK EXPONENT = log2(PBS / LBS)
+     * (capped at 15), LBPME = 1 (thin provisioning: Linux enables discard) and LBPRZ = 1 (unmapped
+     * blocks read zeros, true of every backend).
+     */
+    static void readCapacity16(Task task, ReadCapacity16Cdb cdb, BlockGeometry g) {
+        ReadCapacity16Data.Exponent exponent = ReadCapacity16Data.lbppbe(g.logicalBlockSize(), g.physicalBlockSize());
+        if (exponent.capped()) {
+            LOG.log(System.Logger.Level.DEBUG, "physical block exponent capped at 15 for PBS {0} / LBS {1}",
+                    g.physicalBlockSize(), g.logicalBlockSize());
+        }
+        ByteBuf out = Task.allocate(ReadCapacity16Data.LENGTH);
+        new ReadCapacity16Data(g.blockCount() - 1, g.logicalBlockSize(), 0, false, exponent.value(), true, true, 0)
+                .encode(out);
+        task.parameterData(out, cdb.allocationLength());
+    }
+}

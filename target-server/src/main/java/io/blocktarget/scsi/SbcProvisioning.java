@@ -1,0 +1,181 @@
+package io.blocktarget.scsi;
+
+import io.blocktarget.block.BlockDevice;
+import io.blocktarget.block.BlockGeometry;
+import io.blocktarget.block.BlockRange;
+import io.blocktarget.block.IoCallback;
+import io.blocktarget.protocol.scsi.FieldPointer;
+import io.blocktarget.protocol.scsi.GetLbaStatusCdb;
+import io.blocktarget.protocol.scsi.LbaStatusData;
+import io.blocktarget.protocol.scsi.Parsed;
+import io.blocktarget.protocol.scsi.SenseReason;
+import io.blocktarget.protocol.scsi.UnmapCdb;
+import io.blocktarget.protocol.scsi.UnmapParameterList;
+import io.blocktarget.protocol.scsi.WriteSameCdb;
+import io.netty.buffer.ByteBuf;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Logical block provisioning (SBC-4 §4.7): UNMAP, WRITE SAME (10)/(16) and GET LBA STATUS.
+ *
+ * <p>WRITE SAME is executed at every logical block size but advertised (Block Limits MAXIMUM WRITE
+ * SAME LENGTH, LBPWS / LBPWS10, REPORT SUPPORTED OPERATION CODES) only up to 4096-byte blocks:
+ * Linux 7.3 sd crashes with a kernel BUG in scsi_alloc_sgtables, via sd_setup_write_same16_cmnd, on
+ * LUNs with a larger block size when WRITE SAME is advertised (DESIGN §4; the initiator VM README,
+ * "7.3 guest crash"). See {@link UnitLimits}. UNMAP is advertised at every size.
+ */
+final class SbcProvisioning {
+    /** A non-zero WRITE SAME pattern is written in pieces of this many bytes (at least one block). */
+    static final int WRITE_SAME_PIECE_BYTES = 1 << 20;
+
+    private final BlockDevice device;
+    private final BlockGeometry geometry;
+    private final UnitLimits limits;
+    private final RangeLock rangeLock;
+
+    SbcProvisioning(BlockDevice device, UnitLimits limits, RangeLock rangeLock) {
+        this.device = device;
+        this.geometry = device.geometry();
+        this.limits = limits;
+        this.rangeLock = rangeLock;
+    }
+
+    /**
+     * UNMAP (SBC-4 §5.32): ANCHOR is refused (ANC_SUP = 0); more descriptors than MAXIMUM UNMAP BLOCK
+     * DESCRIPTOR COUNT or more blocks than MAXIMUM UNMAP LBA COUNT is INVALID FIELD IN PARAMETER LIST;
+     * every range is checked before any is unmapped (the backend does so).
+     */
+    void unmap(Task task, UnmapCdb cdb) {
+        if (cdb.anchor()) {
+            task.fail(SenseReason.INVALID_FIELD_IN_CDB, FieldPointer.cdb(1, 0));
+            return;
+        }
+        ByteBuf list = task.parameterList(cdb.parameterListLength(), FieldPointer.cdb(7, 7));
+        if (list == null) {
+            return;
+        }
+        Parsed<UnmapParameterList> parsed = UnmapParameterList.parse(list);
+        if (parsed instanceof Parsed.Invalid<UnmapParameterList> invalid) {
+            task.fail(invalid);
+            return;
+        }
+        List<UnmapParameterList.Descriptor> descriptors = ((Parsed.Ok<UnmapParameterList>) parsed).value().descriptors();
+        if (descriptors.size() > limits.maximumUnmapDescriptors()) {
+            task.fail(SenseReason.INVALID_FIELD_IN_PARAMETER_LIST, FieldPointer.parameter(2, 7));
+            return;
+        }
+        List<BlockRange> ranges = new ArrayList<>(descriptors.size());
+        long total = 0;
+        long first = Long.MAX_VALUE;
+        long end = 0;
+        for (int i = 0; i < descriptors.size(); i++) {
+            UnmapParameterList.Descriptor d = descriptors.get(i);
+            total += d.numberOfBlocks();
+            if (total > limits.maximumUnmapLbaCount()) {
+                task.fail(SenseReason.INVALID_FIELD_IN_PARAMETER_LIST, UnmapParameterList.numberOfBlocksField(i));
+                return;
+            }
+            if (!geometry.contains(d.lba(), d.numberOfBlocks())) {
+                task.fail(SenseReason.LBA_OUT_OF_RANGE);
+                return;
+            }
+            ranges.add(new BlockRange(d.lba(), d.numberOfBlocks()));
+            first = Math.min(first, d.lba());
+            end = Math.max(end, d.lba() + d.numberOfBlocks());
+        }
+        if (ranges.isEmpty()) {
+            task.good(cdb.parameterListLength());
+            return;
+        }
+        long transferred = cdb.parameterListLength();
+        rangeLock.acquireShared(first, end - first, lease -> device.unmap(ranges, done(task, lease, transferred)));
+    }
+
+    /**
+     * WRITE SAME (SBC-4 §5.47-5.48). WSNZ = 1, so 0 blocks is INVALID FIELD IN CDB; more than MAXIMUM
+     * WRITE SAME LENGTH likewise. A block of zeros (or NDOB) becomes an unmap (UNMAP = 1) or a
+     * write-zeroes (UNMAP = 0), both of which read back as zeros (LBPRZ = 1). Any other pattern is
+     * written repeatedly in pieces of {@value #WRITE_SAME_PIECE_BYTES} bytes, one after the other.
+     */
+    void writeSame(Task task, WriteSameCdb cdb) {
+        long lba = cdb.lba();
+        long blocks = cdb.numberOfBlocks();
+        if (blocks == 0) {
+            task.fail(SenseReason.INVALID_FIELD_IN_CDB, Transfers.lengthField(cdb.opcode()));
+            return;
+        }
+        if (!Transfers.check(task, geometry, cdb.opcode(), lba, blocks, limits.maximumWriteSameLength())) {
+            return;
+        }
+        int lbs = geometry.logicalBlockSize();
+        ByteBuf block = null;
+        if (!cdb.ndob()) {
+            block = task.blockData(lbs);
+            if (block == null) {
+                return;
+            }
+        }
+        long transferred = cdb.ndob() ? 0 : lbs;
+        if (block == null || isZero(block)) {
+            rangeLock.acquireShared(lba, blocks, lease -> {
+                IoCallback<Void> callback = done(task, lease, transferred);
+                if (cdb.unmap()) {
+                    device.unmap(List.of(new BlockRange(lba, blocks)), callback);
+                } else {
+                    device.writeZeroes(lba, blocks, callback);
+                }
+            });
+            return;
+        }
+        int pieceBlocks = (int) Math.min(blocks, Math.max(1, WRITE_SAME_PIECE_BYTES / lbs));
+        ByteBuf piece = Task.allocate(pieceBlocks * lbs);
+        for (int i = 0; i < pieceBlocks; i++) {
+            piece.writeBytes(block, block.readerIndex(), lbs);
+        }
+        rangeLock.acquireShared(lba, blocks, lease -> new PieceWriter(device, lba, lba + blocks, piece, (ok, failure) -> {
+            piece.release();
+            done(task, lease, transferred).complete(ok, failure);
+        }).start());
+    }
+
+    /**
+     * GET LBA STATUS (SBC-4 §5.7): the block SPI cannot tell which blocks are allocated, so the
+     * answer is the coarse one SBC-4 permits — one descriptor saying "mapped" from the starting LBA
+     * to the end of the medium (at most 2^32 - 1 blocks).
+     */
+    void getLbaStatus(Task task, GetLbaStatusCdb cdb) {
+        long lba = cdb.startingLba();
+        if (lba >= geometry.blockCount()) {
+            task.fail(SenseReason.LBA_OUT_OF_RANGE);
+            return;
+        }
+        long count = Math.min(geometry.blockCount() - lba, 0xFFFF_FFFFL);
+        ByteBuf out = Task.allocate(24);
+        new LbaStatusData(List.of(new LbaStatusData.Descriptor(lba, count, LbaStatusData.ProvisioningStatus.MAPPED)))
+                .encode(out);
+        task.parameterData(out, cdb.allocationLength());
+    }
+
+    private static boolean isZero(ByteBuf block) {
+        int end = block.readerIndex() + block.readableBytes();
+        for (int i = block.readerIndex(); i < end; i += 8) {
+            if (block.getLong(i) != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static IoCallback<Void> done(Task task, RangeLock.Lease lease, long transferred) {
+        return (ok, failure) -> {
+            lease.release();
+            if (failure != null) {
+                task.fail(failure);
+            } else {
+                task.good(transferred);
+            }
+        };
+    }
+}

@@ -1,0 +1,162 @@
+package io.blocktarget.scsi;
+
+import io.blocktarget.block.BlockIoException;
+import io.blocktarget.protocol.scsi.CdbError;
+import io.blocktarget.protocol.scsi.FieldPointer;
+import io.blocktarget.protocol.scsi.Parsed;
+import io.blocktarget.protocol.scsi.ScsiStatus;
+import io.blocktarget.protocol.scsi.SenseData;
+import io.blocktarget.protocol.scsi.SenseReason;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * One command in execution: what it came with and the one way to finish it. Every path ends in
+ * exactly one of the completing methods; a second call is ignored (and releases its data) so that a
+ * handler bug cannot complete a command twice.
+ *
+ * <p>Sense data is encoded in the format the Control mode page asked for when the command arrived
+ * (D_SENSE, SPC-4 §7.5.8).
+ */
+final class Task {
+    private final ScsiCommand command;
+    private final boolean descriptorSense;
+    private final AtomicReference<ScsiCompletion> done;
+
+    Task(ScsiCommand command, ScsiCompletion done, boolean descriptorSense) {
+        this.command = command;
+        this.descriptorSense = descriptorSense;
+        this.done = new AtomicReference<>(done);
+    }
+
+    ScsiCommand command() {
+        return command;
+    }
+
+    ItNexus nexus() {
+        return command.nexus();
+    }
+
+    boolean descriptorSense() {
+        return descriptorSense;
+    }
+
+    /** GOOD without data-in; {@code transferLength} is the data-out the CDB asked for (0 for none). */
+    void good(long transferLength) {
+        complete(new ScsiResponse(ScsiStatus.GOOD, null, null, transferLength));
+    }
+
+    void good() {
+        good(0);
+    }
+
+    /** GOOD with data-in; the buffer passes to the receiver. */
+    void dataIn(ByteBuf data, long transferLength) {
+        complete(new ScsiResponse(ScsiStatus.GOOD, data, null, transferLength));
+    }
+
+    /**
+     * GOOD with parameter data cut to the ALLOCATION LENGTH (SPC-4 §4.2.5.6: the transfer ends at the
+     * allocation length or at the end of the data, whichever comes first). The transfer length is
+     * what is returned, so the transport reports an underflow residual for short data.
+     */
+    void parameterData(ByteBuf data, long allocationLength) {
+        int n = (int) Math.min(data.readableBytes(), allocationLength);
+        data.writerIndex(data.readerIndex() + n);
+        dataIn(data, n);
+    }
+
+    void fail(SenseReason reason) {
+        fail(reason, Optional.empty());
+    }
+
+    void fail(SenseReason reason, FieldPointer pointer) {
+        fail(reason, Optional.of(pointer));
+    }
+
+    void fail(SenseReason reason, Optional<FieldPointer> pointer) {
+        if (reason.status() != ScsiStatus.CHECK_CONDITION) {
+            complete(new ScsiResponse(reason.status(), null, null, 0)); // RESERVATION CONFLICT etc.: no sense
+            return;
+        }
+        fail(SenseData.of(reason, pointer));
+    }
+
+    void fail(SenseData sense) {
+        complete(new ScsiResponse(ScsiStatus.CHECK_CONDITION, null, encode(sense, descriptorSense), 0));
+    }
+
+    void fail(CdbError error) {
+        fail(error.senseData());
+    }
+
+    void fail(Parsed.Invalid<?> invalid) {
+        fail(invalid.reason(), invalid.fieldPointer());
+    }
+
+    void fail(BlockIoException failure) {
+        fail(BlockErrors.reason(failure.error()));
+    }
+
+    /**
+     * The first {@code length} bytes of data-out for a command that transfers logical blocks
+     * (WRITE, VERIFY with BYTCHK, COMPARE AND WRITE, WRITE SAME), or null after failing the task
+     * when fewer arrived: CHECK CONDITION, ILLEGAL REQUEST, INVALID FIELD IN COMMAND INFORMATION UNIT,
+     * as LIO does for a data CDB whose EDTL is shorter than the CDB's transfer (target_cmd_size_check).
+     * More data than needed is not an error: the transport reports the residual.
+     */
+    ByteBuf blockData(long length) {
+        return dataOut(length, SenseReason.INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT, Optional.empty());
+    }
+
+    /**
+     * The PARAMETER LIST LENGTH bytes of data-out (MODE SELECT, UNMAP, PERSISTENT RESERVE OUT), or
+     * null after failing the task when fewer arrived: INVALID FIELD IN CDB pointing at the PARAMETER
+     * LIST LENGTH field, as LIO rejects a control CDB whose EDTL is shorter than its parameter list.
+     */
+    ByteBuf parameterList(long length, FieldPointer lengthField) {
+        return dataOut(length, SenseReason.INVALID_FIELD_IN_CDB, Optional.of(lengthField));
+    }
+
+    private ByteBuf dataOut(long length, SenseReason shortfall, Optional<FieldPointer> pointer) {
+        ByteBuf out = command.dataOut();
+        int available = out == null ? 0 : out.readableBytes();
+        if (available < length) {
+            fail(shortfall, pointer);
+            return null;
+        }
+        return out == null ? io.netty.buffer.Unpooled.EMPTY_BUFFER : out.slice(out.readerIndex(), (int) length);
+    }
+
+    static ByteBuf encode(SenseData sense, boolean descriptorFormat) {
+        ByteBuf buf = ByteBufAllocator.DEFAULT.heapBuffer(SenseData.FIXED_LENGTH + 12);
+        sense.encode(buf, descriptorFormat);
+        return buf;
+    }
+
+    /** A buffer for parameter data the handler encodes; owned by whoever it is handed to. */
+    static ByteBuf allocate(int initialCapacity) {
+        return ByteBufAllocator.DEFAULT.heapBuffer(initialCapacity);
+    }
+
+    private void complete(ScsiResponse response) {
+        ScsiCompletion completion = done.getAndSet(null);
+        if (completion == null) {
+            release(response);
+            return;
+        }
+        completion.complete(response);
+    }
+
+    private static void release(ScsiResponse response) {
+        if (response.dataIn() != null) {
+            response.dataIn().release();
+        }
+        if (response.senseData() != null) {
+            response.senseData().release();
+        }
+    }
+}

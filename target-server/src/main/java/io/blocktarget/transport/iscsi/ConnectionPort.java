@@ -1,0 +1,29 @@
+package io.blocktarget.transport.iscsi;
+
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.concurrent.EventExecutor;
+
+import java.net.InetSocketAddress;
+
+/**
+ * What a connection needs from its socket: write whole frames (the port takes ownership), close, the
+ * event loop it lives on (completions hop back to it, timers run on it), an allocator and the addresses.
+ * {@link IscsiTransport} adapts a Vert.x {@code NetSocketInternal}; tests adapt an {@code EmbeddedChannel}.
+ */
+interface ConnectionPort {
+    void write(Object frame);
+
+    /** Closes at once; unsent frames are dropped. */
+    void close();
+
+    /** Closes once every frame written so far is on the wire (after a Logout or failed Login Response). */
+    void closeAfterWrites();
+
+    EventExecutor executor();
+
+    ByteBufAllocator alloc();
+
+    InetSocketAddress localAddress();
+
+    InetSocketAddress remoteAddress();
+}

@@ -1,0 +1,93 @@
+package io.blocktarget.transport.iscsi;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * What the iSCSI transport needs from the configuration.
+ *
+ * @param portalGroupTag           TargetPortalGroupTag (RFC 7143 §13.9), 1..65535
+ * @param portals                  "host:port" advertised by SendTargets; a wildcard host (0.0.0.0, ::) is replaced
+ *                                 by the address the connection arrived on; empty: that address and its port
+ * @param queueDepth               CmdSN window: MaxCmdSN = ExpCmdSN + queueDepth - 1 (§4.2.2.1)
+ * @param maxRecvDataSegmentLength our MaxRecvDataSegmentLength (§13.12): the cap on every received data segment
+ * @param maxBurstLength           our MaxBurstLength preference (§13.13)
+ * @param firstBurstLength         our FirstBurstLength preference (§13.14)
+ * @param maxOutstandingR2T        our MaxOutstandingR2T preference (§13.17)
+ * @param maxTransferLength        the largest ExpectedDataTransferLength accepted for one command
+ * @param nopInInterval            idle time after which the target pings with NOP-In (§11.19); zero disables
+ * @param nopInTimeout             how long a ping may stay unanswered before the connection is dropped
+ * @param loginTimeout             how long a connection may stay in login
+ * @param chap                     per-target CHAP credentials by target name; targets absent here use AuthMethod=None
+ */
+public record IscsiSettings(int portalGroupTag, List<String> portals, int queueDepth, int maxRecvDataSegmentLength,
+                            int maxBurstLength, int firstBurstLength, int maxOutstandingR2T, int maxTransferLength,
+                            Duration nopInInterval, Duration nopInTimeout, Duration loginTimeout,
+                            Map<String, Chap> chap) {
+    public static final int MIN_MAX_RECV_DATA_SEGMENT_LENGTH = 256 * 1024;
+    private static final int MAX_24_BIT = 0xFF_FFFF;
+
+    public IscsiSettings {
+        portals = List.copyOf(portals);
+        chap = Map.copyOf(chap);
+        Objects.requireNonNull(nopInInterval, "nopInInterval");
+        Objects.requireNonNull(nopInTimeout, "nopInTimeout");
+        Objects.requireNonNull(loginTimeout, "loginTimeout");
+        check(portalGroupTag, 1, 65535, "portalGroupTag");
+        check(queueDepth, 1, 1 << 20, "queueDepth");
+        check(maxRecvDataSegmentLength, MIN_MAX_RECV_DATA_SEGMENT_LENGTH, MAX_24_BIT, "maxRecvDataSegmentLength");
+        check(maxBurstLength, 512, MAX_24_BIT, "maxBurstLength");
+        check(firstBurstLength, 512, maxBurstLength, "firstBurstLength");
+        check(maxOutstandingR2T, 1, 65535, "maxOutstandingR2T");
+        check(maxTransferLength, 512, Integer.MAX_VALUE, "maxTransferLength");
+        if (nopInInterval.isNegative() || nopInTimeout.isNegative() || loginTimeout.isNegative() || loginTimeout.isZero()) {
+            throw new IllegalArgumentException("timeouts must be positive");
+        }
+        for (String portal : portals) {
+            if (portal.lastIndexOf(':') <= 0) {
+                throw new IllegalArgumentException("portal " + portal + " is not host:port");
+            }
+        }
+    }
+
+    /** Linux-friendly defaults (DESIGN §5): 256 KiB segments, 1 MiB bursts, 16 MiB per command. */
+    public static IscsiSettings defaults() {
+        return new IscsiSettings(1, List.of(), 128, MIN_MAX_RECV_DATA_SEGMENT_LENGTH, 1024 * 1024, 256 * 1024, 4,
+                16 * 1024 * 1024, Duration.ofSeconds(10), Duration.ofSeconds(30), Duration.ofSeconds(15), Map.of());
+    }
+
+    public IscsiSettings withPortals(List<String> newPortals) {
+        return new IscsiSettings(portalGroupTag, newPortals, queueDepth, maxRecvDataSegmentLength, maxBurstLength,
+                firstBurstLength, maxOutstandingR2T, maxTransferLength, nopInInterval, nopInTimeout, loginTimeout, chap);
+    }
+
+    public IscsiSettings withChap(Map<String, Chap> newChap) {
+        return new IscsiSettings(portalGroupTag, portals, queueDepth, maxRecvDataSegmentLength, maxBurstLength,
+                firstBurstLength, maxOutstandingR2T, maxTransferLength, nopInInterval, nopInTimeout, loginTimeout,
+                newChap);
+    }
+
+    public IscsiSettings withBursts(int newMaxBurstLength, int newFirstBurstLength, int newMaxOutstandingR2T) {
+        return new IscsiSettings(portalGroupTag, portals, queueDepth, maxRecvDataSegmentLength, newMaxBurstLength,
+                newFirstBurstLength, newMaxOutstandingR2T, maxTransferLength, nopInInterval, nopInTimeout,
+                loginTimeout, chap);
+    }
+
+    public IscsiSettings withNopIn(Duration interval, Duration timeout) {
+        return new IscsiSettings(portalGroupTag, portals, queueDepth, maxRecvDataSegmentLength, maxBurstLength,
+                firstBurstLength, maxOutstandingR2T, maxTransferLength, interval, timeout, loginTimeout, chap);
+    }
+
+    public IscsiSettings withQueueDepth(int depth) {
+        return new IscsiSettings(portalGroupTag, portals, depth, maxRecvDataSegmentLength, maxBurstLength,
+                firstBurstLength, maxOutstandingR2T, maxTransferLength, nopInInterval, nopInTimeout, loginTimeout, chap);
+    }
+
+    private static void check(long value, long min, long max, String name) {
+        if (value < min || value > max) {
+            throw new IllegalArgumentException(name + " " + value + " is outside " + min + ".." + max);
+        }
+    }
+}

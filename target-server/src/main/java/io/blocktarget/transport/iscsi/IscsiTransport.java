@@ -1,0 +1,148 @@
+package io.blocktarget.transport.iscsi;
+
+import io.blocktarget.scsi.ScsiTargetDevice;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.util.concurrent.EventExecutor;
+import io.vertx.core.Vertx;
+import io.vertx.core.internal.net.NetSocketInternal;
+import io.vertx.core.net.NetSocket;
+
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.net.InetSocketAddress;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The iSCSI target transport (RFC 7143, ErrorRecoveryLevel 0, MaxConnections 1): the server hands it each
+ * accepted socket; it frames PDUs in the Netty pipeline in front of Vert.x, logs initiators in to the given
+ * SCSI target devices and serves them. Each connection lives on its own event loop.
+ */
+public final class IscsiTransport {
+    private static final Logger LOG = System.getLogger("blocktarget.iscsi");
+    static final String DECODER_NAME = "iscsi-framing";
+
+    private final Map<String, ScsiTargetDevice> targets;
+    private final IscsiSettings settings;
+    private final SessionRegistry registry = new SessionRegistry();
+    private final Set<IscsiConnection> connections = ConcurrentHashMap.newKeySet();
+
+    private IscsiTransport(Map<String, ScsiTargetDevice> targets, IscsiSettings settings) {
+        this.targets = targets;
+        this.settings = settings;
+    }
+
+    public static IscsiTransport create(Vertx vertx, Collection<ScsiTargetDevice> targets, IscsiSettings settings) {
+        Map<String, ScsiTargetDevice> byName = new LinkedHashMap<>();
+        for (ScsiTargetDevice t : targets) {
+            if (byName.put(t.targetName(), t) != null) {
+                throw new IllegalArgumentException("target " + t.targetName() + " given twice");
+            }
+        }
+        return new IscsiTransport(Map.copyOf(byName), settings);
+    }
+
+    /** Takes over an accepted socket. Call on the socket's event loop (a NetServer connect handler is). */
+    public void accept(NetSocket socket) {
+        NetSocketInternal internal = (NetSocketInternal) socket;
+        ChannelHandlerContext ctx = internal.channelHandlerContext();
+        IscsiFrameDecoder decoder = new IscsiFrameDecoder();
+        ctx.pipeline().addBefore("handler", DECODER_NAME, decoder);
+        IscsiConnection connection = new IscsiConnection(this, new VertxPort(internal, ctx), decoder);
+        connections.add(connection);
+        internal.messageHandler(connection::onMessage);
+        internal.closeHandler(v -> connection.closed());
+        internal.exceptionHandler(e -> connection.fatal("socket error: " + e));
+    }
+
+    /** Closes every connection (and so every session). */
+    public void close() {
+        for (IscsiConnection c : connections) {
+            c.closeFromElsewhere("transport closing");
+        }
+        LOG.log(Level.DEBUG, "iSCSI transport closed");
+    }
+
+    /** Closes every connection logged in to {@code targetName} except {@code keep} (TARGET COLD RESET). */
+    void closeSessionsOf(String targetName, IscsiConnection keep, String reason) {
+        for (IscsiConnection c : connections) {
+            if (c != keep && c.targetName().filter(targetName::equals).isPresent()) {
+                c.closeFromElsewhere(reason);
+            }
+        }
+    }
+
+    IscsiSettings settings() {
+        return settings;
+    }
+
+    Map<String, ScsiTargetDevice> targets() {
+        return targets;
+    }
+
+    SessionRegistry registry() {
+        return registry;
+    }
+
+    /** Registers a connection built by tests over an EmbeddedChannel. */
+    IscsiConnection connect(ConnectionPort port, IscsiFrameDecoder decoder) {
+        IscsiConnection connection = new IscsiConnection(this, port, decoder);
+        connections.add(connection);
+        return connection;
+    }
+
+    static IscsiTransport forTargets(Map<String, ScsiTargetDevice> targets, IscsiSettings settings) {
+        return new IscsiTransport(Map.copyOf(targets), settings);
+    }
+
+    void forget(IscsiConnection connection) {
+        connections.remove(connection);
+    }
+
+    int connectionCount() {
+        return connections.size();
+    }
+
+    /** Adapts a Vert.x socket: frames go out through {@code writeMessage}, without a copy through Buffer. */
+    private record VertxPort(NetSocketInternal socket, ChannelHandlerContext ctx) implements ConnectionPort {
+        @Override
+        public void write(Object frame) {
+            socket.writeMessage(frame);
+        }
+
+        @Override
+        public void close() {
+            socket.close();
+        }
+
+        @Override
+        public void closeAfterWrites() {
+            socket.writeMessage(Unpooled.EMPTY_BUFFER).onComplete(ar -> socket.close());
+        }
+
+        @Override
+        public EventExecutor executor() {
+            return ctx.executor();
+        }
+
+        @Override
+        public ByteBufAllocator alloc() {
+            return ctx.alloc();
+        }
+
+        @Override
+        public InetSocketAddress localAddress() {
+            return (InetSocketAddress) ctx.channel().localAddress();
+        }
+
+        @Override
+        public InetSocketAddress remoteAddress() {
+            return (InetSocketAddress) ctx.channel().remoteAddress();
+        }
+    }
+}

@@ -1,0 +1,99 @@
+package io.blocktarget.transport.iscsi;
+
+import io.netty.buffer.CompositeByteBuf;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * One SCSI command on a connection, from its SCSI Command PDU to its response: write data gathered
+ * (immediate, unsolicited, then per R2T), the R2Ts in flight and the Data-In numbering (RFC 7143 §10.7-10.8).
+ * Confined to the connection's event loop.
+ */
+final class ScsiTask {
+    /** Lifecycle of a task. */
+    enum State {
+        /** Waiting for write data (immediate / unsolicited / solicited). */
+        RECEIVING_DATA,
+        /** Handed to the device server. */
+        EXECUTING,
+        /** Response sent. */
+        DONE,
+        /** Aborted by task management or by the connection closing: no response is sent. */
+        ABORTED
+    }
+
+    /** Whether unsolicited Data-Out may still arrive (§11.3.1.2: the command's F bit). */
+    enum UnsolicitedPhase {
+        OPEN,
+        ENDED
+    }
+
+    /** One outstanding R2T (§11.8): the Data-Out sequence it solicits. */
+    static final class Solicitation {
+        final int ttt;
+        final long offset;
+        final long length;
+        long received;
+        int nextDataSN;
+
+        Solicitation(int ttt, long offset, long length) {
+            this.ttt = ttt;
+            this.offset = offset;
+            this.length = length;
+        }
+    }
+
+    final int itt;
+    final long lunField;
+    final long edtl;
+    final boolean read;
+    final boolean write;
+    final CompositeByteBuf dataOut;
+    final long unsolicitedLimit;
+    final Map<Integer, Solicitation> r2ts = new LinkedHashMap<>();
+    State state = State.RECEIVING_DATA;
+    UnsolicitedPhase unsolicited;
+    long received;
+    long nextR2TOffset;
+    int nextUnsolicitedDataSN;
+    int r2tSN;
+
+    ScsiTask(int itt, long lunField, long edtl, boolean read, boolean write, CompositeByteBuf dataOut,
+             long unsolicitedLimit, UnsolicitedPhase unsolicited) {
+        this.itt = itt;
+        this.lunField = lunField;
+        this.edtl = edtl;
+        this.read = read;
+        this.write = write;
+        this.dataOut = dataOut;
+        this.unsolicitedLimit = unsolicitedLimit;
+        this.unsolicited = unsolicited;
+    }
+
+    boolean allDataReceived() {
+        return !write || received == edtl;
+    }
+
+    void transitionTo(State next) {
+        boolean ok = switch (state) {
+            case RECEIVING_DATA -> next == State.EXECUTING || next == State.ABORTED;
+            case EXECUTING -> next == State.DONE || next == State.ABORTED;
+            case DONE, ABORTED -> false;
+        };
+        if (!ok) {
+            throw new IllegalStateException("task 0x" + Integer.toHexString(itt) + ": " + state + " -> " + next);
+        }
+        state = next;
+    }
+
+    /** Aborts and frees the data gathered so far if the device server does not hold it yet. */
+    void abort() {
+        State before = state;
+        transitionTo(State.ABORTED);
+        r2ts.clear();
+        if (before == State.RECEIVING_DATA && dataOut != null) {
+            dataOut.release();
+        }
+    }
+}

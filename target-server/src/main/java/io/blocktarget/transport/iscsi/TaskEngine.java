@@ -1,0 +1,370 @@
+package io.blocktarget.transport.iscsi;
+
+import io.blocktarget.protocol.iscsi.Bhs;
+import io.blocktarget.protocol.iscsi.DataIn;
+import io.blocktarget.protocol.iscsi.DataOut;
+import io.blocktarget.protocol.iscsi.R2t;
+import io.blocktarget.protocol.iscsi.RejectReason;
+import io.blocktarget.protocol.iscsi.ResidualFlag;
+import io.blocktarget.protocol.iscsi.ScsiCommand;
+import io.blocktarget.protocol.iscsi.ScsiResponse;
+import io.blocktarget.protocol.scsi.ScsiLun;
+import io.blocktarget.scsi.ItNexus;
+import io.blocktarget.scsi.ScsiTargetDevice;
+import io.blocktarget.scsi.TaskAttribute;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.function.Predicate;
+
+/**
+ * The SCSI side of full feature phase on one connection (RFC 7143 §10): SCSI Command, Data-Out gathering
+ * with immediate data, unsolicited data up to FirstBurstLength and R2Ts honouring MaxBurstLength and
+ * MaxOutstandingR2T; execution on the device server; Data-In segmented to the initiator's
+ * MaxRecvDataSegmentLength with phase collapse; SCSI Response with residuals (§11.4.5). Confined to the
+ * connection's event loop; device completions hop back to it.
+ */
+final class TaskEngine {
+    /** LUN passed to the device server for an address it cannot name (it answers LOGICAL UNIT NOT SUPPORTED). */
+    static final long UNADDRESSABLE_LUN = ScsiLun.MAX_FLAT_LUN + 1L;
+    /** ASC/ASCQ 24h/00h INVALID FIELD IN CDB, sense key ILLEGAL REQUEST (05h). */
+    private static final byte[] SENSE_INVALID_FIELD = fixedSense(0x05, 0x24, 0x00);
+    /** ABORTED COMMAND (0Bh), PROTOCOL SERVICE CRC ERROR 47h/05h. */
+    private static final byte[] SENSE_CRC_ERROR = fixedSense(0x0b, 0x47, 0x05);
+    /** SAM status CHECK CONDITION. */
+    private static final int CHECK_CONDITION = 0x02;
+
+    private record Pending(byte[] cdb, TaskAttribute attribute) {
+    }
+
+    private final ConnectionIo io;
+    private final ScsiTargetDevice target;
+    private final ItNexus nexus;
+    private final OperationalParameters params;
+    private final long maxTransferLength;
+    private final int maxTasks;
+    private final Map<Integer, ScsiTask> tasks = new HashMap<>();
+    /** CDB and attribute of tasks still gathering data-out, by ITT. */
+    private final Map<Integer, Pending> pending = new HashMap<>();
+    private int nextTtt;
+
+    TaskEngine(ConnectionIo io, ScsiTargetDevice target, ItNexus nexus, OperationalParameters params,
+               long maxTransferLength, int maxTasks) {
+        this.io = io;
+        this.target = target;
+        this.nexus = nexus;
+        this.params = params;
+        this.maxTransferLength = maxTransferLength;
+        this.maxTasks = maxTasks;
+    }
+
+    ScsiTargetDevice target() {
+        return target;
+    }
+
+    ItNexus nexus() {
+        return nexus;
+    }
+
+    int activeTasks() {
+        return tasks.size();
+    }
+
+    /** Takes ownership of {@code cmd} (its immediate data). */
+    void command(ScsiCommand cmd) {
+        int immediateLength = cmd.data().readableBytes();
+        long edtl = cmd.expectedDataTransferLength();
+        if (cmd.immediate() && tasks.size() >= maxTasks) {
+            // §11.17.1 reason 0x06: immediate commands bypass the CmdSN window, so they are capped here.
+            io.reject(RejectReason.IMMEDIATE_COMMAND_REJECT, cmd);
+            cmd.release();
+            return;
+        }
+        if (tasks.containsKey(cmd.itt())) {
+            io.reject(RejectReason.TASK_IN_PROGRESS, cmd);
+            cmd.release();
+            return;
+        }
+        if (immediateLength > 0 && (!cmd.write() || !params.immediateData()
+                || immediateLength > Math.min(edtl, params.firstBurstLength()))) {
+            // §13.11/§13.14: immediate data needs ImmediateData=Yes and stays within FirstBurstLength and EDTL.
+            io.reject(RejectReason.PROTOCOL_ERROR, cmd);
+            cmd.release();
+            return;
+        }
+        if (!cmd.finalBit() && (!cmd.write() || params.initialR2T())) {
+            io.reject(RejectReason.PROTOCOL_ERROR, cmd);
+            cmd.release();
+            return;
+        }
+        if (edtl > maxTransferLength || (cmd.read() && cmd.write())) {
+            cmd.release();
+            respondCheckCondition(cmd.itt(), SENSE_INVALID_FIELD);
+            return;
+        }
+        CompositeByteBuf dataOut = null;
+        if (cmd.write() && edtl > 0) {
+            dataOut = io.alloc().compositeBuffer(Integer.MAX_VALUE);
+            if (immediateLength > 0) {
+                dataOut.addComponent(true, cmd.data());
+            } else {
+                cmd.release();
+            }
+        } else {
+            cmd.release();
+        }
+        long unsolicitedLimit = Math.min(edtl, params.firstBurstLength());
+        ScsiTask task = new ScsiTask(cmd.itt(), cmd.lun(), edtl, cmd.read(), cmd.write() && edtl > 0, dataOut,
+                unsolicitedLimit, cmd.finalBit() ? ScsiTask.UnsolicitedPhase.ENDED : ScsiTask.UnsolicitedPhase.OPEN);
+        task.received = immediateLength;
+        task.nextR2TOffset = immediateLength;
+        tasks.put(task.itt, task);
+        byte[] cdb = cmd.cdb();
+        TaskAttribute attribute = TaskAttribute.valueOf(cmd.attribute().name());
+        advance(task, cdb, attribute);
+    }
+
+    /** Solicits more data or executes, whichever the task is ready for. */
+    private void advance(ScsiTask task, byte[] cdb, TaskAttribute attribute) {
+        if (task.allDataReceived()) {
+            execute(task, cdb, attribute);
+            return;
+        }
+        pending.put(task.itt, new Pending(cdb, attribute));
+        if (task.unsolicited == ScsiTask.UnsolicitedPhase.ENDED) {
+            solicit(task);
+        }
+    }
+
+    /** Issues R2Ts up to MaxOutstandingR2T, each for at most MaxBurstLength bytes (§11.8, §13.13, §13.17). */
+    private void solicit(ScsiTask task) {
+        while (task.r2ts.size() < params.maxOutstandingR2T() && task.nextR2TOffset < task.edtl) {
+            long length = Math.min(params.maxBurstLength(), task.edtl - task.nextR2TOffset);
+            int ttt = nextTtt();
+            ScsiTask.Solicitation s = new ScsiTask.Solicitation(ttt, task.nextR2TOffset, length);
+            task.r2ts.put(ttt, s);
+            task.nextR2TOffset += length;
+            io.send(new R2t(task.lunField, task.itt, ttt, io.statSN(), io.expCmdSN(), io.maxCmdSN(), task.r2tSN++,
+                    s.offset, s.length));
+        }
+    }
+
+    private int nextTtt() {
+        int ttt = nextTtt++;
+        if (ttt == Bhs.RESERVED_TAG) {
+            ttt = nextTtt++;
+        }
+        return ttt;
+    }
+
+    /** Takes ownership of {@code out}. Sequence violations are fatal at ErrorRecoveryLevel 0 (§7.1.4). */
+    void dataOut(DataOut out) {
+        ScsiTask task = tasks.get(out.itt());
+        if (task == null || task.state != ScsiTask.State.RECEIVING_DATA) {
+            out.release(); // data for a task that was aborted or already failed: discard (§4.2.3.4 / §7.1.1)
+            return;
+        }
+        long length = out.data().readableBytes();
+        String error = out.ttt() == Bhs.RESERVED_TAG ? checkUnsolicited(task, out, length) : checkSolicited(task, out,
+                length);
+        if (error != null) {
+            out.release();
+            io.fatal("Data-Out for ITT 0x" + Integer.toHexString(task.itt) + ": " + error);
+            return;
+        }
+        if (length > 0) {
+            task.dataOut.addComponent(true, out.data());
+        } else {
+            out.release();
+        }
+        task.received += length;
+        Pending p = pending.get(task.itt);
+        if (task.allDataReceived()) {
+            pending.remove(task.itt);
+            execute(task, p.cdb(), p.attribute());
+        } else if (task.unsolicited == ScsiTask.UnsolicitedPhase.ENDED) {
+            solicit(task);
+        }
+    }
+
+    private static String checkUnsolicited(ScsiTask task, DataOut out, long length) {
+        if (task.unsolicited != ScsiTask.UnsolicitedPhase.OPEN) {
+            return "unsolicited data after the unsolicited burst ended";
+        }
+        if (out.bufferOffset() != task.received || out.dataSN() != task.nextUnsolicitedDataSN) {
+            return "offset " + out.bufferOffset() + " / DataSN " + out.dataSN() + ", expected " + task.received
+                    + " / " + task.nextUnsolicitedDataSN;
+        }
+        if (task.received + length > task.unsolicitedLimit) {
+            return "unsolicited data beyond FirstBurstLength / EDTL " + task.unsolicitedLimit;
+        }
+        task.nextUnsolicitedDataSN++;
+        if (out.finalBit()) {
+            task.unsolicited = ScsiTask.UnsolicitedPhase.ENDED;
+            task.nextR2TOffset = task.received + length;
+        }
+        return null;
+    }
+
+    private static String checkSolicited(ScsiTask task, DataOut out, long length) {
+        ScsiTask.Solicitation s = task.r2ts.get(out.ttt());
+        if (s == null) {
+            return "unknown TTT 0x" + Integer.toHexString(out.ttt());
+        }
+        if (out.bufferOffset() != s.offset + s.received || out.bufferOffset() != task.received
+                || out.dataSN() != s.nextDataSN) {
+            return "offset " + out.bufferOffset() + " / DataSN " + out.dataSN() + ", expected "
+                    + (s.offset + s.received) + " / " + s.nextDataSN;
+        }
+        if (s.received + length > s.length) {
+            return "more data than the R2T asked for";
+        }
+        s.received += length;
+        s.nextDataSN++;
+        if (out.finalBit() != (s.received == s.length)) {
+            return "F bit " + out.finalBit() + " with " + s.received + " of " + s.length + " bytes";
+        }
+        if (s.received == s.length) {
+            task.r2ts.remove(out.ttt());
+        }
+        return null;
+    }
+
+    private void execute(ScsiTask task, byte[] cdb, TaskAttribute attribute) {
+        task.transitionTo(ScsiTask.State.EXECUTING);
+        OptionalInt lun = ScsiLun.decode(task.lunField);
+        io.blocktarget.scsi.ScsiCommand command = new io.blocktarget.scsi.ScsiCommand(nexus,
+                lun.isPresent() ? lun.getAsInt() : UNADDRESSABLE_LUN, Unpooled.wrappedBuffer(cdb), attribute,
+                Integer.toUnsignedLong(task.itt), task.edtl, task.dataOut);
+        try {
+            target.execute(command, response -> {
+                if (io.executor().inEventLoop()) {
+                    completed(task, response);
+                } else {
+                    io.executor().execute(() -> completed(task, response));
+                }
+            });
+        } catch (RuntimeException e) {
+            io.fatal("device server threw for ITT 0x" + Integer.toHexString(task.itt) + ": " + e);
+        }
+    }
+
+    private void completed(ScsiTask task, io.blocktarget.scsi.ScsiResponse response) {
+        if (task.dataOut != null) {
+            task.dataOut.release();
+        }
+        if (task.state != ScsiTask.State.EXECUTING) {
+            release(response);
+            return;
+        }
+        task.transitionTo(ScsiTask.State.DONE);
+        tasks.remove(task.itt, task);
+        ByteBuf dataIn = response.dataIn() != null ? response.dataIn() : Unpooled.EMPTY_BUFFER;
+        ByteBuf sense = response.senseData();
+        try {
+            long sendLength = task.read ? Math.min(dataIn.readableBytes(), task.edtl) : 0;
+            ResidualFlag flag = ResidualFlag.NONE;
+            long residual = 0;
+            long transfer = response.transferLength();
+            if (task.read || task.write) {
+                if (transfer > task.edtl) {
+                    flag = ResidualFlag.OVERFLOW;
+                    residual = transfer - task.edtl;
+                } else if (transfer < task.edtl) {
+                    flag = ResidualFlag.UNDERFLOW;
+                    residual = task.edtl - transfer;
+                }
+            } else if (transfer > 0) {
+                flag = ResidualFlag.OVERFLOW;
+                residual = transfer;
+            }
+            int status = response.status().code();
+            boolean collapse = sense == null && sendLength > 0;
+            List<DataIn> pdus = DataInSegmenter.segments(task, dataIn, sendLength, params, collapse ? status : -1,
+                    flag, residual, io);
+            pdus.forEach(io::send);
+            if (!collapse) {
+                ByteBuf senseSegment = sense != null ? ScsiResponse.senseSegment(sense) : Unpooled.EMPTY_BUFFER;
+                int expDataSN = task.read ? pdus.size() : task.r2tSN;
+                io.send(new ScsiResponse(ScsiResponse.RESPONSE_COMMAND_COMPLETED, status, ResidualFlag.NONE, flag,
+                        task.itt, 0, io.nextStatSN(), io.expCmdSN(), io.maxCmdSN(), expDataSN, 0, residual,
+                        senseSegment));
+            }
+        } finally {
+            dataIn.release();
+            if (sense != null) {
+                sense.release();
+            }
+        }
+    }
+
+    private static void release(io.blocktarget.scsi.ScsiResponse response) {
+        if (response.dataIn() != null) {
+            response.dataIn().release();
+        }
+        if (response.senseData() != null) {
+            response.senseData().release();
+        }
+    }
+
+    private void respondCheckCondition(int itt, byte[] sense) {
+        io.send(new ScsiResponse(ScsiResponse.RESPONSE_COMMAND_COMPLETED, CHECK_CONDITION, ResidualFlag.NONE,
+                ResidualFlag.NONE, itt, 0, io.nextStatSN(), io.expCmdSN(), io.maxCmdSN(), 0, 0, 0,
+                ScsiResponse.senseSegment(Unpooled.wrappedBuffer(sense))));
+    }
+
+    /** Fixed-format sense data (SPC-4 §4.5.3), 18 bytes. */
+    static byte[] fixedSense(int senseKey, int asc, int ascq) {
+        byte[] s = new byte[18];
+        s[0] = 0x70; // current error, fixed format
+        s[2] = (byte) senseKey;
+        s[7] = 10; // additional sense length
+        s[12] = (byte) asc;
+        s[13] = (byte) ascq;
+        return s;
+    }
+
+    /** Aborts the tasks that match (§11.5: no response is sent for them); returns how many. */
+    int abort(Predicate<ScsiTask> which) {
+        List<ScsiTask> victims = new ArrayList<>();
+        for (ScsiTask t : tasks.values()) {
+            if (which.test(t)) {
+                victims.add(t);
+            }
+        }
+        for (ScsiTask t : victims) {
+            tasks.remove(t.itt);
+            pending.remove(t.itt);
+            t.abort();
+        }
+        return victims.size();
+    }
+
+    /**
+     * A Data-Out of this task was lost to a data digest error (§7.8, ErrorRecoveryLevel 0): the task ends with
+     * CHECK CONDITION, ABORTED COMMAND, PROTOCOL SERVICE CRC ERROR (47h/05h); later Data-Out for it is discarded.
+     */
+    void failTask(int itt) {
+        ScsiTask task = tasks.get(itt);
+        if (task == null || task.state != ScsiTask.State.RECEIVING_DATA) {
+            return;
+        }
+        abort(t -> t == task);
+        respondCheckCondition(itt, SENSE_CRC_ERROR);
+    }
+
+    ScsiTask task(int itt) {
+        return tasks.get(itt);
+    }
+
+    /** The connection is closing: every task is aborted, buffers freed as their completions arrive. */
+    void close() {
+        abort(t -> true);
+    }
+}

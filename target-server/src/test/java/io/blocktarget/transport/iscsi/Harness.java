@@ -1,0 +1,257 @@
+package io.blocktarget.transport.iscsi;
+
+import io.blocktarget.protocol.iscsi.Bhs;
+import io.blocktarget.protocol.iscsi.Digest;
+import io.blocktarget.protocol.iscsi.FrameLimits;
+import io.blocktarget.protocol.iscsi.InitiatorPdu;
+import io.blocktarget.protocol.iscsi.IscsiFraming;
+import io.blocktarget.protocol.iscsi.IscsiPdu;
+import io.blocktarget.protocol.iscsi.LoginFlags;
+import io.blocktarget.protocol.iscsi.LoginRequest;
+import io.blocktarget.protocol.iscsi.LoginResponse;
+import io.blocktarget.protocol.iscsi.LoginStage;
+import io.blocktarget.protocol.iscsi.PduSource;
+import io.blocktarget.protocol.iscsi.ScsiCommand;
+import io.blocktarget.protocol.iscsi.TargetPdu;
+import io.blocktarget.protocol.iscsi.TaskAttribute;
+import io.blocktarget.protocol.iscsi.TextParameters;
+import io.blocktarget.scsi.ScsiTargetDevice;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.util.concurrent.EventExecutor;
+
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+
+/**
+ * One target connection over an {@link EmbeddedChannel}: the real decoder and connection, PDUs in as
+ * initiator frames, PDUs out decoded with the wire codecs. Every received PDU must be released by the test.
+ */
+final class Harness implements AutoCloseable {
+    static final String TARGET = "iqn.2026-11.io.blocktarget:test";
+    static final String INITIATOR = "iqn.2026-11.org.example:initiator";
+    static final long ISID = 0x400001370000L;
+
+    final EmbeddedChannel channel;
+    final IscsiTransport transport;
+    final IscsiConnection connection;
+    Digest headerDigest = Digest.NONE;
+    Digest dataDigest = Digest.NONE;
+    int cmdSN = 1;
+    int itt = 0x10;
+    int tsih;
+    long isid = ISID;
+
+    Harness(IscsiTransport transport) {
+        this.transport = transport;
+        this.channel = new EmbeddedChannel();
+        IscsiFrameDecoder decoder = new IscsiFrameDecoder();
+        this.connection = transport.connect(new EmbeddedPort(channel), decoder);
+        channel.pipeline().addLast(decoder, new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                connection.onMessage(msg);
+            }
+
+            @Override
+            public void channelInactive(ChannelHandlerContext ctx) {
+                connection.closed();
+            }
+        });
+    }
+
+    static IscsiTransport transport(IscsiSettings settings, ScsiTargetDevice... targets) {
+        Map<String, ScsiTargetDevice> map = new java.util.LinkedHashMap<>();
+        for (ScsiTargetDevice t : targets) {
+            map.put(t.targetName(), t);
+        }
+        return IscsiTransport.forTargets(map, settings);
+    }
+
+    /** Sends one PDU as the initiator would (with the negotiated digests) and releases it. */
+    void send(InitiatorPdu pdu) {
+        channel.writeInbound(frame(pdu, headerDigest, dataDigest));
+    }
+
+    /** The wire frame of {@code pdu} (released) with the given digests. */
+    static ByteBuf frame(InitiatorPdu pdu, Digest header, Digest data) {
+        ByteBuf wire = Unpooled.buffer();
+        try {
+            IscsiFraming.encode(pdu, wire, header, data);
+        } finally {
+            pdu.release();
+        }
+        return wire;
+    }
+
+    void sendRaw(byte[] bytes) {
+        channel.writeInbound(Unpooled.wrappedBuffer(bytes));
+    }
+
+    /** The next PDU the target sent, or null. */
+    TargetPdu receive() {
+        channel.runPendingTasks();
+        ByteBuf frame = channel.readOutbound();
+        if (frame == null) {
+            return null;
+        }
+        ByteBuf copy = Unpooled.buffer(frame.readableBytes());
+        copy.writeBytes(frame);
+        frame.release();
+        try {
+            return (TargetPdu) IscsiFraming.decode(copy, new FrameLimits(PduSource.TARGET, Bhs.MAX_DATA_SEGMENT_LENGTH,
+                    Bhs.MAX_AHS_LENGTH, headerDigest, dataDigest));
+        } finally {
+            copy.release();
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    <T extends IscsiPdu> T expect(Class<T> type) {
+        TargetPdu pdu = receive();
+        if (!type.isInstance(pdu)) {
+            if (pdu != null) {
+                pdu.release();
+            }
+            throw new AssertionError("expected " + type.getSimpleName() + ", got " + pdu);
+        }
+        return (T) pdu;
+    }
+
+    List<TargetPdu> receiveAll() {
+        List<TargetPdu> out = new ArrayList<>();
+        TargetPdu p;
+        while ((p = receive()) != null) {
+            out.add(p);
+        }
+        return out;
+    }
+
+    boolean open() {
+        channel.runPendingTasks();
+        return channel.isActive();
+    }
+
+    LoginRequest loginRequest(boolean transit, LoginStage csg, LoginStage nsg, TextParameters keys) {
+        return new LoginRequest(new LoginFlags(transit, false, csg, nsg), 0, 0, isid, 0, 0x1, 0, cmdSN, 0,
+                text(keys));
+    }
+
+    static ByteBuf text(TextParameters keys) {
+        ByteBuf b = Unpooled.buffer();
+        keys.encode(b);
+        return b;
+    }
+
+    static TextParameters keys(IscsiPdu pdu) {
+        return TextParameters.decode(pdu.data());
+    }
+
+    /** A one-PDU login: operational stage straight to full feature phase with {@code operational} keys. */
+    LoginResponse login(String... operational) {
+        TextParameters keys = TextParameters.of("InitiatorName", INITIATOR, "TargetName", TARGET,
+                "SessionType", "Normal");
+        for (int i = 0; i < operational.length; i += 2) {
+            keys = keys.with(operational[i], operational[i + 1]);
+        }
+        send(loginRequest(true, LoginStage.LOGIN_OPERATIONAL_NEGOTIATION, LoginStage.FULL_FEATURE_PHASE, keys));
+        LoginResponse response = expect(LoginResponse.class);
+        tsih = response.tsih();
+        TextParameters answers = keys(response);
+        headerDigest = answers.get("HeaderDigest").filter("CRC32C"::equals).map(v -> Digest.CRC32C).orElse(Digest.NONE);
+        dataDigest = answers.get("DataDigest").filter("CRC32C"::equals).map(v -> Digest.CRC32C).orElse(Digest.NONE);
+        return response;
+    }
+
+    /** A non-immediate SCSI Command with the next CmdSN and ITT. */
+    ScsiCommand command(byte[] cdb, boolean read, boolean write, long edtl, ByteBuf immediate, boolean finalBit) {
+        return new ScsiCommand(false, finalBit, read, write, TaskAttribute.SIMPLE, 0, itt++, edtl, cmdSN++, 0, cdb,
+                OptionalLong.empty(), immediate);
+    }
+
+    static byte[] read10(long lba, int blocks) {
+        return new byte[] {0x28, 0, (byte) (lba >> 24), (byte) (lba >> 16), (byte) (lba >> 8), (byte) lba, 0,
+                (byte) (blocks >> 8), (byte) blocks, 0};
+    }
+
+    static byte[] write10(long lba, int blocks) {
+        byte[] cdb = read10(lba, blocks);
+        cdb[0] = 0x2a;
+        return cdb;
+    }
+
+    static byte[] pattern(int length, int seed) {
+        byte[] b = new byte[length];
+        for (int i = 0; i < length; i++) {
+            b[i] = (byte) (i * 31 + seed + (i >> 9));
+        }
+        return b;
+    }
+
+    /** Asserts CHECK CONDITION with fixed-format sense carrying {@code senseKey} and {@code asc}, and releases. */
+    static void assertCheckCondition(io.blocktarget.protocol.iscsi.ScsiResponse r, int senseKey, int asc) {
+        try {
+            org.assertj.core.api.Assertions.assertThat(r.status()).isEqualTo(0x02);
+            org.assertj.core.api.Assertions.assertThat(r.senseData().getByte(2) & 0x0f).isEqualTo(senseKey);
+            org.assertj.core.api.Assertions.assertThat(r.senseData().getByte(12) & 0xff).isEqualTo(asc);
+        } finally {
+            r.release();
+        }
+    }
+
+    static String ascii(ByteBuf b) {
+        return b.toString(StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public void close() {
+        channel.finishAndReleaseAll();
+        channel.runPendingTasks();
+    }
+
+    /** The connection's port over the embedded channel; writes flush at once. */
+    private record EmbeddedPort(EmbeddedChannel channel) implements ConnectionPort {
+        @Override
+        public void write(Object frame) {
+            channel.writeAndFlush(frame);
+        }
+
+        @Override
+        public void close() {
+            channel.close();
+        }
+
+        @Override
+        public void closeAfterWrites() {
+            channel.close();
+        }
+
+        @Override
+        public EventExecutor executor() {
+            return channel.eventLoop();
+        }
+
+        @Override
+        public ByteBufAllocator alloc() {
+            return channel.alloc();
+        }
+
+        @Override
+        public InetSocketAddress localAddress() {
+            return new InetSocketAddress("127.0.0.1", 3260);
+        }
+
+        @Override
+        public InetSocketAddress remoteAddress() {
+            return new InetSocketAddress("127.0.0.1", 40000);
+        }
+    }
+}
