@@ -20,9 +20,9 @@ import java.util.Set;
  * which makes sd set no_write_same. UNMAP stays advertised everywhere.
  *
  * @param maximumTransferLength    8 MiB worth of blocks, at least 1 (SBC-4 §6.6.3)
- * @param optimalTransferLength    one physical block (PBS / LBS, at most the maximum): the same io_opt the
- *                                 NVMe namespace gives through NOWS, and equal to io_min, so mkfs sees no
- *                                 stripe geometry (Linux ignores it below 4 KiB, sd_validate_opt_xfer_size)
+ * @param optimalTransferLength    max(1 MiB, PBS) worth of blocks, at most the maximum. Not smaller: Linux 6.1
+ *                                 sd sets max_sectors to it (seen in the initiator VM: one physical block
+ *                                 made every request 4 KiB). mkfs ignores it while io_min = PBS.
  * @param transferGranularity      PBS / LBS, capped at 2^15 (the field is 16 bits; 512 B / 32 MiB needs 2^16)
  * @param maximumCompareAndWrite   blocks per COMPARE AND WRITE (both halves must fit one maximum transfer)
  * @param maximumWriteSameLength   blocks per WRITE SAME (1 GiB worth); enforced even when not advertised
@@ -34,6 +34,7 @@ record UnitLimits(long maximumTransferLength, long optimalTransferLength, int tr
                   int maximumCompareAndWrite, long maximumWriteSameLength, long maximumUnmapLbaCount,
                   int maximumUnmapDescriptors, boolean writeSameAdvertised) {
     static final int MAXIMUM_TRANSFER_BYTES = 8 << 20;
+    static final int OPTIMAL_TRANSFER_BYTES = 1 << 20;
     static final long WRITE_SAME_BYTES = 1L << 30;
     static final int WRITE_SAME_ADVERTISED_UP_TO = 4096;
     static final int UNMAP_DESCRIPTORS = 256;
@@ -42,7 +43,7 @@ record UnitLimits(long maximumTransferLength, long optimalTransferLength, int tr
         int lbs = g.logicalBlockSize();
         long maxTransfer = Math.max(1, MAXIMUM_TRANSFER_BYTES / lbs);
         int granularity = Math.min(g.logicalBlocksPerPhysicalBlock(), 1 << 15);
-        long optimal = Math.min(maxTransfer, granularity);
+        long optimal = Math.min(maxTransfer, Math.max(OPTIMAL_TRANSFER_BYTES, g.physicalBlockSize()) / lbs);
         int caw = (int) Math.min(255, Math.max(1, maxTransfer / 2));
         return new UnitLimits(maxTransfer, optimal, granularity, caw, WRITE_SAME_BYTES / lbs, 0xFFFF_FFFFL,
                 UNMAP_DESCRIPTORS, lbs <= WRITE_SAME_ADVERTISED_UP_TO);

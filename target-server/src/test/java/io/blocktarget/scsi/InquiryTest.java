@@ -128,7 +128,7 @@ class InquiryTest {
         assertThat(d[5] & 0xFF).isEqualTo(255);                  // MAXIMUM COMPARE AND WRITE LENGTH
         assertThat(u16(d, 6)).isEqualTo(8);                      // OPTIMAL TRANSFER LENGTH GRANULARITY = 4096/512
         assertThat(u32(d, 8)).isEqualTo(16384);                  // MAXIMUM TRANSFER LENGTH = 8 MiB / 512
-        assertThat(u32(d, 12)).isEqualTo(8);                     // OPTIMAL TRANSFER LENGTH = one physical block
+        assertThat(u32(d, 12)).isEqualTo(2048);                  // OPTIMAL TRANSFER LENGTH = 1 MiB / 512
         assertThat(u32(d, 16)).isZero();                         // MAXIMUM PREFETCH LENGTH
         assertThat(u32(d, 20)).isEqualTo(0xFFFF_FFFFL);          // MAXIMUM UNMAP LBA COUNT: no limit
         assertThat(u32(d, 24)).isEqualTo(256);                   // MAXIMUM UNMAP BLOCK DESCRIPTOR COUNT
@@ -143,7 +143,7 @@ class InquiryTest {
         byte[] d = run(target, A, 1, inquiry(true, 0xB0, 255), null).assertGood().data();
         assertThat(u16(d, 6)).isEqualTo(4);                      // 64 KiB / 16 KiB
         assertThat(u32(d, 8)).isEqualTo(512);                    // 8 MiB / 16 KiB
-        assertThat(u32(d, 12)).isEqualTo(4);                     // one physical block
+        assertThat(u32(d, 12)).isEqualTo(64);                    // 1 MiB / 16 KiB
         assertThat(u64(d, 36)).isZero();                         // WRITE SAME not advertised
         assertThat(u32(d, 20)).isEqualTo(0xFFFF_FFFFL);          // UNMAP still is
     }
@@ -155,7 +155,7 @@ class InquiryTest {
             byte[] d = run(Scsi.target(huge), A, 0, inquiry(true, 0xB0, 255), null).assertGood().data();
             assertThat(u16(d, 6)).isEqualTo(1 << 15);               // 2^16 blocks per physical block do not fit
             assertThat(u32(d, 8)).isEqualTo(16384);
-            assertThat(u32(d, 12)).isEqualTo(16384);                 // one physical block exceeds the maximum
+            assertThat(u32(d, 12)).isEqualTo(16384);                 // max(1 MiB, PBS) capped at the maximum
         }
     }
 
