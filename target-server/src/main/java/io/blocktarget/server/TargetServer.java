@@ -5,6 +5,17 @@ import io.blocktarget.block.ram.MemoryBudget;
 import io.blocktarget.config.BlocktargetConfig;
 import io.blocktarget.config.LunConfig;
 import io.blocktarget.config.ServerConfig;
+import io.blocktarget.nvme.NamespaceSpec;
+import io.blocktarget.nvme.NvmeLimits;
+import io.blocktarget.nvme.NvmePort;
+import io.blocktarget.nvme.NvmeTargets;
+import io.blocktarget.scsi.LogicalUnitSpec;
+import io.blocktarget.scsi.ScsiTargetDevices;
+import io.blocktarget.transport.iscsi.IscsiSettings;
+import io.blocktarget.transport.iscsi.IscsiTransport;
+import io.blocktarget.transport.nvmetcp.NvmeTcpTransport;
+import io.blocktarget.transport.nvmetcp.VertxNvmeScheduler;
+import io.vertx.core.Handler;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
@@ -55,6 +66,8 @@ public final class TargetServer {
     }
 
     private final BlocktargetConfig config;
+    /** Event loops ≈ cores (DESIGN §3). */
+    private final int eventLoops = Runtime.getRuntime().availableProcessors();
     private final List<Lun> luns = new ArrayList<>();
     private final List<Portal> portals = new ArrayList<>();
     private final List<NetServer> netServers = new ArrayList<>();
@@ -62,6 +75,8 @@ public final class TargetServer {
     private MemoryBudget memoryBudget;
     private ExecutorService fileIoExecutor;
     private Vertx vertx;
+    private IscsiTransport iscsi;
+    private NvmeTcpTransport nvmeTcp;
 
     public TargetServer(BlocktargetConfig config) {
         this.config = config;
@@ -124,7 +139,7 @@ public final class TargetServer {
     private void startVertx() {
         VertxOptions options = new VertxOptions()
                 .setPreferNativeTransport(true)
-                .setEventLoopPoolSize(Runtime.getRuntime().availableProcessors());
+                .setEventLoopPoolSize(eventLoops);
         vertx = Vertx.vertx(options);
         if (!vertx.isNativeTransportEnabled()) {
             LOG.log(Level.WARNING, "native transport unavailable, using NIO: " + vertx.unavailableNativeTransportCause());
@@ -133,12 +148,33 @@ public final class TargetServer {
 
     private void openPortals() throws ServerStartException {
         ServerConfig server = config.server();
-        listen(Portal.Service.ISCSI, server.bindAddress(), server.iscsiPort());
-        listen(Portal.Service.NVME_TCP, server.bindAddress(), server.nvmePort());
-        listen(Portal.Service.NVME_DISCOVERY, server.bindAddress(), server.discoveryPort());
+        String bind = server.bindAddress();
+
+        List<LogicalUnitSpec> units = new ArrayList<>();
+        List<NamespaceSpec> namespaces = new ArrayList<>();
+        for (Lun lun : luns) {
+            lun.config().iscsi().ifPresent(e -> units.add(new LogicalUnitSpec(e.target(), e.lun(), lun.name(), lun.device())));
+            lun.config().nvme().ifPresent(e -> namespaces.add(new NamespaceSpec(e.subsystem(), e.nsid(), lun.name(), lun.device())));
+        }
+        IscsiSettings iscsiSettings = IscsiSettings.defaults()
+                .withPortals(server.iscsiPort() == 0 ? List.of() : List.of(hostPort(bind, server.iscsiPort())));
+        iscsi = IscsiTransport.create(vertx, ScsiTargetDevices.create(units).values(), iscsiSettings);
+        List<NvmePort> nvmePorts = server.nvmePort() == 0 ? List.of() : List.of(new NvmePort(1, bind, server.nvmePort()));
+        nvmeTcp = NvmeTcpTransport.create(vertx,
+                NvmeTargets.create(namespaces, nvmePorts, NvmeLimits.DEFAULT, new VertxNvmeScheduler(vertx)),
+                NvmeLimits.DEFAULT);
+
+        listen(Portal.Service.ISCSI, bind, server.iscsiPort(), iscsi::accept);
+        listen(Portal.Service.NVME_TCP, bind, server.nvmePort(), socket -> nvmeTcp.accept(socket, false));
+        listen(Portal.Service.NVME_DISCOVERY, bind, server.discoveryPort(), socket -> nvmeTcp.accept(socket, true));
     }
 
-    private void listen(Portal.Service service, String host, int port) throws ServerStartException {
+    private static String hostPort(String host, int port) {
+        return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
+    }
+
+    private void listen(Portal.Service service, String host, int port, Handler<NetSocket> handler)
+            throws ServerStartException {
         if (port == 0) {
             return; // 0 disables this listener
         }
@@ -147,27 +183,23 @@ public final class TargetServer {
                 .setPort(port)
                 .setTcpNoDelay(true)
                 .setReuseAddress(true);
-        NetServer netServer = vertx.createNetServer(options).connectHandler(socket -> accept(service, socket));
-        try {
-            await(netServer.listen());
-        } catch (ExecutionException | TimeoutException e) {
-            Throwable cause = e.getCause() != null ? e.getCause() : e;
-            throw new ServerStartException("cannot listen on " + new Portal(service, host, port).address()
-                    + " (" + service.label() + "): " + cause.getMessage(), cause);
+        // One NetServer per event loop on the same port: Vert.x shares the listening socket and deals
+        // connections round-robin, so connections spread over every core (one server would pin all
+        // of them to the single event loop it was created on).
+        int actualPort = port;
+        for (int i = 0; i < eventLoops; i++) {
+            NetServer netServer = vertx.createNetServer(options).connectHandler(handler);
+            try {
+                await(netServer.listen());
+            } catch (ExecutionException | TimeoutException e) {
+                Throwable cause = e.getCause() != null ? e.getCause() : e;
+                throw new ServerStartException("cannot listen on " + new Portal(service, host, port).address()
+                        + " (" + service.label() + "): " + cause.getMessage(), cause);
+            }
+            netServers.add(netServer);
+            actualPort = netServer.actualPort();
         }
-        netServers.add(netServer);
-        portals.add(new Portal(service, host, netServer.actualPort()));
-    }
-
-    /**
-     * Until the iSCSI (issue 3) and NVMe/TCP (issue 4) transports land, a portal logs the connection
-     * and closes it, so an initiator fails fast instead of hanging.
-     */
-    private void accept(Portal.Service service, NetSocket socket) {
-        LOG.log(Level.INFO, service.label() + " connection from " + socket.remoteAddress()
-                + " to " + socket.localAddress() + " closed: the " + service.label()
-                + " protocol is not implemented yet");
-        socket.close();
+        portals.add(new Portal(service, host, actualPort));
     }
 
     /** Closes portals and connections, then flushes and closes backends. Idempotent. */
@@ -176,6 +208,12 @@ public final class TargetServer {
             return;
         }
         transitionTo(State.STOPPING);
+        if (iscsi != null) {
+            iscsi.close(); // sessions logged out / closed
+        }
+        if (nvmeTcp != null) {
+            nvmeTcp.close();
+        }
         if (vertx != null) {
             try {
                 await(vertx.close()); // closes every NetServer and every connection
