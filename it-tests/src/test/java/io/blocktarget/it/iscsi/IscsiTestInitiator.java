@@ -55,7 +55,7 @@ import java.util.OptionalLong;
  * AuthMethod None or CHAP (optionally mutual), discovery, SCSI commands with immediate data, unsolicited
  * Data-Out and R2T, task management, NOP and logout, all through the protocol module's codecs.
  */
-final class IscsiTestInitiator implements AutoCloseable {
+public final class IscsiTestInitiator implements AutoCloseable {
     static final String INITIATOR_NAME = "iqn.2026-11.org.example:java-initiator";
     static final int OUR_MAX_RECV = 65536;
 
@@ -70,11 +70,11 @@ final class IscsiTestInitiator implements AutoCloseable {
     }
 
     /** What a SCSI command returned. */
-    record Result(int status, byte[] data, byte[] sense, ResidualFlag residual, long residualCount) {
+    public record Result(int status, byte[] data, byte[] sense, ResidualFlag residual, long residualCount) {
     }
 
     /** CHAP secrets the initiator uses; {@code targetSecret} non-null asks for mutual CHAP. */
-    record ChapSecrets(String user, String secret, String targetUser, String targetSecret) {
+    public record ChapSecrets(String user, String secret, String targetUser, String targetSecret) {
     }
 
     private final Socket socket;
@@ -98,7 +98,7 @@ final class IscsiTestInitiator implements AutoCloseable {
         this.out = socket.getOutputStream();
     }
 
-    static IscsiTestInitiator connect(InetSocketAddress address, long isid) throws IOException {
+    public static IscsiTestInitiator connect(InetSocketAddress address, long isid) throws IOException {
         Socket s = new Socket();
         s.connect(address, 5000);
         return new IscsiTestInitiator(s, isid);
@@ -211,7 +211,7 @@ final class IscsiTestInitiator implements AutoCloseable {
     }
 
     /** Logs in to {@code target} (null: a discovery session) with the given operational offers. */
-    void login(String target, ChapSecrets chap, String... operational) throws IOException {
+    public void login(String target, ChapSecrets chap, String... operational) throws IOException {
         TextParameters first = TextParameters.of("InitiatorName", INITIATOR_NAME,
                 "SessionType", target == null ? "Discovery" : "Normal",
                 "AuthMethod", chap == null ? "None" : "CHAP,None");
@@ -307,7 +307,7 @@ final class IscsiTestInitiator implements AutoCloseable {
     }
 
     /** Runs one SCSI command to completion. {@code dataOut} non-null makes it a write of EDTL = its length. */
-    Result command(long lun, byte[] cdb, int readLength, byte[] dataOut) throws IOException {
+    public Result command(long lun, byte[] cdb, int readLength, byte[] dataOut) throws IOException {
         int task = nextItt();
         boolean write = dataOut != null;
         int edtl = write ? dataOut.length : readLength;
@@ -357,7 +357,7 @@ final class IscsiTestInitiator implements AutoCloseable {
     }
 
     /** TEST UNIT READY until GOOD: a new nexus first sees the POWER ON / RESET unit attention (SAM-5 §5.14). */
-    void clearUnitAttention() throws IOException {
+    public void clearUnitAttention() throws IOException {
         for (int attempt = 0; attempt < 4; attempt++) {
             if (command(0, new byte[6], 0, null).status() == 0) {
                 return;
@@ -445,7 +445,7 @@ final class IscsiTestInitiator implements AutoCloseable {
         }
     }
 
-    void logout() throws IOException {
+    public void logout() throws IOException {
         send(new LogoutRequest(true, LogoutReason.CLOSE_SESSION, nextItt(), 0, cmdSN, expStatSN));
         while (true) {
             TargetPdu pdu = receive();
