@@ -1,6 +1,5 @@
 package io.blocktarget.scsi;
 
-import io.blocktarget.block.BlockGeometry;
 import io.blocktarget.protocol.scsi.BlockDeviceCharacteristicsVpd;
 import io.blocktarget.protocol.scsi.BlockLimitsVpd;
 import io.blocktarget.protocol.scsi.Designator;
@@ -49,14 +48,12 @@ final class InquiryHandler {
     private final String targetName;
     private final String lunName;
     private final byte[] nameHash;
-    private final BlockGeometry geometry;
     private final UnitLimits limits;
 
-    InquiryHandler(String targetName, String lunName, BlockGeometry geometry, UnitLimits limits) {
+    InquiryHandler(String targetName, String lunName, UnitLimits limits) {
         this.targetName = targetName;
         this.lunName = lunName;
         this.nameHash = sha256(lunName);
-        this.geometry = geometry;
         this.limits = limits;
     }
 
