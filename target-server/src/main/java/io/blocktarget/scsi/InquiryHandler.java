@@ -1,6 +1,5 @@
 package io.blocktarget.scsi;
 
-import io.blocktarget.block.BlockGeometry;
 import io.blocktarget.protocol.scsi.BlockDeviceCharacteristicsVpd;
 import io.blocktarget.protocol.scsi.BlockLimitsVpd;
 import io.blocktarget.protocol.scsi.Designator;
@@ -37,11 +36,12 @@ final class InquiryHandler {
     static final String PRODUCT_ID = "blocktarget";
     static final String PRODUCT_REVISION = "0.1";
     /**
-     * IEEE COMPANY_ID of the NAA 6h designator. blocktarget has no OUI of its own; this value
-     * (all bits zero but the last) is a placeholder that at least never collides with a real vendor's
-     * designators within one installation, since the remaining 100 bits hash the LUN name.
+     * COMPANY_ID of the NAA 6h designator. blocktarget has no IEEE assignment of its own, so it uses a
+     * value with the locally administered (U/L) bit of the first octet set, 02h: IEEE never assigns
+     * such a value as an OUI, so the designators cannot collide with a vendor's; the other 100 bits
+     * hash the LUN name.
      */
-    static final int NAA_COMPANY_ID = 0x000001;
+    static final int NAA_COMPANY_ID = 0x020000;
     /** Target port group reported in VPD 83h: one group, since ALUA is not supported (TPGS = 0). */
     static final int TARGET_PORT_GROUP = 1;
     static final List<Integer> VPD_PAGES = List.of(0x00, 0x80, 0x83, 0xB0, 0xB1, 0xB2);
@@ -49,14 +49,12 @@ final class InquiryHandler {
     private final String targetName;
     private final String lunName;
     private final byte[] nameHash;
-    private final BlockGeometry geometry;
     private final UnitLimits limits;
 
-    InquiryHandler(String targetName, String lunName, BlockGeometry geometry, UnitLimits limits) {
+    InquiryHandler(String targetName, String lunName, UnitLimits limits) {
         this.targetName = targetName;
         this.lunName = lunName;
         this.nameHash = sha256(lunName);
-        this.geometry = geometry;
         this.limits = limits;
     }
 

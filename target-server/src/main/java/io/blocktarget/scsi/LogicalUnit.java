@@ -33,9 +33,9 @@ import java.util.Optional;
 
 /**
  * One logical unit: its per-LU state (mode pages, unit attentions, reservations, the LBA range lock)
- * and the dispatcher. DESIGN §7, parse then execute: the CDB is parsed purely, then checked in the
- * order LIO's target_cmd_parse_cdb uses — unit attention, CDB errors, reservation conflict, write
- * protection — and only then does a handler of its family do I/O.
+ * and the dispatcher. DESIGN §7, parse then execute: a pending unit attention is reported first (SAM-5
+ * §5.14, as LIO's target_cmd_parse_cdb does), then the task attribute and the CDB are checked, then
+ * reservation conflicts and write protection, and only then does a handler of its family do I/O.
  */
 final class LogicalUnit {
     private static final System.Logger LOG = System.getLogger(LogicalUnit.class.getName());
@@ -60,7 +60,7 @@ final class LogicalUnit {
         this.modePages = new ModePages(spec.device(), unitAttentions);
         this.reservations = new Reservations(unitAttentions);
         this.rangeLock = new RangeLock();
-        this.inquiry = new InquiryHandler(target.targetName(), spec.name(), spec.device().geometry(), limits);
+        this.inquiry = new InquiryHandler(target.targetName(), spec.name(), limits);
         this.readWrite = new SbcReadWrite(spec.device(), limits, modePages, rangeLock);
         this.provisioning = new SbcProvisioning(spec.device(), limits, rangeLock);
         this.compareAndWrite = new CompareAndWrite(spec.device(), limits, rangeLock);

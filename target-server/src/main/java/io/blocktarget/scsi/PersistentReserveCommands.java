@@ -6,6 +6,7 @@ import io.blocktarget.protocol.scsi.PersistentReserveInCdb;
 import io.blocktarget.protocol.scsi.PersistentReserveInData;
 import io.blocktarget.protocol.scsi.PersistentReserveOutCdb;
 import io.blocktarget.protocol.scsi.PersistentReserveOutParameters;
+import io.blocktarget.protocol.scsi.PrOutServiceAction;
 import io.blocktarget.protocol.scsi.PrType;
 import io.blocktarget.protocol.scsi.SenseReason;
 import io.netty.buffer.ByteBuf;
@@ -42,7 +43,7 @@ final class PersistentReserveCommands {
     }
 
     void out(Task task, PersistentReserveOutCdb cdb) {
-        if (cdb.serviceAction() == io.blocktarget.protocol.scsi.PrOutServiceAction.REGISTER_AND_MOVE) {
+        if (cdb.serviceAction() == PrOutServiceAction.REGISTER_AND_MOVE) {
             task.fail(SenseReason.INVALID_FIELD_IN_CDB, FieldPointer.cdb(1, 4));
             return;
         }

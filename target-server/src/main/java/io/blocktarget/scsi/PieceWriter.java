@@ -1,6 +1,7 @@
 package io.blocktarget.scsi;
 
 import io.blocktarget.block.BlockDevice;
+import io.blocktarget.block.BlockIoException;
 import io.blocktarget.block.IoCallback;
 import io.netty.buffer.ByteBuf;
 
@@ -55,7 +56,7 @@ final class PieceWriter implements IoCallback<Void> {
     }
 
     @Override
-    public void complete(Void result, io.blocktarget.block.BlockIoException failure) {
+    public void complete(Void result, BlockIoException failure) {
         if (failure != null) {
             phase.set(Phase.WAITING);
             finished.complete(null, failure);

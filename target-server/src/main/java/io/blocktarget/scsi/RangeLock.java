@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.Iterator;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * Per-logical-unit LBA range lock that makes COMPARE AND WRITE atomic (SBC-4 §5.3: no other write
@@ -27,9 +28,9 @@ final class RangeLock {
         final long first;
         final long end;
         final boolean exclusive;
-        final java.util.function.Consumer<Lease> granted;
+        final Consumer<Lease> granted;
 
-        Request(long first, long count, boolean exclusive, java.util.function.Consumer<Lease> granted) {
+        Request(long first, long count, boolean exclusive, Consumer<Lease> granted) {
             this.first = first;
             this.end = first + Math.max(count, 1);
             this.exclusive = exclusive;
@@ -50,12 +51,12 @@ final class RangeLock {
     private final Deque<Request> waiting = new ArrayDeque<>();
 
     /** Shared: a write of {@code [lba, lba + count)}. */
-    void acquireShared(long lba, long count, java.util.function.Consumer<Lease> granted) {
+    void acquireShared(long lba, long count, Consumer<Lease> granted) {
         acquire(new Request(lba, count, false, granted));
     }
 
     /** Exclusive: COMPARE AND WRITE of {@code [lba, lba + count)}. */
-    void acquireExclusive(long lba, long count, java.util.function.Consumer<Lease> granted) {
+    void acquireExclusive(long lba, long count, Consumer<Lease> granted) {
         acquire(new Request(lba, count, true, granted));
     }
 

@@ -9,6 +9,7 @@ import io.blocktarget.protocol.scsi.SenseData;
 import io.blocktarget.protocol.scsi.SenseReason;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
 
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
@@ -128,7 +129,7 @@ final class Task {
             fail(shortfall, pointer);
             return null;
         }
-        return out == null ? io.netty.buffer.Unpooled.EMPTY_BUFFER : out.slice(out.readerIndex(), (int) length);
+        return out == null ? Unpooled.EMPTY_BUFFER : out.slice(out.readerIndex(), (int) length);
     }
 
     static ByteBuf encode(SenseData sense, boolean descriptorFormat) {

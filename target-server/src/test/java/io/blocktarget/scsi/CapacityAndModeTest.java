@@ -136,6 +136,14 @@ class CapacityAndModeTest {
             byte[] invalid = u.run(Scsi.inquiry(true, 0x42, 255), null).sense();
             assertThat(invalid).isEqualTo(cdb(0x72, 0x05, 0x24, 0x00, 0, 0, 0, 8,
                     0x02, 0x06, 0, 0, 0xCF, 0x00, 0x02, 0));
+            // with INFORMATION: the information descriptor (00h) carries the miscompare offset in 8 bytes
+            byte[] data = Scsi.pattern(12, 512);
+            u.run(Scsi.ten(0x2A, 0, 3, 1), data).assertGood();
+            byte[] wrong = data.clone();
+            wrong[300] ^= 1;
+            byte[] miscompare = u.run(Scsi.ten(0x2F, 0x02, 3, 1), wrong).assertCheck(0xE, 0x1D, 0x00).sense();
+            assertThat(miscompare).isEqualTo(cdb(0x72, 0x0E, 0x1D, 0x00, 0, 0, 0, 12,
+                    0x00, 0x0A, 0x80, 0x00, 0, 0, 0, 0, 0, 0, 0x01, 0x2C));
             // the other nexus meets MODE PARAMETERS CHANGED, itself in descriptor format
             byte[] ua = run(u.target(), B, 0, Scsi.testUnitReady(), null).assertCheck(0x6, 0x2A, 0x01).sense();
             assertThat(ua[0]).isEqualTo((byte) 0x72);

@@ -82,8 +82,8 @@ class InquiryTest {
         assertThat(Arrays.copyOfRange(d, at, at + 4)).isEqualTo(Scsi.cdb(0x01, 0x03, 0x00, 0x10));
         long top36 = u64(h, 0) >>> 28;
         assertThat(d[at + 4] & 0xFF).isEqualTo(0x60);                       // NAA 6h, COMPANY_ID 23-20 = 0
-        assertThat(u16(d, at + 5)).isEqualTo(0x0000);                       // COMPANY_ID 19-4
-        assertThat(d[at + 7] & 0xFF).isEqualTo(0x10 | (int) (top36 >>> 32)); // COMPANY_ID 3-0 = 1, VSID 35-32
+        assertThat(u16(d, at + 5)).isEqualTo(0x2000);                       // COMPANY_ID 19-4: 020000h, U/L bit set
+        assertThat(d[at + 7] & 0xFF).isEqualTo((int) (top36 >>> 32));       // COMPANY_ID 3-0 = 0, VSID 35-32
         assertThat(u32(d, at + 8)).isEqualTo(top36 & 0xFFFF_FFFFL);
         assertThat(u64(d, at + 12)).isEqualTo(u64(h, 8));
         at += 20;
