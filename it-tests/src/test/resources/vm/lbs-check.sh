@@ -100,6 +100,22 @@ perf() { # name dev workload rw bs iodepth
   # terse v3: field 7 read KiB/s, 8 read IOPS; 48 write KiB/s, 49 write IOPS
   awk -F';' -v n="$1" -v w="$3" '{ if ($8 > 0) print "PERF", n, w, $8, $7; else print "PERF", n, w, $49, $48 }' /tmp/perf.out
 }
+field() { # file key -> value of "key : value" lines of nvme id-ctrl / id-ns
+  sed -n "s/^$2[[:space:]]*:[[:space:]]*//p" "$1" | head -n 1
+}
+id_check() { # name dev lbs size: nvme id-ctrl / id-ns fields as Linux's own tool sees them
+  nvme id-ctrl "$2" >/tmp/idc 2>&1; nvme id-ns "$2" >/tmp/idn 2>&1
+  mdts=$(field /tmp/idc mdts); subnqn=$(field /tmp/idc subnqn); nn=$(field /tmp/idc nn)
+  ioccsz=$(field /tmp/idc ioccsz); sgls=$(field /tmp/idc sgls); vwc=$(field /tmp/idc vwc); oncs=$(field /tmp/idc oncs)
+  nsze=$(field /tmp/idn nsze); npwg=$(field /tmp/idn npwg); nawupf=$(field /tmp/idn nawupf)
+  lbads=$(grep 'in use' /tmp/idn | sed -n 's/.*lbads:\([0-9]*\).*/\1/p')
+  echo "# id-ctrl $1: mdts=$mdts nn=$nn ioccsz=$ioccsz sgls=$sgls vwc=$vwc oncs=$oncs subnqn=$subnqn"
+  echo "# id-ns $1: nsze=$nsze lbads=$lbads npwg=$npwg nawupf=$nawupf"
+  [ -n "$mdts" ] && [ "$mdts" != 0 ] && [ "$subnqn" = "$NQN_PREFIX$1" ] && [ "${ioccsz:-0}" -ge 4 ] 2>/dev/null
+  check "$1" id-ctrl $? "mdts=$mdts ioccsz=$ioccsz subnqn=$subnqn"
+  [ -n "$lbads" ] && [ $((1 << lbads)) = "$3" ] && [ $(( $(printf '%d' "$nsze") << lbads )) = "$4" ] 2>/dev/null
+  check "$1" id-ns $? "nsze=$nsze lbads=$lbads npwg=$npwg nawupf=$nawupf"
+}
 for n in ${NAMES:-}; do
   dev=$(device "$n")
   [ -n "$dev" ] || { check "$n" device 1 "no block device"; continue; }
@@ -107,6 +123,7 @@ for n in ${NAMES:-}; do
   lbs=$(cat "/sys/block/$d/queue/logical_block_size"); pbs=$(cat "/sys/block/$d/queue/physical_block_size")
   size=$(blockdev --getsize64 "$dev" 2>/dev/null || echo 0)
   echo "DISK $n $d $lbs $pbs $size"
+  if [ "$PROTO" = nvme ]; then id_check "$n" "$dev" "$lbs" "$size"; fi
   [ "${IO:-0}" = 1 ] && [ "$size" -gt 0 ] || continue
   fio_verify "$n" "$dev" "$lbs"
   fio_verify "$n" "$dev" 131072

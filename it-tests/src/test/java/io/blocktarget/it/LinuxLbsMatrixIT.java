@@ -101,6 +101,12 @@ class LinuxLbsMatrixIT {
         assertThat(r.checks()).anyMatch(c -> c.what().equals("nvme-discover-8009") && c.ok());
         assertThat(r.checks()).anyMatch(c -> c.what().equals("nvme-discover-4420") && c.ok());
         assertFullMatrix(r);
+        for (LunConfig lun : MATRIX) {
+            for (String what : List.of("id-ctrl", "id-ns")) { // nvme-cli's view: MDTS, IOCCSZ, SUBNQN; NSZE x LBADS
+                assertThat(r.checks()).as(lun.name() + " " + what)
+                        .anyMatch(c -> c.name().equals(lun.name()) && c.what().equals(what) && c.ok());
+            }
+        }
         assertThat(r.checks().stream().filter(c -> c.what().equals("reconnect-data"))).hasSize(MATRIX.size())
                 .allMatch(GuestReport.Check::ok);
     }
