@@ -6,7 +6,6 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.util.ArrayList;
@@ -60,17 +59,7 @@ final class AccessReader {
         }
         return text;
     });
-    private static final ValueType<String> SECRET_PATH = ValueType.text("a path", SECRET_ALLOWED, text -> {
-        if (text.isBlank()) {
-            throw new InvalidValue("an empty path", SECRET_ALLOWED);
-        }
-        try {
-            Path.of(text);
-        } catch (InvalidPathException e) {
-            throw new InvalidValue(text + " is not a path: " + e.getReason(), SECRET_ALLOWED);
-        }
-        return text;
-    });
+    private static final ValueType<String> SECRET_PATH = ValueType.path(SECRET_ALLOWED);
 
     /**
      * What the {@code access:} map yields.

@@ -3,7 +3,6 @@ package io.blocktarget.config;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
-import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
@@ -37,17 +36,7 @@ final class LunReader {
     private static final ValueType<Long> PBS = blockSize(PBS_ALLOWED, MIN_LOGICAL_BLOCK_SIZE, MAX_PHYSICAL_BLOCK_SIZE);
     private static final String PATH_ALLOWED = "a path to a regular file or block device, relative to the config directory"
             + " or absolute";
-    private static final ValueType<String> PATH = ValueType.text("a path", PATH_ALLOWED, text -> {
-        if (text.isBlank()) {
-            throw new InvalidValue("an empty path", PATH_ALLOWED);
-        }
-        try {
-            Path.of(text);
-        } catch (InvalidPathException e) {
-            throw new InvalidValue(text + " is not a path: " + e.getReason(), PATH_ALLOWED);
-        }
-        return text;
-    });
+    private static final ValueType<String> PATH = ValueType.path(PATH_ALLOWED);
 
     /**
      * What one file yields: the LUN when the file had no problem, its export claims either way, and its access claims
