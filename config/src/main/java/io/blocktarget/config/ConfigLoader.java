@@ -45,6 +45,12 @@ import java.util.Optional;
  *       {@code {subsystem: NQN, nsid: 1..0xFFFFFFFE}}; defaults: target = iqn-prefix + NAME, lun 0,
  *       subsystem = nqn-prefix + NAME, nsid 1. No two files may export the same (target, lun) or
  *       (subsystem, nsid).</li>
+ *   <li>{@code access} (optional): {@code chap: {user, secret-file, mutual-user, mutual-secret-file}} — iSCSI CHAP
+ *       for the LUN's target; {@code user} and {@code secret-file} required, the mutual pair both or neither; secret
+ *       files (relative to DIR) are regular files of 12..255 bytes of UTF-8 text (one trailing newline ignored),
+ *       the mutual secret differs from the other; only with an iSCSI export. {@code hosts: [NQN, ...]} — the NVMe
+ *       hosts allowed to connect to the LUN's subsystem (absent: any); only with an NVMe export. LUN files sharing a
+ *       target must agree on {@code chap}, files sharing a subsystem on {@code hosts}.</li>
  *   <li>file backend only: {@code path} (required; relative to DIR), {@code create} (default false: make a sparse
  *       file of {@code size} when missing — the server creates it, not the loader), {@code direct-io}
  *       (default false)</li>
@@ -52,7 +58,7 @@ import java.util.Optional;
  * Sizes: an integer number of bytes, or an integer and a unit B, KiB, MiB, GiB, TiB ({@code 16KiB}, {@code 8 GiB}).
  *
  * <p>Warnings (not errors): RAM disks declaring more than the memory budget in total (they are thin, like brd), LUNs
- * exported on no protocol, files in luns.d that are not {@code *.yaml}.
+ * exported on no protocol, files in luns.d that are not {@code *.yaml}, secret files every user may read.
  */
 public final class ConfigLoader {
     public static final String SERVER_FILE = "blocktarget.yaml";
@@ -81,6 +87,8 @@ public final class ConfigLoader {
         ServerConfig server = readServer(dir, problems);
         List<LunConfig> luns = new ArrayList<>();
         List<ExportClaim> claims = new ArrayList<>();
+        List<AccessClaim> accessClaims = new ArrayList<>();
+        List<String> accessWarnings = new ArrayList<>();
         for (Path file : lunFiles(dir, problems, warnings)) {
             String fileName = file.getFileName().toString();
             String name = fileName.substring(0, fileName.length() - SUFFIX.length());
@@ -89,15 +97,19 @@ public final class ConfigLoader {
                 LunReader.Result result = LunReader.read(name, dir, server, fileProblems);
                 result.lun().ifPresent(luns::add);
                 claims.addAll(result.claims());
+                accessClaims.addAll(result.accessClaims());
+                accessWarnings.addAll(result.warnings());
             } catch (RuntimeException e) {
                 fileProblems.add(0, "", "cannot be read: " + YamlSource.describe(e));
             }
         }
         problems.addAll(CrossChecks.duplicates(claims));
+        problems.addAll(CrossChecks.accessConflicts(accessClaims));
         if (!problems.isEmpty()) {
             problems.sort(Comparator.comparing(ConfigProblem::file).thenComparingInt(ConfigProblem::line));
             throw new ConfigException(problems);
         }
+        warnings.addAll(accessWarnings);
         warnings.addAll(CrossChecks.warnings(server, luns));
         return new BlocktargetConfig(server, luns, warnings);
     }
@@ -204,6 +216,6 @@ public final class ConfigLoader {
         return new LunConfig(name, null, BackendKind.RAM, Sizes.GIB, logical, physical,
                 Optional.of(new IscsiExport(server.iqnPrefix() + name, 0)),
                 Optional.of(new NvmeExport(server.nqnPrefix() + name, 1)),
-                false, Optional.empty());
+                false, Optional.empty(), AccessConfig.OPEN);
     }
 }

@@ -5,7 +5,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Rules that span files: unique export addresses, and warnings about the whole set of LUNs. */
+/**
+ * Rules that span files: unique export addresses, one access setting per shared target or subsystem, and warnings
+ * about the whole set of LUNs.
+ */
 final class CrossChecks {
     private CrossChecks() {
     }
@@ -24,6 +27,28 @@ final class CrossChecks {
                 problems.add(new ConfigProblem(claim.file(), claim.line(), claim.key(),
                         claim.address() + " is also exported by " + where
                                 + "; allowed: each target and LUN, and each subsystem and NSID, in one LUN file only"));
+            }
+        }
+        return problems;
+    }
+
+    /**
+     * Two LUN files exporting one iSCSI target with different {@code access.chap}, or one NVMe subsystem with
+     * different {@code access.hosts}: the later file (in name order) gets the problem, naming the earlier one.
+     * Only what the claims show is printed, never a secret.
+     */
+    static List<ConfigProblem> accessConflicts(List<AccessClaim> claims) {
+        Map<String, AccessClaim> first = new HashMap<>();
+        List<ConfigProblem> problems = new ArrayList<>();
+        for (AccessClaim claim : claims) {
+            AccessClaim earlier = first.putIfAbsent(claim.key() + " " + claim.address(), claim);
+            if (earlier != null && !earlier.value().equals(claim.value())) {
+                String mine = claim.shown().equals(earlier.shown()) ? claim.shown() + " with other secrets" : claim.shown();
+                String unit = claim.key().equals("access.chap") ? "target" : "subsystem";
+                problems.add(new ConfigProblem(claim.file(), claim.line(), claim.key(), "this file has " + mine
+                        + " but " + earlier.where() + " has " + earlier.shown() + " for the same " + claim.address()
+                        + "; allowed: the same " + claim.key() + " in every LUN file exporting one " + unit
+                        + ", or none in all of them"));
             }
         }
         return problems;

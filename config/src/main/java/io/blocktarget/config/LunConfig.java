@@ -18,6 +18,7 @@ import java.util.Optional;
  * @param nvme              empty when {@code export.nvme: false}
  * @param readOnly          writes are refused (DATA PROTECT / Namespace Is Write Protected)
  * @param file              present exactly when {@code backend == FILE}
+ * @param access            CHAP and allowed NVMe hosts; {@link AccessConfig#OPEN} without an {@code access:} map
  */
 public record LunConfig(
         String name,
@@ -29,7 +30,8 @@ public record LunConfig(
         Optional<IscsiExport> iscsi,
         Optional<NvmeExport> nvme,
         boolean readOnly,
-        Optional<FileBackendConfig> file) {
+        Optional<FileBackendConfig> file,
+        AccessConfig access) {
 
     public LunConfig {
         Objects.requireNonNull(name, "name");
@@ -37,6 +39,7 @@ public record LunConfig(
         Objects.requireNonNull(iscsi, "iscsi");
         Objects.requireNonNull(nvme, "nvme");
         Objects.requireNonNull(file, "file");
+        Objects.requireNonNull(access, "access");
     }
 
     /** Number of logical blocks. */

@@ -3,7 +3,6 @@ package io.blocktarget.config;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
-import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
@@ -13,7 +12,7 @@ import org.snakeyaml.engine.v2.nodes.Node;
 /** Reads one {@code luns.d/NAME.yaml}: a LUN is built only when the file has no problem at all. */
 final class LunReader {
     static final List<String> KEYS = List.of("backend", "size", "logical-block-size", "physical-block-size",
-            "read-only", "export", "path", "create", "direct-io");
+            "read-only", "export", "access", "path", "create", "direct-io");
     private static final List<String> FILE_KEYS = List.of("path", "create", "direct-io");
 
     static final int MIN_LOGICAL_BLOCK_SIZE = 512;
@@ -37,20 +36,17 @@ final class LunReader {
     private static final ValueType<Long> PBS = blockSize(PBS_ALLOWED, MIN_LOGICAL_BLOCK_SIZE, MAX_PHYSICAL_BLOCK_SIZE);
     private static final String PATH_ALLOWED = "a path to a regular file or block device, relative to the config directory"
             + " or absolute";
-    private static final ValueType<String> PATH = ValueType.text("a path", PATH_ALLOWED, text -> {
-        if (text.isBlank()) {
-            throw new InvalidValue("an empty path", PATH_ALLOWED);
-        }
-        try {
-            Path.of(text);
-        } catch (InvalidPathException e) {
-            throw new InvalidValue(text + " is not a path: " + e.getReason(), PATH_ALLOWED);
-        }
-        return text;
-    });
+    private static final ValueType<String> PATH = ValueType.path(PATH_ALLOWED);
 
-    /** What one file yields: the LUN when the file had no problem, and its export claims either way. */
-    record Result(Optional<LunConfig> lun, List<ExportClaim> claims) {
+    /**
+     * What one file yields: the LUN when the file had no problem, its export claims either way, and its access claims
+     * and warnings when its {@code access:} map had no problem.
+     */
+    record Result(Optional<LunConfig> lun, List<ExportClaim> claims, List<AccessClaim> accessClaims,
+                  List<String> warnings) {
+        static Result failed() {
+            return new Result(Optional.empty(), List.of(), List.of(), List.of());
+        }
     }
 
     private LunReader() {
@@ -76,11 +72,11 @@ final class LunReader {
                 problems.add(0, "", "the file is empty; allowed: a map with at least backend: and size:,"
                         + " e.g. backend: ram and size: 1GiB");
             }
-            return new Result(Optional.empty(), List.of());
+            return Result.failed();
         }
         Optional<YamlMap> parsed = YamlMap.of(root.get(), "", KEYS, "a LUN definition", problems);
         if (parsed.isEmpty()) {
-            return new Result(Optional.empty(), List.of());
+            return Result.failed();
         }
         YamlMap map = parsed.get();
         Optional<BackendKind> backend = map.required("backend", BACKEND);
@@ -91,15 +87,18 @@ final class LunReader {
                 .flatMap(b -> fileBackend(map, configDir));
         backend.filter(b -> b != BackendKind.FILE).ifPresent(b -> rejectFileKeys(map, b));
         Optional<Long> size = size(map, backend, file, physical, configDir);
+        int beforeExports = problems.count();
         ExportReader.Exports exports = ExportReader.read(map, name, nameOk, server, problems);
+        AccessReader.Access access = AccessReader.read(map, configDir, exports, problems.count() == beforeExports,
+                problems);
 
         if (problems.count() > before) {
-            return new Result(Optional.empty(), exports.claims());
+            return new Result(Optional.empty(), exports.claims(), access.claims(), access.warnings());
         }
         LunConfig lun = new LunConfig(name, problems.file(), backend.orElseThrow(), size.orElseThrow(),
                 logical.orElseThrow().intValue(), physical.orElseThrow().intValue(), exports.iscsi(), exports.nvme(),
-                readOnly, file);
-        return new Result(Optional.of(lun), exports.claims());
+                readOnly, file, access.config().orElseThrow());
+        return new Result(Optional.of(lun), exports.claims(), access.claims(), access.warnings());
     }
 
     /** Given: checked against the logical block size. Absent: 4096 for 512-byte LUNs (512e), else the logical size. */

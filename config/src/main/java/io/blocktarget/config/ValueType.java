@@ -1,6 +1,8 @@
 package io.blocktarget.config;
 
 import java.math.BigInteger;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
 import java.util.Locale;
 import org.snakeyaml.engine.v2.nodes.ScalarNode;
 import org.snakeyaml.engine.v2.nodes.Tag;
@@ -47,6 +49,21 @@ record ValueType<T>(String noun, String allowed, Parser<T> parser) {
                 throw new InvalidValue(text + " is out of range", allowed);
             }
             return value.longValueExact();
+        });
+    }
+
+    /** A file system path as written (resolved later against the config directory); blank or unparsable is wrong. */
+    static ValueType<String> path(String allowed) {
+        return text("a path", allowed, text -> {
+            if (text.isBlank()) {
+                throw new InvalidValue("an empty path", allowed);
+            }
+            try {
+                Path.of(text);
+            } catch (InvalidPathException e) {
+                throw new InvalidValue(text + " is not a path: " + e.getReason(), allowed);
+            }
+            return text;
         });
     }
 

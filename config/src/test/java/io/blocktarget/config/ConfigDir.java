@@ -8,6 +8,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 
 /** A configuration directory built file by file in a test's temporary directory. */
@@ -28,6 +29,22 @@ final class ConfigDir {
             Path path = dir.resolve(relative);
             Files.createDirectories(path.getParent());
             Files.write(path, content);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return this;
+    }
+
+    /** A secret file readable by its owner only (mode 0600), as the README asks. */
+    ConfigDir secret(String relative, String content) {
+        return secret(relative, content.getBytes(StandardCharsets.UTF_8), "rw-------");
+    }
+
+    /** A file with {@code content} and the POSIX permissions {@code mode}, e.g. {@code rw-r--r--}. */
+    ConfigDir secret(String relative, byte[] content, String mode) {
+        bytes(relative, content);
+        try {
+            Files.setPosixFilePermissions(dir.resolve(relative), PosixFilePermissions.fromString(mode));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

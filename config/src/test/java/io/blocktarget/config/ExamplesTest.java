@@ -3,13 +3,21 @@ package io.blocktarget.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** The example directories shipped for the README ({@code blocktarget check examples/...}). */
 class ExamplesTest {
     private static final Path BASIC = Path.of("../examples/basic");
     private static final Path BROKEN = Path.of("../examples/broken");
+    private static final Path CHAP = Path.of("../examples/chap");
 
     @Test
     void basicLoads() throws ConfigException {
@@ -34,6 +42,30 @@ class ExamplesTest {
         assertThat(ram.logicalBlockSize()).isEqualTo(16384);
         assertThat(ram.physicalBlockSize()).isEqualTo(65536);
         assertThat(config.warnings()).isEmpty();
+    }
+
+    @Test
+    void chapLoadsAndWarnsOnlyAboutSecretsOthersMayRead() throws Exception {
+        BlocktargetConfig config = ConfigLoader.load(CHAP);
+        LunConfig secure = config.luns().getFirst();
+        assertThat(config.luns()).extracting(LunConfig::name).containsExactly("secure");
+        assertThat(secure.access()).isEqualTo(new AccessConfig(
+                Optional.of(new ChapConfig("initiator1", "example-initiator-secret", Optional.of("target1"),
+                        Optional.of("example-target-secret"))),
+                List.of("nqn.2014-08.org.nvmexpress:uuid:6e1c2f3a-3b1d-4c8e-9a55-1a2b3c4d5e6f")));
+        // git keeps no 0600: a fresh checkout has 0644 secrets and gets one warning per file; chmod 600 silences it
+        List<String> expected = new ArrayList<>();
+        for (String name : List.of("initiator1", "target1")) {
+            Path file = CHAP.resolve("secrets/" + name + ".secret").toAbsolutePath().normalize();
+            Set<PosixFilePermission> mode = Files.getPosixFilePermissions(file);
+            if (mode.contains(PosixFilePermission.OTHERS_READ)) {
+                String key = name.equals("initiator1") ? "12: access.chap.secret-file" : "14: access.chap.mutual-secret-file";
+                expected.add(CHAP.resolve("luns.d/secure.yaml") + ":" + key + ": " + file + " is readable by every user"
+                        + " (mode " + PosixFilePermissions.toString(mode) + "); chmod 600 it so that only the"
+                        + " server's user can read the secret");
+            }
+        }
+        assertThat(config.warnings()).containsExactlyElementsOf(expected);
     }
 
     @Test

@@ -49,6 +49,20 @@ class CliIT {
     }
 
     @Test
+    void checkOfTheChapExampleFlagsAccessAndNeverPrintsASecret() throws Exception {
+        try (ServerProcess p = ServerProcess.start("check", "--config", "examples/chap")) {
+            assertThat(p.awaitExit(START)).as(String.join("\n", p.stderr())).isZero();
+            assertThat(p.stdout()).anyMatch(l -> l.startsWith("secure ") && l.endsWith("mutual-chap,hosts=1"));
+            // a fresh checkout has 0644 secret files (git keeps no 0600): warnings name the files, not their content
+            assertThat(p.stderr()).allMatch(l -> l.startsWith("warning: ") && l.contains("is readable by every user"));
+            for (String secret : List.of("example-initiator-secret", "example-target-secret")) {
+                assertThat(p.stdout()).noneMatch(l -> l.contains(secret));
+                assertThat(p.stderr()).noneMatch(l -> l.contains(secret));
+            }
+        }
+    }
+
+    @Test
     void checkOfTheBrokenExampleNamesEveryProblemAndExitsTwo() throws Exception {
         try (ServerProcess p = ServerProcess.start("check", "--config", "examples/broken")) {
             assertThat(p.awaitExit(START)).isEqualTo(2);

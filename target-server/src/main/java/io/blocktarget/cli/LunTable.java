@@ -51,6 +51,10 @@ final class LunTable {
         if (lun.readOnly()) {
             flags.add("read-only");
         }
+        lun.access().chap().ifPresent(c -> flags.add(c.mutual() ? "mutual-chap" : "chap"));
+        if (!lun.access().hosts().isEmpty()) {
+            flags.add("hosts=" + lun.access().hosts().size());
+        }
         lun.file().ifPresent(f -> {
             flags.add("path=" + f.path());
             if (f.directIo()) {

@@ -8,9 +8,10 @@ import io.blocktarget.config.ServerConfig;
 import io.blocktarget.nvme.NamespaceSpec;
 import io.blocktarget.nvme.NvmeLimits;
 import io.blocktarget.nvme.NvmePort;
-import io.blocktarget.nvme.NvmeTargets;
+import io.blocktarget.nvme.NvmeSubsystems;
 import io.blocktarget.scsi.LogicalUnitSpec;
 import io.blocktarget.scsi.ScsiTargetDevices;
+import io.blocktarget.transport.iscsi.Chap;
 import io.blocktarget.transport.iscsi.IscsiSettings;
 import io.blocktarget.transport.iscsi.IscsiTransport;
 import io.blocktarget.transport.nvmetcp.NvmeTcpTransport;
@@ -28,6 +29,7 @@ import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -157,16 +159,42 @@ public final class TargetServer {
             lun.config().nvme().ifPresent(e -> namespaces.add(new NamespaceSpec(e.subsystem(), e.nsid(), lun.name(), lun.device())));
         }
         IscsiSettings iscsiSettings = IscsiSettings.defaults()
-                .withPortals(server.iscsiPort() == 0 ? List.of() : List.of(hostPort(bind, server.iscsiPort())));
+                .withPortals(server.iscsiPort() == 0 ? List.of() : List.of(hostPort(bind, server.iscsiPort())))
+                .withChap(chapByTarget(config.luns()));
         iscsi = IscsiTransport.create(vertx, ScsiTargetDevices.create(units).values(), iscsiSettings);
         List<NvmePort> nvmePorts = server.nvmePort() == 0 ? List.of() : List.of(new NvmePort(1, bind, server.nvmePort()));
         nvmeTcp = NvmeTcpTransport.create(vertx,
-                NvmeTargets.create(namespaces, nvmePorts, NvmeLimits.DEFAULT, new VertxNvmeScheduler(vertx)),
+                NvmeSubsystems.of(namespaces, nvmePorts, NvmeLimits.DEFAULT, new VertxNvmeScheduler(vertx),
+                        hostsBySubsystem(config.luns())),
                 NvmeLimits.DEFAULT);
 
         listen(Portal.Service.ISCSI, bind, server.iscsiPort(), iscsi::accept);
         listen(Portal.Service.NVME_TCP, bind, server.nvmePort(), socket -> nvmeTcp.accept(socket, false));
         listen(Portal.Service.NVME_DISCOVERY, bind, server.discoveryPort(), socket -> nvmeTcp.accept(socket, true));
+    }
+
+    /**
+     * CHAP credentials per iSCSI target name (RFC 7143 §12.1.3). The config guarantees that every LUN of one target
+     * declares the same {@code access.chap}, so the first LUN of a target speaks for all of them.
+     */
+    static Map<String, Chap> chapByTarget(List<LunConfig> luns) {
+        Map<String, Chap> chap = new LinkedHashMap<>();
+        for (LunConfig lun : luns) {
+            lun.iscsi().ifPresent(e -> lun.access().chap().ifPresent(c -> chap.putIfAbsent(e.target(),
+                    new Chap(c.user(), c.secret(), c.mutualUser(), c.mutualSecret()))));
+        }
+        return chap;
+    }
+
+    /** Allowed host NQNs per NVM subsystem NQN; subsystems without {@code access.hosts} are left out (any host). */
+    static Map<String, Set<String>> hostsBySubsystem(List<LunConfig> luns) {
+        Map<String, Set<String>> hosts = new LinkedHashMap<>();
+        for (LunConfig lun : luns) {
+            if (!lun.access().hosts().isEmpty()) {
+                lun.nvme().ifPresent(e -> hosts.putIfAbsent(e.subsystem(), Set.copyOf(lun.access().hosts())));
+            }
+        }
+        return hosts;
     }
 
     private static String hostPort(String host, int port) {

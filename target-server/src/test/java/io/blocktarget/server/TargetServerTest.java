@@ -1,5 +1,6 @@
 package io.blocktarget.server;
 
+import io.blocktarget.config.AccessConfig;
 import io.blocktarget.config.BackendKind;
 import io.blocktarget.config.BlocktargetConfig;
 import io.blocktarget.config.FileBackendConfig;
@@ -39,7 +40,7 @@ class TargetServerTest {
         return new LunConfig(name, null, kind, size, lbs, pbs,
                 Optional.of(new IscsiExport(ServerConfig.DEFAULT_IQN_PREFIX + name, 0)),
                 Optional.of(new NvmeExport(ServerConfig.DEFAULT_NQN_PREFIX + name, 1)),
-                false, file);
+                false, file, AccessConfig.OPEN);
     }
 
     private static BlocktargetConfig config(int iscsi, int nvme, int discovery, List<LunConfig> luns) {
