@@ -5,6 +5,7 @@ import io.blocktarget.protocol.nvme.ControllerRegister;
 import io.blocktarget.protocol.nvme.IdentifyController;
 import io.blocktarget.protocol.nvme.IdentifyNamespace;
 import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -93,6 +94,9 @@ public final class LoadGen {
     private <C extends Connection> C open(C connection) throws IOException {
         var future = new Bootstrap().group(group).channel(channelClass)
                 .option(ChannelOption.TCP_NODELAY, true)
+                // the classic pooled allocator: per-loop caches, and retained slices of its buffers (every decoded
+                // PDU's data, every Data-Out of a write) are recycled objects rather than new ones
+                .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 5000)
                 .handler(connection)
                 .connect(options.host(), options.port()).awaitUninterruptibly();
