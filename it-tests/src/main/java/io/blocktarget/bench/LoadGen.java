@@ -1,5 +1,6 @@
 package io.blocktarget.bench;
 
+import com.sun.management.OperatingSystemMXBean;
 import io.blocktarget.protocol.nvme.ConnectData;
 import io.blocktarget.protocol.nvme.ControllerRegister;
 import io.blocktarget.protocol.nvme.IdentifyController;
@@ -19,6 +20,7 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
@@ -139,9 +141,31 @@ public final class LoadGen {
             runs.add(c.drained);
             job++;
         }
+        long cpuAtWindowStart = cpuNanosAt(windowStart);
         awaitRuns(runs, deadline);
+        long cpu = cpuAtWindowStart < 0 ? -1 : processCpuNanos() - cpuAtWindowStart;
         tearDown();
-        return Summary.of(options, stats);
+        return Summary.of(options, stats, cpu);
+    }
+
+    /** This process's CPU time (all threads), or -1 where the JVM does not say. */
+    private static long processCpuNanos() {
+        return ManagementFactory.getOperatingSystemMXBean() instanceof OperatingSystemMXBean os
+                ? os.getProcessCpuTime() : -1;
+    }
+
+    /** Sleeps until {@code nanoTime} (the end of the ramp) and reads the process CPU time then. */
+    private static long cpuNanosAt(long nanoTime) {
+        long wait = nanoTime - System.nanoTime();
+        if (wait > 0) {
+            try {
+                TimeUnit.NANOSECONDS.sleep(wait);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return -1;
+            }
+        }
+        return processCpuNanos();
     }
 
     /** Waits for every job to drain; the first connection failure ends the wait. */

@@ -92,7 +92,8 @@ class LoadGenIT {
             assertThat(r.number("p50us")).isPositive();
             String written = Files.readString(json);
             assertThat(written).startsWith("{\"proto\":\"" + protocol.cliName + "\",\"rw\":\"" + rw + "\"")
-                    .contains("\"errors\":0,").contains("\"percentiles\":[").contains("\"hdr_base64\":\"");
+                    .contains("\"errors\":0,").contains("\"percentiles\":[").contains("\"hdr_base64\":\"")
+                    .containsPattern("\"client_cpu_us_per_io\":[0-9]+\\.[0-9]{3},");
         } finally {
             Files.deleteIfExists(json);
         }

@@ -17,7 +17,7 @@ class SummaryTest {
     @Test
     void lineHasTheAgreedShape() {
         Summary s = new Summary("iscsi", "randread", 4096, 32, 1, 10, 1_234_560, 123456.0, 123456.0 * 4096 / (1 << 20),
-                210, 450, 900, 0, 0, new Histogram(3));
+                210, 450, 900, 0, 0, -1, new Histogram(3));
         assertThat(s.line()).isEqualTo(
                 "proto=iscsi rw=randread bs=4096 qd=32 jobs=1 iops=123456 mbps=482.3 p50us=210 p99us=450 p999us=900 errors=0");
     }
@@ -36,7 +36,7 @@ class SummaryTest {
         other.verifyFailed();
         LoadGenOptions o = LoadGenOptions.parse("--proto", "nvme", "--target", "127.0.0.1:4420", "--name", "n",
                 "--rw", "randwrite", "--bs", "128k", "--qd", "8", "--jobs", "2", "--time", "1s");
-        Summary s = Summary.of(o, List.of(job, other));
+        Summary s = Summary.of(o, List.of(job, other), -1);
         assertThat(s.ios()).isEqualTo(4);
         assertThat(s.iops()).isEqualTo(4.0);
         assertThat(s.mibps()).isEqualTo(0.5);            // 4 × 128 KiB in 1 s
@@ -56,9 +56,10 @@ class SummaryTest {
         }
         LoadGenOptions o = LoadGenOptions.parse("--proto", "iscsi", "--target", "127.0.0.1:3260", "--name", "t",
                 "--rw", "read", "--bs", "4k", "--qd", "1", "--jobs", "1", "--time", "1s");
-        String json = Summary.of(o, List.of(job)).json();
+        String json = Summary.of(o, List.of(job), 2_500_000).json();
         assertThat(json).startsWith("{\"proto\":\"iscsi\",\"rw\":\"read\",\"bs\":4096,\"qd\":1,\"jobs\":1,")
-                .contains("\"ios\":1000,\"iops\":1000.0,").contains("\"p50us\":500,").contains("\"errors\":0,")
+                .contains("\"ios\":1000,\"iops\":1000.0,").contains("\"client_cpu_us_per_io\":2.500,")
+                .contains("\"p50us\":500,").contains("\"errors\":0,")
                 .contains("{\"p\":50.0,\"us\":500.").contains("{\"le_us\":2,\"count\":1},{\"le_us\":4,\"count\":2}")
                 .contains("{\"le_us\":1024,\"count\":489}]")
                 .endsWith("\"}}\n");
@@ -73,8 +74,8 @@ class SummaryTest {
     void emptyRunReportsZeros() {
         LoadGenOptions o = LoadGenOptions.parse("--proto", "iscsi", "--target", "127.0.0.1:3260", "--name", "t",
                 "--rw", "read", "--bs", "4k", "--qd", "1", "--jobs", "1", "--time", "2s");
-        Summary s = Summary.of(o, List.of(new JobStats(0, 1)));
+        Summary s = Summary.of(o, List.of(new JobStats(0, 1)), 1000);
         assertThat(s.line()).endsWith("iops=0 mbps=0.0 p50us=0 p99us=0 p999us=0 errors=0");
-        assertThat(s.json()).contains("\"buckets\":[]");
+        assertThat(s.json()).contains("\"buckets\":[]").contains("\"client_cpu_us_per_io\":-1.000,");
     }
 }
