@@ -84,8 +84,8 @@ final class IscsiConnection extends Connection {
     private final ByteArrayOutputStream controlData = new ByteArrayOutputStream();
     private final byte[] cdb = new byte[16];
 
-    IscsiConnection(String identity, String targetName, int lun, int job, boolean digests) {
-        super(identity);
+    IscsiConnection(String identity, int ioSize, String targetName, int lun, int job, boolean digests) {
+        super(identity, ioSize);
         this.targetName = targetName;
         this.lunField = ScsiLun.encode(lun);
         // ISID type 10b "random" (RFC 7143 §10.12.5): this process and the job number

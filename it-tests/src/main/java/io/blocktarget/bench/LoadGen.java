@@ -197,8 +197,8 @@ public final class LoadGen {
     private long[] setUpIscsi() throws IOException {
         long[] geometry = null;
         for (int job = 0; job < options.jobs(); job++) {
-            IscsiConnection c = open(new IscsiConnection(identity(job), options.name(), options.lun(), job,
-                    options.digests()));
+            IscsiConnection c = open(new IscsiConnection(identity(job), options.blockSize(), options.name(),
+                    options.lun(), job, options.digests()));
             c.login();
             c.clearUnitAttention();
             geometry = c.readCapacity();
@@ -211,7 +211,8 @@ public final class LoadGen {
      * SQSIZE = QD (0's based: QD + 1 entries); returns {NSZE, LBA data size}.
      */
     private long[] setUpNvme() throws IOException {
-        NvmeConnection admin = open(new NvmeConnection(options.protocol().cliName + " admin queue", options.digests()));
+        NvmeConnection admin = open(new NvmeConnection(options.protocol().cliName + " admin queue", 0,
+                options.digests()));
         admin.initialize();
         admin.connect(options.name(), 0, 31, ConnectData.CNTLID_DYNAMIC);
         long cap = admin.propertyGet(ControllerRegister.CAP);
@@ -232,7 +233,7 @@ public final class LoadGen {
                     + granted + " I/O queues");
         }
         for (int job = 0; job < options.jobs(); job++) {
-            NvmeConnection q = open(new NvmeConnection(identity(job), options.digests()));
+            NvmeConnection q = open(new NvmeConnection(identity(job), options.blockSize(), options.digests()));
             q.initialize();
             q.connect(options.name(), job + 1, options.queueDepth(), controller.cntlid());
             q.ioQueue(options.nsid(), controller.ioccsz());

@@ -63,8 +63,8 @@ final class NvmeConnection extends Connection {
     private int controlCid = CONTROL_CID;
     private byte[] controlData = new byte[0];
 
-    NvmeConnection(String identity, boolean digests) {
-        super(identity);
+    NvmeConnection(String identity, int ioSize, boolean digests) {
+        super(identity, ioSize);
         this.digests = digests;
     }
 
