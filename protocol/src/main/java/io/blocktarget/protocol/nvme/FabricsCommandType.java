@@ -20,6 +20,6 @@ public enum FabricsCommandType implements WireCode {
     }
 
     public static Optional<FabricsCommandType> of(int code) {
-        return WireCode.lookup(values(), code);
+        return WireCode.lookup(FabricsCommandType.class, code);
     }
 }

@@ -22,6 +22,6 @@ public enum FeatureId implements WireCode {
     }
 
     public static Optional<FeatureId> of(int code) {
-        return WireCode.lookup(values(), code);
+        return WireCode.lookup(FeatureId.class, code);
     }
 }

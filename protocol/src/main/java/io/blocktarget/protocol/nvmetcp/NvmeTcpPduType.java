@@ -67,6 +67,6 @@ public enum NvmeTcpPduType implements WireCode {
     }
 
     public static Optional<NvmeTcpPduType> of(int code) {
-        return WireCode.lookup(values(), code);
+        return WireCode.lookup(NvmeTcpPduType.class, code);
     }
 }
