@@ -1,4 +1,5 @@
-# Renders report.json (from aggregate.jq) as report.md. Used with jq -r.
+# Renders report.json (from aggregate.jq) as report.md. Used with jq -r -L bench.
+include "summary";
 def k: if . == null then "-" elif . >= 100000 then "\(. / 1000 | round)k"
        elif . >= 1000 then "\(. / 100 | round / 10)k" else "\(. | round)" end;
 def n1: if . == null then "-" elif . >= 100 then "\(. | round)" else "\(. * 10 | round / 10)" end;
@@ -37,13 +38,17 @@ def header:
   "- CPU µs/IO: utime+stime of the target process (all threads, /proc/PID/stat) over a window inside the measurement, divided by the I/Os in that window.",
   "- Ratio column: blocktarget / tgtd IOPS for the same client, workload, connections and placement; on NVMe rows NVMe/TCP / iSCSI of blocktarget with the load generator.",
   "",
+  "## Summary: 4 KiB LUN, 1 connection, target CPU0 / client CPU1 (median IOPS)",
+  "",
+  summary_table(1; "pinned"),
+  "",
   "## Goals of issue 5",
   "",
   "| goal | result | figures |",
   "|---|---|---|",
   (.goals[] | "| \(.goal) | \(.met | met) | \(if (.figures | length) == 0 then "no data" else .figures | join("<br>") end) |"),
   "",
-  "## Headline: 4 KiB LUN, 1 connection, target CPU0 / client CPU1",
+  "## Headline rows: 4 KiB LUN, 1 connection, target CPU0 / client CPU1",
   "",
   header,
   ($r.rows | map(select(.jobs == 1 and .placement == "pinned" and (.lun == "ram-4k" or .lun == "tgtd-4k")))
