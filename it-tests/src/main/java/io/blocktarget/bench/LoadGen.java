@@ -1,0 +1,225 @@
+package io.blocktarget.bench;
+
+import io.blocktarget.protocol.nvme.ConnectData;
+import io.blocktarget.protocol.nvme.ControllerRegister;
+import io.blocktarget.protocol.nvme.IdentifyController;
+import io.blocktarget.protocol.nvme.IdentifyNamespace;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioSocketChannel;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The load generator: sets up {@code --jobs} connections (iSCSI sessions, or NVMe/TCP I/O queues of one
+ * controller), runs them for {@code --ramp} + {@code --time} on Netty event loops (epoll when available, one loop
+ * per job up to the number of cores) and prints one {@link Summary#line()}. Exit status 0 after a completed run
+ * (I/O errors are counted, not fatal), 1 when a connection failed, 2 for a usage error.
+ */
+public final class LoadGen {
+    static final long DRAIN_TIMEOUT_SECONDS = 30;
+
+    private final LoadGenOptions options;
+    private final EventLoopGroup group;
+    private final Class<? extends Channel> channelClass;
+    private final List<Connection> connections = new ArrayList<>();
+
+    LoadGen(LoadGenOptions options) {
+        this.options = options;
+        int threads = Math.min(options.jobs(), Runtime.getRuntime().availableProcessors());
+        boolean epoll = Epoll.isAvailable();
+        IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        this.group = new MultiThreadIoEventLoopGroup(threads, io);
+        this.channelClass = epoll ? EpollSocketChannel.class : NioSocketChannel.class;
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(args, System.out, System.err));
+    }
+
+    /** Runs the CLI; returns the exit status. */
+    static int run(String[] args, PrintStream out, PrintStream err) {
+        LoadGenOptions options;
+        try {
+            options = LoadGenOptions.parse(args);
+        } catch (LoadGenOptions.UsageException e) {
+            err.println("loadgen: " + e.getMessage());
+            err.println(LoadGenOptions.USAGE);
+            return 2;
+        }
+        try {
+            Summary summary = execute(options);
+            out.println(summary.line());
+            if (options.json().isPresent()) {
+                Files.writeString(options.json().get(), summary.json(), StandardCharsets.UTF_8);
+            }
+            return 0;
+        } catch (LoadGenOptions.UsageException e) {
+            err.println("loadgen: " + e.getMessage());
+            return 2;
+        } catch (IOException e) {
+            err.println("loadgen: " + e.getMessage());
+            return 1;
+        }
+    }
+
+    /** One complete run against the target: setup, ramp, measure, drain, teardown. */
+    public static Summary execute(LoadGenOptions options) throws IOException {
+        LoadGen generator = new LoadGen(options);
+        try {
+            return generator.runAll();
+        } finally {
+            generator.group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+
+    private <C extends Connection> C open(C connection) throws IOException {
+        var future = new Bootstrap().group(group).channel(channelClass)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 5000)
+                .handler(connection)
+                .connect(options.host(), options.port()).awaitUninterruptibly();
+        if (!future.isSuccess()) {
+            throw new IOException("cannot connect to " + options.host() + ":" + options.port() + ": "
+                    + future.cause().getMessage());
+        }
+        connections.add(connection);
+        return connection;
+    }
+
+    private String identity(int job) {
+        return options.protocol().cliName + " job " + job + " (" + options.host() + ":" + options.port() + ")";
+    }
+
+    private Summary runAll() throws IOException {
+        long[] geometry = options.protocol() == LoadGenOptions.Protocol.ISCSI ? setUpIscsi() : setUpNvme();
+        long deviceBlocks = geometry[0];
+        int lbs = (int) geometry[1];
+        int blocksPerIo = options.blocksPerIo(lbs);
+        long deviceBytes = deviceBlocks * lbs;
+        long range = options.sizeBytes() == 0 ? deviceBytes : options.sizeBytes();
+        if (range > deviceBytes) {
+            throw new LoadGenOptions.UsageException("--size " + range + " exceeds the device (" + deviceBytes
+                    + " bytes)");
+        }
+        long positions = range / options.blockSize();
+        boolean writes = options.workload() != Workload.RANDREAD && options.workload() != Workload.READ;
+        long start = System.nanoTime();
+        long windowStart = start + options.ramp().toNanos();
+        long deadline = windowStart + options.time().toNanos();
+        List<JobStats> stats = new ArrayList<>();
+        List<CompletableFuture<Void>> runs = new ArrayList<>();
+        int job = 0;
+        for (Connection c : ioConnections()) {
+            JobStats s = new JobStats(windowStart, deadline);
+            stats.add(s);
+            c.start(new IoPattern(options.workload(), options.readMix(), positions, blocksPerIo, job, options.jobs()),
+                    s, deadline, options.queueDepth(), options.blockSize(), lbs, writes, options.verify());
+            runs.add(c.drained);
+            job++;
+        }
+        awaitRuns(runs, deadline);
+        tearDown();
+        return Summary.of(options, stats);
+    }
+
+    /** Waits for every job to drain; the first connection failure ends the wait. */
+    private void awaitRuns(List<CompletableFuture<Void>> runs, long deadline) throws IOException {
+        CompletableFuture<Void> all = CompletableFuture.allOf(runs.toArray(CompletableFuture[]::new));
+        runs.forEach(r -> r.exceptionally(e -> {
+            all.completeExceptionally(e);
+            return null;
+        }));
+        long waitNanos = deadline - System.nanoTime() + TimeUnit.SECONDS.toNanos(DRAIN_TIMEOUT_SECONDS);
+        try {
+            all.get(Math.max(0, waitNanos), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            throw new IOException("I/Os still outstanding " + DRAIN_TIMEOUT_SECONDS + " s after the end of the run");
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        }
+    }
+
+    private List<Connection> ioConnections() {
+        return options.protocol() == LoadGenOptions.Protocol.ISCSI ? connections
+                : connections.subList(1, connections.size());
+    }
+
+    /** Logs in every session; returns {blocks, block length} from READ CAPACITY(16). */
+    private long[] setUpIscsi() throws IOException {
+        long[] geometry = null;
+        for (int job = 0; job < options.jobs(); job++) {
+            IscsiConnection c = open(new IscsiConnection(identity(job), options.name(), options.lun(), job,
+                    options.digests()));
+            c.login();
+            c.clearUnitAttention();
+            geometry = c.readCapacity();
+        }
+        return geometry;
+    }
+
+    /**
+     * Admin queue (Connect, CC.EN, CSTS.RDY, Identify, Number of Queues), then one I/O queue per job with
+     * SQSIZE = QD (0's based: QD + 1 entries); returns {NSZE, LBA data size}.
+     */
+    private long[] setUpNvme() throws IOException {
+        NvmeConnection admin = open(new NvmeConnection(options.protocol().cliName + " admin queue", options.digests()));
+        admin.initialize();
+        admin.connect(options.name(), 0, 31, ConnectData.CNTLID_DYNAMIC);
+        long cap = admin.propertyGet(ControllerRegister.CAP);
+        int mqes = (int) (cap & 0xFFFF);
+        if (mqes < options.queueDepth()) {
+            throw new LoadGenOptions.UsageException("--qd " + options.queueDepth() + " exceeds the controller's "
+                    + "queue size (CAP.MQES " + mqes + ", 0's based)");
+        }
+        admin.enable();
+        IdentifyController controller = admin.identifyController();
+        IdentifyNamespace namespace = admin.identifyNamespace(options.nsid());
+        if (namespace.nsze() == 0) {
+            throw new IOException("namespace " + options.nsid() + " of " + options.name() + " is not active");
+        }
+        int granted = admin.requestQueues(options.jobs());
+        if (granted < options.jobs()) {
+            throw new LoadGenOptions.UsageException("--jobs " + options.jobs() + ": the controller grants only "
+                    + granted + " I/O queues");
+        }
+        for (int job = 0; job < options.jobs(); job++) {
+            NvmeConnection q = open(new NvmeConnection(identity(job), options.digests()));
+            q.initialize();
+            q.connect(options.name(), job + 1, options.queueDepth(), controller.cntlid());
+            q.ioQueue(options.nsid(), controller.ioccsz());
+        }
+        return new long[] {namespace.nsze(), namespace.lbs()};
+    }
+
+    /** iSCSI: Logout per session; NVMe/TCP: I/O queues, then the admin queue, simply closed (as on host reset). */
+    private void tearDown() throws IOException {
+        for (Connection c : connections) {
+            if (c instanceof IscsiConnection iscsi) {
+                iscsi.logout();
+            } else {
+                c.closeQuietly();
+            }
+        }
+    }
+}

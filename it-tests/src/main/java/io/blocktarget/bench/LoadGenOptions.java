@@ -1,0 +1,181 @@
+package io.blocktarget.bench;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The command line of the load generator, parsed and checked once:
+ * <pre>
+ * --proto iscsi|nvme --target HOST:PORT --name IQN|NQN [--lun N | --nsid N]
+ * --rw randread|randwrite|read|write|randrw [--mix 70] --bs 4k --qd N --jobs N
+ * --time 10s [--ramp 2s] [--size 1GiB] [--digests] [--verify] [--json FILE]
+ * </pre>
+ *
+ * @param lun       iSCSI LUN (default 0)
+ * @param nsid      NVMe namespace ID (default 1)
+ * @param readMix   percentage of reads in randrw (fio's rwmixread)
+ * @param sizeBytes range of the device used from LBA 0; 0 = the whole device
+ * @param verify    writes carry a pattern derived from the byte offset; reads check it
+ */
+public record LoadGenOptions(Protocol protocol, String host, int port, String name, int lun, int nsid, Workload workload,
+                             int readMix, int blockSize, int queueDepth, int jobs, Duration time, Duration ramp,
+                             long sizeBytes, boolean digests, boolean verify, Optional<Path> json) {
+    static final int MAX_QUEUE_DEPTH = 1024;
+    static final int MAX_JOBS = 256;
+    static final int MAX_BLOCK_SIZE = 16 << 20;
+    static final Duration MAX_TIME = Duration.ofHours(24);
+
+    public static final String USAGE = """
+            usage: loadgen --proto iscsi|nvme --target HOST:PORT --name IQN|NQN [--lun N | --nsid N]
+                           --rw randread|randwrite|read|write|randrw [--mix READ%] --bs SIZE --qd N --jobs N
+                           --time DURATION [--ramp DURATION] [--size SIZE] [--digests] [--verify] [--json FILE]
+              SIZE: 4096, 4k, 128KiB, 1g, 1GiB   DURATION: 10s, 500ms, 2m   --mix: reads in randrw (default 70)""";
+
+    /** Wire protocol spoken to the target. */
+    public enum Protocol {
+        ISCSI("iscsi"), NVME("nvme");
+
+        final String cliName;
+
+        Protocol(String cliName) {
+            this.cliName = cliName;
+        }
+    }
+
+    /** What the command line got wrong; the message names the option. */
+    public static final class UsageException extends IllegalArgumentException {
+        UsageException(String message) {
+            super(message);
+        }
+    }
+
+    public LoadGenOptions {
+        check(port >= 1 && port <= 65535, "--target: port " + port + " is not 1..65535");
+        check(lun >= 0 && lun <= 16383, "--lun " + lun + " is not 0..16383");
+        check(nsid >= 1, "--nsid " + nsid + " must be >= 1");
+        check(readMix >= 0 && readMix <= 100, "--mix " + readMix + " is not 0..100");
+        check(blockSize >= 512 && blockSize <= MAX_BLOCK_SIZE && blockSize % 512 == 0,
+                "--bs " + blockSize + " must be a multiple of 512 in 512..16MiB");
+        check(queueDepth >= 1 && queueDepth <= MAX_QUEUE_DEPTH, "--qd " + queueDepth + " is not 1.." + MAX_QUEUE_DEPTH);
+        check(jobs >= 1 && jobs <= MAX_JOBS, "--jobs " + jobs + " is not 1.." + MAX_JOBS);
+        check(!time.isNegative() && !time.isZero() && time.compareTo(MAX_TIME) <= 0, "--time must be > 0 and <= 24h");
+        check(!ramp.isNegative() && ramp.compareTo(MAX_TIME) <= 0, "--ramp must be >= 0 and <= 24h");
+        check(sizeBytes == 0 || sizeBytes >= blockSize, "--size must be at least --bs");
+    }
+
+    private static void check(boolean ok, String message) {
+        if (!ok) {
+            throw new UsageException(message);
+        }
+    }
+
+    /** Parses the arguments; {@link UsageException} names the first problem. */
+    public static LoadGenOptions parse(String... args) {
+        Map<String, String> values = new java.util.HashMap<>();
+        boolean digests = false;
+        boolean verify = false;
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            switch (a) {
+                case "--digests" -> digests = true;
+                case "--verify" -> verify = true;
+                case "--proto", "--target", "--name", "--lun", "--nsid", "--rw", "--mix", "--bs", "--qd", "--jobs",
+                     "--time", "--ramp", "--size", "--json" -> {
+                    check(i + 1 < args.length, a + " needs a value");
+                    check(values.put(a, args[++i]) == null, a + " given twice");
+                }
+                default -> throw new UsageException("unknown option " + a);
+            }
+        }
+        Protocol protocol = switch (required(values, "--proto")) {
+            case "iscsi" -> Protocol.ISCSI;
+            case "nvme" -> Protocol.NVME;
+            default -> throw new UsageException("--proto must be iscsi or nvme, not " + values.get("--proto"));
+        };
+        String target = required(values, "--target");
+        int colon = target.lastIndexOf(':');
+        check(colon > 0, "--target must be HOST:PORT, not " + target);
+        String host = target.substring(0, colon);
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        int port = integer("--target port", target.substring(colon + 1));
+        check(protocol == Protocol.ISCSI || !values.containsKey("--lun"), "--lun is for iscsi; use --nsid");
+        check(protocol == Protocol.NVME || !values.containsKey("--nsid"), "--nsid is for nvme; use --lun");
+        Workload workload = Workload.fromCliName(required(values, "--rw"))
+                .orElseThrow(() -> new UsageException("--rw must be one of randread, randwrite, read, write, randrw"));
+        check(workload == Workload.RANDRW || !values.containsKey("--mix"), "--mix is only for --rw randrw");
+        long bs = size("--bs", required(values, "--bs"));
+        check(bs <= MAX_BLOCK_SIZE, "--bs " + bs + " exceeds 16MiB");
+        return new LoadGenOptions(protocol, host, port, required(values, "--name"),
+                integer("--lun", values.getOrDefault("--lun", "0")), integer("--nsid", values.getOrDefault("--nsid", "1")),
+                workload, integer("--mix", values.getOrDefault("--mix", "70")), (int) bs,
+                integer("--qd", required(values, "--qd")), integer("--jobs", required(values, "--jobs")),
+                duration("--time", required(values, "--time")), duration("--ramp", values.getOrDefault("--ramp", "0s")),
+                values.containsKey("--size") ? size("--size", values.get("--size")) : 0, digests, verify,
+                Optional.ofNullable(values.get("--json")).map(Path::of));
+    }
+
+    private static String required(Map<String, String> values, String option) {
+        String v = values.get(option);
+        check(v != null, option + " is required");
+        return v;
+    }
+
+    private static int integer(String option, String value) {
+        try {
+            return Integer.parseInt(value);
+        } catch (NumberFormatException e) {
+            throw new UsageException(option + ": not a number: " + value);
+        }
+    }
+
+    private static final Map<String, Long> SIZE_UNITS = Map.ofEntries(Map.entry("", 1L), Map.entry("b", 1L),
+            Map.entry("k", 1L << 10), Map.entry("kb", 1L << 10), Map.entry("kib", 1L << 10),
+            Map.entry("m", 1L << 20), Map.entry("mb", 1L << 20), Map.entry("mib", 1L << 20),
+            Map.entry("g", 1L << 30), Map.entry("gb", 1L << 30), Map.entry("gib", 1L << 30),
+            Map.entry("t", 1L << 40), Map.entry("tb", 1L << 40), Map.entry("tib", 1L << 40));
+
+    /** A size with an optional binary unit (k = KiB, like fio's bs=4k): 4096, 4k, 128KiB, 1g. */
+    static long size(String option, String value) {
+        String v = value.trim().toLowerCase(Locale.ROOT);
+        int digits = 0;
+        while (digits < v.length() && Character.isDigit(v.charAt(digits))) {
+            digits++;
+        }
+        Long unit = SIZE_UNITS.get(v.substring(digits));
+        check(digits > 0 && digits <= 15 && unit != null, option + ": not a size: " + value);
+        long n = Long.parseLong(v.substring(0, digits));
+        check(n <= Long.MAX_VALUE / unit, option + ": too large: " + value);
+        return n * unit;
+    }
+
+    /** A duration: 10s, 500ms, 2m, 1h, or plain seconds. */
+    static Duration duration(String option, String value) {
+        String v = value.trim().toLowerCase(Locale.ROOT);
+        int digits = 0;
+        while (digits < v.length() && Character.isDigit(v.charAt(digits))) {
+            digits++;
+        }
+        check(digits > 0 && digits <= 9, option + ": not a duration: " + value);
+        long n = Long.parseLong(v.substring(0, digits));
+        return switch (v.substring(digits)) {
+            case "", "s" -> Duration.ofSeconds(n);
+            case "ms" -> Duration.ofMillis(n);
+            case "m", "min" -> Duration.ofMinutes(n);
+            case "h" -> Duration.ofHours(n);
+            default -> throw new UsageException(option + ": not a duration: " + value);
+        };
+    }
+
+    /** Blocks of {@code lbs} bytes per I/O; fails when the block size is not a multiple of the device's. */
+    int blocksPerIo(int lbs) {
+        if (blockSize % lbs != 0) {
+            throw new UsageException("--bs " + blockSize + " is not a multiple of the device's block size " + lbs);
+        }
+        return blockSize / lbs;
+    }
+}

@@ -1,0 +1,287 @@
+package io.blocktarget.bench;
+
+import io.blocktarget.protocol.nvme.ConnectCommand;
+import io.blocktarget.protocol.nvme.ConnectData;
+import io.blocktarget.protocol.nvme.ControllerRegister;
+import io.blocktarget.protocol.nvme.Cqe;
+import io.blocktarget.protocol.nvme.FabricsCommandType;
+import io.blocktarget.protocol.nvme.IdentifyCommand;
+import io.blocktarget.protocol.nvme.IdentifyController;
+import io.blocktarget.protocol.nvme.IdentifyNamespace;
+import io.blocktarget.protocol.nvme.NvmOpcode;
+import io.blocktarget.protocol.nvme.NvmeStatus;
+import io.blocktarget.protocol.nvme.PropertyCommand;
+import io.blocktarget.protocol.nvme.ReadWriteCommand;
+import io.blocktarget.protocol.nvme.SglDescriptor;
+import io.blocktarget.protocol.nvme.Sqe;
+import io.blocktarget.protocol.nvmetcp.C2HData;
+import io.blocktarget.protocol.nvmetcp.CapsuleCmd;
+import io.blocktarget.protocol.nvmetcp.CapsuleResp;
+import io.blocktarget.protocol.nvmetcp.H2CData;
+import io.blocktarget.protocol.nvmetcp.ICReq;
+import io.blocktarget.protocol.nvmetcp.ICResp;
+import io.blocktarget.protocol.nvmetcp.NvmeTcpFraming;
+import io.blocktarget.protocol.nvmetcp.NvmeTcpPdu;
+import io.blocktarget.protocol.nvmetcp.PduOptions;
+import io.blocktarget.protocol.nvmetcp.R2T;
+import io.blocktarget.protocol.nvmetcp.TermReq;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+
+import java.io.IOException;
+import java.util.HexFormat;
+
+/**
+ * One NVMe/TCP queue (NVMe/TCP §3.3, one connection = one queue, like the Linux host): ICReq, fabrics Connect,
+ * and — on the admin queue — Property Get/Set and Identify for setup; on an I/O queue, Read/Write with the slot
+ * index as CID. Write data ≤ the in-capsule size (IOCCSZ) travels in the capsule, larger writes wait for R2T and
+ * go in H2CData PDUs of at most MAXH2CDATA; C2HData with the SUCCESS flag completes a read without a CQE.
+ */
+final class NvmeConnection extends Connection {
+    static final String HOSTNQN = "nqn.2014-08.org.nvmexpress:uuid:6c6f6164-6765-6e00-8000-626c6b746774";
+    /** The UUID of {@link #HOSTNQN}: a host that identifies the same way in both places. */
+    static final byte[] HOSTID = HexFormat.of().parseHex("6c6f616467656e008000626c6b746774");
+    /** CC: EN, IOSQES 6 (64-byte SQEs), IOCQES 4 (16-byte CQEs), NVM command set, 4 KiB pages (Base §3.1.4.5). */
+    static final int CC_ENABLE = 1 | 6 << 16 | 4 << 20;
+    static final int MAX_C2H_DATA = 16 << 20;
+    private static final int CONTROL_CID = 0xF000;
+
+    /** A setup command's completion and the data it returned. */
+    record Reply(Cqe cqe, byte[] data) {
+        boolean ok() {
+            return cqe.status().isSuccess();
+        }
+    }
+
+    private final boolean digests;
+    private NvmeTcpFraming framing = NvmeTcpFraming.host(MAX_C2H_DATA);
+    private PduOptions sendOptions = PduOptions.NONE;
+    private long maxH2CData = 4096;
+    private int nsid;
+    /** Largest write carried in the capsule; 0 before the queue is connected. */
+    private int inCapsuleLimit;
+    private int controlCid = CONTROL_CID;
+    private byte[] controlData = new byte[0];
+
+    NvmeConnection(String identity, boolean digests) {
+        super(identity);
+        this.digests = digests;
+    }
+
+    // ---------------------------------------------------------------- setup (main thread)
+
+    /** ICReq → ICResp (NVMe/TCP §3.6.2.2): digests as asked, no data alignment padding. */
+    void initialize() throws IOException {
+        ICResp resp = (ICResp) call(() -> send(new ICReq(ICReq.PFV_1_0, 0, digests, digests, 0), PduOptions.NONE));
+        if (resp.hdgstEnable() != digests || resp.ddgstEnable() != digests) {
+            throw new IOException(identity + ": the controller did not grant digests " + (digests ? "on" : "off"));
+        }
+        if (resp.cpda() != 0) {
+            throw new IOException(identity + ": CPDA " + resp.cpda() + " is not supported");
+        }
+    }
+
+    /** Fabrics Connect (Base §6.3); returns the CNTLID. */
+    int connect(String subnqn, int qid, int sqsize, int cntlid) throws IOException {
+        ByteBuf data = Unpooled.buffer(ConnectData.SIZE);
+        new ConnectData(HOSTID, cntlid, subnqn, HOSTNQN).encode(data);
+        Sqe sqe = new ConnectCommand(0, 0, qid, sqsize, 0, 0, SglDescriptor.inCapsule(0, ConnectData.SIZE)).toSqe();
+        Reply r = execute(sqe, data, 0);
+        if (!r.ok()) {
+            throw new IOException(identity + ": Connect to " + subnqn + " queue " + qid + " refused: "
+                    + r.cqe().status());
+        }
+        return r.cqe().dw0() & 0xFFFF;
+    }
+
+    /** Runs one setup command; {@code dataOut} (owned, released here) goes in the capsule. */
+    Reply execute(Sqe template, ByteBuf dataOut, int dataInLength) throws IOException {
+        return (Reply) call(() -> {
+            int cid = ++controlCid;
+            controlData = new byte[dataInLength];
+            SglDescriptor dptr = dataOut != null ? SglDescriptor.inCapsule(0, dataOut.readableBytes())
+                    : SglDescriptor.transportDataBlock(dataInLength);
+            Sqe sqe = new Sqe(template.opcode(), template.fuse(), template.psdt(), cid, template.nsid(),
+                    template.cdw2(), template.cdw3(), template.mptr(), dptr, template.cdw10(), template.cdw11(),
+                    template.cdw12(), template.cdw13(), template.cdw14(), template.cdw15());
+            CapsuleCmd capsule = dataOut != null ? new CapsuleCmd(sqe, dataOut) : new CapsuleCmd(sqe);
+            send(capsule, sendOptions);
+            capsule.release();
+        });
+    }
+
+    private Reply require(Reply r, String what) throws IOException {
+        if (!r.ok()) {
+            throw new IOException(identity + ": " + what + " failed: " + r.cqe().status());
+        }
+        return r;
+    }
+
+    long propertyGet(ControllerRegister register) throws IOException {
+        Reply r = require(execute(new PropertyCommand(0, FabricsCommandType.PROPERTY_GET, register, 0).toSqe(),
+                null, 0), "Property Get " + register);
+        return Integer.toUnsignedLong(r.cqe().dw0()) | (long) r.cqe().dw1() << 32;
+    }
+
+    /** CC.EN = 1, then CSTS.RDY = 1 within 1 s (Base §3.5.1). */
+    void enable() throws IOException {
+        require(execute(new PropertyCommand(0, FabricsCommandType.PROPERTY_SET, ControllerRegister.CC, CC_ENABLE)
+                .toSqe(), null, 0), "Property Set CC");
+        for (int i = 0; i < 100; i++) {
+            if ((propertyGet(ControllerRegister.CSTS) & 1) == 1) {
+                return;
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException(e);
+            }
+        }
+        throw new IOException(identity + ": CSTS.RDY never became 1");
+    }
+
+    IdentifyController identifyController() throws IOException {
+        Reply r = require(execute(new IdentifyCommand(0, 0, IdentifyCommand.CNS_CONTROLLER, 0, 0, 0, 0, null).toSqe(),
+                null, IdentifyCommand.DATA_SIZE), "Identify Controller");
+        return IdentifyController.get(Unpooled.wrappedBuffer(r.data()));
+    }
+
+    IdentifyNamespace identifyNamespace(int namespace) throws IOException {
+        Reply r = require(execute(new IdentifyCommand(0, namespace, IdentifyCommand.CNS_NAMESPACE, 0, 0, 0, 0, null)
+                .toSqe(), null, IdentifyCommand.DATA_SIZE), "Identify Namespace " + namespace);
+        return IdentifyNamespace.get(Unpooled.wrappedBuffer(r.data()));
+    }
+
+    /** Set Features Number of Queues (Base §5.27.1.5); returns how many I/O submission queues were granted. */
+    int requestQueues(int count) throws IOException {
+        Reply r = require(execute(Sqe.of(0x09, 0, 0, null, 0x07, (count - 1) | (count - 1) << 16), null, 0),
+                "Set Features Number of Queues");
+        return (r.cqe().dw0() & 0xFFFF) + 1;
+    }
+
+    /** After an I/O queue Connect: which namespace to address and the largest in-capsule write. */
+    void ioQueue(int namespace, long ioccsz) {
+        ctx.executor().execute(() -> {
+            nsid = namespace;
+            inCapsuleLimit = (int) Math.max(0, Math.min(Integer.MAX_VALUE, ioccsz * 16 - Sqe.SIZE));
+        });
+    }
+
+    // ---------------------------------------------------------------- run (event loop)
+
+    @Override
+    protected boolean canSubmit() {
+        return true;
+    }
+
+    @Override
+    protected void issue(Slot s) {
+        int nlb = blockSize / lbs - 1;
+        if (!s.write) {
+            send(new CapsuleCmd(new ReadWriteCommand(NvmOpcode.READ, s.index, nsid, s.lba, nlb, false, false, 0, 0,
+                    SglDescriptor.transportDataBlock(blockSize)).toSqe()), sendOptions);
+        } else if (blockSize <= inCapsuleLimit) {
+            send(new CapsuleCmd(new ReadWriteCommand(NvmOpcode.WRITE, s.index, nsid, s.lba, nlb, false, false, 0, 0,
+                    SglDescriptor.inCapsule(0, blockSize)).toSqe(), s.data.slice(0, blockSize)), sendOptions);
+        } else {
+            send(new CapsuleCmd(new ReadWriteCommand(NvmOpcode.WRITE, s.index, nsid, s.lba, nlb, false, false, 0, 0,
+                    SglDescriptor.transportDataBlock(blockSize)).toSqe()), sendOptions);
+        }
+    }
+
+    /** Encodes the whole PDU into one pooled buffer (the codec copies data; reads carry none). */
+    private void send(NvmeTcpPdu pdu, PduOptions options) {
+        int dataLength = switch (pdu) {
+            case CapsuleCmd c -> c.data().readableBytes();
+            case H2CData h -> h.data().readableBytes();
+            default -> 0;
+        };
+        ByteBuf out = ctx.alloc().directBuffer(128 + dataLength);
+        pdu.encode(out, options);
+        ctx.write(out, ctx.voidPromise());
+    }
+
+    @Override
+    protected boolean decodeFrame(ByteBuf in) throws Exception {
+        int length = framing.frameLength(in);
+        if (length < 0 || in.readableBytes() < length) {
+            return false;
+        }
+        ByteBuf frame = in.readRetainedSlice(length);
+        NvmeTcpPdu pdu;
+        try {
+            pdu = NvmeTcpPdu.decode(frame);
+        } finally {
+            frame.release();
+        }
+        try {
+            handle(pdu);
+        } finally {
+            pdu.release();
+        }
+        return true;
+    }
+
+    private void handle(NvmeTcpPdu pdu) {
+        switch (pdu) {
+            case C2HData c -> {
+                Slot s = slot(c.cccid());
+                if (s == null) {
+                    controlData(c);
+                    return;
+                }
+                checkRead(s, c.data(), c.datao());
+                s.received += c.data().readableBytes();
+                if (c.success()) {
+                    complete(s, !s.write && s.received == blockSize);
+                }
+            }
+            case CapsuleResp r -> {
+                Cqe cqe = r.cqe();
+                Slot s = slot(cqe.cid());
+                if (s == null) {
+                    reply(new Reply(cqe, controlData));
+                    return;
+                }
+                complete(s, cqe.status().isSuccess() && (s.write || s.received == blockSize));
+            }
+            case R2T r -> {
+                Slot s = slot(r.cccid());
+                if (s == null || !s.write || r.r2to() + r.r2tl() > blockSize) {
+                    fail("R2T for CID " + r.cccid() + " that has no such write outstanding");
+                    return;
+                }
+                answer(s, r);
+            }
+            case ICResp r -> {
+                framing = framing.established(new PduOptions(digests, digests, 0));
+                sendOptions = r.hostSendOptions();
+                maxH2CData = r.maxh2cdata();
+                reply(r);
+            }
+            case TermReq t -> fail("controller terminated the connection: FES " + t.fes() + " FEI " + t.fei());
+            default -> fail("unexpected " + pdu.type());
+        }
+    }
+
+    /** H2CData PDUs of at most MAXH2CDATA covering the R2T's range (NVMe/TCP §3.6.2.8). */
+    private void answer(Slot s, R2T r2t) {
+        long end = r2t.r2to() + r2t.r2tl();
+        for (long off = r2t.r2to(); off < end; off += maxH2CData) {
+            int n = (int) Math.min(maxH2CData, end - off);
+            send(new H2CData(r2t.cccid(), r2t.ttag(), off, off + n == end, s.data.slice((int) off, n)), sendOptions);
+        }
+    }
+
+    private void controlData(C2HData c) {
+        ByteBuf data = c.data();
+        int n = data.readableBytes();
+        if (c.datao() + n <= controlData.length) {
+            data.getBytes(data.readerIndex(), controlData, (int) c.datao(), n);
+        }
+        if (c.success()) {
+            reply(new Reply(Cqe.of(c.cccid(), 0, 0, NvmeStatus.SUCCESS, 0), controlData));
+        }
+    }
+}
