@@ -21,8 +21,22 @@ import java.util.concurrent.TimeoutException;
 abstract class Connection extends ByteToMessageDecoder {
     static final long SETUP_TIMEOUT_SECONDS = 10;
 
-    /** Lifecycle of a connection; {@link #transitionTo} is the only writer. */
-    enum State { CONNECTING, SETUP, RUNNING, DRAINING, DONE, FAILED }
+    /** Lifecycle of a connection; {@link #transitionTo} is the only writer and checks each step. */
+    enum State {
+        CONNECTING, SETUP, RUNNING, DRAINING, DONE, FAILED;
+
+        boolean mayFollow(State previous) {
+            return switch (this) {
+                case CONNECTING -> false;
+                case SETUP -> previous == CONNECTING;
+                case RUNNING -> previous == SETUP;
+                case DRAINING -> previous == RUNNING;
+                // SETUP → DONE: a queue that never runs I/O (the NVMe admin queue) closing at the end
+                case DONE -> previous == SETUP || previous == DRAINING || previous == DONE;
+                case FAILED -> previous != FAILED;
+            };
+        }
+    }
 
     protected final String identity;
     protected ChannelHandlerContext ctx;
@@ -51,6 +65,9 @@ abstract class Connection extends ByteToMessageDecoder {
     }
 
     protected void transitionTo(State next) {
+        if (!next.mayFollow(state)) {
+            throw new IllegalStateException(identity + ": " + state + " -> " + next);
+        }
         state = next;
     }
 
@@ -268,7 +285,9 @@ abstract class Connection extends ByteToMessageDecoder {
 
     /** Closes after a clean end (logout / disconnect done); later closes are not failures. */
     void closeQuietly() {
-        transitionTo(State.DONE);
+        if (state != State.FAILED) {
+            transitionTo(State.DONE);
+        }
         ctx.close();
     }
 }

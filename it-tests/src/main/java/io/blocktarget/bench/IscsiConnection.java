@@ -290,10 +290,10 @@ final class IscsiConnection extends Connection {
     private void handle(TargetPdu pdu) {
         switch (pdu) {
             case DataIn d -> {
-                window(d.expCmdSN(), d.maxCmdSN());
                 if (d.status().isPresent()) {
                     expStatSN = d.statSN() + 1;
                 }
+                window(d.expCmdSN(), d.maxCmdSN());
                 Slot s = slot(d.itt());
                 if (s == null) {
                     controlDataIn(d);
@@ -306,8 +306,8 @@ final class IscsiConnection extends Connection {
                 }
             }
             case ScsiResponse r -> {
-                window(r.expCmdSN(), r.maxCmdSN());
                 expStatSN = r.statSN() + 1;
+                window(r.expCmdSN(), r.maxCmdSN());
                 Slot s = slot(r.itt());
                 if (s == null) {
                     reply(new ControlResult(r.response() == 0 ? r.status() : 0x100 | r.response(),

@@ -1,10 +1,12 @@
 package io.blocktarget.bench;
 
+import com.sun.management.OperatingSystemMXBean;
 import io.blocktarget.protocol.nvme.ConnectData;
 import io.blocktarget.protocol.nvme.ControllerRegister;
 import io.blocktarget.protocol.nvme.IdentifyController;
 import io.blocktarget.protocol.nvme.IdentifyNamespace;
 import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -18,6 +20,7 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
@@ -93,6 +96,9 @@ public final class LoadGen {
     private <C extends Connection> C open(C connection) throws IOException {
         var future = new Bootstrap().group(group).channel(channelClass)
                 .option(ChannelOption.TCP_NODELAY, true)
+                // the classic pooled allocator: per-loop caches, and retained slices of its buffers (every decoded
+                // PDU's data, every Data-Out of a write) are recycled objects rather than new ones
+                .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 5000)
                 .handler(connection)
                 .connect(options.host(), options.port()).awaitUninterruptibly();
@@ -135,9 +141,31 @@ public final class LoadGen {
             runs.add(c.drained);
             job++;
         }
+        long cpuAtWindowStart = cpuNanosAt(windowStart);
         awaitRuns(runs, deadline);
+        long cpu = cpuAtWindowStart < 0 ? -1 : processCpuNanos() - cpuAtWindowStart;
         tearDown();
-        return Summary.of(options, stats);
+        return Summary.of(options, stats, cpu);
+    }
+
+    /** This process's CPU time (all threads), or -1 where the JVM does not say. */
+    private static long processCpuNanos() {
+        return ManagementFactory.getOperatingSystemMXBean() instanceof OperatingSystemMXBean os
+                ? os.getProcessCpuTime() : -1;
+    }
+
+    /** Sleeps until {@code nanoTime} (the end of the ramp) and reads the process CPU time then. */
+    private static long cpuNanosAt(long nanoTime) {
+        long wait = nanoTime - System.nanoTime();
+        if (wait > 0) {
+            try {
+                TimeUnit.NANOSECONDS.sleep(wait);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return -1;
+            }
+        }
+        return processCpuNanos();
     }
 
     /** Waits for every job to drain; the first connection failure ends the wait. */

@@ -15,13 +15,15 @@ import java.util.Locale;
  *
  * @param mibps  MiB/s (2^20 bytes per second), printed as {@code mbps} like fio's MiB/s
  * @param errors I/Os that ended in a non-GOOD status / CQE error, plus verify mismatches
+ * @param clientCpuNanos CPU time of this process (all threads) over the measurement window, -1 if unknown: the
+ *                       generator's own cost per I/O, to show it is not the bottleneck
  */
 public record Summary(String proto, String rw, int bs, int qd, int jobs, double seconds, long ios, double iops,
                       double mibps, long p50us, long p99us, long p999us, long errors, long verifyErrors,
-                      Histogram latencyNanos) {
+                      long clientCpuNanos, Histogram latencyNanos) {
     static final double[] PERCENTILES = {1, 5, 10, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 99.99, 100};
 
-    static Summary of(LoadGenOptions o, List<JobStats> jobs) {
+    static Summary of(LoadGenOptions o, List<JobStats> jobs, long clientCpuNanos) {
         Histogram merged = new Histogram(1, JobStats.HIGHEST_TRACKABLE_NANOS, 3);
         long ios = 0;
         long errors = 0;
@@ -36,7 +38,7 @@ public record Summary(String proto, String rw, int bs, int qd, int jobs, double 
         double iops = ios / seconds;
         return new Summary(o.protocol().cliName, o.workload().cliName, o.blockSize(), o.queueDepth(), o.jobs(),
                 seconds, ios, iops, iops * o.blockSize() / (1 << 20), micros(merged, 50), micros(merged, 99),
-                micros(merged, 99.9), errors + verifyErrors, verifyErrors, merged);
+                micros(merged, 99.9), errors + verifyErrors, verifyErrors, clientCpuNanos, merged);
     }
 
     private static long micros(Histogram h, double percentile) {
@@ -60,8 +62,10 @@ public record Summary(String proto, String rw, int bs, int qd, int jobs, double 
         b.append(String.format(Locale.ROOT, """
                 {"proto":"%s","rw":"%s","bs":%d,"qd":%d,"jobs":%d,"seconds":%.3f,"ios":%d,"iops":%.1f,\
                 "mbps":%.3f,"p50us":%d,"p99us":%d,"p999us":%d,"errors":%d,"verify_errors":%d,\
-                "min_us":%.3f,"mean_us":%.3f,"max_us":%.3f,"histogram":{"unit":"us","percentiles":[""",
+                "client_cpu_us_per_io":%.3f,"min_us":%.3f,"mean_us":%.3f,"max_us":%.3f,\
+                "histogram":{"unit":"us","percentiles":[""",
                 proto, rw, bs, qd, jobs, seconds, ios, iops, mibps, p50us, p99us, p999us, errors, verifyErrors,
+                clientCpuNanos < 0 || ios == 0 ? -1.0 : clientCpuNanos / 1000.0 / ios,
                 latencyNanos.getTotalCount() == 0 ? 0.0 : latencyNanos.getMinValue() / 1000.0,
                 latencyNanos.getMean() / 1000.0, latencyNanos.getMaxValue() / 1000.0));
         for (int i = 0; i < PERCENTILES.length; i++) {
