@@ -32,7 +32,7 @@ def header:
   "",
   "- Machine: \(.machine.cpus) CPUs (\(.machine.cpu)), Linux \(.machine.kernel), \(.machine.jdk); tgt \(.machine.tgt), libiscsi \(.machine.libiscsi).",
   "- Load average (1/5/15 min) at start \(.machine.load_start), at end \(.machine.load_end) — other work on the machine shares the 2 cores.",
-  "- Limits measured in this run: loopback TCP (iperf3, 1 stream) \(.limits.iperf3_gbps.unpinned) Gbit/s unpinned, \(.limits.iperf3_gbps.pinned) Gbit/s pinned (server CPU0, client CPU1); memory copy \(.limits.memcopy_gbps) GB/s (one thread, `MemorySegment.copy`, 256 MiB buffers).",
+  "- Limits measured in this run: loopback TCP (iperf3, 1 stream, median of \(.limits.iperf3_samples_gbps.unpinned // [1] | length) sample(s) over the run) \(.limits.iperf3_gbps.unpinned) Gbit/s unpinned, \(.limits.iperf3_gbps.pinned) Gbit/s pinned (server CPU0, client CPU1); memory copy \(.limits.memcopy_gbps) GB/s (one thread, `MemorySegment.copy`, 256 MiB buffers).",
   "- Targets: blocktarget RAM LUNs of \(.lun_mib) MiB (LBS 512 B, 4 KiB, 16 KiB, 64 KiB) and a null LUN; tgtd: one \(.lun_mib) MiB file in /dev/shm, 4 KiB blocks, bs rdwr. RAM LUN prefill: \(.prefill).",
   "- Clients: libiscsi `iscsi-perf` (reads; no latency histogram, so QD1 latency is shown as the mean from IOPS), `scripts/loadgen` (\(.loadgen)).",
   "- CPU µs/IO: utime+stime of the target process (all threads, /proc/PID/stat) over a window inside the measurement, divided by the I/Os in that window.",
