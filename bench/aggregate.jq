@@ -1,0 +1,74 @@
+# Aggregates bench/run's raw measurements (one object per run, slurped with -s) into report.json:
+# medians and min..max per row, ratios blocktarget / tgtd and NVMe / iSCSI, fraction of the loopback
+# TCP limit, and the goals of issue 5 evaluated from the figures. $meta[0] is raw/meta.json.
+def median: sort | length as $n | if $n == 0 then null
+  elif $n % 2 == 1 then .[($n - 1) / 2] else (.[$n / 2 - 1] + .[$n / 2]) / 2 end;
+def stats: map(select(. != null)) | if length == 0 then null else {median: median, min: min, max: max} end;
+def r2: if . == null then null else . * 100 | round / 100 end;
+def key: [.target, .client, .proto, .lun, .workload, .jobs, .placement];
+
+$meta[0] as $m
+| (group_by(key) | map(
+    . as $runs | ($runs | map(select(.ok))) as $ok | $runs[0] as $f
+    | {target: $f.target, client: $f.client, proto: $f.proto, lun: $f.lun, lbs: $f.lbs, workload: $f.workload,
+       rw: $f.rw, bs: $f.bs, qd: $f.qd, jobs: $f.jobs, placement: $f.placement,
+       runs_ok: ($ok | length), runs_failed: ([$runs[] | select(.ok | not)] | length),
+       errors: ([$runs[] | .error | select(. != null)] | unique),
+       iops: ($ok | map(.iops) | stats), mibps: ($ok | map(.mibps) | stats),
+       p50us: ($ok | map(.p50us) | stats), p99us: ($ok | map(.p99us) | stats), p999us: ($ok | map(.p999us) | stats),
+       # Little's law: requests in flight / IOPS; the only latency iscsi-perf gives
+       mean_lat_us: ($ok | map(1e6 * $f.qd * $f.jobs / .iops) | stats),
+       cpu_us_per_io: ($ok | map(.cpu_us_per_io) | stats)}
+    | .loopback_fraction = (if .bs >= 131072 and .mibps != null then
+        ($m.limits.iperf3_gbps[.placement]) as $g
+        | if ($g // 0) > 0 then (.mibps.median * 1048576 * 8 / 1e9 / $g | . * 1000 | round / 1000) else null end
+      else null end)
+  )) as $rows
+| ($rows | map(
+    . as $r
+    | .ratio_vs_tgtd = (if $r.target == "blocktarget" and $r.proto == "iscsi" and $r.lun == "ram-4k" then
+        ([$rows[] | select(.target == "tgtd" and .client == $r.client and .workload == $r.workload
+            and .jobs == $r.jobs and .placement == $r.placement)][0]) as $t
+        | if $t == null or $t.iops == null or $r.iops == null then null else ($r.iops.median / $t.iops.median | r2) end
+      else null end)
+    | .ratio_nvme_vs_iscsi = (if $r.proto == "nvme" then
+        ([$rows[] | select(.target == "blocktarget" and .proto == "iscsi" and .client == $r.client and .lun == $r.lun
+            and .workload == $r.workload and .jobs == $r.jobs and .placement == $r.placement)][0]) as $i
+        | if $i == null or $i.iops == null or $r.iops == null then null else ($r.iops.median / $i.iops.median | r2) end
+      else null end)
+  )) as $rows
+| def rowname: "\(.client) \(.proto) \(.workload) \(.jobs)c \(.placement)";
+  def allmet($xs; f): if ($xs | length) == 0 then null else ($xs | all(f)) end;
+  ($rows | map(select(.ratio_vs_tgtd != null))) as $vs
+| ($rows | map(select(.ratio_nvme_vs_iscsi != null))) as $nv
+| [
+    ($vs | map(select(.workload | test("^4k-rand.*-qd32$")))) as $x
+    | {goal: "iSCSI 4 KiB QD32: >= 3x tgtd IOPS (same client, same placement)",
+       figures: ($x | map("\(rowname): \(.ratio_vs_tgtd)x")), met: allmet($x; .ratio_vs_tgtd >= 3)},
+    ($vs | map(select(.workload | test("^128k-")))) as $x
+    | {goal: "iSCSI 128 KiB: >= 5x tgtd IOPS (same client, same placement)",
+       figures: ($x | map("\(rowname): \(.ratio_vs_tgtd)x")), met: allmet($x; .ratio_vs_tgtd >= 5)},
+    ($rows | map(select(.target == "blocktarget" and .proto == "iscsi" and .lun == "ram-4k" and .workload == "4k-randread-qd1" and .iops != null))) as $x
+    | {goal: "iSCSI QD1 latency <= 30 us (p50 of loadgen; mean from IOPS for iscsi-perf)",
+       figures: ($x | map("\(rowname): \((.p50us.median // .mean_lat_us.median) | r2) us")),
+       met: allmet($x; (.p50us.median // .mean_lat_us.median) <= 30)},
+    {goal: "iSCSI >= tgtd on every workload (same client, same placement)",
+     figures: ["\($vs | map(select(.ratio_vs_tgtd >= 1)) | length) of \($vs | length) rows >= 1x; lowest \($vs | min_by(.ratio_vs_tgtd) | if . == null then "-" else "\(.ratio_vs_tgtd)x (\(rowname))" end)"],
+     met: allmet($vs; .ratio_vs_tgtd >= 1)},
+    ($rows | map(select(.target == "blocktarget" and .proto == "iscsi" and .workload == "128k-read-qd8" and .mibps != null
+        and (.lun | startswith("ram-"))))) as $x
+    | {goal: "128 KiB sequential read over iSCSI >= 2.5 GB/s (RAM LUNs, best row)",
+       figures: ($x | map("\(rowname) \(.lun): \(.mibps.median * 1048576 / 1e9 | r2) GB/s")),
+       met: (if ($x | length) == 0 then null else ($x | any(.mibps.median * 1048576 / 1e9 >= 2.5)) end)},
+    ($rows | map(select(.bs == 4096 and .qd == 32 and .cpu_us_per_io != null and (.lun == "ram-4k" or .lun == "tgtd-4k")))) as $x
+    | {goal: "target CPU per 4 KiB I/O <= 8 us (blocktarget, QD32; tgtd shown for comparison)",
+       figures: ($x | map("\(.target) \(rowname): \(.cpu_us_per_io.median | r2) us")),
+       met: allmet($x | map(select(.target == "blocktarget")); .cpu_us_per_io.median <= 8)},
+    {goal: "NVMe/TCP >= iSCSI on every workload, same generator, every logical block size",
+     figures: ($nv | map("\(.lun) \(rowname): \(.ratio_nvme_vs_iscsi)x")),
+     met: allmet($nv; .ratio_nvme_vs_iscsi >= 1)},
+    {goal: "no GC pause over 10 ms (whole benchmark; heap / off-heap growth over 60 s not measured here)",
+     figures: ["\($m.gc.pauses) pauses, longest \($m.gc.max_pause_ms // "-") ms"],
+     met: (if $m.gc.max_pause_ms == null then (if $m.gc.pauses == 0 then true else null end) else $m.gc.max_pause_ms <= 10 end)}
+  ] as $goals
+| $m + {rows: $rows, goals: $goals}
