@@ -123,7 +123,8 @@ for n in ${NAMES:-}; do
   lbs=$(cat "/sys/block/$d/queue/logical_block_size"); pbs=$(cat "/sys/block/$d/queue/physical_block_size")
   size=$(blockdev --getsize64 "$dev" 2>/dev/null || echo 0)
   echo "DISK $n $d $lbs $pbs $size"
-  if [ "$PROTO" = nvme ]; then id_check "$n" "$dev" "$lbs" "$size"; fi
+  # nvme-cli id-ctrl / id-ns (skipped for 0-byte disks: a kernel that refuses the LBA format, e.g. 6.1 > 4 KiB)
+  if [ "$PROTO" = nvme ] && [ "$size" -gt 0 ]; then id_check "$n" "$dev" "$lbs" "$size"; fi
   [ "${IO:-0}" = 1 ] && [ "$size" -gt 0 ] || continue
   fio_verify "$n" "$dev" "$lbs"
   fio_verify "$n" "$dev" 131072
