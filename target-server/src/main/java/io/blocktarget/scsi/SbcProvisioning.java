@@ -103,7 +103,7 @@ final class SbcProvisioning {
         long lba = cdb.lba();
         long blocks = cdb.numberOfBlocks();
         if (blocks == 0) {
-            task.fail(SenseReason.INVALID_FIELD_IN_CDB, Transfers.lengthField(cdb.opcode()));
+            task.fail(SenseReason.INVALID_FIELD_IN_CDB, cdb.opcode().transferLengthField());
             return;
         }
         if (!Transfers.check(task, geometry, cdb.opcode(), lba, blocks, limits.maximumWriteSameLength())) {

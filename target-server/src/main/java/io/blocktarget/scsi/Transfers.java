@@ -1,7 +1,6 @@
 package io.blocktarget.scsi;
 
 import io.blocktarget.block.BlockGeometry;
-import io.blocktarget.protocol.scsi.FieldPointer;
 import io.blocktarget.protocol.scsi.ScsiOpcode;
 import io.blocktarget.protocol.scsi.SenseData;
 import io.blocktarget.protocol.scsi.SenseReason;
@@ -10,16 +9,6 @@ import io.netty.buffer.ByteBuf;
 /** Checks shared by the commands that move logical blocks, and the byte compare of VERIFY / COMPARE AND WRITE. */
 final class Transfers {
     private Transfers() {
-    }
-
-    /** Where the TRANSFER LENGTH / NUMBER OF LOGICAL BLOCKS field sits, by CDB size (SBC-4 §5). */
-    static FieldPointer lengthField(ScsiOpcode opcode) {
-        return switch (opcode.cdbLength()) {
-            case 6 -> FieldPointer.cdb(4, 7);
-            case 10 -> FieldPointer.cdb(7, 7);
-            case 12 -> FieldPointer.cdb(6, 7);
-            default -> FieldPointer.cdb(10, 7);
-        };
     }
 
     /**
@@ -31,7 +20,7 @@ final class Transfers {
      */
     static boolean check(Task task, BlockGeometry g, ScsiOpcode opcode, long lba, long count, long maximum) {
         if (count > maximum) {
-            task.fail(SenseReason.INVALID_FIELD_IN_CDB, lengthField(opcode));
+            task.fail(SenseReason.INVALID_FIELD_IN_CDB, opcode.transferLengthField());
             return false;
         }
         if (!g.contains(lba, count)) {

@@ -57,16 +57,6 @@ final class CdbParser {
         return new CdbError(SenseReason.INVALID_COMMAND_OPERATION_CODE, Optional.of(FieldPointer.cdb(0, 7)));
     }
 
-    /** Where the TRANSFER LENGTH (or NUMBER OF LOGICAL BLOCKS) field of a READ/WRITE-shaped CDB starts. */
-    static FieldPointer transferLengthField(ScsiOpcode opcode) {
-        return switch (opcode.cdbLength()) {
-            case 6 -> FieldPointer.cdb(4, 7);
-            case 10 -> FieldPointer.cdb(7, 7);
-            case 12 -> FieldPointer.cdb(6, 7);
-            default -> FieldPointer.cdb(10, 7);
-        };
-    }
-
     private static Cdb testUnitReady(CdbFields f) {
         f.reservedBytes(1, 4);
         return new TestUnitReadyCdb();

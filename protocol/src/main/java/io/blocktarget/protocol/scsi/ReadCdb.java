@@ -4,6 +4,6 @@ package io.blocktarget.protocol.scsi;
 public record ReadCdb(ScsiOpcode opcode, long lba, long transferLength, boolean dpo, boolean fua) implements Cdb {
     /** TRANSFER LENGTH field of this CDB size, for INVALID FIELD IN CDB (e.g. above MAXIMUM TRANSFER LENGTH). */
     public FieldPointer transferLengthField() {
-        return CdbParser.transferLengthField(opcode);
+        return opcode.transferLengthField();
     }
 }

@@ -93,6 +93,19 @@ public enum ScsiOpcode {
         return usageData.length;
     }
 
+    /**
+     * Where the TRANSFER LENGTH (or NUMBER OF LOGICAL BLOCKS) field of a READ/WRITE-shaped CDB of this
+     * opcode starts, by CDB size (SBC-4 §5): the field pointer of sense data about it.
+     */
+    public FieldPointer transferLengthField() {
+        return switch (cdbLength()) {
+            case 6 -> FieldPointer.cdb(4, 7);
+            case 10 -> FieldPointer.cdb(7, 7);
+            case 12 -> FieldPointer.cdb(6, 7);
+            default -> FieldPointer.cdb(10, 7);
+        };
+    }
+
     /** CDB USAGE DATA for REPORT SUPPORTED OPERATION CODES one-command format; a fresh copy. */
     public byte[] cdbUsageData() {
         return usageData.clone();

@@ -8,6 +8,6 @@ public record WriteSameCdb(ScsiOpcode opcode, long lba, long numberOfBlocks, boo
 
     /** NUMBER OF LOGICAL BLOCKS: reject 0 when WSNZ = 1, or above MAXIMUM WRITE SAME LENGTH. */
     public FieldPointer numberOfBlocksField() {
-        return CdbParser.transferLengthField(opcode);
+        return opcode.transferLengthField();
     }
 }
