@@ -1,6 +1,7 @@
 package io.blocktarget.cli;
 
 import io.blocktarget.config.BlocktargetConfig;
+import io.blocktarget.config.ConfigLoader;
 import io.blocktarget.config.IscsiExport;
 import io.blocktarget.config.LunConfig;
 import io.blocktarget.config.NvmeExport;
@@ -64,7 +65,7 @@ final class LunTable {
         return new String[] {
             lun.name(),
             lun.backend().configName(),
-            Sizes.format(lun.size()),
+            ConfigLoader.formatSize(lun.size()),
             Integer.toString(lun.logicalBlockSize()),
             Integer.toString(lun.physicalBlockSize()),
             target,

@@ -1,6 +1,7 @@
 package io.blocktarget.cli;
 
 import io.blocktarget.config.BlocktargetConfig;
+import io.blocktarget.config.ConfigLoader;
 import io.blocktarget.config.ServerConfig;
 import io.blocktarget.server.Portal;
 import io.blocktarget.server.ServerStartException;
@@ -141,7 +142,7 @@ final class ServeCommand implements Callable<Integer> {
     private static void printBanner(BlocktargetConfig config, TargetServer server, PrintWriter out) {
         List<Portal> portals = server.portals();
         out.println("blocktarget " + VersionProvider.version() + ": " + config.luns().size() + " LUNs, "
-                + "memory budget " + Sizes.format(config.server().memoryBudget()));
+                + "memory budget " + ConfigLoader.formatSize(config.server().memoryBudget()));
         out.println("portals: " + (portals.isEmpty() ? "none (every port is 0)"
                 : portals.stream().map(p -> p.service().label() + " " + p.address()).collect(Collectors.joining(", "))));
         LunTable.print(config, out);

@@ -72,7 +72,6 @@ public final class TargetServer {
     private final int eventLoops = Runtime.getRuntime().availableProcessors();
     private final List<Lun> luns = new ArrayList<>();
     private final List<Portal> portals = new ArrayList<>();
-    private final List<NetServer> netServers = new ArrayList<>();
     private volatile State state = State.NEW;
     private MemoryBudget memoryBudget;
     private ExecutorService fileIoExecutor;
@@ -159,7 +158,7 @@ public final class TargetServer {
             lun.config().nvme().ifPresent(e -> namespaces.add(new NamespaceSpec(e.subsystem(), e.nsid(), lun.name(), lun.device())));
         }
         IscsiSettings iscsiSettings = IscsiSettings.defaults()
-                .withPortals(server.iscsiPort() == 0 ? List.of() : List.of(hostPort(bind, server.iscsiPort())))
+                .withPortals(server.iscsiPort() == 0 ? List.of() : List.of(new Portal(Portal.Service.ISCSI, bind, server.iscsiPort()).address()))
                 .withChap(chapByTarget(config.luns()));
         iscsi = IscsiTransport.create(vertx, ScsiTargetDevices.create(units).values(), iscsiSettings);
         List<NvmePort> nvmePorts = server.nvmePort() == 0 ? List.of() : List.of(new NvmePort(1, bind, server.nvmePort()));
@@ -197,10 +196,6 @@ public final class TargetServer {
         return hosts;
     }
 
-    private static String hostPort(String host, int port) {
-        return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
-    }
-
     private void listen(Portal.Service service, String host, int port, Handler<NetSocket> handler)
             throws ServerStartException {
         if (port == 0) {
@@ -224,7 +219,6 @@ public final class TargetServer {
                 throw new ServerStartException("cannot listen on " + new Portal(service, host, port).address()
                         + " (" + service.label() + "): " + cause.getMessage(), cause);
             }
-            netServers.add(netServer);
             actualPort = netServer.actualPort();
         }
         portals.add(new Portal(service, host, actualPort));
