@@ -27,6 +27,8 @@ import java.util.Optional;
  *   <li>{@code memory-budget}: size &gt; 0, default {@link #defaultMemoryBudget()} (half of physical memory)</li>
  *   <li>{@code iqn-prefix}, {@code nqn-prefix}: end in ':' or '.', prefix + LUN name must be a valid IQN/NQN;
  *       defaults {@code iqn.2026-11.io.blocktarget:} and {@code nqn.2026-11.io.blocktarget:}</li>
+ *   <li>{@code event-loops}: 0..1024 I/O threads, default 0 = one per CPU the process may use</li>
+ *   <li>{@code poll}: boolean, default false; true = the event loops spin instead of sleeping (one busy core each)</li>
  * </ul>
  *
  * <h2>luns.d/NAME.yaml</h2>

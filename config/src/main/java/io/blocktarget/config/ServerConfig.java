@@ -14,6 +14,8 @@ import java.util.Objects;
  * @param memoryBudget  bytes of RAM all RAM disks together may allocate
  * @param iqnPrefix     prefix of derived target IQNs, e.g. {@code iqn.2026-11.io.blocktarget:}
  * @param nqnPrefix     prefix of derived subsystem NQNs, e.g. {@code nqn.2026-11.io.blocktarget:}
+ * @param eventLoops    I/O event loops (threads serving connections), 0 = one per CPU the process may use
+ * @param poll          poll mode: the event loops spin instead of sleeping (one busy core each, lowest latency)
  */
 public record ServerConfig(
         Path source,
@@ -23,7 +25,9 @@ public record ServerConfig(
         int discoveryPort,
         long memoryBudget,
         String iqnPrefix,
-        String nqnPrefix) {
+        String nqnPrefix,
+        int eventLoops,
+        boolean poll) {
 
     public static final String DEFAULT_BIND_ADDRESS = "0.0.0.0";
     public static final int DEFAULT_ISCSI_PORT = 3260;
@@ -36,21 +40,49 @@ public record ServerConfig(
         Objects.requireNonNull(bindAddress, "bindAddress");
         Objects.requireNonNull(iqnPrefix, "iqnPrefix");
         Objects.requireNonNull(nqnPrefix, "nqnPrefix");
+        if (eventLoops < 0) {
+            throw new IllegalArgumentException("eventLoops < 0");
+        }
+    }
+
+    /** Default threading: one sleeping event loop per CPU. */
+    public ServerConfig(Path source, String bindAddress, int iscsiPort, int nvmePort, int discoveryPort,
+                        long memoryBudget, String iqnPrefix, String nqnPrefix) {
+        this(source, bindAddress, iscsiPort, nvmePort, discoveryPort, memoryBudget, iqnPrefix, nqnPrefix, 0, false);
+    }
+
+    /** The event loops to start: {@link #eventLoops()}, or one per CPU the process may use when 0. */
+    public int eventLoopCount() {
+        return eventLoops > 0 ? eventLoops : Runtime.getRuntime().availableProcessors();
     }
 
     public ServerConfig withBindAddress(String address) {
-        return new ServerConfig(source, address, iscsiPort, nvmePort, discoveryPort, memoryBudget, iqnPrefix, nqnPrefix);
+        return new ServerConfig(source, address, iscsiPort, nvmePort, discoveryPort, memoryBudget, iqnPrefix,
+                nqnPrefix, eventLoops, poll);
     }
 
     public ServerConfig withIscsiPort(int port) {
-        return new ServerConfig(source, bindAddress, port, nvmePort, discoveryPort, memoryBudget, iqnPrefix, nqnPrefix);
+        return new ServerConfig(source, bindAddress, port, nvmePort, discoveryPort, memoryBudget, iqnPrefix,
+                nqnPrefix, eventLoops, poll);
     }
 
     public ServerConfig withNvmePort(int port) {
-        return new ServerConfig(source, bindAddress, iscsiPort, port, discoveryPort, memoryBudget, iqnPrefix, nqnPrefix);
+        return new ServerConfig(source, bindAddress, iscsiPort, port, discoveryPort, memoryBudget, iqnPrefix,
+                nqnPrefix, eventLoops, poll);
     }
 
     public ServerConfig withDiscoveryPort(int port) {
-        return new ServerConfig(source, bindAddress, iscsiPort, nvmePort, port, memoryBudget, iqnPrefix, nqnPrefix);
+        return new ServerConfig(source, bindAddress, iscsiPort, nvmePort, port, memoryBudget, iqnPrefix,
+                nqnPrefix, eventLoops, poll);
+    }
+
+    public ServerConfig withEventLoops(int count) {
+        return new ServerConfig(source, bindAddress, iscsiPort, nvmePort, discoveryPort, memoryBudget, iqnPrefix,
+                nqnPrefix, count, poll);
+    }
+
+    public ServerConfig withPoll(boolean on) {
+        return new ServerConfig(source, bindAddress, iscsiPort, nvmePort, discoveryPort, memoryBudget, iqnPrefix,
+                nqnPrefix, eventLoops, on);
     }
 }

@@ -15,10 +15,13 @@ import org.snakeyaml.engine.v2.nodes.Node;
  */
 final class ServerConfigReader {
     static final List<String> KEYS = List.of(
-            "bind", "iscsi-port", "nvme-port", "discovery-port", "memory-budget", "iqn-prefix", "nqn-prefix");
+            "bind", "iscsi-port", "nvme-port", "discovery-port", "memory-budget", "iqn-prefix", "nqn-prefix",
+            "event-loops", "poll");
 
     private static final String PORT_ALLOWED = "0..65535 (0 disables the listener)";
     private static final ValueType<Long> PORT = ValueType.integer(0, 65535, PORT_ALLOWED);
+    private static final ValueType<Long> EVENT_LOOPS = ValueType.integer(0, 1024,
+            "0..1024 (0: one per CPU the process may use)");
     private static final Pattern IPV4 = Pattern.compile(
             "(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])");
     private static final String BIND_ALLOWED = "an IPv4 or IPv6 address literal, e.g. 0.0.0.0, 127.0.0.1, :: or ::1"
@@ -75,7 +78,9 @@ final class ServerConfigReader {
                 ports.get("discovery-port"),
                 map.value("memory-budget", BUDGET).orElseGet(ConfigLoader::defaultMemoryBudget),
                 map.value("iqn-prefix", IQN_PREFIX).orElse(ServerConfig.DEFAULT_IQN_PREFIX),
-                map.value("nqn-prefix", NQN_PREFIX).orElse(ServerConfig.DEFAULT_NQN_PREFIX));
+                map.value("nqn-prefix", NQN_PREFIX).orElse(ServerConfig.DEFAULT_NQN_PREFIX),
+                map.value("event-loops", EVENT_LOOPS).orElse(0L).intValue(),
+                map.value("poll", ValueType.BOOLEAN).orElse(false));
     }
 
     /** Two listeners cannot bind one port: the NVMe/TCP port already answers discovery (NVMe/TCP §3.1). */

@@ -25,6 +25,9 @@ class ServerConfigTest extends ConfigDirTest {
         assertThat(server.memoryBudget()).isEqualTo(ConfigLoader.defaultMemoryBudget());
         assertThat(server.iqnPrefix()).isEqualTo("iqn.2026-11.io.blocktarget:");
         assertThat(server.nqnPrefix()).isEqualTo("nqn.2026-11.io.blocktarget:");
+        assertThat(server.eventLoops()).isZero();
+        assertThat(server.eventLoopCount()).isEqualTo(Runtime.getRuntime().availableProcessors());
+        assertThat(server.poll()).isFalse();
     }
 
     @Test
@@ -45,10 +48,13 @@ class ServerConfigTest extends ConfigDirTest {
                 memory-budget: 12 GiB
                 iqn-prefix: "iqn.2001-04.com.example:"
                 nqn-prefix: "nqn.2001-04.com.example:lab."
+                event-loops: 1
+                poll: true
                 """);
         ServerConfig server = config.load().server();
         assertThat(server).isEqualTo(new ServerConfig(tmp.resolve("blocktarget.yaml"), "127.0.0.1", 13260, 14420, 0,
-                12L << 30, "iqn.2001-04.com.example:", "nqn.2001-04.com.example:lab."));
+                12L << 30, "iqn.2001-04.com.example:", "nqn.2001-04.com.example:lab.", 1, true));
+        assertThat(server.eventLoopCount()).isEqualTo(1);
     }
 
     @ParameterizedTest
@@ -181,10 +187,18 @@ class ServerConfigTest extends ConfigDirTest {
     }
 
     @Test
+    void eventLoopsOutOfRangeAndPollNotABoolean() {
+        config.file("blocktarget.yaml", "event-loops: -1\npoll: yes please\n");
+        assertThat(config.problems()).containsExactly(
+                "blocktarget.yaml:1: event-loops: -1 is out of range; allowed: 0..1024 (0: one per CPU the process may use)",
+                "blocktarget.yaml:2: poll: yes please is not a boolean; allowed: true or false");
+    }
+
+    @Test
     void unknownServerKeyNamesTheAllowedKeys() {
         config.file("blocktarget.yaml", "bind: 0.0.0.0\nport: 3260\n");
         assertThat(config.problems()).containsExactly("blocktarget.yaml:2: port: unknown key; allowed keys: bind,"
-                + " iscsi-port, nvme-port, discovery-port, memory-budget, iqn-prefix, nqn-prefix");
+                + " iscsi-port, nvme-port, discovery-port, memory-budget, iqn-prefix, nqn-prefix, event-loops, poll");
     }
 
     @Test
@@ -192,6 +206,6 @@ class ServerConfigTest extends ConfigDirTest {
         config.file("blocktarget.yaml", "just text\n");
         assertThat(config.problems()).containsExactly("blocktarget.yaml:1: just text is not a map of server settings;"
                 + " allowed: a map with the keys bind, iscsi-port, nvme-port, discovery-port, memory-budget,"
-                + " iqn-prefix, nqn-prefix");
+                + " iqn-prefix, nqn-prefix, event-loops, poll");
     }
 }

@@ -87,7 +87,7 @@ final class ServeCommand implements Callable<Integer> {
         LOG.log(Level.INFO, "serving " + config.luns().size() + " LUNs from " + ConfigSource.describe(configDir)
                 + " on " + server.portals().stream().map(p -> p.service().label() + " " + p.address())
                         .collect(Collectors.joining(", "))
-                + (server.nativeTransport() ? " (native transport)" : " (NIO transport)"));
+                + " (" + server.threading() + ")");
         try {
             stopRequested.await();
         } catch (InterruptedException e) {

@@ -12,7 +12,8 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicReference;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * One command in execution: what it came with and the one way to finish it. Every path ends in
@@ -25,12 +26,23 @@ import java.util.concurrent.atomic.AtomicReference;
 final class Task {
     private final ScsiCommand command;
     private final boolean descriptorSense;
-    private final AtomicReference<ScsiCompletion> done;
+    private static final VarHandle DONE;
+
+    static {
+        try {
+            DONE = MethodHandles.lookup().findVarHandle(Task.class, "done", ScsiCompletion.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** Taken exactly once (getAndSet through {@link #DONE}); no AtomicReference per command. */
+    private volatile ScsiCompletion done;
 
     Task(ScsiCommand command, ScsiCompletion done, boolean descriptorSense) {
         this.command = command;
         this.descriptorSense = descriptorSense;
-        this.done = new AtomicReference<>(done);
+        this.done = done;
     }
 
     ScsiCommand command() {
@@ -144,7 +156,7 @@ final class Task {
     }
 
     private void complete(ScsiResponse response) {
-        ScsiCompletion completion = done.getAndSet(null);
+        ScsiCompletion completion = (ScsiCompletion) DONE.getAndSet(this, (ScsiCompletion) null);
         if (completion == null) {
             release(response);
             return;

@@ -69,7 +69,8 @@ public final class TargetServer {
 
     private final BlocktargetConfig config;
     /** Event loops ≈ cores (DESIGN §3). */
-    private final int eventLoops = Runtime.getRuntime().availableProcessors();
+    private final int eventLoops;
+    private boolean polling;
     private final List<Lun> luns = new ArrayList<>();
     private final List<Portal> portals = new ArrayList<>();
     private volatile State state = State.NEW;
@@ -81,6 +82,7 @@ public final class TargetServer {
 
     public TargetServer(BlocktargetConfig config) {
         this.config = config;
+        this.eventLoops = config.server().eventLoopCount();
     }
 
     public State state() {
@@ -99,6 +101,12 @@ public final class TargetServer {
 
     public MemoryBudget memoryBudget() {
         return memoryBudget;
+    }
+
+    /** How connections are served, for the start-up log: transport, event loops, poll mode. */
+    public String threading() {
+        return (nativeTransport() ? "native transport, " : "NIO transport, ") + eventLoops
+                + (eventLoops == 1 ? " event loop" : " event loops") + (polling ? ", polling" : "");
     }
 
     /** True when Netty runs on epoll/io_uring rather than NIO. */
@@ -141,7 +149,16 @@ public final class TargetServer {
         VertxOptions options = new VertxOptions()
                 .setPreferNativeTransport(true)
                 .setEventLoopPoolSize(eventLoops);
-        vertx = Vertx.vertx(options);
+        boolean poll = config.server().poll();
+        if (poll && !io.vertx.core.transport.Transport.EPOLL.available()) {
+            LOG.log(Level.WARNING, "poll mode needs the native epoll transport, which is unavailable ("
+                    + io.vertx.core.transport.Transport.EPOLL.unavailabilityCause() + "); event loops will sleep");
+            poll = false;
+        }
+        polling = poll;
+        vertx = poll
+                ? Vertx.builder().with(options).withTransport(PollingEpollTransport.create()).build()
+                : Vertx.vertx(options);
         if (!vertx.isNativeTransportEnabled()) {
             LOG.log(Level.WARNING, "native transport unavailable, using NIO: " + vertx.unavailableNativeTransportCause());
         }

@@ -65,7 +65,7 @@ class AdminStartupTest {
             assertThat(id.getUnsignedShortLE(528)).isZero();                    // AWUPF stays 0
             assertThat(id.toString(768, NQN.length(), StandardCharsets.UTF_8)).isEqualTo(NQN);
             assertThat(id.getByte(768 + NQN.length())).isZero();
-            assertThat(id.getIntLE(1792)).isEqualTo(4 + 16384 / 16);            // IOCCSZ
+            assertThat(id.getIntLE(1792)).isEqualTo(4 + 256 * 1024 / 16);       // IOCCSZ: 256 KiB in-capsule
             assertThat(id.getIntLE(1796)).isEqualTo(1);                         // IORCSZ
             assertThat(id.getUnsignedShortLE(1800)).isZero();                   // ICDOFF
             assertThat((int) id.getUnsignedByte(1803)).isEqualTo(1);                  // MSDBD

@@ -160,11 +160,11 @@ class NvmIoTest {
         Reply shortData = host.io(q, write, Unpooled.wrappedBuffer(new byte[512]));
         assertThat(shortData.status()).isEqualTo(NvmeStatus.DATA_TRANSFER_ERROR);
         assertThat(host.io(q, write, null).status()).isEqualTo(NvmeStatus.DATA_TRANSFER_ERROR);
-        // Compare without data, and in-capsule data beyond the 16 KiB the capsule may carry
+        // Compare without data, and in-capsule data beyond the 256 KiB the capsule may carry
         assertThat(host.io(q, TestHost.rw(NvmOpcode.COMPARE, 2, 1, 0, 1, lbs, false), null).status())
                 .isEqualTo(NvmeStatus.DATA_TRANSFER_ERROR);
         Sqe farOffset = new ReadWriteCommand(NvmOpcode.WRITE, 2, 1, 0, 0, false, false, 0, 0,
-                SglDescriptor.inCapsule(20_000, 512)).toSqe();
+                SglDescriptor.inCapsule(NvmeLimits.DEFAULT.ioInCapsuleDataBytes() + 4096, 512)).toSqe();
         Reply offset = host.io(q, farOffset, Unpooled.wrappedBuffer(new byte[512]));
         assertThat(offset.status()).isEqualTo(NvmeStatus.SGL_OFFSET_INVALID);
         assertThat(offset.status().dnr()).isTrue();

@@ -87,7 +87,7 @@ class NvmeTcpLoopbackIT {
             long cap = host.propertyGet(ControllerRegister.CAP);
             assertThat(cap & 0xFFFF).as("CAP.MQES").isGreaterThan(0);
             IdentifyController id = host.identifyController();
-            assertThat(id.ioccsz()).as("IOCCSZ").isEqualTo((64 + 16 * 1024) / 16);
+            assertThat(id.ioccsz()).as("IOCCSZ").isEqualTo((64 + 256 * 1024) / 16);
             assertThat(id.icdoff()).isZero();
             assertThat(id.sgls()).isNotZero();
             IdentifyNamespace ns = host.identifyNamespace(1);

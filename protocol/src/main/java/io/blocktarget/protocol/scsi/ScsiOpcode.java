@@ -111,9 +111,12 @@ public enum ScsiOpcode {
         return usageData.clone();
     }
 
+    /** values() clones its array on every call; this is parsed once per CDB. */
+    private static final ScsiOpcode[] VALUES = values();
+
     /** The command for an operation code and service action ({@code serviceAction} ignored when the code has none). */
     public static Optional<ScsiOpcode> of(int code, int serviceAction) {
-        for (ScsiOpcode op : values()) {
+        for (ScsiOpcode op : VALUES) {
             if (op.code == code && (op.serviceAction < 0 || op.serviceAction == serviceAction)) {
                 return Optional.of(op);
             }

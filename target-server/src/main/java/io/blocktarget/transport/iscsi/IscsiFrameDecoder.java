@@ -6,6 +6,7 @@ import io.blocktarget.protocol.iscsi.FrameLimits;
 import io.blocktarget.protocol.iscsi.IscsiFraming;
 import io.blocktarget.protocol.iscsi.IscsiProtocolException;
 import io.blocktarget.protocol.iscsi.PduSource;
+import io.blocktarget.transport.tcp.StreamTuning;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
@@ -29,6 +30,10 @@ final class IscsiFrameDecoder extends ByteToMessageDecoder {
 
     private FrameLimits limits = FrameLimits.loginFrom(PduSource.INITIATOR);
     private State state = State.FRAMING;
+
+    IscsiFrameDecoder() {
+        StreamTuning.apply(this);
+    }
 
     /** Called on the event loop by the connection when negotiation changes digests or segment caps. */
     void limits(FrameLimits newLimits) {

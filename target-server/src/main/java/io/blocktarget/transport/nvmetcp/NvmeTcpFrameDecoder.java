@@ -11,6 +11,7 @@ import io.blocktarget.protocol.nvmetcp.NvmeTcpPduType;
 import io.blocktarget.protocol.nvmetcp.NvmeTcpProtocolException;
 import io.blocktarget.protocol.nvmetcp.PduOptions;
 import io.blocktarget.protocol.nvmetcp.TermReq;
+import io.blocktarget.transport.tcp.StreamTuning;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
@@ -33,6 +34,7 @@ final class NvmeTcpFrameDecoder extends ByteToMessageDecoder {
 
     NvmeTcpFrameDecoder(NvmeTcpFraming initial) {
         this.framing = initial;
+        StreamTuning.apply(this);
     }
 
     NvmeTcpFraming framing() {

@@ -4,6 +4,7 @@ import io.blocktarget.nvme.NvmeLimits;
 import io.blocktarget.nvme.NvmeTarget;
 import io.blocktarget.protocol.nvme.ConnectData;
 import io.blocktarget.protocol.nvmetcp.NvmeTcpFraming;
+import io.blocktarget.transport.tcp.StreamTuning;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
@@ -53,6 +54,7 @@ public final class NvmeTcpTransport {
      */
     public void accept(NetSocket socket, boolean discoveryOnly) {
         ChannelHandlerContext vertxHandler = ((NetSocketInternal) socket).channelHandlerContext();
+        StreamTuning.apply(vertxHandler.channel());
         install(vertxHandler.pipeline(), vertxHandler.name(), discoveryOnly);
     }
 

@@ -1,0 +1,52 @@
+package io.blocktarget.transport.tcp;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.handler.codec.ByteToMessageDecoder.Cumulator;
+
+/**
+ * Netty settings both TCP transports (iSCSI, NVMe/TCP) apply to an accepted socket, chosen from profiles of
+ * 128 KiB writes (bench/README.md, "Profile"): before them, half of the event loop's Java time went to copying
+ * received data into the decoder's cumulation buffer, growing it, and zeroing fresh direct memory for it.
+ */
+public final class StreamTuning {
+    /** Pending bytes above which received buffers are chained instead of copied together. */
+    static final int COMPOSE_ABOVE = 16 * 1024;
+
+    /**
+     * Small frames (commands, responses, 4 KiB data) are merged into one contiguous buffer as Netty's
+     * {@code MERGE_CUMULATOR} does, so header fields never straddle buffers; once more than
+     * {@link #COMPOSE_ABOVE} bytes wait — a large data segment arriving in several socket reads — the reads are
+     * chained in a composite and the data segment reaches the block layer as slices of the very buffers the
+     * socket filled: one copy (into the backend) instead of two.
+     */
+    public static final Cumulator CUMULATOR = StreamTuning::cumulate;
+
+    private StreamTuning() {
+    }
+
+    /**
+     * The pooled allocator with thread caches: Netty 4.2's default adaptive allocator allocated (and zeroed) a
+     * fresh direct chunk for most frames of 128 KiB and more; pooled arenas reuse them.
+     */
+    public static void apply(Channel channel) {
+        channel.config().setAllocator(PooledByteBufAllocator.DEFAULT);
+    }
+
+    /** Applies {@link #CUMULATOR} to a frame decoder. */
+    public static void apply(ByteToMessageDecoder decoder) {
+        decoder.setCumulator(CUMULATOR);
+    }
+
+    static ByteBuf cumulate(ByteBufAllocator alloc, ByteBuf cumulation, ByteBuf in) {
+        if (cumulation instanceof CompositeByteBuf
+                || (long) cumulation.readableBytes() + in.readableBytes() > COMPOSE_ABOVE) {
+            return ByteToMessageDecoder.COMPOSITE_CUMULATOR.cumulate(alloc, cumulation, in);
+        }
+        return ByteToMessageDecoder.MERGE_CUMULATOR.cumulate(alloc, cumulation, in);
+    }
+}
