@@ -27,3 +27,19 @@ def summary_table($jobs; $pl):
          else "CPU \($ct.cpu_us_per_io.median | num1) / \($cb.cpu_us_per_io.median | num1) µs (\($cc))" end) as $last
       | "| \($w | sub("-qd"; " QD") | sub("-"; " ")) | \($pt | cell) | \($pb | cell) | \($pb.ratio_vs_tgtd // null | x) | \($lt | cell) | \($lb | cell) | \($lb.ratio_vs_tgtd // null | x) | \($ln | cell) | \($last) |"
     );
+# Poll mode (blocktarget.yaml poll: true, one event loop spinning on CPU 0, client on CPU 1) next to tgtd and
+# blocktarget's default (sleeping) event loops, same placement.
+def poll_table($jobs):
+  .rows as $rows
+  | "| workload | iscsi-perf: tgtd | iscsi-perf: poll | × | loadgen iSCSI: tgtd | loadgen iSCSI: default | loadgen iSCSI: poll | × | loadgen NVMe/TCP: default | loadgen NVMe/TCP: poll | p50 µs loadgen iSCSI / NVMe: default → poll |",
+    "|---|---|---|---|---|---|---|---|---|---|---|",
+    ( ["4k-randread-qd1", "4k-randread-qd32", "4k-randwrite-qd32", "128k-read-qd8", "128k-write-qd8"][] as $w
+      | pick($rows; "tgtd"; "iscsi-perf"; "iscsi"; $w; $jobs; "pinned") as $pt
+      | pick($rows; "blocktarget-poll"; "iscsi-perf"; "iscsi"; $w; $jobs; "pinned") as $pp
+      | pick($rows; "tgtd"; "loadgen"; "iscsi"; $w; $jobs; "pinned") as $lt
+      | pick($rows; "blocktarget"; "loadgen"; "iscsi"; $w; $jobs; "pinned") as $lb
+      | pick($rows; "blocktarget-poll"; "loadgen"; "iscsi"; $w; $jobs; "pinned") as $lp
+      | pick($rows; "blocktarget"; "loadgen"; "nvme"; $w; $jobs; "pinned") as $nb
+      | pick($rows; "blocktarget-poll"; "loadgen"; "nvme"; $w; $jobs; "pinned") as $np
+      | "| \($w | sub("-qd"; " QD") | sub("-"; " ")) | \($pt | cell) | \($pp | cell) | \($pp.ratio_vs_tgtd // null | x) | \($lt | cell) | \($lb | cell) | \($lp | cell) | \($lp.ratio_vs_tgtd // null | x) | \($nb | cell) | \($np | cell) | \($lb.p50us.median // null | num1) / \($nb.p50us.median // null | num1) → \($lp.p50us.median // null | num1) / \($np.p50us.median // null | num1) |"
+    );
