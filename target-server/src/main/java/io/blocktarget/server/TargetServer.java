@@ -23,6 +23,7 @@ import io.vertx.core.VertxOptions;
 import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetServerOptions;
 import io.vertx.core.net.NetSocket;
+import io.vertx.core.transport.Transport;
 
 import java.io.IOException;
 import java.lang.System.Logger;
@@ -150,12 +151,17 @@ public final class TargetServer {
                 .setPreferNativeTransport(true)
                 .setEventLoopPoolSize(eventLoops);
         boolean poll = config.server().poll();
-        if (poll && !io.vertx.core.transport.Transport.EPOLL.available()) {
+        if (poll && !Transport.EPOLL.available()) {
             LOG.log(Level.WARNING, "poll mode needs the native epoll transport, which is unavailable ("
-                    + io.vertx.core.transport.Transport.EPOLL.unavailabilityCause() + "); event loops will sleep");
+                    + Transport.EPOLL.unavailabilityCause() + "); event loops will sleep");
             poll = false;
         }
         polling = poll;
+        int cpus = Runtime.getRuntime().availableProcessors();
+        if (poll && eventLoops > cpus) {
+            LOG.log(Level.WARNING, "poll mode with " + eventLoops + " event loops on " + cpus
+                    + " CPUs: spinning loops share cores; set event-loops to at most " + cpus);
+        }
         vertx = poll
                 ? Vertx.builder().with(options).withTransport(PollingEpollTransport.create()).build()
                 : Vertx.vertx(options);

@@ -97,6 +97,19 @@ class NvmeTcpLoopbackIT {
         }
     }
 
+    @Test
+    void writesUpToIoccszTravelInTheCapsule() throws Exception {
+        try (NvmeTcpTestHost admin = admin(4096, false, 5000);
+             NvmeTcpTestHost io = ioQueue(4096, cntlid(admin), 1, false)) {
+            int ioccszBytes = (int) admin.identifyController().ioccsz() * 16 - 64;
+            assertThat(ioccszBytes).as("in-capsule data the target accepts").isEqualTo(256 * 1024);
+            io.inCapsuleLimit = ioccszBytes;   // the host may now send 256 KiB without waiting for an R2T
+            byte[] data = pattern(ioccszBytes, 77);
+            assertThat(io.write(1, 64, ioccszBytes / 4096, data).ok()).isTrue();
+            assertThat(io.read(1, 64, ioccszBytes / 4096, ioccszBytes).data()).isEqualTo(data);
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(ints = {512, 1024, 2048, 4096, 8192, 16384, 32768, 65536})
     void ioAtEveryLbaFormat(int lbs) throws Exception {
