@@ -20,6 +20,7 @@ import io.blocktarget.protocol.nvmetcp.CapsuleResp;
 import io.blocktarget.protocol.nvmetcp.H2CData;
 import io.blocktarget.protocol.nvmetcp.ICReq;
 import io.blocktarget.protocol.nvmetcp.ICResp;
+import io.blocktarget.protocol.nvmetcp.NvmeTcpDigests;
 import io.blocktarget.protocol.nvmetcp.NvmeTcpFraming;
 import io.blocktarget.protocol.nvmetcp.NvmeTcpPdu;
 import io.blocktarget.protocol.nvmetcp.PduOptions;
@@ -190,16 +191,35 @@ final class NvmeConnection extends Connection {
         }
     }
 
-    /** Encodes the whole PDU into one pooled buffer (the codec copies data; reads carry none). */
+    /**
+     * Header into a small pooled buffer; write data goes out as a retained slice of the slot's buffer (no copy,
+     * as the iSCSI generator's Data-Out), then its digest when negotiated. The slot is reused only after the
+     * controller answered, i.e. after these bytes left.
+     */
     private void send(NvmeTcpPdu pdu, PduOptions options) {
-        int dataLength = switch (pdu) {
-            case CapsuleCmd c -> c.data().readableBytes();
-            case H2CData h -> h.data().readableBytes();
-            default -> 0;
+        ByteBuf data = switch (pdu) {
+            case CapsuleCmd c -> c.data();
+            case H2CData h -> h.data();
+            default -> Unpooled.EMPTY_BUFFER;
         };
-        ByteBuf out = ctx.alloc().directBuffer(128 + dataLength);
-        pdu.encode(out, options);
-        ctx.write(out, ctx.voidPromise());
+        ByteBuf header = ctx.alloc().directBuffer(128);
+        if (!data.isReadable()) {
+            pdu.encode(header, options);
+            ctx.write(header, ctx.voidPromise());
+            return;
+        }
+        switch (pdu) {
+            case CapsuleCmd c -> c.encodeHeader(header, options);
+            case H2CData h -> h.encodeHeader(header, options);
+            default -> throw new IllegalStateException("no data in " + pdu.type());
+        }
+        ctx.write(header, ctx.voidPromise());
+        ctx.write(data.retainedSlice(), ctx.voidPromise());
+        if (options.dataDigest()) {
+            ByteBuf digest = ctx.alloc().directBuffer(4);
+            NvmeTcpDigests.writeDataDigest(digest, data);
+            ctx.write(digest, ctx.voidPromise());
+        }
     }
 
     @Override

@@ -27,11 +27,19 @@ public record CapsuleCmd(Sqe sqe, ByteBuf data) implements NvmeTcpPdu, NvmeTcpDa
 
     @Override
     public void encode(ByteBuf out, PduOptions options) {
+        encodeHeader(out, options);
+        PduCodec.writeData(out, type(), options, data);
+    }
+
+    /**
+     * CH, the SQE, HDGST and PAD up to the data; the caller sends {@link #data()} itself (no copy) and, with data
+     * digests, {@link NvmeTcpDigests#writeDataDigest} after it.
+     */
+    public void encodeHeader(ByteBuf out, PduOptions options) {
         int n = data.readableBytes();
         int start = PduCodec.begin(out, type(), 0, options, n);
         sqe.encode(out);
         PduCodec.endHeader(out, start, type(), options, n);
-        PduCodec.writeData(out, type(), options, data);
     }
 
     @Override

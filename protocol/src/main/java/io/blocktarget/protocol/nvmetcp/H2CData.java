@@ -45,11 +45,19 @@ public record H2CData(int cccid, int ttag, long datao, boolean last, ByteBuf dat
 
     @Override
     public void encode(ByteBuf out, PduOptions options) {
+        encodeHeader(out, options);
+        PduCodec.writeData(out, type(), options, data);
+    }
+
+    /**
+     * CH, PSH, HDGST and PAD up to the data; the caller sends {@link #data()} itself (no copy) and, with data
+     * digests, {@link NvmeTcpDigests#writeDataDigest} after it.
+     */
+    public void encodeHeader(ByteBuf out, PduOptions options) {
         int n = data.readableBytes();
         int start = PduCodec.begin(out, type(), last ? NvmeTcpHeader.FLAG_LAST_PDU : 0, options, n);
         out.writeShortLE(cccid).writeShortLE(ttag).writeIntLE((int) datao).writeIntLE(n).writeZero(4);
         PduCodec.endHeader(out, start, type(), options, n);
-        PduCodec.writeData(out, type(), options, data);
     }
 
     @Override

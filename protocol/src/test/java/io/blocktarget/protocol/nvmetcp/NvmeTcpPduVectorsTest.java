@@ -115,6 +115,10 @@ class NvmeTcpPduVectorsTest {
         assertThat(ByteBufUtil.getBytes(cmd.data())).isEqualTo(data);
         assertThat(cmd.sqe().fctype()).isEqualTo(1);
         assertThat(TestBytes.encode(b -> cmd.encode(b, DIGESTS))).isEqualTo(v);
+        // the zero-copy path: header (through HDGST, PDO 76), then the data and DDGST from the caller
+        assertThat(TestBytes.encode(b -> cmd.encodeHeader(b, DIGESTS))).isEqualTo(java.util.Arrays.copyOf(v, 76));
+        assertThat(TestBytes.encode(b -> NvmeTcpDigests.writeDataDigest(b, cmd.data())))
+                .isEqualTo(java.util.Arrays.copyOfRange(v, 1100, 1104));
         cmd.release();
         assertThat(cmd.data().refCnt()).isZero();
     }
@@ -150,6 +154,7 @@ class NvmeTcpPduVectorsTest {
         assertThat(d.datal()).isEqualTo(8);
         assertThat(d.last()).isTrue();
         assertThat(TestBytes.encode(b -> d.encode(b, PduOptions.NONE))).isEqualTo(v);
+        assertThat(TestBytes.encode(b -> d.encodeHeader(b, PduOptions.NONE))).isEqualTo(java.util.Arrays.copyOf(v, 24));
         d.release();
     }
 
