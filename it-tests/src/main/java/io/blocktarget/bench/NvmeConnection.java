@@ -20,6 +20,7 @@ import io.blocktarget.protocol.nvmetcp.CapsuleResp;
 import io.blocktarget.protocol.nvmetcp.H2CData;
 import io.blocktarget.protocol.nvmetcp.ICReq;
 import io.blocktarget.protocol.nvmetcp.ICResp;
+import io.blocktarget.protocol.nvmetcp.NvmeTcpDataPdu;
 import io.blocktarget.protocol.nvmetcp.NvmeTcpDigests;
 import io.blocktarget.protocol.nvmetcp.NvmeTcpFraming;
 import io.blocktarget.protocol.nvmetcp.NvmeTcpPdu;
@@ -197,22 +198,14 @@ final class NvmeConnection extends Connection {
      * controller answered, i.e. after these bytes left.
      */
     private void send(NvmeTcpPdu pdu, PduOptions options) {
-        ByteBuf data = switch (pdu) {
-            case CapsuleCmd c -> c.data();
-            case H2CData h -> h.data();
-            default -> Unpooled.EMPTY_BUFFER;
-        };
         ByteBuf header = ctx.alloc().directBuffer(128);
-        if (!data.isReadable()) {
+        if (!(pdu instanceof NvmeTcpDataPdu withData) || !withData.data().isReadable()) {
             pdu.encode(header, options);
             ctx.write(header, ctx.voidPromise());
             return;
         }
-        switch (pdu) {
-            case CapsuleCmd c -> c.encodeHeader(header, options);
-            case H2CData h -> h.encodeHeader(header, options);
-            default -> throw new IllegalStateException("no data in " + pdu.type());
-        }
+        ByteBuf data = withData.data();
+        withData.encodeHeader(header, options);
         ctx.write(header, ctx.voidPromise());
         ctx.write(data.retainedSlice(), ctx.voidPromise());
         if (options.dataDigest()) {

@@ -54,8 +54,13 @@ public record C2HData(int cccid, long datao, boolean last, boolean success, Byte
 
     @Override
     public void encode(ByteBuf out, PduOptions options) {
-        encodeHeader(out, options, cccid, datao, data.readableBytes(), last, success);
+        encodeHeader(out, options);
         PduCodec.writeData(out, type(), options, data);
+    }
+
+    @Override
+    public void encodeHeader(ByteBuf out, PduOptions options) {
+        encodeHeader(out, options, cccid, datao, data.readableBytes(), last, success);
     }
 
     @Override

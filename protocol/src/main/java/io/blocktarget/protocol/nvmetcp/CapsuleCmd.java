@@ -31,10 +31,7 @@ public record CapsuleCmd(Sqe sqe, ByteBuf data) implements NvmeTcpPdu, NvmeTcpDa
         PduCodec.writeData(out, type(), options, data);
     }
 
-    /**
-     * CH, the SQE, HDGST and PAD up to the data; the caller sends {@link #data()} itself (no copy) and, with data
-     * digests, {@link NvmeTcpDigests#writeDataDigest} after it.
-     */
+    @Override
     public void encodeHeader(ByteBuf out, PduOptions options) {
         int n = data.readableBytes();
         int start = PduCodec.begin(out, type(), 0, options, n);

@@ -49,10 +49,7 @@ public record H2CData(int cccid, int ttag, long datao, boolean last, ByteBuf dat
         PduCodec.writeData(out, type(), options, data);
     }
 
-    /**
-     * CH, PSH, HDGST and PAD up to the data; the caller sends {@link #data()} itself (no copy) and, with data
-     * digests, {@link NvmeTcpDigests#writeDataDigest} after it.
-     */
+    @Override
     public void encodeHeader(ByteBuf out, PduOptions options) {
         int n = data.readableBytes();
         int start = PduCodec.begin(out, type(), last ? NvmeTcpHeader.FLAG_LAST_PDU : 0, options, n);
