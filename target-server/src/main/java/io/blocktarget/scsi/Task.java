@@ -11,9 +11,9 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 
-import java.util.Optional;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Optional;
 
 /**
  * One command in execution: what it came with and the one way to finish it. Every path ends in
@@ -24,8 +24,6 @@ import java.lang.invoke.VarHandle;
  * (D_SENSE, SPC-4 §7.5.8).
  */
 final class Task {
-    private final ScsiCommand command;
-    private final boolean descriptorSense;
     private static final VarHandle DONE;
 
     static {
@@ -36,6 +34,8 @@ final class Task {
         }
     }
 
+    private final ScsiCommand command;
+    private final boolean descriptorSense;
     /** Taken exactly once (getAndSet through {@link #DONE}); no AtomicReference per command. */
     private volatile ScsiCompletion done;
 

@@ -64,8 +64,7 @@ public final class NvmeTcpTransport {
                 NvmeTcpFraming.controller(ConnectData.SIZE, limits.maxH2CDataBytes()));
         NvmeTcpConnection connection = new NvmeTcpConnection(target, limits, discoveryOnly
                 ? NvmeTcpConnection.PortKind.DISCOVERY_ONLY : NvmeTcpConnection.PortKind.ALL_SUBSYSTEMS, decoder);
-        // flushes of responses produced while reading a burst of capsules are coalesced into one syscall
-        FlushConsolidationHandler flush = new FlushConsolidationHandler(256, true);
+        FlushConsolidationHandler flush = StreamTuning.flushConsolidation();
         if (beforeHandler == null) {
             pipeline.addLast("nvmetcp-flush", flush).addLast("nvmetcp-decoder", decoder)
                     .addLast("nvmetcp-connection", connection);
