@@ -1,6 +1,7 @@
 package io.blocktarget.nvme;
 
 import io.blocktarget.block.BlockDevice;
+import io.blocktarget.block.LunState;
 
 import java.util.Objects;
 
@@ -11,11 +12,18 @@ import java.util.Objects;
  * @param nsid         namespace ID, 1..0xFFFFFFFE
  * @param name         the LUN's name from the config (serial number, NGUID / UUID derive from it: stable)
  * @param device       the backend
+ * @param state        the device's shared state (the same instance the SCSI logical unit of this LUN uses)
  */
-public record NamespaceSpec(String subsystemNqn, long nsid, String name, BlockDevice device) {
+public record NamespaceSpec(String subsystemNqn, long nsid, String name, BlockDevice device, LunState state) {
     public NamespaceSpec {
         Objects.requireNonNull(subsystemNqn, "subsystemNqn");
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(device, "device");
+        Objects.requireNonNull(state, "state");
+    }
+
+    /** A namespace whose device no other command set exports (tests, NVMe-only LUNs): a state of its own. */
+    public NamespaceSpec(String subsystemNqn, long nsid, String name, BlockDevice device) {
+        this(subsystemNqn, nsid, name, device, new LunState(name));
     }
 }

@@ -1,6 +1,7 @@
 package io.blocktarget.scsi;
 
 import io.blocktarget.block.BlockDevice;
+import io.blocktarget.block.LunState;
 
 import java.util.Objects;
 
@@ -11,11 +12,18 @@ import java.util.Objects;
  * @param lun        LUN number within that target, 0..16383
  * @param name       the LUN's name from the config (unit serial number and designators derive from it: stable)
  * @param device     the backend
+ * @param state      the device's shared state (the same instance the NVMe namespace of this LUN uses)
  */
-public record LogicalUnitSpec(String targetName, long lun, String name, BlockDevice device) {
+public record LogicalUnitSpec(String targetName, long lun, String name, BlockDevice device, LunState state) {
     public LogicalUnitSpec {
         Objects.requireNonNull(targetName, "targetName");
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(device, "device");
+        Objects.requireNonNull(state, "state");
+    }
+
+    /** A logical unit whose device no other command set exports (tests, SCSI-only LUNs): a state of its own. */
+    public LogicalUnitSpec(String targetName, long lun, String name, BlockDevice device) {
+        this(targetName, lun, name, device, new LunState(name));
     }
 }

@@ -1,6 +1,7 @@
 package io.blocktarget.server;
 
 import io.blocktarget.block.BlockDevice;
+import io.blocktarget.block.LunState;
 import io.blocktarget.block.ram.MemoryBudget;
 import io.blocktarget.config.BlocktargetConfig;
 import io.blocktarget.config.LunConfig;
@@ -137,7 +138,7 @@ public final class TargetServer {
         for (LunConfig lunConfig : config.luns()) {
             try {
                 BlockDevice device = BlockDevices.open(lunConfig, memoryBudget, fileIoExecutor);
-                luns.add(new Lun(lunConfig, device));
+                luns.add(new Lun(lunConfig, device, new LunState(lunConfig.name())));
             } catch (IOException | RuntimeException e) {
                 String where = lunConfig.source() != null ? lunConfig.source().toString() : lunConfig.name();
                 throw new ServerStartException(where + ": cannot open the " + lunConfig.backend().configName()
@@ -177,8 +178,8 @@ public final class TargetServer {
         List<LogicalUnitSpec> units = new ArrayList<>();
         List<NamespaceSpec> namespaces = new ArrayList<>();
         for (Lun lun : luns) {
-            lun.config().iscsi().ifPresent(e -> units.add(new LogicalUnitSpec(e.target(), e.lun(), lun.name(), lun.device())));
-            lun.config().nvme().ifPresent(e -> namespaces.add(new NamespaceSpec(e.subsystem(), e.nsid(), lun.name(), lun.device())));
+            lun.config().iscsi().ifPresent(e -> units.add(new LogicalUnitSpec(e.target(), e.lun(), lun.name(), lun.device(), lun.state())));
+            lun.config().nvme().ifPresent(e -> namespaces.add(new NamespaceSpec(e.subsystem(), e.nsid(), lun.name(), lun.device(), lun.state())));
         }
         IscsiSettings iscsiSettings = IscsiSettings.defaults()
                 .withPortals(server.iscsiPort() == 0 ? List.of() : List.of(new Portal(Portal.Service.ISCSI, bind, server.iscsiPort()).address()))
