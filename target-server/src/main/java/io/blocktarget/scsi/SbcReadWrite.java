@@ -72,18 +72,21 @@ final class SbcReadWrite {
             task.good();
             return;
         }
-        ByteBuf data = task.blockData(bytes);
-        if (data == null) {
+        // EDTL short of the CDB: the whole blocks that arrived, the transport reports the overflow (Task.writeData)
+        ByteBuf data = task.writeData(bytes, geometry.logicalBlockSize());
+        long written = data.readableBytes() >> geometry.logicalBlockShift();
+        if (written == 0) {
+            task.good(bytes);
             return;
         }
         // WCE = 0 on a device with a volatile cache: every write goes through (SBC-4 §6.5.5)
         boolean forceUnitAccess = fua || device.volatileWriteCache() && !modePages.writeCacheEnabled();
-        rangeLock.acquireShared(lba, blocks, lease -> device.write(lba, data, forceUnitAccess, (ok, failure) -> {
+        rangeLock.acquireShared(lba, written, lease -> device.write(lba, data, forceUnitAccess, (ok, failure) -> {
             lease.release();
             if (failure != null) {
                 task.fail(failure);
             } else if (verify == ByteCheck.COMPARE) {
-                compare(task, lba, (int) blocks, data, false, bytes);
+                compare(task, lba, (int) written, data, false, bytes);
             } else {
                 task.good(bytes);
             }

@@ -115,14 +115,36 @@ final class Task {
     }
 
     /**
-     * The first {@code length} bytes of data-out for a command that transfers logical blocks
-     * (WRITE, VERIFY with BYTCHK, COMPARE AND WRITE, WRITE SAME), or null after failing the task
+     * The first {@code length} bytes of data-out for a command that needs all of them
+     * (VERIFY with BYTCHK, COMPARE AND WRITE, WRITE SAME; WRITE uses {@link #writeData}), or null after failing the task
      * when fewer arrived: CHECK CONDITION, ILLEGAL REQUEST, INVALID FIELD IN COMMAND INFORMATION UNIT,
      * as LIO does for a data CDB whose EDTL is shorter than the CDB's transfer (target_cmd_size_check).
      * More data than needed is not an error: the transport reports the residual.
      */
     ByteBuf blockData(long length) {
         return dataOut(length, SenseReason.INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT, Optional.empty());
+    }
+
+    /**
+     * Data-out of a WRITE or WRITE AND VERIFY whose CDB transfers {@code length} bytes: the whole logical blocks of it
+     * that arrived, possibly none (never null; a slice, owned by the command).
+     *
+     * <p>Why not a CHECK CONDITION when the iSCSI Expected Data Transfer Length differs from the CDB's transfer
+     * length: SAM-5 §5.4.3 makes the Data-Out Buffer Size the limit of what the device server may fetch, and RFC 7143
+     * §11.4.5.1 defines the outcome — the command completes (GOOD) and the SCSI Response carries the residual: the
+     * U bit with EDTL − CDB length when the initiator offered more (the extra bytes are ignored), the O bit with
+     * CDB length − EDTL when it offered less ("not transferred because the initiator's Expected Data Transfer Length
+     * was not sufficient"). So "what both allow" is the CDB's range cut at EDTL. LIO's target_cmd_size_check rejects
+     * both cases for data CDBs (INVALID FIELD IN COMMAND INFORMATION UNIT) — a choice of that target, not a rule of
+     * SAM-5 or RFC 7143; tgt writes what arrived. We write what arrived, but only whole logical blocks: the logical
+     * block is the unit the medium is written in (SBC-4 §4.5), so a trailing partial block of data-out is not
+     * written, and the blocks past EDTL keep their old contents.
+     */
+    ByteBuf writeData(long length, int logicalBlockSize) {
+        ByteBuf out = command.dataOut();
+        long available = out == null ? 0 : Math.min(out.readableBytes(), length);
+        int whole = (int) (available - available % logicalBlockSize);
+        return whole == 0 ? Unpooled.EMPTY_BUFFER : out.slice(out.readerIndex(), whole);
     }
 
     /**

@@ -103,10 +103,13 @@ class ReadWriteTest {
     }
 
     @Test
-    void dataOutShorterThanTheTransferIsInvalidFieldInCommandInformationUnit() {
+    void dataOutShorterThanTheTransferWritesTheWholeBlocksThatArrived() {
         try (Scsi.Unit u = Scsi.Unit.ram("short", 4096, 4096, 1 << 20)) {
-            u.run(ten(WRITE_10, 0, 0, 2), new byte[4096]).assertCheck(0x5, 0x0E, 0x03);
-            u.run(ten(WRITE_10, 0, 0, 1), null).assertCheck(0x5, 0x0E, 0x03);
+            // RFC 7143 §11.4.5.1 / SAM-5 §5.4.3 (Task.writeData): GOOD, the transport reports the overflow
+            byte[] first = Scsi.pattern(5, 4096);
+            assertThat(u.run(ten(WRITE_10, 0, 4, 2), first).assertGood().transferLength()).isEqualTo(8192);
+            assertThat(u.run(ten(READ_10, 0, 4, 2), null).data()).isEqualTo(concat(first, new byte[4096]));
+            assertThat(u.run(ten(WRITE_10, 0, 0, 1), null).assertGood().transferLength()).isEqualTo(4096);
             // nothing was written
             assertThat(u.run(ten(READ_10, 0, 0, 1), null).data()).isEqualTo(new byte[4096]);
             // more data than needed: the first blocks are written, the transport reports the residual
