@@ -52,6 +52,7 @@ final class LogicalUnit {
     private final CompareAndWrite compareAndWrite;
     private final PersistentReserveCommands persistentReserve;
     private final RangeLock rangeLock;
+    private final TaskSet taskSet = new TaskSet();
 
     LogicalUnit(ScsiTarget target, LogicalUnitSpec spec) {
         this.target = target;
@@ -77,7 +78,8 @@ final class LogicalUnit {
     }
 
     void execute(ScsiCommand command, ScsiCompletion done) {
-        Task task = new Task(command, done, modePages.descriptorSense());
+        Task task = new Task(command, done, modePages.descriptorSense(), taskSet);
+        taskSet.enter(task);
         try {
             dispatch(task);
         } catch (RuntimeException e) {
@@ -152,6 +154,31 @@ final class LogicalUnit {
     private static boolean writesMedium(Cdb cdb) {
         return cdb instanceof WriteCdb || cdb instanceof WriteAndVerifyCdb || cdb instanceof WriteSameCdb
                 || cdb instanceof UnmapCdb || cdb instanceof CompareAndWriteCdb;
+    }
+
+    /** Tasks in execution (tests check that every one left). */
+    int tasksInExecution() {
+        return taskSet.size();
+    }
+
+    /**
+     * Aborts this logical unit's tasks that {@code which} selects; {@code stopped} runs once every one of them has
+     * completed in the backend, with the nexuses they came from (SAM-5 §7).
+     */
+    void abortTasks(java.util.function.Predicate<Task> which, java.util.function.Consumer<java.util.Set<ItNexus>> stopped) {
+        taskSet.abort(which, stopped);
+    }
+
+    /**
+     * CLEAR TASK SET (SAM-5 §7.4) with TAS = 0: every other I_T nexus that lost a task learns it from a unit
+     * attention, COMMANDS CLEARED BY ANOTHER INITIATOR.
+     */
+    void tasksCleared(ItNexus requester, java.util.Set<ItNexus> losers) {
+        for (ItNexus n : losers) {
+            if (!n.equals(requester)) {
+                unitAttentions.raise(n, SenseReason.COMMANDS_CLEARED_BY_ANOTHER_INITIATOR);
+            }
+        }
     }
 
     /**

@@ -18,11 +18,25 @@ public interface ScsiTargetDevice {
      */
     void execute(ScsiCommand command, ScsiCompletion done);
 
-    /** LOGICAL UNIT RESET (SAM-5 §7.7): releases RESERVE(6) reservations, sets unit attentions for other nexuses. */
-    void logicalUnitReset(ItNexus requester, long lun);
+    /**
+     * Registers the transport side of an I_T nexus (at login), so that task management reaching every nexus can
+     * abort the tasks the transport still holds.
+     */
+    void attach(ItNexus nexus, NexusTasks tasks);
 
-    /** TARGET WARM/COLD RESET: a logical unit reset of every LUN. */
-    void targetReset(ItNexus requester);
+    /** Undoes {@link #attach} for exactly this registration (a reinstated session may have registered anew). */
+    void detach(ItNexus nexus, NexusTasks tasks);
+
+    /**
+     * Performs a task management function (SAM-5 §7) received on {@code requester}: aborts the tasks it reaches
+     * ({@link TaskManagementFunction}), in the transports and in the task set, waits until every one of them has
+     * stopped — its backend I/O ended, its buffers freed — then applies the function's effects on the logical
+     * unit (unit attentions, the logical unit reset) and runs {@code done}, on any thread. Only then may the
+     * transport answer FUNCTION COMPLETE. {@code lun} is ignored for {@link TaskManagementFunction#TARGET_RESET};
+     * {@code taskTag} is used by {@link TaskManagementFunction#ABORT_TASK} only. The caller has checked that the
+     * logical unit exists.
+     */
+    void taskManagement(TaskManagementFunction function, ItNexus requester, long lun, long taskTag, Runnable done);
 
     /** The nexus is gone (session closed or reinstated): forget its per-nexus state that does not persist. */
     void nexusLost(ItNexus nexus);

@@ -39,10 +39,20 @@ final class Task {
     /** Taken exactly once (getAndSet through {@link #DONE}); no AtomicReference per command. */
     private volatile ScsiCompletion done;
 
+    /** The logical unit's task set this task is in while it executes; null for the answers of a missing LUN. */
+    private final TaskSet taskSet;
+
+    /** A task outside any task set (commands to a LUN that does not exist complete at once). */
     Task(ScsiCommand command, ScsiCompletion done, boolean descriptorSense) {
+        this(command, done, descriptorSense, null);
+    }
+
+    /** A task that is in {@code taskSet} until it completes; the caller has entered it. */
+    Task(ScsiCommand command, ScsiCompletion done, boolean descriptorSense, TaskSet taskSet) {
         this.command = command;
         this.descriptorSense = descriptorSense;
         this.done = done;
+        this.taskSet = taskSet;
     }
 
     ScsiCommand command() {
@@ -183,7 +193,14 @@ final class Task {
             release(response);
             return;
         }
-        completion.complete(response);
+        try {
+            completion.complete(response);
+        } finally {
+            // after the transport has its response (and so frees the data-out): task management may answer now
+            if (taskSet != null) {
+                taskSet.exit(this);
+            }
+        }
     }
 
     private static void release(ScsiResponse response) {

@@ -222,6 +222,7 @@ final class IscsiConnection implements ConnectionIo {
         OperationalParameters params = result.parameters();
         engine = result.target().map(t -> new TaskEngine(this, t, nexus.orElseThrow(), params,
                 settings.maxTransferLength(), settings.queueDepth()));
+        engine.ifPresent(en -> en.target().attach(en.nexus(), en.nexusTasks()));
         text.parameters(params);
         sendLogin(request, c.flags(), LoginStatus.SUCCESS, s.tsih(), encode(c.keys()));
         // §13.1: digests start with the first PDU after the final Login Response.
@@ -324,12 +325,26 @@ final class IscsiConnection implements ConnectionIo {
         if (engineOr(request).isEmpty()) {
             return;
         }
-        TmfResponse response = TaskManagement.perform(request, engine.get(), window.expCmdSN());
+        TaskEngine e = engine.get();
+        TaskManagement.perform(request, e, window.expCmdSN(), response -> {
+            // the answer waits for the affected tasks (their I/O may end on a backend thread): back on the loop
+            if (port.executor().inEventLoop()) {
+                answerTaskManagement(request, response, e);
+            } else {
+                port.executor().execute(() -> answerTaskManagement(request, response, e));
+            }
+        });
+    }
+
+    private void answerTaskManagement(TaskManagementRequest request, TmfResponse response, TaskEngine e) {
+        if (state == ConnectionState.FREE) {
+            return;
+        }
         send(new TaskManagementResponse(response, request.itt(), nextStatSN(), window.expCmdSN(), window.maxCmdSN()));
         if (request.function() == TmfFunction.TARGET_COLD_RESET.code()) {
             // §11.5.1: after a cold reset the target drops every connection to it, this one after the response.
             LOG.log(Level.INFO, "{0}: TARGET COLD RESET, closing every session of the target", who);
-            transport.closeSessionsOf(engine.get().target().targetName(), this, "TARGET COLD RESET by " + who);
+            transport.closeSessionsOf(e.target().targetName(), this, "TARGET COLD RESET by " + who);
             closeAfterFlush();
         }
     }
@@ -512,7 +527,10 @@ final class IscsiConnection implements ConnectionIo {
                     s.transitionTo(SessionState.FREE);
                 }
             }
-            s.nexus().ifPresent(n -> engine.ifPresent(e -> e.target().nexusLost(n)));
+            s.nexus().ifPresent(n -> engine.ifPresent(e -> {
+                e.target().detach(n, e.nexusTasks());
+                e.target().nexusLost(n);
+            }));
         });
         transport.forget(this);
     }

@@ -46,6 +46,8 @@ final class ScsiTask {
 
     final int itt;
     final long lunField;
+    /** The LUN as the device server numbers it ({@link TaskEngine#UNADDRESSABLE_LUN} when it cannot be named). */
+    final long lun;
     final long edtl;
     final boolean read;
     final boolean write;
@@ -63,6 +65,8 @@ final class ScsiTask {
              long unsolicitedLimit, UnsolicitedPhase unsolicited) {
         this.itt = itt;
         this.lunField = lunField;
+        java.util.OptionalInt decoded = io.blocktarget.protocol.scsi.ScsiLun.decode(lunField);
+        this.lun = decoded.isPresent() ? decoded.getAsInt() : TaskEngine.UNADDRESSABLE_LUN;
         this.edtl = edtl;
         this.read = read;
         this.write = write;

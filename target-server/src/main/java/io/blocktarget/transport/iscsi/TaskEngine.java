@@ -10,8 +10,10 @@ import io.blocktarget.protocol.iscsi.ScsiCommand;
 import io.blocktarget.protocol.iscsi.ScsiResponse;
 import io.blocktarget.protocol.scsi.ScsiLun;
 import io.blocktarget.scsi.ItNexus;
+import io.blocktarget.scsi.NexusTasks;
 import io.blocktarget.scsi.ScsiTargetDevice;
 import io.blocktarget.scsi.TaskAttribute;
+import io.blocktarget.scsi.TaskScope;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
@@ -21,6 +23,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
+import java.util.function.IntConsumer;
 import java.util.function.Predicate;
 
 /**
@@ -53,6 +56,8 @@ final class TaskEngine {
     /** CDB and attribute of tasks still gathering data-out, by ITT. */
     private final Map<Integer, Pending> pending = new HashMap<>();
     private int nextTtt;
+    /** This connection's tasks as task management reaches them from any nexus (registered at login). */
+    private final NexusTasks nexusTasks = this::abortFor;
 
     TaskEngine(ConnectionIo io, ScsiTargetDevice target, ItNexus nexus, OperationalParameters params,
                long maxTransferLength, int maxTasks) {
@@ -74,6 +79,24 @@ final class TaskEngine {
 
     int activeTasks() {
         return tasks.size();
+    }
+
+    NexusTasks nexusTasks() {
+        return nexusTasks;
+    }
+
+    /**
+     * Task management reached this nexus (its own TMF or another nexus's CLEAR TASK SET / reset): on the event loop,
+     * the tasks in scope are aborted — a write waiting for data-out is freed and solicits nothing more, a task in the
+     * device server will end without a response (§11.5.1; the device server waits for its I/O).
+     */
+    private void abortFor(TaskScope scope, IntConsumer stopped) {
+        Runnable run = () -> stopped.accept(abort(t -> scope.matches(t.lun, Integer.toUnsignedLong(t.itt))));
+        if (io.executor().inEventLoop()) {
+            run.run();
+        } else {
+            io.executor().execute(run);
+        }
     }
 
     /** Takes ownership of {@code cmd} (its immediate data). */

@@ -144,18 +144,20 @@ class FullFeaturePhaseTest {
     }
 
     @Test
-    void abortTaskSuppressesTheTasksResponse() {
+    void abortTaskAnswersOnlyOnceTheTaskHasStoppedAndSuppressesItsResponse() {
         login(IscsiSettings.defaults());
         target.hold();
         h.send(h.command(Harness.read10(0, 1), true, false, 512, Unpooled.EMPTY_BUFFER, true));
         int victim = h.itt - 1;
         h.send(new TaskManagementRequest(true, TmfFunction.ABORT_TASK, 0, 0x900, victim, h.cmdSN, 0, h.cmdSN - 1, 0));
+        // SAM-5 §7.2: FUNCTION COMPLETE means the task is gone; it is still executing in the device server
+        assertThat(h.receive()).as("no answer while the task executes").isNull();
+        target.releaseHeld();
         TaskManagementResponse r = h.expect(TaskManagementResponse.class);
         assertThat(r.response()).isEqualTo(TmfResponse.FUNCTION_COMPLETE);
         assertThat(r.itt()).isEqualTo(0x900);
         r.release();
-        target.releaseHeld();
-        assertThat(h.receive()).isNull();
+        assertThat(h.receive()).as("no response for the aborted task (§11.5.1)").isNull();
     }
 
     @Test

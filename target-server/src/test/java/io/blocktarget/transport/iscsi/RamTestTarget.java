@@ -2,20 +2,26 @@ package io.blocktarget.transport.iscsi;
 
 import io.blocktarget.protocol.scsi.ScsiStatus;
 import io.blocktarget.scsi.ItNexus;
+import io.blocktarget.scsi.NexusTasks;
 import io.blocktarget.scsi.ScsiCommand;
 import io.blocktarget.scsi.ScsiCompletion;
 import io.blocktarget.scsi.ScsiResponse;
 import io.blocktarget.scsi.ScsiTargetDevice;
+import io.blocktarget.scsi.TaskManagementFunction;
+import io.blocktarget.scsi.TaskScope;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A small in-memory SCSI target double for transport tests: READ/WRITE(10/16), READ CAPACITY(10/16),
  * TEST UNIT READY and INQUIRY over one byte array per LUN; anything else CHECK CONDITION. With
- * {@link #hold()} completions are kept until {@link #releaseHeld()} (task management tests).
+ * {@link #hold()} completions are kept until {@link #releaseHeld()} (task management tests); task management
+ * asks each attached nexus to abort, then completes after the held completions (as the task set waits for them).
  */
 class RamTestTarget implements ScsiTargetDevice {
     private final String name;
@@ -26,6 +32,7 @@ class RamTestTarget implements ScsiTargetDevice {
     /** Every buffer that crossed the contract (data-out in, data-in and sense out): all must end released. */
     private final List<ByteBuf> crossed = new ArrayList<>();
     private boolean holding;
+    private final Map<ItNexus, NexusTasks> nexuses = new LinkedHashMap<>();
 
     RamTestTarget(String name, int blockSize, int blocks) {
         this.name = name;
@@ -148,13 +155,51 @@ class RamTestTarget implements ScsiTargetDevice {
     }
 
     @Override
-    public void logicalUnitReset(ItNexus requester, long lun) {
-        events.add("lun reset " + lun);
+    public void attach(ItNexus nexus, NexusTasks tasks) {
+        nexuses.put(nexus, tasks);
     }
 
     @Override
-    public void targetReset(ItNexus requester) {
-        events.add("target reset");
+    public void detach(ItNexus nexus, NexusTasks tasks) {
+        nexuses.remove(nexus, tasks);
+    }
+
+    @Override
+    public void taskManagement(TaskManagementFunction function, ItNexus requester, long lun, long taskTag,
+                               Runnable done) {
+        events.add(switch (function) {
+            case LOGICAL_UNIT_RESET -> "lun reset " + lun;
+            case TARGET_RESET -> "target reset";
+            default -> function.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ') + " " + lun;
+        });
+        boolean requesterOnly = function == TaskManagementFunction.ABORT_TASK
+                || function == TaskManagementFunction.ABORT_TASK_SET;
+        List<NexusTasks> reached = new ArrayList<>();
+        nexuses.forEach((n, t) -> {
+            if (!requesterOnly || n.equals(requester)) {
+                reached.add(t);
+            }
+        });
+        TaskScope scope = new TaskScope(function == TaskManagementFunction.TARGET_RESET ? TaskScope.ANY : lun,
+                function == TaskManagementFunction.ABORT_TASK ? taskTag : TaskScope.ANY);
+        Runnable finished = () -> {
+            if (holding) {
+                held.add(done); // after the held completions: the tasks in execution have stopped
+            } else {
+                done.run();
+            }
+        };
+        int[] left = {reached.size()};
+        if (reached.isEmpty()) {
+            finished.run();
+        }
+        for (NexusTasks t : reached) {
+            t.abort(scope, aborted -> {
+                if (--left[0] == 0) {
+                    finished.run();
+                }
+            });
+        }
     }
 
     @Override
