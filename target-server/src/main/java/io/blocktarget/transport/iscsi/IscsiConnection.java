@@ -377,9 +377,13 @@ final class IscsiConnection implements ConnectionIo {
         sendReject(e.reason().rejectReason().orElse(RejectReason.PROTOCOL_ERROR), header);
         if (e.reason() == IscsiProtocolException.Reason.DATA_DIGEST_ERROR && header.length >= Bhs.LENGTH
                 && (header[0] & 0x3f) == 0x05) {
-            // §7.8 at ErrorRecoveryLevel 0: the write's data is incomplete; the task fails, the session goes on.
-            int itt = Unpooled.wrappedBuffer(header).getInt(16);
-            engine.ifPresent(en -> en.failTask(itt));
+            // §7.8 at ErrorRecoveryLevel 0: the write's data is incomplete; the task fails once its data has
+            // arrived, the session goes on.
+            ByteBuf bhs = Unpooled.wrappedBuffer(header);
+            int itt = bhs.getInt(16);
+            int ttt = bhs.getInt(20);
+            boolean finalBit = (header[1] & 0x80) != 0;
+            engine.ifPresent(en -> en.dataOutLost(itt, ttt, finalBit));
         }
     }
 

@@ -15,6 +15,12 @@ final class ScsiTask {
     enum State {
         /** Waiting for write data (immediate / unsolicited / solicited). */
         RECEIVING_DATA,
+        /**
+         * A Data-Out of the task was lost (data digest error, or a DataSN out of sequence, which implies one): the
+         * rest of its data is discarded until every data sequence still open has ended with its F bit, then the task
+         * ends with CHECK CONDITION, protocol service CRC error (RFC 7143 §7.8 option b, §7.9). Never executed.
+         */
+        DRAINING,
         /** Handed to the device server. */
         EXECUTING,
         /** Response sent. */
@@ -81,7 +87,8 @@ final class ScsiTask {
 
     void transitionTo(State next) {
         boolean ok = switch (state) {
-            case RECEIVING_DATA -> next == State.EXECUTING || next == State.ABORTED;
+            case RECEIVING_DATA -> next == State.EXECUTING || next == State.DRAINING || next == State.ABORTED;
+            case DRAINING -> next == State.DONE || next == State.ABORTED;
             case EXECUTING -> next == State.DONE || next == State.ABORTED;
             case DONE, ABORTED -> false;
         };
@@ -89,6 +96,19 @@ final class ScsiTask {
             throw new IllegalStateException("task 0x" + Integer.toHexString(itt) + ": " + state + " -> " + next);
         }
         state = next;
+    }
+
+    /** The data gathered so far will never be used: freed at once (a draining task discards what comes). */
+    void drain() {
+        transitionTo(State.DRAINING);
+        if (dataOut != null) {
+            dataOut.release();
+        }
+    }
+
+    /** Whether every data sequence of a draining task has ended: the unsolicited one and each outstanding R2T's. */
+    boolean sequencesEnded() {
+        return unsolicited == UnsolicitedPhase.ENDED && r2ts.isEmpty();
     }
 
     /** Aborts and frees the data gathered so far if the device server does not hold it yet. */

@@ -186,11 +186,31 @@ final class TaskEngine {
         return ttt;
     }
 
-    /** Takes ownership of {@code out}. Sequence violations are fatal at ErrorRecoveryLevel 0 (§7.1.4). */
+    /**
+     * Takes ownership of {@code out}. A DataSN out of sequence means an earlier Data-Out was lost to a digest error
+     * (§7.9), handled as §7.8 says for a lost data PDU: at ErrorRecoveryLevel 0 there is no recovery R2T
+     * (within-command recovery is ERL 1, §7.1.5), so the task is terminated with CHECK CONDITION, protocol service
+     * CRC error, after the rest of its data has arrived — the session goes on. Other violations (offset, length,
+     * F bit, unknown TTT) are protocol errors: the connection closes (session recovery, the only one at ERL 0).
+     */
     void dataOut(DataOut out) {
         ScsiTask task = tasks.get(out.itt());
+        if (task != null && task.state == ScsiTask.State.DRAINING) {
+            boolean finalBit = out.finalBit();
+            int ttt = out.ttt();
+            out.release();
+            sequenceEnded(task, ttt, finalBit);
+            return;
+        }
         if (task == null || task.state != ScsiTask.State.RECEIVING_DATA) {
             out.release(); // data for a task that was aborted or already failed: discard (§4.2.3.4 / §7.1.1)
+            return;
+        }
+        if (outOfSequence(task, out)) {
+            boolean finalBit = out.finalBit();
+            int ttt = out.ttt();
+            out.release();
+            dataLost(task, ttt, finalBit);
             return;
         }
         long length = out.data().readableBytes();
@@ -213,6 +233,38 @@ final class TaskEngine {
             execute(task, p.cdb(), p.attribute());
         } else if (task.unsolicited == ScsiTask.UnsolicitedPhase.ENDED) {
             solicit(task);
+        }
+    }
+
+    /** §11.7.5: DataSN counts the Data-Out PDUs of one sequence: the unsolicited one, or one R2T's. */
+    private static boolean outOfSequence(ScsiTask task, DataOut out) {
+        if (out.ttt() == Bhs.RESERVED_TAG) {
+            return task.unsolicited == ScsiTask.UnsolicitedPhase.OPEN && out.dataSN() != task.nextUnsolicitedDataSN;
+        }
+        ScsiTask.Solicitation s = task.r2ts.get(out.ttt());
+        return s != null && out.dataSN() != s.nextDataSN;
+    }
+
+    /** A Data-Out of the task is missing (§7.8 / §7.9): discard the rest, answer once its sequences ended. */
+    private void dataLost(ScsiTask task, int ttt, boolean finalBit) {
+        pending.remove(task.itt);
+        task.drain();
+        sequenceEnded(task, ttt, finalBit);
+    }
+
+    /** A PDU of a draining task arrived (or was lost with its header intact); F ends its sequence. */
+    private void sequenceEnded(ScsiTask task, int ttt, boolean finalBit) {
+        if (finalBit) {
+            if (ttt == Bhs.RESERVED_TAG) {
+                task.unsolicited = ScsiTask.UnsolicitedPhase.ENDED;
+            } else {
+                task.r2ts.remove(ttt);
+            }
+        }
+        if (task.sequencesEnded()) {
+            task.transitionTo(ScsiTask.State.DONE);
+            tasks.remove(task.itt, task);
+            respondCheckCondition(task.itt, SENSE_CRC_ERROR);
         }
     }
 
@@ -370,16 +422,22 @@ final class TaskEngine {
     }
 
     /**
-     * A Data-Out of this task was lost to a data digest error (§7.8, ErrorRecoveryLevel 0): the task ends with
-     * CHECK CONDITION, ABORTED COMMAND, PROTOCOL SERVICE CRC ERROR (47h/05h); later Data-Out for it is discarded.
+     * A Data-Out of this task was lost to a data digest error (§7.8 option b at ErrorRecoveryLevel 0): the task ends
+     * with CHECK CONDITION, ABORTED COMMAND, PROTOCOL SERVICE CRC ERROR (47h/05h) once all its data has arrived
+     * ("it MUST wait to receive all the data ... before sending the SCSI Response"); the data is discarded. The
+     * lost PDU's header was intact: its TTT and F bit still count.
      */
-    void failTask(int itt) {
+    void dataOutLost(int itt, int ttt, boolean finalBit) {
         ScsiTask task = tasks.get(itt);
-        if (task == null || task.state != ScsiTask.State.RECEIVING_DATA) {
+        if (task == null) {
             return;
         }
-        abort(t -> t == task);
-        respondCheckCondition(itt, SENSE_CRC_ERROR);
+        switch (task.state) {
+            case RECEIVING_DATA -> dataLost(task, ttt, finalBit);
+            case DRAINING -> sequenceEnded(task, ttt, finalBit);
+            default -> {
+            }
+        }
     }
 
     ScsiTask task(int itt) {

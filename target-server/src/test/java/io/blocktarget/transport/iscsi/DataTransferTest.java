@@ -11,6 +11,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.Arrays;
 import java.util.List;
@@ -206,13 +208,82 @@ class DataTransferTest {
         assertThat(h.open()).isFalse();
     }
 
+    /** CHECK CONDITION, ABORTED COMMAND, PROTOCOL SERVICE CRC ERROR (RFC 7143 §11.4.7.2, §7.8 option b). */
+    private void expectProtocolServiceCrcError(int itt) {
+        ScsiResponse r = h.expect(ScsiResponse.class);
+        assertThat(r.itt()).isEqualTo(itt);
+        assertThat(r.senseData().getByte(13) & 0xff).as("ASCQ").isEqualTo(0x05);
+        Harness.assertCheckCondition(r, 0x0b, 0x47);
+        assertThat(h.open()).as("the session goes on").isTrue();
+        assertThat(target.events()).as("the task never reached the device server").doesNotContain("op 2a");
+        // and the session still works
+        h.send(h.command(new byte[6], false, false, 0, Unpooled.EMPTY_BUFFER, true));
+        ScsiResponse tur = h.expect(ScsiResponse.class);
+        assertThat(tur.status()).isZero();
+        tur.release();
+    }
+
     @Test
-    void dataOutWithAWrongDataSnIsFatal() {
+    void solicitedDataOutWithAWrongDataSnFailsTheTaskWithProtocolServiceCrcError() {
         login("ImmediateData", "No", "InitialR2T", "Yes");
         h.send(h.command(Harness.write10(0, 8), false, true, 4096, Unpooled.EMPTY_BUFFER, true));
         R2t r2t = h.expect(R2t.class);
         h.send(new DataOut(true, 0, r2t.itt(), r2t.ttt(), 0, 5, 0, Unpooled.wrappedBuffer(new byte[4096])));
-        assertThat(h.open()).isFalse();
+        expectProtocolServiceCrcError(r2t.itt());
+    }
+
+    /**
+     * The DataSN cases libiscsi's iSCSIDataSnInvalid sends (unsolicited Data-Out, one block per PDU): two PDUs both
+     * DataSN 0, one with DataSN 27, one with -1, and two with DataSN 1, 0. RFC 7143 §7.9: a DataSN out of order
+     * implies a lost PDU; §7.8 at ERL 0: the task ends with protocol service CRC error after its last PDU (F).
+     */
+    @ParameterizedTest(name = "DataSN {0}")
+    @ValueSource(strings = {"0,0", "27", "-1", "1,0"})
+    void unsolicitedDataSnOutOfSequenceFailsTheTaskOnceItsDataHasArrived(String dataSNs) {
+        login("ImmediateData", "No", "InitialR2T", "No");
+        int[] sns = Arrays.stream(dataSNs.split(",")).mapToInt(Integer::parseInt).toArray();
+        h.send(h.command(Harness.write10(0, sns.length), false, true, 512L * sns.length, Unpooled.EMPTY_BUFFER,
+                false));
+        int itt = h.itt - 1;
+        for (int i = 0; i < sns.length; i++) {
+            assertThat(h.receive()).as("nothing before the last PDU of the sequence").isNull();
+            h.send(new DataOut(i == sns.length - 1, 0, itt, Bhs.RESERVED_TAG, 0, sns[i], 512L * i,
+                    Unpooled.wrappedBuffer(new byte[512])));
+        }
+        expectProtocolServiceCrcError(itt);
+    }
+
+    @Test
+    void aDrainingTaskWaitsForEveryOutstandingR2tAndSolicitsNoMore() {
+        login("ImmediateData", "No", "InitialR2T", "Yes", "MaxBurstLength", "1024", "FirstBurstLength", "512",
+                "MaxOutstandingR2T", "2");
+        h.send(h.command(Harness.write10(0, 8), false, true, 4096, Unpooled.EMPTY_BUFFER, true));
+        R2t first = h.expect(R2t.class);
+        R2t second = h.expect(R2t.class);
+        // R2T 1: its second PDU is "lost" (DataSN jumps from 0 to 2)
+        h.send(new DataOut(false, 0, first.itt(), first.ttt(), 0, 0, 0, Unpooled.wrappedBuffer(new byte[512])));
+        h.send(new DataOut(true, 0, first.itt(), first.ttt(), 0, 2, 512, Unpooled.wrappedBuffer(new byte[512])));
+        assertThat(h.receive()).as("no third R2T, no response while R2T 2 is open").isNull();
+        h.send(new DataOut(true, 0, second.itt(), second.ttt(), 0, 0, 1024, Unpooled.wrappedBuffer(new byte[1024])));
+        expectProtocolServiceCrcError(first.itt());
+    }
+
+    @Test
+    void abortTaskConcludesADrainingTask() {
+        login("ImmediateData", "No", "InitialR2T", "Yes");
+        h.send(h.command(Harness.write10(0, 8), false, true, 4096, Unpooled.EMPTY_BUFFER, true));
+        R2t r2t = h.expect(R2t.class);
+        h.send(new DataOut(false, 0, r2t.itt(), r2t.ttt(), 0, 3, 0, Unpooled.wrappedBuffer(new byte[512])));
+        assertThat(h.receive()).isNull();
+        h.send(new io.blocktarget.protocol.iscsi.TaskManagementRequest(true,
+                io.blocktarget.protocol.iscsi.TmfFunction.ABORT_TASK, 0, 0x700, r2t.itt(), h.cmdSN, 0, h.cmdSN - 1, 0));
+        io.blocktarget.protocol.iscsi.TaskManagementResponse tmf =
+                h.expect(io.blocktarget.protocol.iscsi.TaskManagementResponse.class);
+        assertThat(tmf.response()).isEqualTo(io.blocktarget.protocol.iscsi.TmfResponse.FUNCTION_COMPLETE);
+        tmf.release();
+        h.send(new DataOut(true, 0, r2t.itt(), r2t.ttt(), 0, 1, 512, Unpooled.wrappedBuffer(new byte[3584])));
+        assertThat(h.receive()).as("no response for the aborted task").isNull();
+        assertThat(h.open()).isTrue();
     }
 
     @Test

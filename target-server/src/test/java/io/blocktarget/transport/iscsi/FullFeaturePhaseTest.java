@@ -349,6 +349,27 @@ class FullFeaturePhaseTest {
     }
 
     @Test
+    void dataDigestErrorOnADataOutWithoutTheFBitFailsTheTaskOnlyAfterTheLastOne() {
+        login(IscsiSettings.defaults(), "HeaderDigest", "None", "DataDigest", "CRC32C", "ImmediateData", "No");
+        h.send(h.command(Harness.write10(0, 2), false, true, 1024, Unpooled.EMPTY_BUFFER, true));
+        R2t r2t = h.expect(R2t.class);
+        ByteBuf wire = Harness.frame(new DataOut(false, 0, r2t.itt(), r2t.ttt(), 0, 0, 0,
+                Unpooled.wrappedBuffer(new byte[512])), Digest.NONE, Digest.CRC32C);
+        wire.setByte(wire.writerIndex() - 1, wire.getByte(wire.writerIndex() - 1) ^ 0x10);
+        h.channel.writeInbound(wire);
+        Reject reject = h.expect(Reject.class);
+        assertThat(reject.reason()).isEqualTo(RejectReason.DATA_DIGEST_ERROR);
+        reject.release();
+        // §7.8 option b: "it MUST wait to receive all the data" before the SCSI Response
+        assertThat(h.receive()).isNull();
+        h.dataDigest = Digest.CRC32C;
+        h.send(new DataOut(true, 0, r2t.itt(), r2t.ttt(), 0, 1, 512, Unpooled.wrappedBuffer(new byte[512])));
+        Harness.assertCheckCondition(h.expect(ScsiResponse.class), 0x0b, 0x47);
+        assertThat(target.events()).doesNotContain("op 2a");
+        assertThat(h.open()).isTrue();
+    }
+
+    @Test
     void nopInPingsAnIdleInitiatorAndDropsItWhenUnanswered() throws InterruptedException {
         login(IscsiSettings.defaults().withNopIn(Duration.ofMillis(100), Duration.ofMillis(200)));
         Thread.sleep(250);
