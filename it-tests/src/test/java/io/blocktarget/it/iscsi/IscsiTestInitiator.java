@@ -85,6 +85,8 @@ public final class IscsiTestInitiator implements AutoCloseable {
     private Digest dataDigest = Digest.NONE;
     private int cmdSN = 1;
     private int expStatSN;
+    /** The target's MaxCmdSN from its last response (RFC 7143 §4.2.2.1); commands beyond it wait. */
+    private int maxCmdSN = 1;
     private int itt = 1;
     private int tsih;
     private final Map<String, String> negotiated = new LinkedHashMap<>();
@@ -175,6 +177,20 @@ public final class IscsiTestInitiator implements AutoCloseable {
             default -> expStatSN - 1;
         };
         expStatSN = sn + 1;
+        int max = switch (pdu) {
+            case ScsiResponse r -> r.maxCmdSN();
+            case DataIn d -> d.maxCmdSN();
+            case R2t r -> r.maxCmdSN();
+            case NopIn n -> n.maxCmdSN();
+            case TaskManagementResponse t -> t.maxCmdSN();
+            case LoginResponse l -> l.maxCmdSN();
+            case Reject r -> r.maxCmdSN();
+            default -> maxCmdSN;
+        };
+        // §4.2.2.1: a MaxCmdSN below ExpCmdSN - 1 is ignored
+        if (io.blocktarget.protocol.iscsi.SerialNumbers.lessThan(maxCmdSN, max)) {
+            maxCmdSN = max;
+        }
     }
 
     /** True when the target closed the connection (EOF or reset) within the socket timeout. */
@@ -354,6 +370,59 @@ public final class IscsiTestInitiator implements AutoCloseable {
                 pdu.release();
             }
         }
+    }
+
+    /**
+     * Queues {@code count} writes the way libiscsi's asynchronous API does: each command goes out as soon as its
+     * CmdSN is inside the target's window (CmdSN <= MaxCmdSN), with its immediate data and unsolicited Data-Out
+     * per the negotiated ImmediateData / InitialR2T / FirstBurstLength; R2Ts are answered as they come. Returns
+     * the statuses in command order, once every command has its response.
+     */
+    public int[] pipelinedWrites(int count, java.util.function.IntFunction<byte[]> cdb, byte[] dataOut)
+            throws IOException {
+        int[] status = new int[count];
+        java.util.Arrays.fill(status, -1);
+        Map<Integer, Integer> byItt = new java.util.HashMap<>();
+        int targetMaxRecv = number("MaxRecvDataSegmentLength", 8192);
+        int firstBurst = Math.min(dataOut.length, number("FirstBurstLength", 65536));
+        int immediate = yes("ImmediateData", true) ? Math.min(firstBurst, targetMaxRecv) : 0;
+        int unsolicitedEnd = !yes("InitialR2T", true) ? firstBurst : immediate;
+        int sent = 0;
+        int done = 0;
+        while (done < count) {
+            while (sent < count && !io.blocktarget.protocol.iscsi.SerialNumbers.lessThan(maxCmdSN, cmdSN)) {
+                int task = nextItt();
+                byItt.put(task, sent);
+                ByteBuf imm = immediate > 0 ? Unpooled.wrappedBuffer(dataOut, 0, immediate) : Unpooled.EMPTY_BUFFER;
+                send(new ScsiCommand(false, unsolicitedEnd == immediate, false, true, TaskAttribute.SIMPLE, 0, task,
+                        dataOut.length, cmdSN++, expStatSN, cdb.apply(sent), OptionalLong.empty(), imm));
+                if (unsolicitedEnd > immediate) {
+                    sendData(0, task, Bhs.RESERVED_TAG, dataOut, immediate, unsolicitedEnd - immediate, targetMaxRecv);
+                }
+                sent++;
+            }
+            TargetPdu pdu = receive();
+            try {
+                switch (pdu) {
+                    case R2t r -> sendData(0, r.itt(), r.ttt(), dataOut, (int) r.bufferOffset(),
+                            (int) r.desiredDataTransferLength(), targetMaxRecv);
+                    case ScsiResponse r -> {
+                        Integer which = byItt.remove(r.itt());
+                        if (which == null) {
+                            throw new IOException("response for unknown ITT " + r.itt());
+                        }
+                        status[which] = r.status();
+                        done++;
+                    }
+                    case NopIn n -> answerPing(n);
+                    case Reject r -> throw new IOException("Reject " + r.reason());
+                    default -> throw new IOException("unexpected " + pdu.opcode());
+                }
+            } finally {
+                pdu.release();
+            }
+        }
+        return status;
     }
 
     /** TEST UNIT READY until GOOD: a new nexus first sees the POWER ON / RESET unit attention (SAM-5 §5.14). */

@@ -1,0 +1,74 @@
+package io.blocktarget.it.iscsi;
+
+import io.blocktarget.transport.iscsi.IscsiSettings;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A queue of asynchronous writes on one session, the way libiscsi's test_async_write issues them: 1000 WRITE(10)s
+ * of 32 KiB to a 4 KiB LUN, each sent as soon as the CmdSN window allows, with the negotiated ImmediateData /
+ * FirstBurstLength, then the initiator waits for all. Every one must end GOOD, and the data must be on the LUN.
+ */
+class AsyncWriteQueueIT {
+    private static final String FILE = LoopbackTarget.FILE_TARGET;
+    private static final int WRITES = 1000;
+    private static final int BLOCKS = 8;
+    private static LoopbackTarget server;
+    private static long nextIsid = 0x400000010001L;
+
+    @BeforeAll
+    static void start() throws Exception {
+        server = new LoopbackTarget(IscsiSettings.defaults());
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        server.close();
+    }
+
+    static byte[] write10(long lba, int blocks) {
+        return ByteBuffer.allocate(10).put((byte) 0x2a).put((byte) 0).putInt((int) lba).put((byte) 0)
+                .putShort((short) blocks).put((byte) 0).array();
+    }
+
+    @ParameterizedTest(name = "{0} InitialR2T={1} ImmediateData={2} FirstBurstLength={3}")
+    @CsvSource({
+            // libiscsi's offers: InitialR2T=No, ImmediateData=Yes, FirstBurstLength = MaxBurstLength = 256 KiB
+            "iqn.2026-11.io.blocktarget:ram-4096, No, Yes, 262144,",
+            FILE + ", No, Yes, 262144,",
+            "iqn.2026-11.io.blocktarget:ram-4096, Yes, Yes, 8192,",
+            FILE + ", Yes, Yes, 8192,",
+            "iqn.2026-11.io.blocktarget:ram-4096, No, Yes, 8192,",
+            FILE + ", No, Yes, 8192,",
+            "iqn.2026-11.io.blocktarget:ram-4096, No, No, 16384,",
+            FILE + ", Yes, No, 16384,",
+            "iqn.2026-11.io.blocktarget:ram-4096, No, Yes, 262144, CRC32C",
+            FILE + ", No, Yes, 262144, CRC32C",
+            "iqn.2026-11.io.blocktarget:ram-4096, Yes, Yes, 8192, CRC32C",
+    })
+    void thousandQueuedWritesAllSucceed(String target, String initialR2T, String immediateData, String firstBurst,
+                                        String digest) throws Exception {
+        String digests = digest == null ? "None" : digest;
+        try (IscsiTestInitiator i = IscsiTestInitiator.connect(server.address(), nextIsid++)) {
+            i.login(target, null, "InitialR2T", initialR2T, "ImmediateData", immediateData, "FirstBurstLength",
+                    firstBurst, "MaxBurstLength", "262144", "HeaderDigest", digests, "DataDigest", digests);
+            i.clearUnitAttention();
+            byte[] data = IscsiLoopbackIT.pattern(BLOCKS * 4096, 77);
+            int[] status = i.pipelinedWrites(WRITES, n -> write10((long) n * BLOCKS, BLOCKS), data);
+            int[] good = new int[WRITES];
+            assertThat(status).as("status of each write").isEqualTo(good);
+            IscsiTestInitiator.Result r = i.command(0, IscsiLoopbackIT.rw16(false, (WRITES - 1) * BLOCKS, BLOCKS),
+                    data.length, null);
+            assertThat(r.status()).isZero();
+            assertThat(Arrays.equals(r.data(), data)).isTrue();
+            i.logout();
+        }
+    }
+}
