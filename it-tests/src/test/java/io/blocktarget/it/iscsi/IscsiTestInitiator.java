@@ -376,12 +376,11 @@ public final class IscsiTestInitiator implements AutoCloseable {
      * Queues {@code count} writes the way libiscsi's asynchronous API does: each command goes out as soon as its
      * CmdSN is inside the target's window (CmdSN <= MaxCmdSN), with its immediate data and unsolicited Data-Out
      * per the negotiated ImmediateData / InitialR2T / FirstBurstLength; R2Ts are answered as they come. Returns
-     * the statuses in command order, once every command has its response.
+     * the outcomes in command order, once every command has its response.
      */
-    public int[] pipelinedWrites(int count, java.util.function.IntFunction<byte[]> cdb, byte[] dataOut)
+    public Result[] pipelinedWrites(int count, java.util.function.IntFunction<byte[]> cdb, byte[] dataOut)
             throws IOException {
-        int[] status = new int[count];
-        java.util.Arrays.fill(status, -1);
+        Result[] status = new Result[count];
         Map<Integer, Integer> byItt = new java.util.HashMap<>();
         int targetMaxRecv = number("MaxRecvDataSegmentLength", 8192);
         int firstBurst = Math.min(dataOut.length, number("FirstBurstLength", 65536));
@@ -411,7 +410,10 @@ public final class IscsiTestInitiator implements AutoCloseable {
                         if (which == null) {
                             throw new IOException("response for unknown ITT " + r.itt());
                         }
-                        status[which] = r.status();
+                        ByteBuf s = r.senseData();
+                        byte[] sense = new byte[s.readableBytes()];
+                        s.getBytes(s.readerIndex(), sense);
+                        status[which] = new Result(r.status(), new byte[0], sense, r.residual(), r.residualCount());
                         done++;
                     }
                     case NopIn n -> answerPing(n);

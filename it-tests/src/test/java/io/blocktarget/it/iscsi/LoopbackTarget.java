@@ -38,6 +38,9 @@ final class LoopbackTarget implements AutoCloseable {
     private final IscsiTransport transport;
     /** A file LUN: its I/O completes on worker threads, so completions hop back to the event loop. */
     static final String FILE_TARGET = "iqn.2026-11.io.blocktarget:file-4096";
+    /** A 4 KiB RAM LUN of 16 MiB (4096 blocks): smaller than libiscsi's async tests assume. */
+    static final String SMALL_TARGET = "iqn.2026-11.io.blocktarget:ram-4096-small";
+    static final long SMALL_LUN_BYTES = 16L * 1024 * 1024;
 
     private final List<BlockDevice> devices = new ArrayList<>();
     private final ExecutorService fileIo = Executors.newFixedThreadPool(2);
@@ -53,6 +56,10 @@ final class LoopbackTarget implements AutoCloseable {
             devices.add(device);
             units.add(new LogicalUnitSpec(targetName(lbs), 0, name, device));
         }
+        RamBlockDevice small = new RamBlockDevice("ram-4096-small", new BlockGeometry(4096, 4096,
+                SMALL_LUN_BYTES / 4096), false, budget);
+        devices.add(small);
+        units.add(new LogicalUnitSpec(SMALL_TARGET, 0, "ram-4096-small", small));
         file = Files.createTempDirectory("iscsi-it-").resolve("file-4096.img");
         FileBlockDevice fileDevice = FileBlockDevice.open("file-4096", file, new BlockGeometry(4096, 4096,
                 LUN_BYTES / 4096), new FileBlockDevice.Options(true, false, false), fileIo);
