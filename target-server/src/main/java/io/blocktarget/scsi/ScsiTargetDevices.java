@@ -18,9 +18,13 @@ import java.util.Set;
  * <li>Transfer length of a response: for block transfers the bytes the CDB asks for (blocks × LBS);
  *     for parameter data cut by an ALLOCATION LENGTH the bytes actually returned (SPC-4 §4.2.5.6), so
  *     the iSCSI residual of a short INQUIRY is an underflow, as LIO reports it. Failed commands report 0.</li>
- * <li>Data-out shorter than the CDB needs: CHECK CONDITION, ILLEGAL REQUEST — INVALID FIELD IN
- *     COMMAND INFORMATION UNIT for block data, INVALID FIELD IN CDB at the PARAMETER LIST LENGTH for
- *     parameter lists (LIO target_cmd_size_check). Extra data-out is ignored.</li>
+ * <li>Data-out shorter than the CDB needs: WRITE / WRITE AND VERIFY write the whole blocks that arrived and
+ *     complete GOOD, reporting the CDB's length so the transport sets the overflow residual (RFC 7143
+ *     §11.4.5.1, {@code Task.writeData}); VERIFY, COMPARE AND WRITE, WRITE SAME get CHECK CONDITION, ILLEGAL
+ *     REQUEST, INVALID FIELD IN COMMAND INFORMATION UNIT; parameter lists INVALID FIELD IN CDB at the
+ *     PARAMETER LIST LENGTH (LIO target_cmd_size_check). Extra data-out is ignored.</li>
+ * <li>Task management ({@link ScsiTargetDevice#taskManagement}) completes once every task it reaches has
+ *     stopped; CLEAR TASK SET and the resets reach every I_T nexus (one task set, TST = 000b, TAS = 0).</li>
  * <li>MAXIMUM TRANSFER LENGTH is 8 MiB (at least one block); larger transfers are INVALID FIELD IN CDB.</li>
  * <li>WRITE SAME is executed at every block size but advertised only up to 4 KiB blocks (Linux 7.3
  *     sd bug, see {@link UnitLimits}); UNMAP is advertised everywhere; GET LBA STATUS says "mapped".</li>
