@@ -24,7 +24,7 @@ final class AdminCommands {
             case GET_LOG_PAGE -> LogPageCommands.execute(controller, sqe, done);
             case SET_FEATURES, GET_FEATURES -> controller.features().execute(sqe, done);
             case ASYNC_EVENT_REQUEST -> {
-                if (!controller.events().request(done)) {
+                if (!controller.events().request(sqe.cid(), done)) {
                     Replies.status(done, NvmeStatus.ASYNC_EVENT_REQUEST_LIMIT_EXCEEDED);
                 }
             }

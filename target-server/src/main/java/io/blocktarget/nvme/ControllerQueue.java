@@ -91,6 +91,11 @@ final class ControllerQueue implements NvmeQueue {
         }
     }
 
+    @Override
+    public boolean retireAsyncEventRequest(int cid) {
+        return qid == 0 && controller.events().retire(cid);
+    }
+
     /** Disconnect (Base §6.4): the queue takes no more commands; the host closes the connection. */
     void disconnect() {
         state = State.DISCONNECTED;
