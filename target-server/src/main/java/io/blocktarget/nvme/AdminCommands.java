@@ -1,6 +1,5 @@
 package io.blocktarget.nvme;
 
-import io.blocktarget.protocol.nvme.AbortCommand;
 import io.blocktarget.protocol.nvme.AdminOpcode;
 import io.blocktarget.protocol.nvme.NvmeStatus;
 import io.blocktarget.protocol.nvme.Sqe;
@@ -32,9 +31,7 @@ final class AdminCommands {
                 controller.keepAlive();
                 Replies.status(done, NvmeStatus.SUCCESS);
             }
-            // Commands complete as they arrive or wait on a backend that cannot cancel: never aborted
-            // (Base §5.1: DW0 bit 0 = 1, "command not aborted", is a successful Abort).
-            case ABORT -> done.complete(NvmeStatus.SUCCESS, AbortCommand.resultNotAborted(), 0, null);
+            case ABORT -> controller.aborts().execute(sqe, done);
             default -> Replies.status(done, NvmeStatus.INVALID_OPCODE);
         }
     }
