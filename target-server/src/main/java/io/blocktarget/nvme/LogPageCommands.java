@@ -105,11 +105,12 @@ final class LogPageCommands {
                 AdminOpcode.KEEP_ALIVE)) {
             ADMIN_EFFECTS[op.code()] = LogPages.EFFECT_CSUPP;
         }
-        for (NvmOpcode op : List.of(NvmOpcode.FLUSH, NvmOpcode.READ, NvmOpcode.COMPARE)) {
+        for (NvmOpcode op : List.of(NvmOpcode.FLUSH, NvmOpcode.READ, NvmOpcode.COMPARE, NvmOpcode.VERIFY)) {
             IO_EFFECTS[op.code()] = LogPages.EFFECT_CSUPP;
         }
         // commands that change logical block content (LBCC)
-        for (NvmOpcode op : List.of(NvmOpcode.WRITE, NvmOpcode.WRITE_ZEROES, NvmOpcode.DATASET_MANAGEMENT)) {
+        for (NvmOpcode op : List.of(NvmOpcode.WRITE, NvmOpcode.WRITE_ZEROES, NvmOpcode.DATASET_MANAGEMENT,
+                NvmOpcode.COPY, NvmOpcode.WRITE_UNCORRECTABLE)) {
             IO_EFFECTS[op.code()] = LogPages.EFFECT_CSUPP | LogPages.EFFECT_LBCC;
         }
     }
