@@ -39,6 +39,7 @@ final class Controller {
     private final Features features;
     private final NvmIo io;
     private final Aborts aborts;
+    private final ErrorLog errors = new ErrorLog();
     private final ControllerQueue[] queues = new ControllerQueue[ControllerConstants.MAX_IO_QUEUES + 1];
     private volatile ControllerState state = ControllerState.CONNECTED;
     private int cc;
@@ -90,6 +91,10 @@ final class Controller {
 
     NvmIo io() {
         return io;
+    }
+
+    ErrorLog errors() {
+        return errors;
     }
 
     Aborts aborts() {

@@ -142,7 +142,7 @@ final class IdentifyCommands {
                 0, ControllerConstants.ACL, ControllerConstants.AERL, FRMW_ONE_READ_ONLY_SLOT,
                 discovery ? IdentifyController.LPA_EXTENDED_DATA
                         : IdentifyController.LPA_COMMANDS_EFFECTS | IdentifyController.LPA_EXTENDED_DATA,
-                0, 0, ControllerConstants.KAS, IdentifyController.SQES_64, IdentifyController.CQES_16,
+                discovery ? 0 : ErrorLog.ENTRIES - 1, 0, ControllerConstants.KAS, IdentifyController.SQES_64, IdentifyController.CQES_16,
                 ControllerConstants.MAX_QUEUE_ENTRIES, subsystem.nn(),
                 discovery ? 0 : oncs(subsystem),
                 0, 0, vwc ? IdentifyController.VWC_PRESENT | IdentifyController.VWC_FLUSH_BROADCAST : 0, 0, 0,

@@ -126,7 +126,9 @@ final class NvmIo {
                 }
                 boolean same = ByteBufUtil.equals(stored, data);
                 stored.release();
+                // SMART: Compare is a host read command and its blocks are data units read
                 stats.readCommands.increment();
+                stats.bytesRead.add(length);
                 Replies.status(done, same ? NvmeStatus.SUCCESS : NvmeStatus.COMPARE_FAILURE);
             });
             return;
