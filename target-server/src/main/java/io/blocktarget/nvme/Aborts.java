@@ -9,10 +9,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The Abort command (Base §5.1) of one controller. What can be aborted is what has not reached a backend: an
- * outstanding Asynchronous Event Request, and an I/O command the transport still holds while it waits for the
- * host's data (R2T outstanding); both complete with Command Abort Requested and the Abort with DW0 bit 0 = 0.
- * Everything else — a command executing on a backend that cannot cancel, an admin command (they complete as they
- * arrive), an unknown SQID or CID — is reported honestly as not aborted (bit 0 = 1), which is a successful Abort.
+ * outstanding Asynchronous Event Request, and a command the transport still holds while it waits for the host's
+ * data (R2T outstanding), on any queue; both complete with Command Abort Requested and the Abort with DW0 bit 0 = 0.
+ * Everything else — a command executing on a backend that cannot cancel, the Abort itself, an unknown SQID or CID
+ * — is reported honestly as not aborted (bit 0 = 1), which is a successful Abort.
  * At most ACL + 1 Aborts may be outstanding (Identify Controller ACL, 0's based); more is Abort Command Limit
  * Exceeded.
  */
@@ -41,9 +41,12 @@ final class Aborts {
             outstanding.decrementAndGet();
             done.complete(status, dw0, dw1, data);
         };
-        if (command.sqid() == 0) {
-            boolean aborted = command.abortCid() != command.cid() && controller.events().abort(command.abortCid());
-            answer(once, aborted);
+        if (command.sqid() == 0 && command.abortCid() == command.cid()) {
+            answer(once, false);
+            return;
+        }
+        if (command.sqid() == 0 && controller.events().abort(command.abortCid())) {
+            answer(once, true);
             return;
         }
         ControllerQueue queue = controller.queue(command.sqid());

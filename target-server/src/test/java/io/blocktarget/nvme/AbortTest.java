@@ -47,6 +47,16 @@ class AbortTest {
     }
 
     @Test
+    void anAdminCommandWaitingForDataIsAbortedThroughTheAdminConnection() {
+        TestHost host = TestHost.enabled(target, NQN);
+        host.adminConnection.abortable.add(55);
+        assertThat(abort(host, 0, 55).dw0() & 1).isZero();
+        assertThat(host.adminConnection.abortRequests).containsExactly(55);
+        assertThat(abort(host, 0, 55).dw0() & 1).isEqualTo(1);
+        host.admin.close();
+    }
+
+    @Test
     void anOutstandingAsyncEventRequestIsAborted() {
         TestHost host = TestHost.enabled(target, NQN);
         List<NvmeStatus> aer = new CopyOnWriteArrayList<>();
