@@ -62,6 +62,14 @@ public interface BlockDevice extends AutoCloseable {
     /** Writes zeros to {@code [lba, lba + blockCount)}; may deallocate (reads return zeros either way). */
     void writeZeroes(long lba, long blockCount, IoCallback<Void> callback);
 
+    /**
+     * The blocks of this device marked unreadable until rewritten (NVMe Write Uncorrectable), when the device keeps
+     * such a set ({@link UncorrectableBlockDevice}); decorators forward it. Empty: the fault is not offered.
+     */
+    default java.util.Optional<UncorrectableBlocks> uncorrectableBlocks() {
+        return java.util.Optional.empty();
+    }
+
     /** Flushes (file backend) and releases resources; pending operations fail with CLOSED. */
     @Override
     void close();

@@ -1,6 +1,5 @@
 package io.blocktarget.nvme;
 
-import io.blocktarget.protocol.nvme.AbortCommand;
 import io.blocktarget.protocol.nvme.AdminOpcode;
 import io.blocktarget.protocol.nvme.NvmeStatus;
 import io.blocktarget.protocol.nvme.Sqe;
@@ -24,7 +23,7 @@ final class AdminCommands {
             case GET_LOG_PAGE -> LogPageCommands.execute(controller, sqe, done);
             case SET_FEATURES, GET_FEATURES -> controller.features().execute(sqe, done);
             case ASYNC_EVENT_REQUEST -> {
-                if (!controller.events().request(done)) {
+                if (!controller.events().request(sqe.cid(), done)) {
                     Replies.status(done, NvmeStatus.ASYNC_EVENT_REQUEST_LIMIT_EXCEEDED);
                 }
             }
@@ -32,9 +31,7 @@ final class AdminCommands {
                 controller.keepAlive();
                 Replies.status(done, NvmeStatus.SUCCESS);
             }
-            // Commands complete as they arrive or wait on a backend that cannot cancel: never aborted
-            // (Base §5.1: DW0 bit 0 = 1, "command not aborted", is a successful Abort).
-            case ABORT -> done.complete(NvmeStatus.SUCCESS, AbortCommand.resultNotAborted(), 0, null);
+            case ABORT -> controller.aborts().execute(sqe, done);
             default -> Replies.status(done, NvmeStatus.INVALID_OPCODE);
         }
     }

@@ -24,7 +24,11 @@ final class AsyncEvents {
     /** Whether a notice kind may be reported now or waits for its log page to be read. */
     private enum Notice { ARMED, REPORTED }
 
-    private final ArrayDeque<NvmeCompletion> outstanding = new ArrayDeque<>();
+    /** An outstanding request: its CID, so the transport can retire one the host reused (see {@link #retire}). */
+    private record Request(int cid, NvmeCompletion done) {
+    }
+
+    private final ArrayDeque<Request> outstanding = new ArrayDeque<>();
     private final ArrayDeque<Integer> pending = new ArrayDeque<>();
     private final TreeSet<Long> changedNamespaces = new TreeSet<>();
     private final int supported;
@@ -43,7 +47,7 @@ final class AsyncEvents {
     }
 
     /** Queues an Asynchronous Event Request, or completes it at once with a waiting event; false when over AERL. */
-    boolean request(NvmeCompletion done) {
+    boolean request(int cid, NvmeCompletion done) {
         Integer event;
         synchronized (this) {
             if (outstanding.size() > ControllerConstants.AERL) {
@@ -51,7 +55,7 @@ final class AsyncEvents {
             }
             event = pending.poll();
             if (event == null) {
-                outstanding.add(done);
+                outstanding.add(new Request(cid, done));
                 return true;
             }
         }
@@ -101,11 +105,39 @@ final class AsyncEvents {
     }
 
     private NvmeCompletion post(int event) {
-        NvmeCompletion done = outstanding.poll();
-        if (done == null) {
+        Request request = outstanding.poll();
+        if (request == null) {
             pending.add(event);
+            return null;
         }
-        return done;
+        return request.done();
+    }
+
+    /** Forgets the outstanding request {@code cid} without completing it (the host reused its CID). */
+    synchronized boolean retire(int cid) {
+        return outstanding.removeIf(r -> r.cid() == cid);
+    }
+
+    /**
+     * Abort (Base §5.1) of the outstanding request {@code cid}: it completes with Command Abort Requested.
+     * False when no such request is outstanding.
+     */
+    boolean abort(int cid) {
+        Request found = null;
+        synchronized (this) {
+            for (Request r : outstanding) {
+                if (r.cid() == cid) {
+                    found = r;
+                    break;
+                }
+            }
+            if (found == null) {
+                return false;
+            }
+            outstanding.remove(found);
+        }
+        found.done().complete(NvmeStatus.ABORTED_BY_REQUEST, 0, 0, null);
+        return true;
     }
 
     private static void deliver(NvmeCompletion done, int event) {
@@ -134,11 +166,11 @@ final class AsyncEvents {
 
     /** The controller is going away: every outstanding request completes as aborted (Base §5.2). */
     void abortAll() {
-        List<NvmeCompletion> all;
+        List<Request> all;
         synchronized (this) {
             all = new ArrayList<>(outstanding);
             outstanding.clear();
         }
-        all.forEach(done -> done.complete(NvmeStatus.ABORTED_SQ_DELETION, 0, 0, null));
+        all.forEach(r -> r.done().complete(NvmeStatus.ABORTED_SQ_DELETION, 0, 0, null));
     }
 }

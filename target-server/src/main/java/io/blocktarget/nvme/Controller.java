@@ -38,6 +38,8 @@ final class Controller {
     private final AsyncEvents events;
     private final Features features;
     private final NvmIo io;
+    private final Aborts aborts;
+    private final ErrorLog errors = new ErrorLog();
     private final ControllerQueue[] queues = new ControllerQueue[ControllerConstants.MAX_IO_QUEUES + 1];
     private volatile ControllerState state = ControllerState.CONNECTED;
     private int cc;
@@ -60,6 +62,7 @@ final class Controller {
         this.events = new AsyncEvents(oaes());
         this.features = new Features(this);
         this.io = new NvmIo(this);
+        this.aborts = new Aborts(this);
     }
 
     NvmeSubsystems target() {
@@ -88,6 +91,19 @@ final class Controller {
 
     NvmIo io() {
         return io;
+    }
+
+    ErrorLog errors() {
+        return errors;
+    }
+
+    Aborts aborts() {
+        return aborts;
+    }
+
+    /** The connected queue {@code qid}, or null (out of range or not connected). */
+    synchronized ControllerQueue queue(int qid) {
+        return qid >= 0 && qid < queues.length ? queues[qid] : null;
     }
 
     ControllerState state() {

@@ -63,7 +63,8 @@ final class ControllerQueue implements NvmeQueue {
     }
 
     @Override
-    public void submit(Sqe sqe, ByteBuf dataOut, NvmeCompletion done) {
+    public void submit(Sqe sqe, ByteBuf dataOut, NvmeCompletion completion) {
+        NvmeCompletion done = logged(sqe, completion);
         try {
             route(sqe, dataOut, done);
         } catch (RuntimeException e) {
@@ -89,6 +90,35 @@ final class ControllerQueue implements NvmeQueue {
         } else {
             controller.io().execute(sqe, dataOut, done);
         }
+    }
+
+    @Override
+    public boolean retireAsyncEventRequest(int cid) {
+        return qid == 0 && controller.events().retire(cid);
+    }
+
+    /**
+     * {@code done}, recording a failed completion in the controller's Error Information log (Base §5.16.1.2) with
+     * this queue's SQID, the command's CID and NSID, and for NVM commands the LBA: SLBA (CDW10..11), or the first
+     * unreadable block of a read that met an uncorrectable one.
+     */
+    private NvmeCompletion logged(Sqe sqe, NvmeCompletion done) {
+        return (status, dw0, dw1, data) -> {
+            if (ErrorLog.records(status)) {
+                controller.errors().record(qid, sqe.cid(), status, errorLba(sqe, status), sqe.nsid());
+            }
+            done.complete(status, dw0, dw1, data);
+        };
+    }
+
+    private long errorLba(Sqe sqe, NvmeStatus status) {
+        if (qid == 0 || sqe.isFabrics()) {
+            return 0;
+        }
+        long slba = Integer.toUnsignedLong(sqe.cdw10()) | (long) sqe.cdw11() << 32;
+        Namespace ns = status == NvmeStatus.UNRECOVERED_READ_ERROR
+                ? controller.subsystem().namespace(Integer.toUnsignedLong(sqe.nsid())) : null;
+        return ns == null ? slba : NvmMediaCommands.firstBadLba(ns, slba, (sqe.cdw12() & 0xFFFF) + 1L);
     }
 
     /** Disconnect (Base §6.4): the queue takes no more commands; the host closes the connection. */

@@ -46,8 +46,13 @@ final class IdentifyCommands {
         Subsystem subsystem = controller.subsystem();
         long nsid = Integer.toUnsignedLong(command.nsid());
         switch (command.cns()) {
-            case IdentifyCommand.CNS_CONTROLLER -> reply(done, out -> identifyController(controller).encode(out));
-            case IdentifyCommand.CNS_NAMESPACE -> namespace(subsystem, nsid, done, Namespace::encodeIdentify);
+            case IdentifyCommand.CNS_CONTROLLER -> reply(done, out -> encodeController(controller, out));
+            case IdentifyCommand.CNS_NAMESPACE -> namespace(subsystem, nsid, done, (ns, out) -> {
+                int start = out.writerIndex();
+                ns.encodeIdentify(out);
+                // MSSRL / MCL / MSRC: the numbers NvmCopy enforces (NVM Command Set §4.1.5.1)
+                NvmCopy.limits(controller.target().limits(), ns.geometry().logicalBlockSize()).setInto(out, start);
+            });
             case IdentifyCommand.CNS_CS_INDEPENDENT_NAMESPACE ->
                     namespace(subsystem, nsid, done, Namespace::encodeIdentifyCsIndependent);
             case IdentifyCommand.CNS_CS_NAMESPACE -> {
@@ -61,8 +66,11 @@ final class IdentifyCommands {
                 if (command.csi() != IdentifyCommand.CSI_NVM) {
                     Replies.status(done, NvmeStatus.INVALID_FIELD);
                 } else {
-                    // no Write Zeroes / DSM limits beyond MDTS and the 16-bit NLB (NVM Command Set §4.1.5.3)
-                    reply(done, out -> new NvmIdentifyController(0, 0, 0, 0, 0, 0).encode(out));
+                    // VSL = MDTS (NvmMediaCommands enforces it: Verify buffers its read); no Write Zeroes /
+                    // Write Uncorrectable / DSM limits beyond MDTS and the 16-bit NLB (NVM Command Set §4.1.5.3)
+                    int vsl = IdentifyController.mdtsFor(NvmMediaCommands.verifySizeLimitBytes(
+                            controller.target().limits()), ControllerConstants.MPSMIN_BYTES);
+                    reply(done, out -> new NvmIdentifyController(vsl, 0, 0, 0, 0, 0).encode(out));
                 }
             }
             case IdentifyCommand.CNS_ACTIVE_NAMESPACES -> {
@@ -102,6 +110,22 @@ final class IdentifyCommands {
         Replies.data(done, IdentifyCommand.DATA_SIZE, encoder);
     }
 
+    /** Identify Controller, and OCFS (Copy source range format 0h) for NVM controllers. */
+    private static void encodeController(Controller controller, ByteBuf out) {
+        int start = out.writerIndex();
+        identifyController(controller).encode(out);
+        if (!controller.isDiscovery()) {
+            out.setShortLE(start + IdentifyController.OFFSET_OCFS, IdentifyController.OCFS_FORMAT_0);
+        }
+    }
+
+    /** ONCS of an NVM controller: every NVM command it executes (NvmIo), Write Uncorrectable where devices allow. */
+    static int oncs(Subsystem subsystem) {
+        return IdentifyController.ONCS_COMPARE | IdentifyController.ONCS_DSM | IdentifyController.ONCS_WRITE_ZEROES
+                | IdentifyController.ONCS_VERIFY | IdentifyController.ONCS_COPY
+                | (NvmMediaCommands.writeUncorrectableSupported(subsystem) ? IdentifyController.ONCS_WRITE_UNCORRECTABLE : 0);
+    }
+
     /** Identify Controller (Base §5.17.2.1) with the fabrics fields of NVMe-oF / NVMe/TCP. */
     static IdentifyController identifyController(Controller controller) {
         Subsystem subsystem = controller.subsystem();
@@ -118,10 +142,9 @@ final class IdentifyCommands {
                 0, ControllerConstants.ACL, ControllerConstants.AERL, FRMW_ONE_READ_ONLY_SLOT,
                 discovery ? IdentifyController.LPA_EXTENDED_DATA
                         : IdentifyController.LPA_COMMANDS_EFFECTS | IdentifyController.LPA_EXTENDED_DATA,
-                0, 0, ControllerConstants.KAS, IdentifyController.SQES_64, IdentifyController.CQES_16,
+                discovery ? 0 : ErrorLog.ENTRIES - 1, 0, ControllerConstants.KAS, IdentifyController.SQES_64, IdentifyController.CQES_16,
                 ControllerConstants.MAX_QUEUE_ENTRIES, subsystem.nn(),
-                discovery ? 0 : IdentifyController.ONCS_COMPARE | IdentifyController.ONCS_DSM
-                        | IdentifyController.ONCS_WRITE_ZEROES,
+                discovery ? 0 : oncs(subsystem),
                 0, 0, vwc ? IdentifyController.VWC_PRESENT | IdentifyController.VWC_FLUSH_BROADCAST : 0, 0, 0,
                 IdentifyController.SGLS_SUPPORTED | IdentifyController.SGLS_OFFSET, subsystem.nqn(),
                 discovery ? 0 : 4 + limits.ioInCapsuleDataBytes() / 16, discovery ? 0 : 1, 0, 0, 1,

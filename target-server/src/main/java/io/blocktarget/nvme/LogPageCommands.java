@@ -48,16 +48,15 @@ final class LogPageCommands {
             return;
         }
         switch (command.lid()) {
-            case GetLogPageCommand.LID_ERROR_INFORMATION ->
-                    // ELPE = 0: one entry, empty (Error Count 0) — errors are reported in completions only
-                    reply(command, done, LogPages.ERROR_ENTRY_SIZE, out -> out.writeZero(LogPages.ERROR_ENTRY_SIZE));
+            case GetLogPageCommand.LID_ERROR_INFORMATION -> reply(command, done,
+                    ErrorLog.ENTRIES * LogPages.ERROR_ENTRY_SIZE, controller.errors()::encode);
             case GetLogPageCommand.LID_SMART_HEALTH -> {
                 long nsid = Integer.toUnsignedLong(command.nsid());
                 if (nsid != 0 && nsid != NSID_ALL) {
                     // LPA bit 0 clear: no per-namespace SMART (Base §5.16.1.3)
                     Replies.status(done, NvmeStatus.INVALID_FIELD);
                 } else {
-                    reply(command, done, LogPages.SMART_SIZE, out -> smart(controller.subsystem()).encode(out));
+                    reply(command, done, LogPages.SMART_SIZE, out -> smart(controller).encode(out));
                 }
             }
             case GetLogPageCommand.LID_FIRMWARE_SLOT -> reply(command, done, LogPages.FIRMWARE_SLOT_SIZE,
@@ -89,11 +88,16 @@ final class LogPageCommands {
         }
     }
 
-    private static LogPages.Smart smart(Subsystem s) {
-        long errors = s.mediaErrors.sum();
+    /**
+     * SMART / Health (Base §5.16.1.3): the subsystem's data units and host commands (Read, Compare, Verify / Write),
+     * its media and data integrity errors (unrecovered reads, write faults only), and this controller's lifetime
+     * count of Error Information log entries.
+     */
+    private static LogPages.Smart smart(Controller controller) {
+        Subsystem s = controller.subsystem();
         return new LogPages.Smart(0, 0, 100, 10, 0, LogPages.Smart.dataUnits(s.bytesRead.sum()),
                 LogPages.Smart.dataUnits(s.bytesWritten.sum()), s.readCommands.sum(), s.writeCommands.sum(), 0, 0,
-                0, errors, 0);
+                0, s.mediaErrors.sum(), controller.errors().errorCount());
     }
 
     private static final int[] ADMIN_EFFECTS = new int[256];
@@ -105,11 +109,12 @@ final class LogPageCommands {
                 AdminOpcode.KEEP_ALIVE)) {
             ADMIN_EFFECTS[op.code()] = LogPages.EFFECT_CSUPP;
         }
-        for (NvmOpcode op : List.of(NvmOpcode.FLUSH, NvmOpcode.READ, NvmOpcode.COMPARE)) {
+        for (NvmOpcode op : List.of(NvmOpcode.FLUSH, NvmOpcode.READ, NvmOpcode.COMPARE, NvmOpcode.VERIFY)) {
             IO_EFFECTS[op.code()] = LogPages.EFFECT_CSUPP;
         }
         // commands that change logical block content (LBCC)
-        for (NvmOpcode op : List.of(NvmOpcode.WRITE, NvmOpcode.WRITE_ZEROES, NvmOpcode.DATASET_MANAGEMENT)) {
+        for (NvmOpcode op : List.of(NvmOpcode.WRITE, NvmOpcode.WRITE_ZEROES, NvmOpcode.DATASET_MANAGEMENT,
+                NvmOpcode.COPY, NvmOpcode.WRITE_UNCORRECTABLE)) {
             IO_EFFECTS[op.code()] = LogPages.EFFECT_CSUPP | LogPages.EFFECT_LBCC;
         }
     }

@@ -36,9 +36,13 @@ final class NvmIo {
     private static final long NSID_ALL = 0xFFFF_FFFFL;
 
     private final Controller controller;
+    private final NvmMediaCommands media;
+    private final NvmCopy copy;
 
     NvmIo(Controller controller) {
         this.controller = controller;
+        this.media = new NvmMediaCommands(controller, this);
+        this.copy = new NvmCopy(controller, this);
     }
 
     void execute(Sqe sqe, ByteBuf dataOut, NvmeCompletion done) {
@@ -52,6 +56,9 @@ final class NvmIo {
             case FLUSH -> flush(sqe, done);
             case WRITE_ZEROES -> writeZeroes(sqe, done);
             case DATASET_MANAGEMENT -> datasetManagement(sqe, dataOut, done);
+            case VERIFY -> media.verify(sqe, done);
+            case WRITE_UNCORRECTABLE -> media.writeUncorrectable(sqe, done);
+            case COPY -> copy.execute(sqe, dataOut, done);
             default -> Replies.status(done, NvmeStatus.INVALID_OPCODE);
         }
     }
@@ -60,7 +67,7 @@ final class NvmIo {
      * The namespace a parsed command addresses, or null after completing the command with the parse failure
      * or Invalid Namespace or Format (an inactive NSID, NVM Command Set §3.3).
      */
-    private <T> Namespace resolve(Parsed<T> parsed, ToIntFunction<T> nsid, NvmeCompletion done) {
+    <T> Namespace resolve(Parsed<T> parsed, ToIntFunction<T> nsid, NvmeCompletion done) {
         if (!(parsed instanceof Parsed.Ok<T>(T command))) {
             Replies.invalid(done, parsed);
             return null;
@@ -119,7 +126,9 @@ final class NvmIo {
                 }
                 boolean same = ByteBufUtil.equals(stored, data);
                 stored.release();
+                // SMART: Compare is a host read command and its blocks are data units read
                 stats.readCommands.increment();
+                stats.bytesRead.add(length);
                 Replies.status(done, same ? NvmeStatus.SUCCESS : NvmeStatus.COMPARE_FAILURE);
             });
             return;
@@ -232,7 +241,7 @@ final class NvmIo {
         }
     }
 
-    private void fail(NvmeCompletion done, BlockIoException failure) {
+    void fail(NvmeCompletion done, BlockIoException failure) {
         if (failure.error() == BlockError.READ_ERROR || failure.error() == BlockError.WRITE_ERROR) {
             controller.subsystem().mediaErrors.increment();
         }

@@ -14,4 +14,14 @@ public interface NvmeHostConnection {
 
     /** The controller is gone (keep-alive expiry, shutdown, reset): close this connection. Callable from any thread. */
     void terminate(String reason);
+
+    /**
+     * Abort (Base §5.1) of command {@code cid} of this connection's queue, when the transport still holds it: a
+     * command waiting for its host-to-controller data (R2T outstanding) completes with Command Abort Requested.
+     * {@code done} learns whether it was aborted (false: unknown CID, or already handed to the NVMe layer, which
+     * cannot cancel a backend operation). Callable from any thread; {@code done} runs on any thread, exactly once.
+     */
+    default void abort(int cid, java.util.function.Consumer<Boolean> done) {
+        done.accept(false);
+    }
 }

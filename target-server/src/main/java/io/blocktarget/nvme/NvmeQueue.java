@@ -26,6 +26,13 @@ public interface NvmeQueue {
     void submit(Sqe sqe, ByteBuf dataOut, NvmeCompletion done);
 
     /**
+     * The host reused the CID of its outstanding Asynchronous Event Request (SPDK's host cancels its AER locally at
+     * detach): the NVMe layer forgets that request, which then never completes — not with this CID, not at all —
+     * and the next event waits for a new request. True when such a request was outstanding. Any thread.
+     */
+    boolean retireAsyncEventRequest(int cid);
+
+    /**
      * The transport connection is gone (closed by the host, fatal error, or after terminate).
      * Outstanding completions may still arrive and are ignored by the transport. Closing the admin
      * queue destroys the controller and its I/O queues (as Linux nvmet does).

@@ -91,7 +91,9 @@ public final class NvmeSubsystems implements NvmeTarget {
         if (subsystem == null) {
             return invalidData(ConnectData.OFFSET_SUBNQN);
         }
-        if (!NQN.matcher(data.hostnqn()).matches()) {
+        // An empty HOSTNQN (SPDK's host sends one unless told otherwise) names no host: a subsystem open to any
+        // host takes it, as SPDK's target does; one with an allow-list refuses it below (Connect Invalid Host).
+        if (!data.hostnqn().isEmpty() && !NQN.matcher(data.hostnqn()).matches()) {
             return invalidData(ConnectData.OFFSET_HOSTNQN);
         }
         if (!subsystem.allows(data.hostnqn())) {

@@ -52,7 +52,10 @@ class AdminStartupTest {
             assertThat(id.getUnsignedShortLE(320)).isEqualTo(1);                // KAS 100 ms
             assertThat(id.getUnsignedShortLE(514)).isEqualTo(1024);             // MAXCMD
             assertThat(id.getIntLE(516)).isEqualTo(1);                          // NN
-            assertThat(id.getUnsignedShortLE(520)).isEqualTo(0b1101);           // ONCS compare, DSM, write zeroes
+            // ONCS compare, DSM, write zeroes, verify (bit 7), copy (bit 8); no write uncorrectable: the test's
+            // RAM disk keeps no uncorrectable-block set
+            assertThat(id.getUnsignedShortLE(520)).isEqualTo(0b1_1000_1101);
+            assertThat(id.getUnsignedShortLE(534)).isEqualTo(1);                // OCFS: copy format 0h
             assertThat((int) id.getUnsignedByte(525)).isZero();                       // VWC: RAM has none
             assertThat(id.getIntLE(536)).isEqualTo(1 | 1 << 20);                // SGLS supported + offsets
             assertThat((int) id.getUnsignedByte(512)).isEqualTo(0x66);                // SQES
@@ -93,7 +96,10 @@ class AdminStartupTest {
 
         Reply nvmCtrl = host.identify(0x06, 0, 0);
         assertThat(nvmCtrl.status()).isEqualTo(NvmeStatus.SUCCESS);
-        assertThat(nvmCtrl.bytes()).hasSize(4096).containsOnly(0);
+        byte[] nvm = nvmCtrl.bytes();
+        assertThat(nvm).hasSize(4096);
+        assertThat(nvm[0]).as("VSL = MDTS: 2^8 x 4 KiB").isEqualTo((byte) 8);
+        assertThat(java.util.Arrays.copyOfRange(nvm, 1, 4096)).containsOnly(0);
 
         ByteBuf list = host.identifyData(0x02, 0);
         assertThat(list.getIntLE(0)).isEqualTo(1);

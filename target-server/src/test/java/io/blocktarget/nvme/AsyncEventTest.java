@@ -100,6 +100,46 @@ class AsyncEventTest {
         eager.admin.close();
     }
 
+    private void aer(TestHost host, int cid, List<Completed> into) {
+        host.admin.submit(Sqe.of(AdminOpcode.ASYNC_EVENT_REQUEST.code(), cid, 0, SglDescriptor.transportDataBlock(0)),
+                null, (status, dw0, dw1, data) -> into.add(new Completed(status, dw0)));
+    }
+
+    /**
+     * Issue 10 item 8b: the transport retires an AER whose CID the host reused. The retired request never
+     * completes (not with the event, not at teardown), it frees its AERL slot, and the event it would have carried
+     * waits for the next request instead of being lost.
+     */
+    @Test
+    void retiredRequestNeverCompletesAndTheEventWaitsForTheNext() {
+        TestHost host = TestHost.enabled(target, NQN);
+        host.setFeature(FeatureId.ASYNC_EVENT_CONFIGURATION, 1 << 8);
+        List<Completed> stale = new CopyOnWriteArrayList<>();
+        for (int cid = 100; cid < 104; cid++) {
+            aer(host, cid, stale);
+        }
+        assertThat(host.admin.retireAsyncEventRequest(101)).isTrue();
+        assertThat(host.admin.retireAsyncEventRequest(101)).as("retired once").isFalse();
+        assertThat(host.admin.retireAsyncEventRequest(999)).isFalse();
+        // its AERL slot is free again: a fifth request is accepted (4 outstanding)
+        List<Completed> fresh = new CopyOnWriteArrayList<>();
+        aer(host, 101, fresh);
+        aer(host, 104, fresh);
+        assertThat(fresh).containsExactly(new Completed(NvmeStatus.ASYNC_EVENT_REQUEST_LIMIT_EXCEEDED, 0));
+        fresh.clear();
+        // retire all four: the event waits, then completes the next request at once
+        for (int cid : new int[]{100, 101, 102, 103}) {
+            assertThat(host.admin.retireAsyncEventRequest(cid)).isTrue();
+        }
+        target.namespaceChanged(NQN, 2);
+        assertThat(stale).isEmpty();
+        assertThat(fresh).isEmpty();
+        aer(host, 105, fresh);
+        assertThat(fresh).containsExactly(new Completed(NvmeStatus.SUCCESS, NS_CHANGED_DW0));
+        host.admin.close();
+        assertThat(stale).as("retired requests are not aborted at teardown either").isEmpty();
+    }
+
     @Test
     void moreThanAerlPlusOneRequestsExceedTheLimit() {
         TestHost host = TestHost.enabled(target, NQN);

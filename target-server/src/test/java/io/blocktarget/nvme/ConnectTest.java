@@ -4,7 +4,11 @@ import io.blocktarget.nvme.TestSupport.ManualScheduler;
 import io.blocktarget.nvme.TestSupport.Reply;
 import io.blocktarget.nvme.TestSupport.TestConnection;
 import io.blocktarget.protocol.nvme.FeatureId;
+import io.blocktarget.protocol.nvme.ControllerRegister;
+import io.blocktarget.protocol.nvme.DiscoveryLog;
+import io.blocktarget.protocol.nvme.FabricsCommandType;
 import io.blocktarget.protocol.nvme.NvmeStatus;
+import io.blocktarget.protocol.nvme.PropertyCommand;
 import org.junit.jupiter.api.Test;
 
 import java.util.HashSet;
@@ -48,6 +52,40 @@ class ConnectTest {
             assertThat(r.status()).as(bad).isEqualTo(NvmeStatus.CONNECT_INVALID_PARAMETERS);
             assertThat(r.dw0()).as(bad).isEqualTo(IN_DATA | 512); // IPO 512 (HOSTNQN)
         }
+    }
+
+    /**
+     * Issue 10 item 8a: SPDK's host (spdk_nvme_perf) sends an empty HOSTNQN unless told otherwise. A subsystem open
+     * to any host takes it (admin and I/O queues, and discovery), as SPDK's target does; a subsystem with an
+     * allow-list refuses it with Connect Invalid Host (Base §6.3, SCT 1h SC 84h), not Invalid Parameters.
+     */
+    @Test
+    void emptyHostNqnIsAnyHostsDecision() {
+        ConnectResult admin = admin(NQN, "", 31, 0xFFFF);
+        assertThat(admin.status()).isEqualTo(NvmeStatus.SUCCESS);
+        int cntlid = admin.queue().cntlid();
+        assertThat(TestSupport.submit(admin.queue(), new PropertyCommand(1,
+                FabricsCommandType.PROPERTY_SET,
+                ControllerRegister.CC, TestHost.CC_ENABLE).toSqe(), null).status())
+                .isEqualTo(NvmeStatus.SUCCESS);
+        ConnectResult io = TestSupport.connect(target, 1, 127, 0, cntlid, NQN, "", new TestConnection());
+        assertThat(io.status()).isEqualTo(NvmeStatus.SUCCESS);
+        // the I/O queue's host must be the admin queue's: a named host may not join the empty one's controller
+        ConnectResult other = TestSupport.connect(target, 2, 127, 0, cntlid, NQN, TestSupport.HOST_NQN,
+                new TestConnection());
+        assertThat(other.status()).isEqualTo(NvmeStatus.CONNECT_INVALID_PARAMETERS);
+        io.queue().close();
+        admin.queue().close();
+
+        ConnectResult discovery = admin(DiscoveryLog.DISCOVERY_NQN, "", 31, 0xFFFF);
+        assertThat(discovery.status()).isEqualTo(NvmeStatus.SUCCESS);
+        discovery.queue().close();
+
+        ConnectResult locked = admin(LOCKED, "", 31, 0xFFFF);
+        assertThat(locked.status()).isEqualTo(NvmeStatus.CONNECT_INVALID_HOST);
+        assertThat(locked.status().dnr()).isTrue();
+        assertThat(locked.dw0()).isZero();
+        assertThat(locked.queue()).isNull();
     }
 
     @Test

@@ -175,8 +175,9 @@ class NvmIoTest {
         // unknown and unsupported opcodes
         assertThat(host.io(q, Sqe.of(0x7E, 4, 1, SglDescriptor.transportDataBlock(0)), null).status())
                 .isEqualTo(NvmeStatus.INVALID_OPCODE);
-        assertThat(host.io(q, Sqe.of(NvmOpcode.VERIFY.code(), 4, 1, SglDescriptor.transportDataBlock(0)), null)
-                .status()).isEqualTo(NvmeStatus.INVALID_OPCODE);
+        // Write Uncorrectable on a device without an uncorrectable-block set (ONCS bit 1 clear)
+        assertThat(host.io(q, Sqe.of(NvmOpcode.WRITE_UNCORRECTABLE.code(), 4, 1, SglDescriptor.transportDataBlock(0)),
+                null).status()).isEqualTo(NvmeStatus.INVALID_OPCODE);
         // DSM range outside the namespace, and DSM data missing
         ByteBuf bad = Unpooled.buffer();
         new DsmRange(0, 10, 95).encode(bad);

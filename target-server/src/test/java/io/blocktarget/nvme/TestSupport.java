@@ -28,9 +28,17 @@ final class TestSupport {
     private TestSupport() {
     }
 
-    /** A connection that records terminate() calls. */
+    /**
+     * A connection that records terminate() calls and answers abort() like the transport: true for a CID in
+     * {@link #abortable} (a command waiting for data), false otherwise; with {@link #holdAborts} the answers wait
+     * in {@link #heldAborts}.
+     */
     static final class TestConnection implements NvmeHostConnection {
         final List<String> terminations = new CopyOnWriteArrayList<>();
+        final java.util.Set<Integer> abortable = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        final List<Integer> abortRequests = new CopyOnWriteArrayList<>();
+        final List<Runnable> heldAborts = new CopyOnWriteArrayList<>();
+        volatile boolean holdAborts;
         private final String local;
         private final int port;
 
@@ -61,6 +69,17 @@ final class TestSupport {
         @Override
         public void terminate(String reason) {
             terminations.add(reason);
+        }
+
+        @Override
+        public void abort(int cid, java.util.function.Consumer<Boolean> done) {
+            abortRequests.add(cid);
+            Runnable answer = () -> done.accept(abortable.remove(cid));
+            if (holdAborts) {
+                heldAborts.add(answer);
+            } else {
+                answer.run();
+            }
         }
     }
 

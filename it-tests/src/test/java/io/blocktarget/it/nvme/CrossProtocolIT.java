@@ -2,6 +2,9 @@ package io.blocktarget.it.nvme;
 
 import io.blocktarget.it.iscsi.IscsiTestInitiator;
 import io.blocktarget.protocol.nvme.ConnectData;
+import io.blocktarget.protocol.nvme.LbaRangeCommand;
+import io.blocktarget.protocol.nvme.NvmOpcode;
+import io.blocktarget.protocol.nvme.NvmeStatus;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -96,6 +99,19 @@ class CrossProtocolIT {
                     IscsiTestInitiator.Result r = iscsi.command(0, cdb16(0x88, 100, 3), 3 * LBS, null);
                     assertThat(r.status()).isZero();
                     assertThat(r.data()).isEqualTo(viaNvme);
+
+                    // issue 10: NVMe Write Uncorrectable is device state — an iSCSI READ of those blocks fails with
+                    // MEDIUM ERROR / UNRECOVERED READ ERROR (03h 11h/00h) until a write through either protocol
+                    NvmeTcpTestHost.require(io.execute(new LbaRangeCommand(NvmOpcode.WRITE_UNCORRECTABLE, 0, 1, 101,
+                            0, false, false).toSqe(), null, 0), "NVMe Write Uncorrectable");
+                    IscsiTestInitiator.Result bad = iscsi.command(0, cdb16(0x88, 100, 3), 3 * LBS, null);
+                    assertThat(bad.status()).as("CHECK CONDITION").isEqualTo(0x02);
+                    assertThat(senseKeyAscAscq(bad.sense())).containsExactly(0x03, 0x11, 0x00);
+                    assertThat(io.read(1, 101, 1, LBS).is(NvmeStatus.UNRECOVERED_READ_ERROR)).isTrue();
+                    assertThat(iscsi.command(0, cdb16(0x8A, 101, 1), 0, pattern(LBS, 3)).status()).isZero();
+                    IscsiTestInitiator.Result healed = iscsi.command(0, cdb16(0x88, 101, 1), LBS, null);
+                    assertThat(healed.status()).isZero();
+                    assertThat(healed.data()).isEqualTo(pattern(LBS, 3));
                 }
                 iscsi.logout();
             }
@@ -106,6 +122,13 @@ class CrossProtocolIT {
             assertThat(server.exitValue()).as(log).isZero();
             assertThat(log).doesNotContain("LEAK", "Exception in thread");
         }
+    }
+
+    /** Sense key, ASC, ASCQ of fixed (70h/71h) or descriptor (72h/73h) sense data (SPC-5 §4.4). */
+    private static List<Integer> senseKeyAscAscq(byte[] sense) {
+        boolean descriptor = (sense[0] & 0x7E) == 0x72;
+        return descriptor ? List.of(sense[1] & 0xF, sense[2] & 0xFF, sense[3] & 0xFF)
+                : List.of(sense[2] & 0xF, sense[12] & 0xFF, sense[13] & 0xFF);
     }
 
     private static void awaitListening(int port, Process server) throws Exception {

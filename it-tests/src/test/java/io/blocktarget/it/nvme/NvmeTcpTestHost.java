@@ -62,6 +62,8 @@ final class NvmeTcpTestHost implements AutoCloseable {
     /** Bytes of write data sent in the capsule (the controller's IOCCSZ / admin size); 0 forces R2T. */
     int inCapsuleLimit = 8192;
     int qid = -1;
+    /** HOSTNQN of the Connect data; SPDK's host sends an empty one unless told otherwise. */
+    String hostnqn = HOSTNQN;
 
     /** The result of one command: its CQE (synthesized for a C2HData SUCCESS flag) and its C2H data. */
     record Reply(Cqe cqe, byte[] data) {
@@ -175,6 +177,11 @@ final class NvmeTcpTestHost implements AutoCloseable {
     Reply execute(Sqe template, byte[] dataOut, int dataInLength) throws IOException {
         int cid = nextCid;
         nextCid = nextCid % 0xFFFE + 1;
+        return execute(template, dataOut, dataInLength, cid);
+    }
+
+    /** As {@link #execute(Sqe, byte[], int)} with a CID of the caller's choosing (hosts that reuse CIDs). */
+    Reply execute(Sqe template, byte[] dataOut, int dataInLength, int cid) throws IOException {
         if (dataOut != null && dataOut.length <= inCapsuleLimit) {
             ByteBuf data = Unpooled.wrappedBuffer(dataOut);
             send(new CapsuleCmd(withCid(template, cid, SglDescriptor.inCapsule(0, dataOut.length)), data));
@@ -250,7 +257,7 @@ final class NvmeTcpTestHost implements AutoCloseable {
 
     Reply connect(String subnqn, int queueId, int sqsize, int cntlid, long katoMillis, int cattr) throws IOException {
         ByteBuf data = Unpooled.buffer(ConnectData.SIZE);
-        new ConnectData(HOSTID, cntlid, subnqn, HOSTNQN).encode(data);
+        new ConnectData(HOSTID, cntlid, subnqn, hostnqn).encode(data);
         byte[] bytes = new byte[ConnectData.SIZE];
         data.readBytes(bytes);
         Sqe sqe = new ConnectCommand(0, 0, queueId, sqsize, cattr, katoMillis,

@@ -30,8 +30,10 @@ public record ConnectData(byte[] hostId, int cntlid, String subnqn, String hostn
     }
 
     /**
-     * Decodes the 1024 bytes at the reader index (not consumed). NQNs without a NUL within their 256 bytes, empty
-     * or over 223 bytes, and a zero HOSTID are CONNECT_INVALID_PARAMETERS with IATTR=1 and IPO at the field.
+     * Decodes the 1024 bytes at the reader index (not consumed). NQNs without a NUL within their 256 bytes or over
+     * 223 bytes, an empty SUBNQN and a zero HOSTID are CONNECT_INVALID_PARAMETERS with IATTR=1 and IPO at the field.
+     * An empty HOSTNQN parses: SPDK's host sends one unless told otherwise, and whether it may connect is the
+     * subsystem's access decision (Connect Invalid Host, Base §6.3), not a syntax error.
      */
     public static Parsed<ConnectData> parse(ByteBuf buf) {
         if (buf.readableBytes() < SIZE) {
@@ -48,7 +50,7 @@ public record ConnectData(byte[] hostId, int cntlid, String subnqn, String hostn
             return invalidAt(OFFSET_SUBNQN);
         }
         String hostnqn = WireText.getNulTerminated(buf, i + OFFSET_HOSTNQN, WireText.NQN_FIELD);
-        if (!validNqn(hostnqn)) {
+        if (hostnqn == null || !hostnqn.isEmpty() && !validNqn(hostnqn)) {
             return invalidAt(OFFSET_HOSTNQN);
         }
         return Parsed.ok(new ConnectData(hostId, buf.getUnsignedShortLE(i + OFFSET_CNTLID), subnqn, hostnqn));

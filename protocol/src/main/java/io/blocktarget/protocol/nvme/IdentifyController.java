@@ -40,6 +40,10 @@ public record IdentifyController(
     public static final int ONCS_RESERVATIONS = 1 << 5;
     public static final int ONCS_TIMESTAMP = 1 << 6;
     public static final int ONCS_VERIFY = 1 << 7;
+    public static final int ONCS_COPY = 1 << 8;
+    /** OCFS (bytes 534..535, Optional Copy Formats Supported): bit 0 = source range format 0h. */
+    public static final int OFFSET_OCFS = 534;
+    public static final int OCFS_FORMAT_0 = 1;
     /** VWC bit 0: volatile write cache present; bits 2:1 = 11b: Flush with NSID FFFFFFFFh supported. */
     public static final int VWC_PRESENT = 1;
     public static final int VWC_FLUSH_BROADCAST = 0b110;

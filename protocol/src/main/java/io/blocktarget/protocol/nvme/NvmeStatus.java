@@ -52,6 +52,8 @@ public enum NvmeStatus {
     CONFLICTING_ATTRIBUTES(StatusCodeType.COMMAND_SPECIFIC, 0x80, true),
     INVALID_PROTECTION_INFORMATION(StatusCodeType.COMMAND_SPECIFIC, 0x81, true),
     ATTEMPTED_WRITE_TO_READ_ONLY_RANGE(StatusCodeType.COMMAND_SPECIFIC, 0x82, true),
+    /** Copy over MSRC, MSSRL or MCL (NVM Command Set §3.2.2). */
+    COMMAND_SIZE_LIMIT_EXCEEDED(StatusCodeType.COMMAND_SPECIFIC, 0x83, true),
     // Fabrics Connect / Discovery command specific (Base §4.2.3.2, Connect response §6.3)
     CONNECT_INCOMPATIBLE_FORMAT(StatusCodeType.COMMAND_SPECIFIC, 0x80, true),
     /** The host may retry later (e.g. the controller ID is in use), so DNR stays clear. */

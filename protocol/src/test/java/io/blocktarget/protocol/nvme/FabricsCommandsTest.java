@@ -103,8 +103,15 @@ class FabricsCommandsTest {
         java.util.Arrays.fill(unterminated, 256, 512, (byte) 'a');
         assertThat(ConnectData.parse(Unpooled.wrappedBuffer(unterminated)))
                 .isEqualTo(Parsed.invalid(NvmeStatus.CONNECT_INVALID_PARAMETERS, 0x0001_0100));
+        // an empty HOSTNQN (SPDK's default) parses; the subsystem's allow-list decides (Connect Invalid Host)
         byte[] emptyHost = connectData(0xFFFF, SUBNQN, "");
-        assertThat(ConnectData.parse(Unpooled.wrappedBuffer(emptyHost)))
+        assertThat(ConnectData.parse(Unpooled.wrappedBuffer(emptyHost)).orNull().hostnqn()).isEmpty();
+        byte[] emptySub = connectData(0xFFFF, "", HOSTNQN);
+        assertThat(ConnectData.parse(Unpooled.wrappedBuffer(emptySub)))
+                .isEqualTo(Parsed.invalid(NvmeStatus.CONNECT_INVALID_PARAMETERS, 0x0001_0100));
+        byte[] unterminatedHost = connectData(0xFFFF, SUBNQN, HOSTNQN);
+        java.util.Arrays.fill(unterminatedHost, 512, 768, (byte) 'a');
+        assertThat(ConnectData.parse(Unpooled.wrappedBuffer(unterminatedHost)))
                 .isEqualTo(Parsed.invalid(NvmeStatus.CONNECT_INVALID_PARAMETERS, 0x0001_0200));
         byte[] nullHostId = connectData(0xFFFF, SUBNQN, HOSTNQN);
         java.util.Arrays.fill(nullHostId, 0, 16, (byte) 0);

@@ -13,6 +13,7 @@ import io.netty.buffer.CompositeByteBuf;
 final class Command {
     /** Largest number of H2CData slices gathered into one composite before Netty would consolidate (copy). */
     static final int MAX_COMPONENTS = 4096;
+    private static final int ASYNC_EVENT_REQUEST = 0x0C;
 
     private final int slot;
     private final Sqe sqe;
@@ -120,6 +121,16 @@ final class Command {
     void skip(int datal) {
         received += datal;
         transportStatus = NvmeStatus.TRANSIENT_TRANSPORT_ERROR;
+    }
+
+    /** Counts one H2CData of an aborted command whose data is dropped (DRAINING). */
+    void discard(int datal) {
+        received += datal;
+    }
+
+    /** An Asynchronous Event Request (admin opcode 0Ch), the one command a host may leave outstanding for ever. */
+    boolean isAsyncEventRequest() {
+        return !sqe.isFabrics() && sqe.opcode() == ASYNC_EVENT_REQUEST;
     }
 
     NvmeStatus transportStatus() {

@@ -9,23 +9,27 @@ import java.util.function.Consumer;
 
 /**
  * The outstanding commands of one connection, at most {@code capacity} (the queue's entries: Base §4.1 "the host
- * shall not submit more commands than the queue holds"), indexed by slot (= TTAG) and by CID.
+ * shall not submit more commands than the queue holds"), indexed by slot (= TTAG) and by CID. There are twice as
+ * many slots as commands: an aborted command whose R2T data is still draining holds its slot (TTAG) but not its
+ * CID, and must not cost the host queue depth.
  */
 final class CommandTable {
+    private final int capacity;
     private final Command[] slots;
     private final ArrayDeque<Integer> free;
     private final Map<Integer, Command> byCid = new HashMap<>();
 
     CommandTable(int capacity) {
-        slots = new Command[capacity];
-        free = new ArrayDeque<>(capacity);
-        for (int i = 0; i < capacity; i++) {
+        this.capacity = capacity;
+        slots = new Command[2 * capacity];
+        free = new ArrayDeque<>(slots.length);
+        for (int i = 0; i < slots.length; i++) {
             free.add(i);
         }
     }
 
     int capacity() {
-        return slots.length;
+        return capacity;
     }
 
     int size() {
@@ -33,7 +37,7 @@ final class CommandTable {
     }
 
     boolean isFull() {
-        return free.isEmpty();
+        return byCid.size() >= capacity || free.isEmpty();
     }
 
     boolean cidInUse(int cid) {
@@ -61,9 +65,14 @@ final class CommandTable {
     void remove(Command c) {
         if (slots[c.slot()] == c) {
             slots[c.slot()] = null;
-            byCid.remove(c.cid());
+            byCid.remove(c.cid(), c);
             free.add(c.slot());
         }
+    }
+
+    /** Frees {@code c}'s CID for the host's next command while its slot (TTAG) stays taken (DRAINING). */
+    void releaseCid(Command c) {
+        byCid.remove(c.cid(), c);
     }
 
     void forEach(Consumer<Command> action) {

@@ -57,6 +57,7 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
     private final NvmeLimits limits;
     private final PortKind port;
     private final NvmeTcpFrameDecoder decoder;
+    private final CidReusePolicy cidReuse;
     private ChannelHandlerContext ctx;
     private ConnectionState state = ConnectionState.AWAIT_ICREQ;
     private PduSender sender;
@@ -69,11 +70,13 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
     /** Which listener accepted the connection: the discovery port (8009) serves only the discovery subsystem. */
     enum PortKind { ALL_SUBSYSTEMS, DISCOVERY_ONLY }
 
-    NvmeTcpConnection(NvmeTarget target, NvmeLimits limits, PortKind port, NvmeTcpFrameDecoder decoder) {
+    NvmeTcpConnection(NvmeTarget target, NvmeLimits limits, PortKind port, NvmeTcpFrameDecoder decoder,
+                      CidReusePolicy cidReuse) {
         this.target = target;
         this.limits = limits;
         this.port = port;
         this.decoder = decoder;
+        this.cidReuse = cidReuse;
     }
 
     // ---------------------------------------------------------------- Netty events
@@ -189,7 +192,7 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
 
     /** A capsule takes a slot (queue depth) and advances SQHD, even one the transport fails itself. */
     private Command admit(Sqe sqe) throws NvmeTcpProtocolException {
-        if (commands.cidInUse(sqe.cid())) {
+        if (commands.cidInUse(sqe.cid()) && !retireStaleAsyncEventRequest(commands.byCid(sqe.cid()))) {
             throw NvmeTcpProtocolException.headerField(OFFSET_CAPSULE_CID, "CID " + sqe.cid() + " in use");
         }
         if (commands.isFull()) {
@@ -200,6 +203,26 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
             sqhd = (sqhd + 1) % queue.entries();
         }
         return commands.add(sqe);
+    }
+
+    /**
+     * A capsule reused the CID of {@code stale}, still outstanding (Base §4.2 forbids it). When {@code stale} is an
+     * Asynchronous Event Request on the admin queue and the policy tolerates it (SPDK's host cancels its AER locally
+     * at detach and reuses the CID), the request is retired — the NVMe layer forgets it and the transport drops any
+     * completion already on its way, so it never completes with that CID — and the new command goes on.
+     */
+    private boolean retireStaleAsyncEventRequest(Command stale) {
+        if (cidReuse != CidReusePolicy.RETIRE_STALE_ASYNC_EVENT_REQUEST || state != ConnectionState.LIVE || qid != 0
+                || !stale.isAsyncEventRequest() || stale.state() != CommandState.EXECUTING) {
+            return false;
+        }
+        boolean wasOutstanding = queue.retireAsyncEventRequest(stale.cid());
+        stale.transitionTo(CommandState.DONE);
+        commands.remove(stale);
+        LOG.log(Level.WARNING, "{0}: host reused CID {1} of its outstanding Asynchronous Event Request (a CID must "
+                + "be unique among outstanding commands, Base §4.2); the request is retired{2}", identity(),
+                stale.cid(), wasOutstanding ? "" : " (its completion, already on its way, is dropped)");
+        return true;
     }
 
     /** The SGL forms NVMe/TCP allows for the command's direction (§3.3.2 / Base §4.3.2). */
@@ -240,7 +263,12 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
         Command c = h2cTarget(pdu.cccid(), pdu.ttag());
         pdu.checkWithin(c.r2to(), c.r2tl(), c.received());
         checkLastPdu(c, pdu.datao() + pdu.datal(), pdu.last());
-        c.append(pdu.data());
+        if (c.state() == CommandState.DRAINING) {
+            c.discard(pdu.datal());
+            pdu.release();
+        } else {
+            c.append(pdu.data());
+        }
         afterH2CData(c);
     }
 
@@ -271,7 +299,7 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
 
     private Command h2cTarget(int cccid, int ttag) throws NvmeTcpProtocolException {
         Command c = commands.byTtag(ttag);
-        if (c == null || c.state() != CommandState.AWAITING_H2C_DATA) {
+        if (c == null || c.state() != CommandState.AWAITING_H2C_DATA && c.state() != CommandState.DRAINING) {
             throw NvmeTcpProtocolException.headerField(OFFSET_H2C_TTAG, "TTAG " + ttag + " has no R2T outstanding");
         }
         if (c.cid() != cccid) {
@@ -285,13 +313,54 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
         if (!c.r2tComplete()) {
             return;
         }
-        if (!c.allDataReceived()) {
+        if (c.state() == CommandState.DRAINING) {
+            // the aborted command's last R2T is satisfied: its TTAG is free again (its CID already was)
+            c.transitionTo(CommandState.DONE);
+            commands.remove(c);
+        } else if (!c.allDataReceived()) {
             sendNextR2T(c);
         } else if (!c.transportStatus().isSuccess()) {
             complete(c, c.transportStatus(), 0, 0, null);
         } else {
             execute(c);
         }
+    }
+
+    // ---------------------------------------------------------------- Abort (Base §5.1)
+
+    @Override
+    public void abort(int cid, java.util.function.Consumer<Boolean> done) {
+        if (ctx.executor().inEventLoop()) {
+            done.accept(abortOnLoop(cid));
+            return;
+        }
+        try {
+            ctx.executor().execute(() -> done.accept(abortOnLoop(cid)));
+        } catch (RejectedExecutionException e) {
+            done.accept(false);
+        }
+    }
+
+    /**
+     * A command still waiting for host data has not reached the NVMe layer: it completes now with Command Abort
+     * Requested and its CID is free; the rest of the R2T already sent is drained (DRAINING). One that is executing
+     * waits on a backend that cannot cancel, and is reported not aborted.
+     */
+    private boolean abortOnLoop(int cid) {
+        Command c = state == ConnectionState.LIVE ? commands.byCid(cid) : null;
+        if (c == null || c.state() != CommandState.AWAITING_H2C_DATA) {
+            return false;
+        }
+        c.releaseData();
+        c.transitionTo(CommandState.DRAINING);
+        commands.releaseCid(c);
+        sender.sendResponse(new Cqe(0, 0, sqhd, qid, cid, 0, NvmeStatus.ABORTED_BY_REQUEST.toCqeStatus()));
+        if (c.r2tComplete()) {
+            c.transitionTo(CommandState.DONE);
+            commands.remove(c);
+        }
+        LOG.log(Level.INFO, "{0}: CID {1} aborted while waiting for data", identity(), cid);
+        return true;
     }
 
     // ---------------------------------------------------------------- Execution

@@ -29,11 +29,17 @@ public final class NvmeTcpTransport {
 
     private final NvmeTarget target;
     private final NvmeLimits limits;
+    private final CidReusePolicy cidReuse;
     private final Set<Channel> channels = ConcurrentHashMap.newKeySet();
 
     NvmeTcpTransport(NvmeTarget target, NvmeLimits limits) {
+        this(target, limits, CidReusePolicy.RETIRE_STALE_ASYNC_EVENT_REQUEST);
+    }
+
+    NvmeTcpTransport(NvmeTarget target, NvmeLimits limits, CidReusePolicy cidReuse) {
         this.target = Objects.requireNonNull(target, "target");
         this.limits = Objects.requireNonNull(limits, "limits");
+        this.cidReuse = Objects.requireNonNull(cidReuse, "cidReuse");
     }
 
     NvmeTarget target() {
@@ -43,7 +49,14 @@ public final class NvmeTcpTransport {
     /** {@code vertx} is where the sockets come from; each connection runs on its socket's event loop. */
     public static NvmeTcpTransport create(Vertx vertx, NvmeTarget target, NvmeLimits limits) {
         Objects.requireNonNull(vertx, "vertx");
-        return new NvmeTcpTransport(target, limits);
+        return create(vertx, target, limits, CidReusePolicy.RETIRE_STALE_ASYNC_EVENT_REQUEST);
+    }
+
+    /** As {@link #create(Vertx, NvmeTarget, NvmeLimits)}, choosing what a reused outstanding CID does. */
+    public static NvmeTcpTransport create(Vertx vertx, NvmeTarget target, NvmeLimits limits,
+                                          CidReusePolicy cidReuse) {
+        Objects.requireNonNull(vertx, "vertx");
+        return new NvmeTcpTransport(target, limits, cidReuse);
     }
 
     /**
@@ -63,7 +76,8 @@ public final class NvmeTcpTransport {
         NvmeTcpFrameDecoder decoder = new NvmeTcpFrameDecoder(
                 NvmeTcpFraming.controller(ConnectData.SIZE, limits.maxH2CDataBytes()));
         NvmeTcpConnection connection = new NvmeTcpConnection(target, limits, discoveryOnly
-                ? NvmeTcpConnection.PortKind.DISCOVERY_ONLY : NvmeTcpConnection.PortKind.ALL_SUBSYSTEMS, decoder);
+                ? NvmeTcpConnection.PortKind.DISCOVERY_ONLY : NvmeTcpConnection.PortKind.ALL_SUBSYSTEMS, decoder,
+                cidReuse);
         FlushConsolidationHandler flush = StreamTuning.flushConsolidation();
         if (beforeHandler == null) {
             pipeline.addLast("nvmetcp-flush", flush).addLast("nvmetcp-decoder", decoder)

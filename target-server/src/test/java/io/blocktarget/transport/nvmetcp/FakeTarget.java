@@ -19,8 +19,9 @@ import java.util.List;
 /**
  * A small stand-in for the NVMe layer, enough to drive the transport: Connect creates a queue (a subsystem named
  * {@link #REFUSED} is refused), NVM Write (01h) stores its data at SLBA × 512 in a 4 MiB heap buffer, NVM Read
- * (02h) returns a slice of it, Property Get returns fixed DW0/DW1, everything else succeeds. With
- * {@link #holdCompletions} the completions are kept for the test to run.
+ * (02h) returns a slice of it, Property Get returns fixed DW0/DW1, an Asynchronous Event Request (0Ch) waits in
+ * {@link FakeQueue#aers} until the test posts an event, everything else succeeds. With {@link #holdCompletions}
+ * the completions are kept for the test to run.
  */
 final class FakeTarget implements NvmeTarget {
     static final String SUBNQN = "nqn.2026-11.io.blocktarget:capture";
@@ -61,6 +62,9 @@ final class FakeTarget implements NvmeTarget {
         private final int entries;
         private final boolean flowControlDisabled;
         int closed;
+        /** Outstanding Asynchronous Event Requests by CID, and the CIDs the transport retired. */
+        final java.util.Map<Integer, NvmeCompletion> aers = new java.util.LinkedHashMap<>();
+        final List<Integer> retired = new ArrayList<>();
 
         FakeQueue(int qid, int entries, boolean flowControlDisabled) {
             this.qid = qid;
@@ -104,6 +108,17 @@ final class FakeTarget implements NvmeTarget {
             }
         }
 
+        /** Completes the outstanding AER {@code cid} with event {@code dw0}. */
+        void postEvent(int cid, int dw0) {
+            aers.remove(cid).complete(NvmeStatus.SUCCESS, dw0, 0, null);
+        }
+
+        @Override
+        public boolean retireAsyncEventRequest(int cid) {
+            retired.add(cid);
+            return aers.remove(cid) != null;
+        }
+
         private void execute(Sqe sqe, ByteBuf dataOut, NvmeCompletion done) {
             int offset = sqe.cdw10() * 512;
             if (!sqe.isFabrics() && sqe.opcode() == 0x01 && qid > 0) {
@@ -111,6 +126,8 @@ final class FakeTarget implements NvmeTarget {
                 done.complete(NvmeStatus.SUCCESS, 0, 0, null);
             } else if (!sqe.isFabrics() && sqe.opcode() == 0x02 && qid > 0) {
                 done.complete(NvmeStatus.SUCCESS, 0, 0, storage.retainedSlice(offset, sqe.dptr().length()));
+            } else if (!sqe.isFabrics() && sqe.opcode() == 0x0C && qid == 0) {
+                aers.put(sqe.cid(), done);
             } else if (sqe.isFabrics() && sqe.fctype() == 0x04) {
                 done.complete(NvmeStatus.SUCCESS, PROPERTY_DW0, PROPERTY_DW1, null);
             } else if (!sqe.isFabrics() && sqe.opcode() == 0x06 && qid == 0) {

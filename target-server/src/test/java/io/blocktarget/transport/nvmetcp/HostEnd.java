@@ -51,9 +51,13 @@ final class HostEnd implements AutoCloseable {
     private PduOptions options = PduOptions.NONE;
 
     HostEnd(NvmeLimits limits, boolean discoveryOnly) {
+        this(limits, discoveryOnly, CidReusePolicy.RETIRE_STALE_ASYNC_EVENT_REQUEST);
+    }
+
+    HostEnd(NvmeLimits limits, boolean discoveryOnly, CidReusePolicy cidReuse) {
         target = new FakeTarget();
         ownsTarget = true;
-        new NvmeTcpTransport(target, limits).install(channel.pipeline(), null, discoveryOnly);
+        new NvmeTcpTransport(target, limits, cidReuse).install(channel.pipeline(), null, discoveryOnly);
     }
 
     /** Another connection of a shared transport (and its shared target, released by the test). */
@@ -178,6 +182,8 @@ final class HostEnd implements AutoCloseable {
 
     /** The next complete controller PDU or null. */
     NvmeTcpPdu poll() {
+        // completions outside a read (held, AER, abort) are flushed by a task the flush consolidation schedules
+        channel.runPendingTasks();
         for (Object o; (o = channel.readOutbound()) != null; ) {
             ByteBuf b = (ByteBuf) o;
             receivedLog.writeBytes(b, b.readerIndex(), b.readableBytes());
