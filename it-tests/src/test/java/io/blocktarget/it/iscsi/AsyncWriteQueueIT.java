@@ -1,5 +1,6 @@
 package io.blocktarget.it.iscsi;
 
+import io.blocktarget.protocol.iscsi.ResidualFlag;
 import io.blocktarget.transport.iscsi.IscsiSettings;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -39,12 +40,39 @@ class AsyncWriteQueueIT {
     }
 
     /**
-     * What the reported failure turned out to be on the wire: libiscsi's test_async_write writes LBAs 0 .. 7999
-     * and its guard against a small LUN tests maximum_transfer_length, which the test tool leaves 0 for an iSCSI
-     * device (libiscsi issue #479, fixed by PR #483 to test num_blocks). On a 4 KiB LUN smaller than 8000 blocks the
-     * writes past the last LBA end in CHECK CONDITION, ILLEGAL REQUEST, LOGICAL BLOCK ADDRESS OUT OF RANGE — what
-     * SBC-4 §4.5 requires — and every write inside the capacity is GOOD: the queue itself (CmdSN window, immediate
-     * data, R2T) is not the cause.
+     * What the reported failure was on the wire (libiscsi 1.19 iscsi-test-cu SCSI.Write10 Async against a 4 KiB LUN,
+     * captured through a logging proxy): test_async_write computes its transfer with a fixed 512-byte block size, so
+     * each WRITE(10) asks for 8 blocks (32 KiB on this LUN) but declares an Expected Data Transfer Length of 4096 and
+     * sends 4096 bytes of immediate data. Before the write-residual fix every one of them ended in CHECK CONDITION,
+     * INVALID FIELD IN COMMAND INFORMATION UNIT. RFC 7143 §11.4.5.1 / SAM-5 §5.4.3: the target transfers what both
+     * allow — the one whole block that arrived — and answers GOOD with Residual Overflow, residual 28672.
+     */
+    @org.junit.jupiter.api.Test
+    void libiscsiAsyncWritesWithAShortExpectedLengthAllEndGoodWithTheOverflowResidual() throws Exception {
+        try (IscsiTestInitiator i = IscsiTestInitiator.connect(server.address(), nextIsid++)) {
+            i.login("iqn.2026-11.io.blocktarget:ram-4096", null, "InitialR2T", "No", "ImmediateData", "Yes",
+                    "FirstBurstLength", "262144", "MaxBurstLength", "262144");
+            i.clearUnitAttention();
+            byte[] data = IscsiLoopbackIT.pattern(4096, 79);
+            IscsiTestInitiator.Result[] results = i.pipelinedWrites(WRITES, n -> write10((long) n * BLOCKS, BLOCKS),
+                    data);
+            for (int n = 0; n < WRITES; n++) {
+                assertThat(results[n].status()).as("write %d", n).isZero();
+                assertThat(results[n].residual()).as("write %d", n).isEqualTo(ResidualFlag.OVERFLOW);
+                assertThat(results[n].residualCount()).as("write %d", n).isEqualTo(BLOCKS * 4096 - 4096);
+            }
+            IscsiTestInitiator.Result r = i.command(0, IscsiLoopbackIT.rw16(false, (WRITES - 1) * BLOCKS, 1),
+                    4096, null);
+            assertThat(r.status()).isZero();
+            assertThat(Arrays.equals(r.data(), data)).as("the block that arrived is on the LUN").isTrue();
+            i.logout();
+        }
+    }
+
+    /**
+     * The other way a queue of writes fails, also seen with test_async_write: it writes LBAs 0 .. 7999 and its guard
+     * against a small LUN never fires for iSCSI devices (libiscsi issue #479). Writes past the last LBA must end in
+     * ILLEGAL REQUEST, LOGICAL BLOCK ADDRESS OUT OF RANGE (SBC-4 §4.5); every write inside the capacity is GOOD.
      */
     @org.junit.jupiter.api.Test
     void onALunSmallerThanTheQueueWritesPastTheEndAreLbaOutOfRangeAndTheRestGood() throws Exception {
