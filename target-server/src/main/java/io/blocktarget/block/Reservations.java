@@ -94,8 +94,15 @@ public final class Reservations {
     private Holder held;
     private int generation;
     private boolean aptpl;
+    /** Where APTPL state is kept, or null: no persistence (PTPL_C = 0). */
+    private final java.nio.file.Path stateFile;
     /** QUIET while there is nothing to check: read without the monitor by every command. */
     private volatile Activity activity = Activity.QUIET;
+
+    /** Reservations that live in memory only (APTPL refused). */
+    public Reservations() {
+        this.stateFile = null;
+    }
 
     public void addListener(Listener listener) {
         listeners.add(listener);
@@ -458,6 +465,11 @@ public final class Reservations {
     }
 
     // ---- APTPL, SPC-5 §5.14.5 ----
+
+    /** Whether APTPL / PTPL can be honoured: a state file was given (PTPL_C, RESCAP bit 0). */
+    public boolean persistenceAvailable() {
+        return stateFile != null;
+    }
 
     /** The APTPL bit of the last REGISTER that set it (PTPL_A). */
     public synchronized boolean persistThroughPowerLoss() {

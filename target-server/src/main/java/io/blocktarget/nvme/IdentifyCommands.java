@@ -121,7 +121,7 @@ final class IdentifyCommands {
                 0, 0, ControllerConstants.KAS, IdentifyController.SQES_64, IdentifyController.CQES_16,
                 ControllerConstants.MAX_QUEUE_ENTRIES, subsystem.nn(),
                 discovery ? 0 : IdentifyController.ONCS_COMPARE | IdentifyController.ONCS_DSM
-                        | IdentifyController.ONCS_WRITE_ZEROES,
+                        | IdentifyController.ONCS_WRITE_ZEROES | IdentifyController.ONCS_RESERVATIONS,
                 0, 0, vwc ? IdentifyController.VWC_PRESENT | IdentifyController.VWC_FLUSH_BROADCAST : 0, 0, 0,
                 IdentifyController.SGLS_SUPPORTED | IdentifyController.SGLS_OFFSET, subsystem.nqn(),
                 discovery ? 0 : 4 + limits.ioInCapsuleDataBytes() / 16, discovery ? 0 : 1, 0, 0, 1,
