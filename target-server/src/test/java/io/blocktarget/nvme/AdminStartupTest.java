@@ -52,7 +52,7 @@ class AdminStartupTest {
             assertThat(id.getUnsignedShortLE(320)).isEqualTo(1);                // KAS 100 ms
             assertThat(id.getUnsignedShortLE(514)).isEqualTo(1024);             // MAXCMD
             assertThat(id.getIntLE(516)).isEqualTo(1);                          // NN
-            assertThat(id.getUnsignedShortLE(520)).isEqualTo(0b1101);           // ONCS compare, DSM, write zeroes
+            assertThat(id.getUnsignedShortLE(520)).isEqualTo(0b10_1101);        // ONCS compare, DSM, write zeroes, reservations
             assertThat((int) id.getUnsignedByte(525)).isZero();                       // VWC: RAM has none
             assertThat(id.getIntLE(536)).isEqualTo(1 | 1 << 20);                // SGLS supported + offsets
             assertThat((int) id.getUnsignedByte(512)).isEqualTo(0x66);                // SQES
