@@ -418,12 +418,14 @@ public final class Reservations {
 
     /**
      * REGISTER AND MOVE (SPC-5 §5.14.8): the reservation holder {@code who}, with its key, registers
-     * {@code destination} with {@code newKey}, moves the reservation (same type) to it, and, with {@code unreg},
+     * {@code destination} with {@code newKey}, moves the reservation to it with {@code type} (the TYPE of the
+     * CDB, as LIO does), and, with {@code unreg},
      * unregisters itself. CONFLICT for a wrong key or a sender that is not registered; NOT_HOLDER when there is
      * no reservation, the sender does not hold it, or the type is all-registrants; INVALID_DESTINATION when the
      * destination is the sender itself. A destination already registered has its key replaced.
      */
-    public Outcome registerAndMove(Registrant who, long key, long newKey, Registrant destination, boolean unreg) {
+    public Outcome registerAndMove(Registrant who, long key, long newKey, Registrant destination, ReservationType type,
+                                   boolean unreg) {
         synchronized (this) {
             if (!keyMatches(who, key)) {
                 return Outcome.CONFLICT;
@@ -435,7 +437,7 @@ public final class Reservations {
                 return Outcome.INVALID_DESTINATION;
             }
             registrations.put(destination, newKey);
-            held = new Holder(destination, held.type());
+            held = new Holder(destination, type);
             if (unreg) {
                 registrations.remove(who);
             }

@@ -173,6 +173,19 @@ final class Reservations {
         return invalid(state.preempt(registrant(nexus), key, serviceActionKey, type(type)).outcome());
     }
 
+    /** What REGISTER AND MOVE answered: its handler maps it, since only it knows the parameter fields. */
+    enum Move { OK, CONFLICT, SAME_NEXUS }
+
+    Move registerAndMove(ItNexus nexus, long key, long serviceActionKey, ItNexus destination, PrType type,
+                         boolean unreg) {
+        return switch (state.registerAndMove(registrant(nexus), key, serviceActionKey, registrant(destination),
+                type(type), unreg)) {
+            case OK -> Move.OK;
+            case INVALID_DESTINATION -> Move.SAME_NEXUS;
+            default -> Move.CONFLICT;
+        };
+    }
+
     /** The sense of an outcome; null for OK. */
     static Parsed.Invalid<Void> invalid(io.blocktarget.block.Reservations.Outcome outcome) {
         return switch (outcome) {
