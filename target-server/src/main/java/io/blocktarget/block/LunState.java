@@ -23,9 +23,19 @@ public final class LunState {
     private final RangeLocks rangeLocks = new RangeLocks();
     private final Reservations reservations;
 
+    /** Reservations in memory only: APTPL / PTPL are refused. */
     public LunState(String name) {
         this.name = Objects.requireNonNull(name, "name");
         this.reservations = new Reservations();
+    }
+
+    /**
+     * Reservations persisted through power loss in {@code reservationStateFile} (the server passes
+     * {@code luns.d/NAME.pr} beside the LUN's configuration; null = memory only, as {@link #LunState(String)}).
+     */
+    public LunState(String name, java.nio.file.Path reservationStateFile) {
+        this.name = Objects.requireNonNull(name, "name");
+        this.reservations = reservationStateFile == null ? new Reservations() : new Reservations(reservationStateFile);
     }
 
     /** The LUN name, for logs. */

@@ -95,13 +95,25 @@ public final class Reservations {
     private int generation;
     private boolean aptpl;
     /** Where APTPL state is kept, or null: no persistence (PTPL_C = 0). */
-    private final java.nio.file.Path stateFile;
+    private final ReservationStateFile stateFile;
     /** QUIET while there is nothing to check: read without the monitor by every command. */
     private volatile Activity activity = Activity.QUIET;
 
     /** Reservations that live in memory only (APTPL refused). */
     public Reservations() {
         this.stateFile = null;
+    }
+
+    /**
+     * Reservations persisted through power loss in {@code stateFile} while APTPL / PTPL is set (SPC-5 §5.14.5,
+     * NVMe Base §8.1.22.4). A state file left by an earlier run with APTPL set is restored now.
+     *
+     * @throws java.io.UncheckedIOException when the file exists but cannot be read or is not a state file:
+     *         reservations fence hosts off, so they are never silently dropped
+     */
+    public Reservations(java.nio.file.Path stateFile) {
+        this.stateFile = new ReservationStateFile(stateFile);
+        this.stateFile.load().ifPresent(this::restore);
     }
 
     public void addListener(Listener listener) {
@@ -480,6 +492,19 @@ public final class Reservations {
 
     public synchronized void persistThroughPowerLoss(boolean on) {
         aptpl = on;
+    }
+
+    /**
+     * Makes the current state durable when APTPL is set (temp file, fsync, rename, fsync of the directory, on the
+     * state file's own writer thread, never the caller's), or removes the file when APTPL is clear. The future
+     * completes once the state as of the write (this change or later ones) is on disk; the command that changed
+     * the state completes after it. Immediately done without a state file.
+     */
+    public java.util.concurrent.CompletableFuture<Void> persist() {
+        if (stateFile == null) {
+            return java.util.concurrent.CompletableFuture.completedFuture(null);
+        }
+        return stateFile.write(this::snapshot);
     }
 
     // ---- reports ----

@@ -139,7 +139,17 @@ final class ReservationCommands {
             }
             case ReservationCommand.Report _ -> throw new IllegalStateException("handled above");
         };
-        Replies.status(done, status);
+        completeWhenPersisted(state, status, done);
+    }
+
+    /** The status once a successful change is on disk (PTPL set), else at once; a failed write is Internal Error. */
+    private static void completeWhenPersisted(Reservations state, NvmeStatus status, NvmeCompletion done) {
+        if (!status.isSuccess()) {
+            Replies.status(done, status);
+            return;
+        }
+        state.persist().whenComplete((ok, failure) ->
+                Replies.status(done, failure == null ? status : NvmeStatus.INTERNAL_ERROR));
     }
 
     /** Register: the action, then CPTPL (which needs persistence for SET: RESCAP bit 0). */
@@ -287,7 +297,7 @@ final class ReservationCommands {
                 return;
             }
             state.persistThroughPowerLoss(ptpl);
-            Replies.status(done, NvmeStatus.SUCCESS);
+            completeWhenPersisted(state, NvmeStatus.SUCCESS, done);
             return;
         }
         int value = switch (command.sel()) {

@@ -17,7 +17,8 @@ import java.util.EnumSet;
 /**
  * PERSISTENT RESERVE IN / OUT (SPC-4 §6.15-6.16) over the logical unit's {@link Reservations}.
  * Capabilities (REPORT CAPABILITIES): CRH = 1 (RESERVE(6)/RELEASE(6) conflict with registrations),
- * no SPEC_I_PT, no ALL_TG_PT, every type; REGISTER AND MOVE to another I_T nexus of the same target port.
+ * no SPEC_I_PT, no ALL_TG_PT, PTPL_C when the LUN has a reservation state file (APTPL then persists the
+ * state and the command completes after the write), every type; REGISTER AND MOVE to another I_T nexus of the same target port.
  */
 final class PersistentReserveCommands {
     /** SPC-4 §6.16.3, Table 196: byte 20 holds SPEC_I_PT (bit 3), ALL_TG_PT (bit 2) and APTPL (bit 0). */
@@ -33,8 +34,10 @@ final class PersistentReserveCommands {
         PersistentReserveInData data = switch (cdb.serviceAction()) {
             case READ_KEYS -> reservations.readKeys();
             case READ_RESERVATION -> reservations.readReservation();
+            // PTPL_C: a state file exists for this LUN; PTPL_A: the last REGISTER asked for it (SPC-5 §6.16.4)
             case REPORT_CAPABILITIES -> new PersistentReserveInData.ReportCapabilities(false, true, false, false,
-                    false, true, 0, false, EnumSet.allOf(PrType.class));
+                    reservations.state().persistenceAvailable(), true, 0,
+                    reservations.state().persistThroughPowerLoss(), EnumSet.allOf(PrType.class));
             case READ_FULL_STATUS -> reservations.readFullStatus();
         };
         ByteBuf out = Task.allocate(256);
@@ -57,8 +60,9 @@ final class PersistentReserveCommands {
             registerAndMove(task, cdb, p);
             return;
         }
-        // SPC-4 §6.16.3: a capability we report as absent (SIP_C, ATP_C, PTPL_C = 0) requested anyway
-        int unsupportedBit = p.specIPt() ? 3 : p.allTgPt() ? 2 : p.aptpl() ? 0 : -1;
+        // SPC-5 §6.17.3: a capability we report as absent (SIP_C, ATP_C = 0; PTPL_C without a state file)
+        int unsupportedBit = p.specIPt() ? 3 : p.allTgPt() ? 2
+                : p.aptpl() && !reservations.state().persistenceAvailable() ? 0 : -1;
         if (unsupportedBit >= 0) {
             task.fail(SenseReason.INVALID_FIELD_IN_PARAMETER_LIST, FieldPointer.parameter(FLAGS_BYTE, unsupportedBit));
             return;
@@ -77,9 +81,25 @@ final class PersistentReserveCommands {
         };
         if (outcome != null) {
             task.fail(outcome);
-        } else {
-            task.good(cdb.parameterListLength());
+            return;
         }
+        if (cdb.serviceAction() == PrOutServiceAction.REGISTER
+                || cdb.serviceAction() == PrOutServiceAction.REGISTER_AND_IGNORE_EXISTING_KEY) {
+            // SPC-5 §5.14.5: the APTPL of the last successful REGISTER decides whether the state survives power loss
+            reservations.state().persistThroughPowerLoss(p.aptpl());
+        }
+        goodWhenPersisted(task, cdb);
+    }
+
+    /** GOOD once the changed state is on disk (APTPL), else at once; a failed write is a hardware error. */
+    private void goodWhenPersisted(Task task, PersistentReserveOutCdb cdb) {
+        reservations.state().persist().whenComplete((ok, failure) -> {
+            if (failure != null) {
+                task.fail(SenseReason.INTERNAL_TARGET_FAILURE);
+            } else {
+                task.good(cdb.parameterListLength());
+            }
+        });
     }
 
     /** REGISTER AND MOVE parameter list (SPC-5 §6.17.4, Table "REGISTER AND MOVE service action parameter list"). */
@@ -127,10 +147,8 @@ final class PersistentReserveCommands {
                 p.serviceActionReservationKey(), destination, cdb.type().orElseThrow(), p.unreg());
         switch (outcome) {
             case OK -> {
-                if (p.aptpl()) {
-                    reservations.state().persistThroughPowerLoss(true);
-                }
-                task.good(cdb.parameterListLength());
+                reservations.state().persistThroughPowerLoss(p.aptpl());
+                goodWhenPersisted(task, cdb);
             }
             case CONFLICT -> task.fail(SenseReason.RESERVATION_CONFLICT);
             case SAME_NEXUS -> task.fail(SenseReason.INVALID_FIELD_IN_PARAMETER_LIST,

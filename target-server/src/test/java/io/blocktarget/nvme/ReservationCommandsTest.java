@@ -373,4 +373,31 @@ class ReservationCommandsTest {
                 SglDescriptor.transportDataBlock(4096)).toSqe());
         assertThat(independent.bytes()[2]).isEqualTo((byte) 0xFE);
     }
+
+    @Test
+    void persistThroughPowerLossWithAStateFile(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+        java.nio.file.Path file = dir.resolve("pr.pr");
+        NvmeTarget persistent = NvmeTargets.create(List.of(new NamespaceSpec(NQN, 1, "pr", device,
+                new LunState("pr", file))), List.of(), NvmeLimits.DEFAULT, scheduler);
+        Host h = new Host(persistent, 1);
+        Reply ns = h.admin(new IdentifyCommand(h.next(), 1, 0, 0, 0, 0, 0,
+                SglDescriptor.transportDataBlock(4096)).toSqe());
+        assertThat(ns.bytes()[31]).isEqualTo((byte) 0xFF);                                        // RESCAP PTPLS
+        assertThat(h.register(REGISTER, false, 3, 0, 0x55)).isEqualTo(NvmeStatus.SUCCESS);        // CPTPL 11b
+        assertThat(h.acquire(ACQUIRE, EA, 0x55, 0)).isEqualTo(NvmeStatus.SUCCESS);
+        assertThat(h.feature(AdminOpcode.GET_FEATURES, 1, FeatureId.RESERVATION_PERSISTENCE, 0, 0, 0).dw0())
+                .isEqualTo(1);
+        assertThat(h.report(64, true).bytes()[9]).isEqualTo((byte) 1);                            // PTPLS
+        assertThat(file).exists();
+        // restart: a new namespace over a new state reading the same file
+        NvmeTarget restarted = NvmeTargets.create(List.of(new NamespaceSpec(NQN, 1, "pr", device,
+                new LunState("pr", file))), List.of(), NvmeLimits.DEFAULT, scheduler);
+        Host other = new Host(restarted, 2);
+        assertThat(other.read(0)).isEqualTo(NvmeStatus.RESERVATION_CONFLICT);
+        Host same = new Host(restarted, 1);
+        assertThat(same.write(0)).isEqualTo(NvmeStatus.SUCCESS);
+        assertThat(same.feature(AdminOpcode.SET_FEATURES, 1, FeatureId.RESERVATION_PERSISTENCE, 0, 0, 0).status())
+                .isEqualTo(NvmeStatus.SUCCESS);
+        assertThat(file).doesNotExist();
+    }
 }
