@@ -8,17 +8,49 @@ import java.util.Objects;
  * is what SCSI and NVMe must agree on about one device: LBA range locks (COMPARE AND WRITE, fused Compare and Write,
  * atomic writes), reservations, and the count of commands in flight with the DRAINING state used by TMF, resize and
  * removal.
+ *
+ * <ul>
+ * <li>{@link #rangeLocks()}: every write of either protocol takes its LBA range shared, COMPARE AND WRITE
+ *     exclusive, so a SCSI COMPARE AND WRITE is atomic against NVMe writes of the same blocks; free of monitors
+ *     and allocation while no exclusive request exists.</li>
+ * <li>{@link #reservations()}: SCSI persistent reservations / RESERVE(6) and NVMe reservations are one state; a
+ *     SCSI I_T nexus and an NVMe host are both registrants. See {@link Reservations} for how the six types map
+ *     between SPC-5 and NVMe and what conflicts.</li>
+ * </ul>
  */
 public final class LunState {
     private final String name;
+    private final RangeLocks rangeLocks = new RangeLocks();
+    private final Reservations reservations;
 
+    /** Reservations in memory only: APTPL / PTPL are refused. */
     public LunState(String name) {
         this.name = Objects.requireNonNull(name, "name");
+        this.reservations = new Reservations();
+    }
+
+    /**
+     * Reservations persisted through power loss in {@code reservationStateFile} (the server passes
+     * {@code luns.d/NAME.pr} beside the LUN's configuration; null = memory only, as {@link #LunState(String)}).
+     */
+    public LunState(String name, java.nio.file.Path reservationStateFile) {
+        this.name = Objects.requireNonNull(name, "name");
+        this.reservations = reservationStateFile == null ? new Reservations() : new Reservations(reservationStateFile);
     }
 
     /** The LUN name, for logs. */
     public String name() {
         return name;
+    }
+
+    /** The LBA range lock both command sets take for writes. */
+    public RangeLocks rangeLocks() {
+        return rangeLocks;
+    }
+
+    /** The reservation state both command sets honour. */
+    public Reservations reservations() {
+        return reservations;
     }
 
     @Override

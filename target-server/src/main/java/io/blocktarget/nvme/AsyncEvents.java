@@ -104,6 +104,18 @@ final class AsyncEvents {
         deliver(done, event);
     }
 
+    /**
+     * An event that its own feature controls rather than Async Event Configuration (Reservation Log Page
+     * Available, masked by Reservation Notification Mask): delivered to an outstanding request or queued.
+     */
+    void raise(int event) {
+        NvmeCompletion done;
+        synchronized (this) {
+            done = post(event);
+        }
+        deliver(done, event);
+    }
+
     private NvmeCompletion post(int event) {
         Request request = outstanding.poll();
         if (request == null) {

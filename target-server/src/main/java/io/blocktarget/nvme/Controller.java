@@ -1,5 +1,6 @@
 package io.blocktarget.nvme;
 
+import io.blocktarget.block.Registrant;
 import io.blocktarget.protocol.nvme.ConnectCommand;
 import io.blocktarget.protocol.nvme.ConnectData;
 import io.blocktarget.protocol.nvme.ConnectResponse;
@@ -35,11 +36,14 @@ final class Controller {
     private final int cntlid;
     private final String hostNqn;
     private final byte[] hostId;
+    /** The host as a registrant of reservations: HOSTID of Connect (Base §5.27.1.25, fabrics). */
+    private final Registrant.Host registrant;
     private final AsyncEvents events;
     private final Features features;
     private final NvmIo io;
     private final Aborts aborts;
     private final ErrorLog errors = new ErrorLog();
+    private final ReservationCommands reservations;
     private final ControllerQueue[] queues = new ControllerQueue[ControllerConstants.MAX_IO_QUEUES + 1];
     private volatile ControllerState state = ControllerState.CONNECTED;
     private int cc;
@@ -58,11 +62,13 @@ final class Controller {
         this.cntlid = cntlid;
         this.hostNqn = data.hostnqn();
         this.hostId = data.hostId();
+        this.registrant = Registrant.Host.of(data.hostId());
         this.katoMillis = katoMillis;
         this.events = new AsyncEvents(oaes());
         this.features = new Features(this);
         this.io = new NvmIo(this);
         this.aborts = new Aborts(this);
+        this.reservations = new ReservationCommands(this);
     }
 
     NvmeSubsystems target() {
@@ -81,12 +87,21 @@ final class Controller {
         return hostNqn;
     }
 
+    /** The host this controller belongs to, as a reservation registrant. */
+    Registrant.Host registrant() {
+        return registrant;
+    }
+
     AsyncEvents events() {
         return events;
     }
 
     Features features() {
         return features;
+    }
+
+    ReservationCommands reservations() {
+        return reservations;
     }
 
     NvmIo io() {
@@ -325,6 +340,7 @@ final class Controller {
             }
         }
         subsystem.removeController(this);
+        reservations.detach();
         events.abortAll();
         live.forEach(q -> q.terminate("NVMe controller " + this + ": " + reason));
     }

@@ -69,6 +69,10 @@ final class Features {
             Replies.invalid(done, parsed);
             return;
         }
+        if (!controller.isDiscovery() && ReservationCommands.isReservationFeature(command.fid())) {
+            controller.reservations().feature(command, done); // 81h..83h, Base §5.27.1.25-27
+            return;
+        }
         if (!supported().contains(command.fid())) {
             Replies.status(done, NvmeStatus.INVALID_FIELD);
             return;

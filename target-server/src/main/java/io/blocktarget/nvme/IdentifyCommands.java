@@ -122,7 +122,7 @@ final class IdentifyCommands {
     /** ONCS of an NVM controller: every NVM command it executes (NvmIo), Write Uncorrectable where devices allow. */
     static int oncs(Subsystem subsystem) {
         return IdentifyController.ONCS_COMPARE | IdentifyController.ONCS_DSM | IdentifyController.ONCS_WRITE_ZEROES
-                | IdentifyController.ONCS_VERIFY | IdentifyController.ONCS_COPY
+                | IdentifyController.ONCS_VERIFY | IdentifyController.ONCS_COPY | IdentifyController.ONCS_RESERVATIONS
                 | (NvmMediaCommands.writeUncorrectableSupported(subsystem) ? IdentifyController.ONCS_WRITE_UNCORRECTABLE : 0);
     }
 

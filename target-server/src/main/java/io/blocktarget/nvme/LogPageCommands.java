@@ -6,6 +6,7 @@ import io.blocktarget.protocol.nvme.LogPages;
 import io.blocktarget.protocol.nvme.NvmOpcode;
 import io.blocktarget.protocol.nvme.NvmeStatus;
 import io.blocktarget.protocol.nvme.Parsed;
+import io.blocktarget.protocol.nvme.ReservationNotification;
 import io.blocktarget.protocol.nvme.Sqe;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -68,6 +69,8 @@ final class LogPageCommands {
             }
             case GetLogPageCommand.LID_COMMANDS_SUPPORTED_AND_EFFECTS -> reply(command, done,
                     LogPages.COMMAND_EFFECTS_SIZE, out -> LogPages.encodeCommandEffects(out, ADMIN_EFFECTS, IO_EFFECTS));
+            case ReservationNotification.LID -> controller.reservations().logPage(command,
+                    encoder -> reply(command, done, ReservationNotification.SIZE, encoder));
             default -> Replies.status(done, NvmeStatus.INVALID_LOG_PAGE);
         }
     }
@@ -109,7 +112,9 @@ final class LogPageCommands {
                 AdminOpcode.KEEP_ALIVE)) {
             ADMIN_EFFECTS[op.code()] = LogPages.EFFECT_CSUPP;
         }
-        for (NvmOpcode op : List.of(NvmOpcode.FLUSH, NvmOpcode.READ, NvmOpcode.COMPARE, NvmOpcode.VERIFY)) {
+        for (NvmOpcode op : List.of(NvmOpcode.FLUSH, NvmOpcode.READ, NvmOpcode.COMPARE, NvmOpcode.VERIFY,
+                NvmOpcode.RESERVATION_REGISTER, NvmOpcode.RESERVATION_REPORT, NvmOpcode.RESERVATION_ACQUIRE,
+                NvmOpcode.RESERVATION_RELEASE)) {
             IO_EFFECTS[op.code()] = LogPages.EFFECT_CSUPP;
         }
         // commands that change logical block content (LBCC)

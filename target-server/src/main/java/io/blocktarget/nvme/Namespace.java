@@ -2,6 +2,7 @@ package io.blocktarget.nvme;
 
 import io.blocktarget.block.BlockDevice;
 import io.blocktarget.block.BlockGeometry;
+import io.blocktarget.block.LunState;
 import io.blocktarget.protocol.nvme.IdentifyNamespace;
 import io.blocktarget.protocol.nvme.IdentifyNamespaceCsIndependent;
 import io.blocktarget.protocol.nvme.NamespaceGeometry;
@@ -22,6 +23,8 @@ import java.util.List;
 final class Namespace {
     /** NMIC bit 0: the namespace may be attached to several controllers (the dynamic model gives one per host). */
     static final int NMIC_SHARED = 1;
+    /** RESCAP in Identify Namespace (CNS 00h), NVM Command Set Figure "Identify Namespace data structure". */
+    static final int RESCAP_OFFSET = 31;
 
     private final NamespaceSpec spec;
     private final byte[] nguid;
@@ -54,6 +57,11 @@ final class Namespace {
         return spec.device();
     }
 
+    /** The device's state shared with SCSI: range locks, reservations. */
+    LunState state() {
+        return spec.state();
+    }
+
     BlockGeometry geometry() {
         return spec.device().geometry();
     }
@@ -64,6 +72,7 @@ final class Namespace {
 
     /** Identify Namespace (CNS 00h): size, LBA format, PBS hints (NPWG/NAWUPF), shared (NMIC), identifiers. */
     void encodeIdentify(ByteBuf out) {
+        int start = out.writerIndex();
         BlockGeometry g = geometry();
         IdentifyNamespace plain = IdentifyNamespace.of(g.blockCount(),
                 NamespaceGeometry.of(g.logicalBlockSize(), g.physicalBlockSize()), nguid, eui64, device().readOnly());
@@ -71,13 +80,14 @@ final class Namespace {
                 plain.dlfeat(), plain.nawun(), plain.nawupf(), plain.nacwu(), plain.nabspf(), plain.noiob(),
                 plain.npwg(), plain.npwa(), plain.npdg(), plain.npda(), plain.nows(), plain.anagrpid(),
                 plain.nsattr(), nguid, eui64, plain.lbaFormats()).encode(out);
+        out.setByte(start + RESCAP_OFFSET, ReservationCommands.rescap(this)); // Identify Namespace byte 31
     }
 
     /** I/O Command Set Independent Identify Namespace (CNS 08h): ready, shared, VWC presence per namespace. */
     void encodeIdentifyCsIndependent(ByteBuf out) {
         IdentifyNamespaceCsIndependent ready = IdentifyNamespaceCsIndependent.ready(device().readOnly());
         int nsfeat = device().volatileWriteCache() ? 0 : IdentifyNamespaceCsIndependent.NSFEAT_VWC_NOT_PRESENT;
-        new IdentifyNamespaceCsIndependent(nsfeat, NMIC_SHARED, 0, 0, 0, ready.nsattr(), 0, 0, ready.nstat())
+        new IdentifyNamespaceCsIndependent(nsfeat, NMIC_SHARED, ReservationCommands.rescap(this), 0, 0, ready.nsattr(), 0, 0, ready.nstat())
                 .encode(out);
     }
 

@@ -5,6 +5,7 @@ import io.blocktarget.block.BlockError;
 import io.blocktarget.block.BlockIoException;
 import io.blocktarget.block.BlockRange;
 import io.blocktarget.block.IoCallback;
+import io.blocktarget.block.Reservations;
 import io.blocktarget.protocol.nvme.DatasetManagementCommand;
 import io.blocktarget.protocol.nvme.DatasetManagementCommand.DsmRange;
 import io.blocktarget.protocol.nvme.NvmOpcode;
@@ -59,6 +60,8 @@ final class NvmIo {
             case VERIFY -> media.verify(sqe, done);
             case WRITE_UNCORRECTABLE -> media.writeUncorrectable(sqe, done);
             case COPY -> copy.execute(sqe, dataOut, done);
+            case RESERVATION_REGISTER, RESERVATION_REPORT, RESERVATION_ACQUIRE, RESERVATION_RELEASE ->
+                    controller.reservations().execute(sqe, dataOut, done);
             default -> Replies.status(done, NvmeStatus.INVALID_OPCODE);
         }
     }
@@ -79,6 +82,20 @@ final class NvmIo {
         return ns;
     }
 
+    /**
+     * Whether the host's {@code access} conflicts with the namespace's reservation (NVMe Base §8.1.22, Figure
+     * "Command Behavior in the Presence of a Reservation"; the same state SCSI persistent reservations use),
+     * after completing the command with Reservation Conflict. One volatile read while nothing is reserved.
+     */
+    private boolean reservationConflict(Namespace ns, Reservations.Access access, NvmeCompletion done) {
+        Reservations reservations = ns.state().reservations();
+        if (reservations.quiet() || !reservations.conflicts(controller.registrant(), access)) {
+            return false;
+        }
+        Replies.status(done, NvmeStatus.RESERVATION_CONFLICT);
+        return true;
+    }
+
     private Namespace namespace(int nsid) {
         return controller.subsystem().namespace(Integer.toUnsignedLong(nsid));
     }
@@ -96,6 +113,10 @@ final class NvmIo {
                 limits.ioInCapsuleDataBytes());
         if (!valid.isSuccess()) {
             Replies.status(done, valid);
+            return;
+        }
+        if (reservationConflict(ns, command.opcode() == NvmOpcode.WRITE ? Reservations.Access.WRITE
+                : Reservations.Access.READ, done)) {
             return;
         }
         int length = (int) command.transferLength(lbs);
@@ -135,15 +156,18 @@ final class NvmIo {
         }
         // With the volatile write cache disabled (Set Features VWC WCE = 0) every write is written through.
         boolean fua = command.fua() || !controller.features().writeCacheEnabled();
-        device.write(command.slba(), data, fua, (ignored, failure) -> {
-            if (failure != null) {
-                fail(done, failure);
-            } else {
-                stats.writeCommands.increment();
-                stats.bytesWritten.add(length);
-                Replies.status(done, NvmeStatus.SUCCESS);
-            }
-        });
+        // the range lock shared with SCSI: a COMPARE AND WRITE of these blocks is atomic against this write
+        ns.state().rangeLocks().acquireShared(command.slba(), command.blocks(), lease ->
+                device.write(command.slba(), data, fua, (ignored, failure) -> {
+                    lease.release();
+                    if (failure != null) {
+                        fail(done, failure);
+                    } else {
+                        stats.writeCommands.increment();
+                        stats.bytesWritten.add(length);
+                        Replies.status(done, NvmeStatus.SUCCESS);
+                    }
+                }));
     }
 
     /** Flush (NVM Command Set §3.2.4); NSID FFFFFFFFh flushes every namespace (VWC bits 2:1 = 11b). */
@@ -172,6 +196,9 @@ final class NvmIo {
             Replies.status(done, NvmeStatus.INVALID_NAMESPACE_OR_FORMAT);
             return;
         }
+        if (reservationConflict(ns, Reservations.Access.WRITE, done)) {
+            return; // Flush is in the write command group of the reservation figure
+        }
         ns.device().flush((ignored, failure) -> complete(done, failure));
     }
 
@@ -188,19 +215,25 @@ final class NvmIo {
             Replies.status(done, valid);
             return;
         }
-        BlockDevice device = ns.device();
-        IoCallback<Void> then = (ignored, failure) -> {
-            if (failure == null && command.fua() && device.volatileWriteCache()) {
-                device.flush((none, flushFailure) -> complete(done, flushFailure));
-            } else {
-                complete(done, failure);
-            }
-        };
-        if (command.deac()) {
-            device.unmap(List.of(new BlockRange(command.slba(), command.blocks())), then);
-        } else {
-            device.writeZeroes(command.slba(), command.blocks(), then);
+        if (reservationConflict(ns, Reservations.Access.WRITE, done)) {
+            return;
         }
+        BlockDevice device = ns.device();
+        ns.state().rangeLocks().acquireShared(command.slba(), command.blocks(), lease -> {
+            IoCallback<Void> then = (ignored, failure) -> {
+                lease.release();
+                if (failure == null && command.fua() && device.volatileWriteCache()) {
+                    device.flush((none, flushFailure) -> complete(done, flushFailure));
+                } else {
+                    complete(done, failure);
+                }
+            };
+            if (command.deac()) {
+                device.unmap(List.of(new BlockRange(command.slba(), command.blocks())), then);
+            } else {
+                device.writeZeroes(command.slba(), command.blocks(), then);
+            }
+        });
     }
 
     /** Dataset Management (NVM Command Set §3.2.2): AD deallocates the ranges; IDR / IDW hints are accepted. */
@@ -211,6 +244,9 @@ final class NvmIo {
             return;
         }
         DatasetManagementCommand command = parsed.orNull();
+        if (command.ad() && reservationConflict(ns, Reservations.Access.WRITE, done)) {
+            return; // deallocation changes the blocks; the hints alone do not
+        }
         if (dataOut == null || dataOut.readableBytes() < command.dataLength()) {
             Replies.status(done, NvmeStatus.DATA_TRANSFER_ERROR);
             return;
@@ -230,7 +266,17 @@ final class NvmIo {
             Replies.status(done, NvmeStatus.SUCCESS);
             return;
         }
-        ns.device().unmap(deallocate, (ignored, failure) -> complete(done, failure));
+        long first = Long.MAX_VALUE;
+        long end = 0;
+        for (BlockRange r : deallocate) {
+            first = Math.min(first, r.lba());
+            end = Math.max(end, r.lba() + r.count());
+        }
+        ns.state().rangeLocks().acquireShared(first, end - first, lease -> ns.device().unmap(deallocate,
+                (ignored, failure) -> {
+                    lease.release();
+                    complete(done, failure);
+                }));
     }
 
     private void complete(NvmeCompletion done, BlockIoException failure) {

@@ -59,8 +59,8 @@ final class LogicalUnit {
         this.spec = spec;
         this.limits = UnitLimits.of(spec.device().geometry());
         this.modePages = new ModePages(spec.device(), unitAttentions);
-        this.reservations = new Reservations(unitAttentions);
-        this.rangeLock = new RangeLock();
+        this.reservations = new Reservations(spec.state().reservations(), unitAttentions);
+        this.rangeLock = new RangeLock(spec.state().rangeLocks());
         this.inquiry = new InquiryHandler(target.targetName(), spec.name(), limits);
         this.readWrite = new SbcReadWrite(spec.device(), limits, modePages, rangeLock);
         this.provisioning = new SbcProvisioning(spec.device(), limits, rangeLock);
@@ -73,7 +73,7 @@ final class LogicalUnit {
     }
 
     /** LBA ranges currently locked by writes in flight (tests check that every lease came back). */
-    int rangeLockHeld() {
+    long rangeLockHeld() {
         return rangeLock.heldCount();
     }
 

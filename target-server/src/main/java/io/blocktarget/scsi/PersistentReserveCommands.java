@@ -1,6 +1,7 @@
 package io.blocktarget.scsi;
 
 import io.blocktarget.protocol.scsi.FieldPointer;
+import io.blocktarget.protocol.scsi.IscsiTransportId;
 import io.blocktarget.protocol.scsi.Parsed;
 import io.blocktarget.protocol.scsi.PersistentReserveInCdb;
 import io.blocktarget.protocol.scsi.PersistentReserveInData;
@@ -16,8 +17,8 @@ import java.util.EnumSet;
 /**
  * PERSISTENT RESERVE IN / OUT (SPC-4 §6.15-6.16) over the logical unit's {@link Reservations}.
  * Capabilities (REPORT CAPABILITIES): CRH = 1 (RESERVE(6)/RELEASE(6) conflict with registrations),
- * no SPEC_I_PT, no ALL_TG_PT, no persistence through power loss (APTPL), every type; REGISTER AND
- * MOVE is not supported (INVALID FIELD IN CDB, and not listed by REPORT SUPPORTED OPERATION CODES).
+ * no SPEC_I_PT, no ALL_TG_PT, PTPL_C when the LUN has a reservation state file (APTPL then persists the
+ * state and the command completes after the write), every type; REGISTER AND MOVE to another I_T nexus of the same target port.
  */
 final class PersistentReserveCommands {
     /** SPC-4 §6.16.3, Table 196: byte 20 holds SPEC_I_PT (bit 3), ALL_TG_PT (bit 2) and APTPL (bit 0). */
@@ -33,8 +34,10 @@ final class PersistentReserveCommands {
         PersistentReserveInData data = switch (cdb.serviceAction()) {
             case READ_KEYS -> reservations.readKeys();
             case READ_RESERVATION -> reservations.readReservation();
+            // PTPL_C: a state file exists for this LUN; PTPL_A: the last REGISTER asked for it (SPC-5 §6.16.4)
             case REPORT_CAPABILITIES -> new PersistentReserveInData.ReportCapabilities(false, true, false, false,
-                    false, true, 0, false, EnumSet.allOf(PrType.class));
+                    reservations.state().persistenceAvailable(), true, 0,
+                    reservations.state().persistThroughPowerLoss(), EnumSet.allOf(PrType.class));
             case READ_FULL_STATUS -> reservations.readFullStatus();
         };
         ByteBuf out = Task.allocate(256);
@@ -43,10 +46,6 @@ final class PersistentReserveCommands {
     }
 
     void out(Task task, PersistentReserveOutCdb cdb) {
-        if (cdb.serviceAction() == PrOutServiceAction.REGISTER_AND_MOVE) {
-            task.fail(SenseReason.INVALID_FIELD_IN_CDB, FieldPointer.cdb(1, 4));
-            return;
-        }
         ByteBuf list = task.parameterList(cdb.parameterListLength(), FieldPointer.cdb(5, 7));
         if (list == null) {
             return;
@@ -57,8 +56,13 @@ final class PersistentReserveCommands {
             return;
         }
         PersistentReserveOutParameters p = ((Parsed.Ok<PersistentReserveOutParameters>) parsed).value();
-        // SPC-4 §6.16.3: a capability we report as absent (SIP_C, ATP_C, PTPL_C = 0) requested anyway
-        int unsupportedBit = p.specIPt() ? 3 : p.allTgPt() ? 2 : p.aptpl() ? 0 : -1;
+        if (cdb.serviceAction() == PrOutServiceAction.REGISTER_AND_MOVE) {
+            registerAndMove(task, cdb, p);
+            return;
+        }
+        // SPC-5 §6.17.3: a capability we report as absent (SIP_C, ATP_C = 0; PTPL_C without a state file)
+        int unsupportedBit = p.specIPt() ? 3 : p.allTgPt() ? 2
+                : p.aptpl() && !reservations.state().persistenceAvailable() ? 0 : -1;
         if (unsupportedBit >= 0) {
             task.fail(SenseReason.INVALID_FIELD_IN_PARAMETER_LIST, FieldPointer.parameter(FLAGS_BYTE, unsupportedBit));
             return;
@@ -77,8 +81,78 @@ final class PersistentReserveCommands {
         };
         if (outcome != null) {
             task.fail(outcome);
-        } else {
-            task.good(cdb.parameterListLength());
+            return;
+        }
+        if (cdb.serviceAction() == PrOutServiceAction.REGISTER
+                || cdb.serviceAction() == PrOutServiceAction.REGISTER_AND_IGNORE_EXISTING_KEY) {
+            // SPC-5 §5.14.5: the APTPL of the last successful REGISTER decides whether the state survives power loss
+            reservations.state().persistThroughPowerLoss(p.aptpl());
+        }
+        goodWhenPersisted(task, cdb);
+    }
+
+    /** GOOD once the changed state is on disk (APTPL), else at once; a failed write is a hardware error. */
+    private void goodWhenPersisted(Task task, PersistentReserveOutCdb cdb) {
+        reservations.state().persist().whenComplete((ok, failure) -> {
+            if (failure != null) {
+                task.fail(SenseReason.INTERNAL_TARGET_FAILURE);
+            } else {
+                task.good(cdb.parameterListLength());
+            }
+        });
+    }
+
+    /** REGISTER AND MOVE parameter list (SPC-5 §6.17.4, Table "REGISTER AND MOVE service action parameter list"). */
+    private static final int MOVE_FLAGS_BYTE = 17;
+    private static final int MOVE_PORT_BYTE = 18;
+    private static final int MOVE_TRANSPORT_ID_BYTE = 24;
+
+    /**
+     * REGISTER AND MOVE (SPC-5 §5.14.8, §6.17.4): the holder registers the I_T nexus named by the TransportID and
+     * RELATIVE TARGET PORT IDENTIFIER with the SERVICE ACTION RESERVATION KEY, moves the reservation to it with
+     * the CDB's TYPE and, with UNREG, unregisters itself. In order: an unregistered sender or a wrong key is
+     * RESERVATION CONFLICT; SERVICE ACTION RESERVATION KEY 0 is INVALID FIELD IN PARAMETER LIST (bytes 8..15); APTPL
+     * without persistence likewise (byte 17 bit 0); a relative target port that is not the one of this target
+     * (bytes 18..19) and an initiator device TransportID (format 00b names no port, so no I_T nexus) likewise;
+     * no reservation, another holder or an all-registrants type is RESERVATION CONFLICT; the sender's own nexus as
+     * destination is INVALID FIELD IN PARAMETER LIST at the TransportID.
+     */
+    private void registerAndMove(Task task, PersistentReserveOutCdb cdb, PersistentReserveOutParameters p) {
+        ItNexus nexus = task.nexus();
+        if (reservations.state().key(Reservations.registrant(nexus)).filter(k -> k == p.reservationKey()).isEmpty()) {
+            task.fail(SenseReason.RESERVATION_CONFLICT);
+            return;
+        }
+        if (p.serviceActionReservationKey() == 0) {
+            task.fail(SenseReason.INVALID_FIELD_IN_PARAMETER_LIST, FieldPointer.parameter(8, 7));
+            return;
+        }
+        if (p.aptpl() && !reservations.state().persistenceAvailable()) {
+            task.fail(SenseReason.INVALID_FIELD_IN_PARAMETER_LIST, FieldPointer.parameter(MOVE_FLAGS_BYTE, 0));
+            return;
+        }
+        if (p.relativeTargetPortId() != nexus.relativeTargetPort()) {
+            task.fail(SenseReason.INVALID_FIELD_IN_PARAMETER_LIST, FieldPointer.parameter(MOVE_PORT_BYTE, 7));
+            return;
+        }
+        IscsiTransportId id = p.transportIds().getFirst();
+        if (id.isid().isEmpty()) {
+            task.fail(SenseReason.INVALID_FIELD_IN_PARAMETER_LIST, FieldPointer.parameter(MOVE_TRANSPORT_ID_BYTE, 7));
+            return;
+        }
+        // the same target port: this target has one per portal group, the sender's
+        ItNexus destination = new ItNexus(id.name() + ",i,0x" + id.isid().get().toLowerCase(java.util.Locale.ROOT),
+                nexus.targetPortName(), nexus.relativeTargetPort());
+        Reservations.Move outcome = reservations.registerAndMove(nexus, p.reservationKey(),
+                p.serviceActionReservationKey(), destination, cdb.type().orElseThrow(), p.unreg());
+        switch (outcome) {
+            case OK -> {
+                reservations.state().persistThroughPowerLoss(p.aptpl());
+                goodWhenPersisted(task, cdb);
+            }
+            case CONFLICT -> task.fail(SenseReason.RESERVATION_CONFLICT);
+            case SAME_NEXUS -> task.fail(SenseReason.INVALID_FIELD_IN_PARAMETER_LIST,
+                    FieldPointer.parameter(MOVE_TRANSPORT_ID_BYTE, 7));
         }
     }
 }

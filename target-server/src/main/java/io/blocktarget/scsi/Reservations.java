@@ -24,57 +24,90 @@ import io.blocktarget.protocol.scsi.WriteAndVerifyCdb;
 import io.blocktarget.protocol.scsi.WriteCdb;
 import io.blocktarget.protocol.scsi.WriteSameCdb;
 
+import io.blocktarget.block.Registrant;
+import io.blocktarget.block.ReservationType;
+
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
- * Reservation state of one logical unit: the RESERVE(6) holder (SPC-2 §7.21) and the persistent
- * reservation registrations and reservation (SPC-4 §5.13), with the conflict rules of SPC-4
- * §5.13.1 Table 60 / SBC-4 §4.17 Table 13. Registrations and the reservation are kept per I_T
- * nexus, survive nexus loss and logical unit reset, and are lost on restart (PTPL_C = 0).
- * All access is under this object's monitor: sessions on different event loops share it.
+ * The SCSI face of the device's {@link io.blocktarget.block.Reservations} (which lives in the block layer, shared
+ * with NVMe): maps CDBs onto read / write access (SPC-5 §5.14.1 Table "SPC commands that are allowed in the
+ * presence of various reservations", SBC-4 §4.17 Table "SBC-4 commands ..."), an I_T nexus onto a
+ * {@link Registrant.InitiatorPort}, outcomes onto sense, and reservation notices onto unit attentions.
+ * Registrations are per I_T nexus (initiator port name with its ISID, and target port), survive nexus loss
+ * and logical unit reset; see {@link PersistentReserveCommands} for persistence.
  */
 final class Reservations {
     /** What a command does, for the conflict tables. */
     private enum Access { ALWAYS, READ, WRITE }
 
-    /** The persistent reservation: who took it (the key holder for READ RESERVATION) and its type. */
-    private record Held(ItNexus holder, PrType type) {
+    private final io.blocktarget.block.Reservations state;
+    private final UnitAttentions unitAttentions;
+    private final io.blocktarget.block.Reservations.Listener listener;
+
+    Reservations(io.blocktarget.block.Reservations state, UnitAttentions unitAttentions) {
+        this.state = state;
+        this.unitAttentions = unitAttentions;
+        this.listener = (to, notice) -> {
+            if (to instanceof Registrant.InitiatorPort port) {
+                unitAttentions.raise(nexus(port), switch (notice) {
+                    case REGISTRATION_PREEMPTED -> SenseReason.REGISTRATIONS_PREEMPTED;
+                    case RESERVATION_RELEASED -> SenseReason.RESERVATIONS_RELEASED;
+                    case RESERVATION_PREEMPTED -> SenseReason.RESERVATIONS_PREEMPTED;
+                });
+            }
+        };
+        state.addListener(listener);
     }
 
-    private final UnitAttentions unitAttentions;
-    private final Map<ItNexus, Long> registrations = new LinkedHashMap<>();
-    private ItNexus reserve6Holder;
-    private Held held;
-    private int generation;
-
+    /** A state of its own (tests). */
     Reservations(UnitAttentions unitAttentions) {
-        this.unitAttentions = unitAttentions;
+        this(new io.blocktarget.block.Reservations(), unitAttentions);
+    }
+
+    io.blocktarget.block.Reservations state() {
+        return state;
+    }
+
+    static Registrant.InitiatorPort registrant(ItNexus nexus) {
+        return new Registrant.InitiatorPort(nexus.initiatorPortName(), nexus.targetPortName(),
+                nexus.relativeTargetPort());
+    }
+
+    static ItNexus nexus(Registrant.InitiatorPort port) {
+        return new ItNexus(port.initiatorPortName(), port.targetPortName(), port.relativeTargetPort());
+    }
+
+    static ReservationType type(PrType type) {
+        return ReservationType.valueOf(type.name());
+    }
+
+    static PrType prType(ReservationType type) {
+        return PrType.valueOf(type.name());
     }
 
     /**
-     * Whether {@code cdb} from {@code nexus} meets RESERVATION CONFLICT. Under another nexus's
-     * RESERVE(6) only INQUIRY, REPORT LUNS, REQUEST SENSE, REPORT SUPPORTED OPERATION CODES and
-     * RELEASE(6) pass (SPC-2 §5.5.1). Under a persistent reservation held by someone else, reads
-     * conflict for the Exclusive Access types and writes for all types, unless the type grants access
-     * to registrants and the nexus is registered (SPC-4 Table 60).
+     * Whether {@code cdb} from {@code nexus} meets RESERVATION CONFLICT. Under another's RESERVE(6) only
+     * INQUIRY, REPORT LUNS, REQUEST SENSE, REPORT SUPPORTED OPERATION CODES and RELEASE(6) pass (SPC-2 §5.5.1);
+     * under a persistent reservation the shared table decides (see {@link io.blocktarget.block.Reservations}).
+     * Free (one volatile read) while nothing is registered or reserved.
      */
-    synchronized boolean conflicts(ItNexus nexus, Cdb cdb) {
-        if (reserve6Holder != null && !reserve6Holder.equals(nexus)) {
+    boolean conflicts(ItNexus nexus, Cdb cdb) {
+        if (state.quiet()) {
+            return false;
+        }
+        Registrant who = registrant(nexus);
+        if (state.reserve6HeldByOther(who)) {
             return !(cdb instanceof InquiryCdb || cdb instanceof ReportLunsCdb || cdb instanceof RequestSenseCdb
                     || cdb instanceof ReportSupportedOperationCodesCdb || cdb instanceof Release6Cdb);
         }
-        if (held == null || isHolder(nexus)) {
-            return false;
-        }
-        Access access = access(cdb);
-        if (access == Access.ALWAYS || registrantsHaveAccess(held.type()) && registrations.containsKey(nexus)) {
-            return false;
-        }
-        return access == Access.WRITE || exclusiveAccess(held.type());
+        return switch (access(cdb)) {
+            case ALWAYS -> false;
+            case READ -> state.conflicts(who, io.blocktarget.block.Reservations.Access.READ);
+            case WRITE -> state.conflicts(who, io.blocktarget.block.Reservations.Access.WRITE);
+        };
     }
 
     private static Access access(Cdb cdb) {
@@ -90,232 +123,110 @@ final class Reservations {
         };
     }
 
-    private static boolean registrantsHaveAccess(PrType type) {
-        return type != PrType.WRITE_EXCLUSIVE && type != PrType.EXCLUSIVE_ACCESS;
-    }
-
-    private static boolean allRegistrants(PrType type) {
-        return type == PrType.WRITE_EXCLUSIVE_ALL_REGISTRANTS || type == PrType.EXCLUSIVE_ACCESS_ALL_REGISTRANTS;
-    }
-
-    private static boolean exclusiveAccess(PrType type) {
-        return type == PrType.EXCLUSIVE_ACCESS || type == PrType.EXCLUSIVE_ACCESS_REGISTRANTS_ONLY
-                || type == PrType.EXCLUSIVE_ACCESS_ALL_REGISTRANTS;
-    }
-
-    /** SPC-4 §5.13.10: every registrant holds an all-registrants reservation; otherwise the one that took it. */
-    private boolean isHolder(ItNexus nexus) {
-        return held != null && (allRegistrants(held.type()) ? registrations.containsKey(nexus) : held.holder().equals(nexus));
-    }
-
-    /**
-     * RESERVE(6) with CRH = 1 (SPC-4 §5.13.3): from a persistent reservation holder, or from a
-     * registrant under a registrants-only / all-registrants reservation, GOOD and nothing changes;
-     * otherwise RESERVATION CONFLICT while any registration exists or another nexus holds RESERVE(6);
-     * otherwise the nexus holds it.
-     */
+    /** RESERVE(6) with CRH = 1 (SPC-5 §5.14.3). */
     void reserve6(Task task) {
-        synchronized (this) {
-            if (!persistentExemption(task.nexus())) {
-                if (!registrations.isEmpty() || reserve6Holder != null && !reserve6Holder.equals(task.nexus())) {
-                    task.fail(SenseReason.RESERVATION_CONFLICT);
-                    return;
-                }
-                reserve6Holder = task.nexus();
-            }
-        }
-        task.good();
+        finish(task, state.reserve6(registrant(task.nexus())));
     }
 
-    /**
-     * RELEASE(6): the same CRH exemption, the same conflict with registrations; otherwise releases
-     * the nexus's own reservation and does nothing (GOOD) for anyone else's (SPC-2 §7.19).
-     */
+    /** RELEASE(6): the same CRH exemption and conflict with registrations (SPC-2 §7.19). */
     void release6(Task task) {
-        synchronized (this) {
-            if (!persistentExemption(task.nexus())) {
-                if (!registrations.isEmpty()) {
-                    task.fail(SenseReason.RESERVATION_CONFLICT);
-                    return;
-                }
-                if (task.nexus().equals(reserve6Holder)) {
-                    reserve6Holder = null;
-                }
-            }
-        }
-        task.good();
+        finish(task, state.release6(registrant(task.nexus())));
     }
 
-    /** SPC-4 §5.13.3 a) and b): the nexuses whose RESERVE(6)/RELEASE(6) succeed without effect. */
-    private boolean persistentExemption(ItNexus nexus) {
-        return held != null && (isHolder(nexus)
-                || registrantsHaveAccess(held.type()) && registrations.containsKey(nexus));
-    }
-
-    /** Logical unit reset: RESERVE(6) is released; persistent reservations are not (SPC-4 §5.13.1). */
-    synchronized void reset() {
-        reserve6Holder = null;
-    }
-
-    synchronized void nexusLost(ItNexus nexus) {
-        if (nexus.equals(reserve6Holder)) {
-            reserve6Holder = null;
-        }
-    }
-
-    // ---- PERSISTENT RESERVE OUT service actions (SPC-4 §5.13.5-5.13.11); null = GOOD ----
-
-    /** REGISTER / REGISTER AND IGNORE EXISTING KEY (SPC-4 §5.13.7). */
-    synchronized Parsed.Invalid<Void> register(ItNexus nexus, long key, long serviceActionKey, boolean ignoreKey) {
-        Long current = registrations.get(nexus);
-        if (!ignoreKey && key != (current == null ? 0 : current)) {
-            return conflict();
-        }
-        if (current == null && serviceActionKey == 0) {
-            return null; // unregistered nexus "unregistering": nothing happens, generation unchanged
-        }
-        if (serviceActionKey == 0) {
-            unregister(nexus);
+    private static void finish(Task task, io.blocktarget.block.Reservations.Outcome outcome) {
+        Parsed.Invalid<Void> invalid = invalid(outcome);
+        if (invalid == null) {
+            task.good();
         } else {
-            registrations.put(nexus, serviceActionKey);
-        }
-        generation++;
-        return null;
-    }
-
-    /** SPC-4 §5.13.11.2.2: unregistering the holder releases the reservation (last registrant for all-registrants). */
-    private void unregister(ItNexus nexus) {
-        registrations.remove(nexus);
-        if (held == null) {
-            return;
-        }
-        boolean released = allRegistrants(held.type()) ? registrations.isEmpty() : held.holder().equals(nexus);
-        if (released) {
-            PrType type = held.type();
-            held = null;
-            if (registrantsHaveAccess(type)) {
-                registrations.keySet().forEach(n -> unitAttentions.raise(n, SenseReason.RESERVATIONS_RELEASED));
-            }
+            task.fail(invalid);
         }
     }
 
-    /** RESERVE (SPC-4 §5.13.9): a registered nexus takes the reservation, or already holds one of that type. */
-    synchronized Parsed.Invalid<Void> reserve(ItNexus nexus, long key, PrType type) {
-        if (!keyMatches(nexus, key)) {
-            return conflict();
-        }
-        if (held != null) {
-            return isHolder(nexus) && held.type() == type ? null : conflict();
-        }
-        held = new Held(nexus, type);
-        return null;
+    /** Logical unit reset: RESERVE(6) is released; persistent reservations are not (SPC-5 §5.14.1). */
+    void reset() {
+        state.resetReserve6();
     }
 
-    /**
-     * RELEASE (SPC-4 §5.13.11.2.1): by a holder of the same type, else INVALID RELEASE OF PERSISTENT
-     * RESERVATION; a non-holder's release does nothing. Registrants-only and all-registrants types tell
-     * the other registrants with RESERVATIONS RELEASED.
-     */
-    synchronized Parsed.Invalid<Void> release(ItNexus nexus, long key, PrType type) {
-        if (!keyMatches(nexus, key)) {
-            return conflict();
-        }
-        if (held == null || !isHolder(nexus)) {
-            return null;
-        }
-        if (held.type() != type) {
-            return new Parsed.Invalid<>(SenseReason.INVALID_RELEASE_OF_PERSISTENT_RESERVATION, Optional.empty());
-        }
-        held = null;
-        if (registrantsHaveAccess(type)) {
-            raiseForOtherRegistrants(nexus, SenseReason.RESERVATIONS_RELEASED);
-        }
-        return null;
+    void nexusLost(ItNexus nexus) {
+        state.lost(registrant(nexus));
     }
 
-    /** CLEAR (SPC-4 §5.13.11.2.6): every registration and the reservation go; the others learn RESERVATIONS PREEMPTED. */
-    synchronized Parsed.Invalid<Void> clear(ItNexus nexus, long key) {
-        if (!keyMatches(nexus, key)) {
-            return conflict();
-        }
-        raiseForOtherRegistrants(nexus, SenseReason.RESERVATIONS_PREEMPTED);
-        registrations.clear();
-        held = null;
-        generation++;
-        return null;
+    // ---- PERSISTENT RESERVE OUT service actions (SPC-5 §5.14.5-5.14.11); null = GOOD ----
+
+    Parsed.Invalid<Void> register(ItNexus nexus, long key, long serviceActionKey, boolean ignoreKey) {
+        return invalid(state.register(registrant(nexus), key, serviceActionKey, ignoreKey));
     }
 
-    /**
-     * PREEMPT / PREEMPT AND ABORT (SPC-4 §5.13.11.4): removes the registrations with the SERVICE
-     * ACTION RESERVATION KEY and, when that key is the holder's (or 0 under an all-registrants
-     * reservation), takes the reservation with the new type. The preempted nexuses get REGISTRATIONS
-     * PREEMPTED. Aborting their tasks is the transport's (it owns the task sets).
-     */
-    synchronized Parsed.Invalid<Void> preempt(ItNexus nexus, long key, long serviceActionKey, PrType type) {
-        if (!keyMatches(nexus, key)) {
-            return conflict();
-        }
-        boolean takeReservation;
-        if (held == null) {
-            takeReservation = false;
-        } else if (allRegistrants(held.type())) {
-            takeReservation = serviceActionKey == 0;
-        } else {
-            takeReservation = registrations.get(held.holder()) == serviceActionKey;
-        }
-        if (!takeReservation && serviceActionKey == 0) {
-            return new Parsed.Invalid<>(SenseReason.INVALID_FIELD_IN_PARAMETER_LIST,
+    Parsed.Invalid<Void> reserve(ItNexus nexus, long key, PrType type) {
+        return invalid(state.reserve(registrant(nexus), key, type(type)));
+    }
+
+    Parsed.Invalid<Void> release(ItNexus nexus, long key, PrType type) {
+        return invalid(state.release(registrant(nexus), key, type(type)));
+    }
+
+    Parsed.Invalid<Void> clear(ItNexus nexus, long key) {
+        return invalid(state.clear(registrant(nexus), key));
+    }
+
+    Parsed.Invalid<Void> preempt(ItNexus nexus, long key, long serviceActionKey, PrType type) {
+        return invalid(state.preempt(registrant(nexus), key, serviceActionKey, type(type)).outcome());
+    }
+
+    /** What REGISTER AND MOVE answered: its handler maps it, since only it knows the parameter fields. */
+    enum Move { OK, CONFLICT, SAME_NEXUS }
+
+    Move registerAndMove(ItNexus nexus, long key, long serviceActionKey, ItNexus destination, PrType type,
+                         boolean unreg) {
+        return switch (state.registerAndMove(registrant(nexus), key, serviceActionKey, registrant(destination),
+                type(type), unreg)) {
+            case OK -> Move.OK;
+            case INVALID_DESTINATION -> Move.SAME_NEXUS;
+            default -> Move.CONFLICT;
+        };
+    }
+
+    /** The sense of an outcome; null for OK. */
+    static Parsed.Invalid<Void> invalid(io.blocktarget.block.Reservations.Outcome outcome) {
+        return switch (outcome) {
+            case OK -> null;
+            case CONFLICT -> new Parsed.Invalid<>(SenseReason.RESERVATION_CONFLICT, Optional.empty());
+            case TYPE_MISMATCH ->
+                    new Parsed.Invalid<>(SenseReason.INVALID_RELEASE_OF_PERSISTENT_RESERVATION, Optional.empty());
+            // SPC-5 §5.14.11.4.1: SERVICE ACTION RESERVATION KEY (parameter bytes 8..15) of zero
+            case INVALID_PREEMPT_KEY -> new Parsed.Invalid<>(SenseReason.INVALID_FIELD_IN_PARAMETER_LIST,
                     Optional.of(FieldPointer.parameter(8, 7)));
-        }
-        List<ItNexus> removed = new ArrayList<>();
-        registrations.forEach((n, k) -> {
-            if (!n.equals(nexus) && (k == serviceActionKey || takeReservation && serviceActionKey == 0)) {
-                removed.add(n);
-            }
-        });
-        if (removed.isEmpty() && !takeReservation) {
-            return conflict();
-        }
-        removed.forEach(registrations::remove);
-        removed.forEach(n -> unitAttentions.raise(n, SenseReason.REGISTRATIONS_PREEMPTED));
-        if (takeReservation) {
-            held = new Held(nexus, type);
-        }
-        generation++;
-        return null;
+            // REGISTER AND MOVE (SPC-5 §6.17.4): mapped by its handler, which knows the fields
+            case INVALID_DESTINATION, NOT_HOLDER -> new Parsed.Invalid<>(SenseReason.RESERVATION_CONFLICT,
+                    Optional.empty());
+        };
     }
 
-    private boolean keyMatches(ItNexus nexus, long key) {
-        Long current = registrations.get(nexus);
-        return current != null && current == key;
+    // ---- PERSISTENT RESERVE IN snapshots (SPC-5 §6.16) ----
+
+    PersistentReserveInData.ReadKeys readKeys() {
+        io.blocktarget.block.Reservations.Snapshot s = state.snapshot();
+        return new PersistentReserveInData.ReadKeys(s.generation(),
+                s.registrations().stream().map(io.blocktarget.block.Reservations.Registration::key).toList());
     }
 
-    private void raiseForOtherRegistrants(ItNexus nexus, SenseReason reason) {
-        registrations.keySet().stream().filter(n -> !n.equals(nexus)).forEach(n -> unitAttentions.raise(n, reason));
+    /** The all-registrants types report key 0 (SPC-5 §6.16.3). */
+    PersistentReserveInData.ReadReservation readReservation() {
+        io.blocktarget.block.Reservations.Snapshot s = state.snapshot();
+        return new PersistentReserveInData.ReadReservation(s.generation(), s.holder().map(h ->
+                new PersistentReserveInData.Reservation(s.holderKey(), prType(h.type()))));
     }
 
-    private static Parsed.Invalid<Void> conflict() {
-        return new Parsed.Invalid<>(SenseReason.RESERVATION_CONFLICT, Optional.empty());
-    }
-
-    // ---- PERSISTENT RESERVE IN snapshots (SPC-4 §6.15) ----
-
-    synchronized PersistentReserveInData.ReadKeys readKeys() {
-        return new PersistentReserveInData.ReadKeys(generation, List.copyOf(registrations.values()));
-    }
-
-    /** The all-registrants types report key 0 (SPC-4 §6.15.3). */
-    synchronized PersistentReserveInData.ReadReservation readReservation() {
-        return new PersistentReserveInData.ReadReservation(generation, Optional.ofNullable(held).map(h ->
-                new PersistentReserveInData.Reservation(allRegistrants(h.type()) ? 0 : registrations.get(h.holder()),
-                        h.type())));
-    }
-
-    synchronized PersistentReserveInData.ReadFullStatus readFullStatus() {
+    /** NVMe hosts are listed too, with an iSCSI device TransportID naming their UUID host NQN (see TransportIds). */
+    PersistentReserveInData.ReadFullStatus readFullStatus() {
+        io.blocktarget.block.Reservations.Snapshot s = state.snapshot();
         List<PersistentReserveInData.FullStatusDescriptor> descriptors = new ArrayList<>();
-        registrations.forEach((n, k) -> descriptors.add(new PersistentReserveInData.FullStatusDescriptor(k, false,
-                isHolder(n) ? Optional.of(held.type()) : Optional.empty(), n.relativeTargetPort(),
-                TransportIds.of(n))));
-        return new PersistentReserveInData.ReadFullStatus(generation, descriptors);
+        for (io.blocktarget.block.Reservations.Registration r : s.registrations()) {
+            Optional<PrType> type = r.holder() ? s.holder().map(h -> prType(h.type())) : Optional.empty();
+            int port = r.registrant() instanceof Registrant.InitiatorPort p ? p.relativeTargetPort() : 0;
+            descriptors.add(new PersistentReserveInData.FullStatusDescriptor(r.key(), false, type, port,
+                    TransportIds.of(r.registrant())));
+        }
+        return new PersistentReserveInData.ReadFullStatus(s.generation(), descriptors);
     }
 }

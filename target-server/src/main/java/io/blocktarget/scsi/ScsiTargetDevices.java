@@ -28,7 +28,7 @@ import java.util.Set;
  * <li>MAXIMUM TRANSFER LENGTH is 8 MiB (at least one block); larger transfers are INVALID FIELD IN CDB.</li>
  * <li>WRITE SAME is executed at every block size but advertised only up to 4 KiB blocks (Linux 7.3
  *     sd bug, see {@link UnitLimits}); UNMAP is advertised everywhere; GET LBA STATUS says "mapped".</li>
- * <li>Persistent reservations live in memory (PTPL_C = 0); REGISTER AND MOVE, SPEC_I_PT and
+ * <li>Persistent reservations live in the block layer (shared with NVMe); REGISTER AND MOVE within the target port; SPEC_I_PT and
  *     ALL_TG_PT are not supported.</li>
  * </ul>
  */

@@ -1,14 +1,32 @@
 package io.blocktarget.scsi;
 
+import io.blocktarget.block.Registrant;
 import io.blocktarget.protocol.scsi.IscsiTransportId;
 
 import java.util.Optional;
 
-/** The iSCSI TransportID of a nexus's initiator port, for READ FULL STATUS (SPC-4 §7.6.4.6). */
+/** The iSCSI TransportID of a registrant, for READ FULL STATUS (SPC-5 §7.6.4.6). */
 final class TransportIds {
     private static final String SEPARATOR = ",i,0x";
 
     private TransportIds() {
+    }
+
+    static IscsiTransportId of(ItNexus nexus) {
+        return of(nexus.initiatorPortName());
+    }
+
+    /**
+     * An NVMe host has no SCSI TransportID (SPC-5 defines no protocol identifier for NVMe over Fabrics): it is
+     * reported in the iSCSI initiator device form with the NVMe UUID host NQN of its Host Identifier
+     * ({@code nqn.2014-08.org.nvmexpress:uuid:<hostid>}, NVMe Base §4.7), so a SCSI initiator sees who it is.
+     */
+    static IscsiTransportId of(Registrant registrant) {
+        return switch (registrant) {
+            case Registrant.InitiatorPort p -> of(p.initiatorPortName());
+            case Registrant.Host h -> new IscsiTransportId("nqn.2014-08.org.nvmexpress:uuid:" + h.hostId(),
+                    Optional.empty());
+        };
     }
 
     /**
@@ -16,8 +34,7 @@ final class TransportIds {
      * name without a well-formed ISID becomes the initiator device form (00b) of the name before the
      * first comma.
      */
-    static IscsiTransportId of(ItNexus nexus) {
-        String port = nexus.initiatorPortName();
+    private static IscsiTransportId of(String port) {
         int at = port.indexOf(SEPARATOR);
         try {
             if (at > 0) {

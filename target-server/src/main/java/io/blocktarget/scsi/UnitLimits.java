@@ -52,8 +52,6 @@ record UnitLimits(long maximumTransferLength, long optimalTransferLength, int tr
     /** Commands REPORT SUPPORTED OPERATION CODES lists: all we execute, minus WRITE SAME when not advertised. */
     List<ScsiOpcode> supportedOpcodes() {
         Set<ScsiOpcode> ops = EnumSet.allOf(ScsiOpcode.class);
-        // REGISTER AND MOVE needs a second target port to move to; this target has one per nexus.
-        ops.remove(ScsiOpcode.PERSISTENT_RESERVE_OUT_REGISTER_AND_MOVE);
         if (!writeSameAdvertised) {
             ops.remove(ScsiOpcode.WRITE_SAME_10);
             ops.remove(ScsiOpcode.WRITE_SAME_16);

@@ -138,7 +138,7 @@ public final class TargetServer {
         for (LunConfig lunConfig : config.luns()) {
             try {
                 BlockDevice device = BlockDevices.open(lunConfig, memoryBudget, fileIoExecutor);
-                luns.add(new Lun(lunConfig, device, new LunState(lunConfig.name())));
+                luns.add(new Lun(lunConfig, device, new LunState(lunConfig.name(), lunConfig.source() == null ? null : lunConfig.source().resolveSibling(lunConfig.name() + ".pr"))));
             } catch (IOException | RuntimeException e) {
                 String where = lunConfig.source() != null ? lunConfig.source().toString() : lunConfig.name();
                 throw new ServerStartException(where + ": cannot open the " + lunConfig.backend().configName()

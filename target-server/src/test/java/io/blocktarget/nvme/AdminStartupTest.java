@@ -52,9 +52,9 @@ class AdminStartupTest {
             assertThat(id.getUnsignedShortLE(320)).isEqualTo(1);                // KAS 100 ms
             assertThat(id.getUnsignedShortLE(514)).isEqualTo(1024);             // MAXCMD
             assertThat(id.getIntLE(516)).isEqualTo(1);                          // NN
-            // ONCS compare, DSM, write zeroes, verify (bit 7), copy (bit 8); no write uncorrectable: the test's
-            // RAM disk keeps no uncorrectable-block set
-            assertThat(id.getUnsignedShortLE(520)).isEqualTo(0b1_1000_1101);
+            // ONCS compare, DSM, write zeroes, reservations (bit 5), verify (bit 7), copy (bit 8); no write
+            // uncorrectable: the test's RAM disk keeps no uncorrectable-block set
+            assertThat(id.getUnsignedShortLE(520)).isEqualTo(0b1_1010_1101);
             assertThat(id.getUnsignedShortLE(534)).isEqualTo(1);                // OCFS: copy format 0h
             assertThat((int) id.getUnsignedByte(525)).isZero();                       // VWC: RAM has none
             assertThat(id.getIntLE(536)).isEqualTo(1 | 1 << 20);                // SGLS supported + offsets

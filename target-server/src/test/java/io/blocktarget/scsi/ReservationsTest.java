@@ -275,7 +275,6 @@ class ReservationsTest {
                 .assertParameterField(20, 2);                                // ALL_TG_PT: ATP_C = 0
         run(target, A, 0, prOut(REGISTER, 0, 23), Arrays.copyOf(params(0, 0xAA, 0), 23)).assertCheck(0x5, 0x1A, 0x00);
         run(target, A, 0, prOut(REGISTER, 0, 24), new byte[8]).assertCheck(0x5, 0x24, 0x00).assertCdbField(5, 7);
-        run(target, A, 0, prOut(REGISTER_AND_MOVE, WE, 24), new byte[24]).assertCheck(0x5, 0x24, 0x00).assertCdbField(1, 4);
         run(target, A, 0, prOut(RESERVE, 0x02, 24), params(0, 0, 0)).assertCheck(0x5, 0x24, 0x00).assertCdbField(2, 3);
     }
 

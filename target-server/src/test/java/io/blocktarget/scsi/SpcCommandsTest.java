@@ -168,8 +168,8 @@ class SpcCommandsTest {
         assertThat(at512).contains(0x41, 0x93, 0x42, 0x28, 0x2A, 0x88, 0x8A, 0x89, 0x35, 0x91, 0x12, 0xA0, 0x9E, 0x5E, 0x5F);
         assertThat(at16k).contains(0x42, 0x28, 0x8A).doesNotContain(0x41, 0x93);
         assertThat(at512.size() - at16k.size()).isEqualTo(2);
-        // PERSISTENT RESERVE OUT: 7 service actions (REGISTER AND MOVE is not supported)
-        assertThat(at512.stream().filter(op -> op == 0x5F).count()).isEqualTo(7);
+        // PERSISTENT RESERVE OUT: all 8 service actions, REGISTER AND MOVE included
+        assertThat(at512.stream().filter(op -> op == 0x5F).count()).isEqualTo(8);
     }
 
     @Test
