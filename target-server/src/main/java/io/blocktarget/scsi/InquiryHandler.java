@@ -137,18 +137,17 @@ final class InquiryHandler {
     /** Block Limits (SBC-4 §6.6.3); see {@link UnitLimits} for the values and the WRITE SAME rule. */
     BlockLimitsVpd blockLimits() {
         return new BlockLimitsVpd(true, limits.maximumCompareAndWrite(), limits.transferGranularity(),
-                limits.maximumTransferLength(), limits.optimalTransferLength(), 0,
+                limits.maximumTransferLength(), limits.optimalTransferLength(), limits.maximumPrefetchLength(),
                 limits.maximumUnmapLbaCount(), limits.maximumUnmapDescriptors(), limits.transferGranularity(),
-                OptionalLong.of(0), limits.writeSameAdvertised() ? limits.maximumWriteSameLength() : 0);
+                OptionalLong.of(0), limits.maximumWriteSameLength());
     }
 
     /**
      * Logical Block Provisioning (SBC-4 §6.6.4): thin, UNMAP supported (LBPU), unmapped blocks read
-     * zeros (LBPRZ = 001b); WRITE SAME with UNMAP (LBPWS, LBPWS10) only where WRITE SAME is advertised.
+     * zeros (LBPRZ = 001b); WRITE SAME with UNMAP (LBPWS, LBPWS10) as {@link UnitLimits} says.
      */
     LogicalBlockProvisioningVpd provisioning() {
-        boolean ws = limits.writeSameAdvertised();
-        return new LogicalBlockProvisioningVpd(0, true, ws, ws, 1, false, 0,
+        return new LogicalBlockProvisioningVpd(0, true, limits.lbpws(), limits.lbpws10(), 1, false, 0,
                 LogicalBlockProvisioningVpd.ProvisioningType.THIN_PROVISIONED, 0, Optional.empty());
     }
 

@@ -106,6 +106,12 @@ final class LogicalUnit {
             task.fail(SenseReason.INVALID_FIELD_IN_CDB);
             return;
         }
+        // advertise == enforce: a command RSOC does not list is refused as unsupported (UnitLimits)
+        Optional<CdbError> unsupported = limits.refusal(opcode, serviceAction(task.command().cdb()));
+        if (unsupported.isPresent()) {
+            task.fail(unsupported.get());
+            return;
+        }
         Cdb cdb = Cdb.parse(task.command().cdb());
         if (cdb instanceof CdbError error) {
             task.fail(error);
@@ -146,6 +152,11 @@ final class LogicalUnit {
             case Release6Cdb _ -> reservations.release6(task);
             case CdbError e -> task.fail(e);
         }
+    }
+
+    /** SERVICE ACTION (byte 1, bits 4-0) of a CDB whose operation code has them; -1 if too short. */
+    private static int serviceAction(io.netty.buffer.ByteBuf cdb) {
+        return cdb.readableBytes() < 2 ? -1 : cdb.getUnsignedByte(cdb.readerIndex() + 1) & 0x1F;
     }
 
     /** Commands that change the medium: DATA PROTECT on a read-only logical unit. */

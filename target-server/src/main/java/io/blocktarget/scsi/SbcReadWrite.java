@@ -97,9 +97,8 @@ final class SbcReadWrite {
      */
     void verify(Task task, VerifyCdb cdb) {
         long blocks = cdb.verificationLength();
-        // only a compare reads into memory: then the length is bounded like any transfer
-        long maximum = cdb.byteCheck() == ByteCheck.NONE ? Long.MAX_VALUE : limits.maximumTransferLength();
-        if (!Transfers.check(task, geometry, cdb.opcode(), cdb.lba(), blocks, maximum)) {
+        // VERIFY is one of the commands MAXIMUM TRANSFER LENGTH bounds (SBC-4 §6.6.4), with or without BYTCHK
+        if (!Transfers.check(task, geometry, cdb.opcode(), cdb.lba(), blocks, limits.maximumTransferLength())) {
             return;
         }
         if (blocks == 0 || cdb.byteCheck() == ByteCheck.NONE) {

@@ -129,7 +129,7 @@ class InquiryTest {
         assertThat(u16(d, 6)).isEqualTo(8);                      // OPTIMAL TRANSFER LENGTH GRANULARITY = 4096/512
         assertThat(u32(d, 8)).isEqualTo(16384);                  // MAXIMUM TRANSFER LENGTH = 8 MiB / 512
         assertThat(u32(d, 12)).isEqualTo(2048);                  // OPTIMAL TRANSFER LENGTH = 1 MiB / 512
-        assertThat(u32(d, 16)).isZero();                         // MAXIMUM PREFETCH LENGTH
+        assertThat(u32(d, 16)).isEqualTo(16384);                 // MAXIMUM PREFETCH LENGTH = one maximum transfer
         assertThat(u32(d, 20)).isEqualTo(0xFFFF_FFFFL);          // MAXIMUM UNMAP LBA COUNT: no limit
         assertThat(u32(d, 24)).isEqualTo(256);                   // MAXIMUM UNMAP BLOCK DESCRIPTOR COUNT
         assertThat(u32(d, 28)).isEqualTo(8);                     // OPTIMAL UNMAP GRANULARITY
