@@ -42,8 +42,13 @@ final class InquiryHandler {
      * hash the LUN name.
      */
     static final int NAA_COMPANY_ID = 0x020000;
-    /** Target port group reported in VPD 83h: one group, since ALUA is not supported (TPGS = 0). */
+    /**
+     * The one target port group (VPD 83h designator, REPORT TARGET PORT GROUPS): every port of the target
+     * is in it, active/optimized. TPGS = 01b: implicit asymmetric access only — REPORT TARGET PORT GROUPS
+     * is supported, SET TARGET PORT GROUPS is not (SPC-4 §5.16, Table 169) — ready for multipath later.
+     */
     static final int TARGET_PORT_GROUP = 1;
+    static final int TPGS_IMPLICIT = 0b01;
     static final List<Integer> VPD_PAGES = List.of(0x00, 0x80, 0x83, 0xB0, 0xB1, 0xB2);
 
     private final String targetName;
@@ -60,7 +65,7 @@ final class InquiryHandler {
 
     void execute(Task task, InquiryCdb cdb) {
         if (!cdb.evpd()) {
-            task.parameterData(standard(Peripheral.DIRECT_ACCESS_BLOCK_DEVICE), cdb.allocationLength());
+            task.parameterData(standard(Peripheral.DIRECT_ACCESS_BLOCK_DEVICE, TPGS_IMPLICIT), cdb.allocationLength());
             return;
         }
         Optional<VpdPage> page = vpdPage(cdb.pageCode(), task.nexus());
@@ -75,11 +80,16 @@ final class InquiryHandler {
 
     /**
      * Standard INQUIRY data: SPC-4 version (so Linux uses READ CAPACITY(16) and the VPD pages),
-     * HISUP (hierarchical LUNs), CMDQUE (command queuing), no ALUA, no protection information.
+     * HISUP (hierarchical LUNs), CMDQUE (command queuing), TPGS as given (0 where no logical unit
+     * answers REPORT TARGET PORT GROUPS), no protection information.
      */
     static ByteBuf standard(Peripheral peripheral) {
+        return standard(peripheral, 0);
+    }
+
+    static ByteBuf standard(Peripheral peripheral, int tpgs) {
         StandardInquiryData data = new StandardInquiryData(peripheral, false, StandardInquiryData.VERSION_SPC_4,
-                false, true, 0, false, false, true, VENDOR_ID, PRODUCT_ID, PRODUCT_REVISION,
+                false, true, tpgs, false, false, true, VENDOR_ID, PRODUCT_ID, PRODUCT_REVISION,
                 List.of(VersionDescriptor.SAM_5, VersionDescriptor.ISCSI, VersionDescriptor.SPC_4,
                         VersionDescriptor.SBC_3));
         ByteBuf out = Task.allocate(StandardInquiryData.LENGTH);

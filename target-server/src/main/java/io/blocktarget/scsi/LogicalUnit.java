@@ -10,12 +10,15 @@ import io.blocktarget.protocol.scsi.ModeSelectCdb;
 import io.blocktarget.protocol.scsi.ModeSenseCdb;
 import io.blocktarget.protocol.scsi.PersistentReserveInCdb;
 import io.blocktarget.protocol.scsi.PersistentReserveOutCdb;
+import io.blocktarget.protocol.scsi.PreFetchCdb;
+import io.blocktarget.protocol.scsi.ReadDefectDataCdb;
 import io.blocktarget.protocol.scsi.ReadCapacity10Cdb;
 import io.blocktarget.protocol.scsi.ReadCapacity16Cdb;
 import io.blocktarget.protocol.scsi.ReadCdb;
 import io.blocktarget.protocol.scsi.Release6Cdb;
 import io.blocktarget.protocol.scsi.ReportLunsCdb;
 import io.blocktarget.protocol.scsi.ReportSupportedOperationCodesCdb;
+import io.blocktarget.protocol.scsi.ReportTargetPortGroupsCdb;
 import io.blocktarget.protocol.scsi.RequestSenseCdb;
 import io.blocktarget.protocol.scsi.Reserve6Cdb;
 import io.blocktarget.protocol.scsi.SenseReason;
@@ -150,6 +153,9 @@ final class LogicalUnit {
             case PersistentReserveOutCdb c -> persistentReserve.out(task, c);
             case Reserve6Cdb _ -> reservations.reserve6(task);
             case Release6Cdb _ -> reservations.release6(task);
+            case PreFetchCdb c -> readWrite.preFetch(task, c);
+            case ReadDefectDataCdb c -> SbcCapacity.readDefectData(task, c);
+            case ReportTargetPortGroupsCdb c -> SpcHandlers.reportTargetPortGroups(task, c);
             case CdbError e -> task.fail(e);
         }
     }

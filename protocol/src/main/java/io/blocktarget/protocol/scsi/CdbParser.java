@@ -178,11 +178,29 @@ final class CdbParser {
     }
 
     /**
-     * MAINTENANCE IN: only REPORT SUPPORTED OPERATION CODES (SPC-4 §6.35.1). Reporting options 001b
+     * REPORT TARGET PORT GROUPS (SPC-4 §6.36.1): PARAMETER DATA FORMAT 000b or 001b, others are
+     * reserved (INVALID FIELD IN CDB).
+     */
+    private static Cdb reportTargetPortGroups(CdbFields f) {
+        f.reserved(2, 0x1F);
+        int format = f.bits(2, 7, 5);
+        if (format > 1) {
+            throw invalidField(2, 7);
+        }
+        f.reservedBytes(3, 5);
+        f.reservedBytes(10, 10);
+        return new ReportTargetPortGroupsCdb(format == 1, f.u32(6));
+    }
+
+    /**
+     * MAINTENANCE IN: REPORT TARGET PORT GROUPS or REPORT SUPPORTED OPERATION CODES (SPC-4 §6.35.1). Reporting options 001b
      * for an operation code with service actions, or 010b for one without, are INVALID FIELD IN CDB.
      */
     private static Cdb maintenanceIn(CdbFields f) {
         f.reserved(1, 0xE0);
+        if (f.bits(1, 4, 0) == ScsiOpcode.REPORT_TARGET_PORT_GROUPS.serviceAction()) {
+            return reportTargetPortGroups(f);
+        }
         if (f.bits(1, 4, 0) != ScsiOpcode.REPORT_SUPPORTED_OPERATION_CODES.serviceAction()) {
             throw invalidField(1, 4);
         }

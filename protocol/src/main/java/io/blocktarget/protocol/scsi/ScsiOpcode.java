@@ -30,7 +30,9 @@ public enum ScsiOpcode {
     WRITE_10(0x2A, -1, "2a f8 ff ff ff ff 00 ff ff 05"),
     WRITE_AND_VERIFY_10(0x2E, -1, "2e f6 ff ff ff ff 00 ff ff 05"),
     VERIFY_10(0x2F, -1, "2f f6 ff ff ff ff 00 ff ff 05"),
+    PRE_FETCH_10(0x34, -1, "34 02 ff ff ff ff 00 ff ff 05"),
     SYNCHRONIZE_CACHE_10(0x35, -1, "35 02 ff ff ff ff 00 ff ff 05"),
+    READ_DEFECT_DATA_10(0x37, -1, "37 00 1f 00 00 00 00 ff ff 05"),
     WRITE_SAME_10(0x41, -1, "41 fe ff ff ff ff 00 ff ff 05"),
     UNMAP(0x42, -1, "42 01 00 00 00 00 00 ff ff 05"),
     MODE_SELECT_10(0x55, -1, "55 11 00 00 00 00 00 ff ff 05"),
@@ -52,6 +54,7 @@ public enum ScsiOpcode {
     WRITE_16(0x8A, -1, "8a f8 ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
     WRITE_AND_VERIFY_16(0x8E, -1, "8e f6 ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
     VERIFY_16(0x8F, -1, "8f f6 ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
+    PRE_FETCH_16(0x90, -1, "90 02 ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
     SYNCHRONIZE_CACHE_16(0x91, -1, "91 02 ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
     WRITE_SAME_16(0x93, -1, "93 ff ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
     /** SERVICE ACTION IN(16) / READ CAPACITY(16), SBC-4 §5.20. */
@@ -59,10 +62,15 @@ public enum ScsiOpcode {
     /** SERVICE ACTION IN(16) / GET LBA STATUS, SBC-4 §5.7. */
     GET_LBA_STATUS(0x9E, 0x12, "9e 12 ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
     REPORT_LUNS(0xA0, -1, "a0 00 ff 00 00 00 ff ff ff ff 00 05"),
+    /** MAINTENANCE IN / REPORT TARGET PORT GROUPS, SPC-4 §6.36. */
+    REPORT_TARGET_PORT_GROUPS(0xA3, 0x0A, "a3 0a e0 00 00 00 ff ff ff ff 00 05"),
     /** MAINTENANCE IN / REPORT SUPPORTED OPERATION CODES, SPC-4 §6.35. */
     REPORT_SUPPORTED_OPERATION_CODES(0xA3, 0x0C, "a3 0c 87 ff ff ff ff ff ff ff 00 05"),
     READ_12(0xA8, -1, "a8 f8 ff ff ff ff ff ff ff ff 00 05"),
-    WRITE_12(0xAA, -1, "aa f8 ff ff ff ff ff ff ff ff 00 05");
+    WRITE_12(0xAA, -1, "aa f8 ff ff ff ff ff ff ff ff 00 05"),
+    WRITE_AND_VERIFY_12(0xAE, -1, "ae f6 ff ff ff ff ff ff ff ff 00 05"),
+    VERIFY_12(0xAF, -1, "af f6 ff ff ff ff ff ff ff ff 00 05"),
+    READ_DEFECT_DATA_12(0xB7, -1, "b7 1f ff ff ff ff ff ff ff ff 00 05");
 
     private final int code;
     private final int serviceAction;

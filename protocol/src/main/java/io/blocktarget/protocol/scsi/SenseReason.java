@@ -91,6 +91,8 @@ public enum SenseReason {
 
     // status only, no sense data (SAM-5 §5.3.1)
     RESERVATION_CONFLICT(ScsiStatus.RESERVATION_CONFLICT, SenseKey.NO_SENSE, 0x00, 0x00),
+    /** PRE-FETCH: the blocks are in the cache (SBC-4 §5.12); a successful status, like GOOD, but no data. */
+    CONDITION_MET_STATUS(ScsiStatus.CONDITION_MET, SenseKey.NO_SENSE, 0x00, 0x00),
     BUSY_STATUS(BUSY, SenseKey.NO_SENSE, 0x00, 0x00),
     TASK_SET_FULL_STATUS(TASK_SET_FULL, SenseKey.NO_SENSE, 0x00, 0x00);
 
