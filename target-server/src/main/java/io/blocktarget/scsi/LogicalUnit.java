@@ -21,6 +21,8 @@ import io.blocktarget.protocol.scsi.ReportSupportedOperationCodesCdb;
 import io.blocktarget.protocol.scsi.ReportTargetPortGroupsCdb;
 import io.blocktarget.protocol.scsi.RequestSenseCdb;
 import io.blocktarget.protocol.scsi.Reserve6Cdb;
+import io.blocktarget.protocol.scsi.SanitizeCdb;
+import io.blocktarget.protocol.scsi.SenseData;
 import io.blocktarget.protocol.scsi.SenseReason;
 import io.blocktarget.protocol.scsi.StartStopUnitCdb;
 import io.blocktarget.protocol.scsi.SynchronizeCacheCdb;
@@ -54,6 +56,7 @@ final class LogicalUnit {
     private final SbcProvisioning provisioning;
     private final CompareAndWrite compareAndWrite;
     private final PersistentReserveCommands persistentReserve;
+    private final SbcSanitize sanitize;
     private final RangeLock rangeLock;
 
     LogicalUnit(ScsiTarget target, LogicalUnitSpec spec) {
@@ -68,6 +71,7 @@ final class LogicalUnit {
         this.provisioning = new SbcProvisioning(spec.device(), limits, rangeLock);
         this.compareAndWrite = new CompareAndWrite(spec.device(), limits, rangeLock);
         this.persistentReserve = new PersistentReserveCommands(reservations);
+        this.sanitize = new SbcSanitize(spec.device(), rangeLock);
     }
 
     UnitAttentions unitAttentions() {
@@ -120,6 +124,12 @@ final class LogicalUnit {
             task.fail(error);
             return;
         }
+        // SBC-4 §4.11: NOT READY / SANITIZE IN PROGRESS while one runs, MEDIUM ERROR after one failed
+        Optional<SenseData> sanitizing = sanitize.refusal(cdb);
+        if (sanitizing.isPresent()) {
+            task.fail(sanitizing.get());
+            return;
+        }
         if (reservations.conflicts(nexus, cdb)) {
             task.fail(SenseReason.RESERVATION_CONFLICT);
             return;
@@ -133,7 +143,14 @@ final class LogicalUnit {
             case TestUnitReadyCdb _ -> task.good();
             case InquiryCdb c -> inquiry.execute(task, c);
             case ReportLunsCdb c -> SpcHandlers.reportLuns(task, target, c);
-            case RequestSenseCdb c -> SpcHandlers.requestSense(task, c, unitAttentions);
+            case RequestSenseCdb c -> {
+                Optional<SenseData> progress = sanitize.pendingSense();
+                if (progress.isPresent()) {
+                    SpcHandlers.returnSense(task, c, progress.get()); // SBC-4 §4.11.1: progress indication
+                } else {
+                    SpcHandlers.requestSense(task, c, unitAttentions);
+                }
+            }
             case StartStopUnitCdb _ -> task.good(); // nothing spins: accepted (SBC-4 §5.25)
             case ReportSupportedOperationCodesCdb c -> SpcHandlers.reportSupportedOperationCodes(task, c, limits);
             case ReadCapacity10Cdb _ -> SbcCapacity.readCapacity10(task, geometry);
@@ -154,6 +171,7 @@ final class LogicalUnit {
             case Reserve6Cdb _ -> reservations.reserve6(task);
             case Release6Cdb _ -> reservations.release6(task);
             case PreFetchCdb c -> readWrite.preFetch(task, c);
+            case SanitizeCdb c -> sanitize.execute(task, c);
             case ReadDefectDataCdb c -> SbcCapacity.readDefectData(task, c);
             case ReportTargetPortGroupsCdb c -> SpcHandlers.reportTargetPortGroups(task, c);
             case CdbError e -> task.fail(e);
@@ -168,7 +186,7 @@ final class LogicalUnit {
     /** Commands that change the medium: DATA PROTECT on a read-only logical unit. */
     private static boolean writesMedium(Cdb cdb) {
         return cdb instanceof WriteCdb || cdb instanceof WriteAndVerifyCdb || cdb instanceof WriteSameCdb
-                || cdb instanceof UnmapCdb || cdb instanceof CompareAndWriteCdb;
+                || cdb instanceof UnmapCdb || cdb instanceof CompareAndWriteCdb || cdb instanceof SanitizeCdb;
     }
 
     /**

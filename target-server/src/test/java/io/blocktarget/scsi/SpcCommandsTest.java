@@ -152,7 +152,7 @@ class SpcCommandsTest {
     @Test
     void unsupportedCommandsAreInvalidCommandOperationCode() {
         Scsi.ready(target, A, 0);
-        for (int op : new int[] {0x04, 0x1D, 0x3E, 0x7F, 0x9F, 0xC0, 0xFF, 0x48, 0x3B}) {
+        for (int op : new int[] {0x04, 0x1D, 0x3E, 0x7F, 0x9F, 0xC0, 0xFF, 0x4C, 0x3B}) {
             run(target, A, 0, cdb(op, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), null)
                     .assertCheck(0x5, 0x20, 0x00);
         }

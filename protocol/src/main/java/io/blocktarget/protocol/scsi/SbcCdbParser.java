@@ -26,6 +26,7 @@ final class SbcCdbParser {
             case 0x34 -> preFetch(f, ScsiOpcode.PRE_FETCH_10);
             case 0x90 -> preFetch(f, ScsiOpcode.PRE_FETCH_16);
             case 0x37 -> readDefectData10(f);
+            case 0x48 -> sanitize(f);
             case 0xB7 -> readDefectData12(f);
             case 0x35 -> synchronizeCache(f, ScsiOpcode.SYNCHRONIZE_CACHE_10);
             case 0x91 -> synchronizeCache(f, ScsiOpcode.SYNCHRONIZE_CACHE_16);
@@ -117,6 +118,14 @@ final class SbcCdbParser {
         long length = f.length() == 16 ? f.u32(10) : f.u16(7);
         f.checkLbaRange(lba, length);
         return new PreFetchCdb(op, lba, length, f.bit(1, 1));
+    }
+
+    /** SANITIZE (SBC-4 §5.30): byte 1 IMMED, ZNR (ignored), AUSE, SERVICE ACTION; bytes 2-6 reserved. */
+    private static Cdb sanitize(CdbFields f) {
+        SanitizeCdb.ServiceAction sa = SanitizeCdb.ServiceAction.fromCode(f.bits(1, 4, 0))
+                .orElseThrow(() -> invalidField(1, 4));
+        f.reservedBytes(2, 6);
+        return new SanitizeCdb(sa, f.bit(1, 7), f.bit(1, 5), f.u16(7));
     }
 
     /** READ DEFECT DATA (10), SBC-4 §5.18: DEFECT LIST FORMAT 111b is reserved. */

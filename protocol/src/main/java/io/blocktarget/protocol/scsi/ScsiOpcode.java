@@ -35,6 +35,11 @@ public enum ScsiOpcode {
     READ_DEFECT_DATA_10(0x37, -1, "37 00 1f 00 00 00 00 ff ff 05"),
     WRITE_SAME_10(0x41, -1, "41 fe ff ff ff ff 00 ff ff 05"),
     UNMAP(0x42, -1, "42 01 00 00 00 00 00 ff ff 05"),
+    /** SANITIZE, SBC-4 §5.30: one row per service action. */
+    SANITIZE_OVERWRITE(0x48, 0x01, "48 a1 00 00 00 00 00 ff ff 05"),
+    SANITIZE_BLOCK_ERASE(0x48, 0x02, "48 a2 00 00 00 00 00 ff ff 05"),
+    SANITIZE_CRYPTOGRAPHIC_ERASE(0x48, 0x03, "48 a3 00 00 00 00 00 ff ff 05"),
+    SANITIZE_EXIT_FAILURE_MODE(0x48, 0x1F, "48 bf 00 00 00 00 00 ff ff 05"),
     MODE_SELECT_10(0x55, -1, "55 11 00 00 00 00 00 ff ff 05"),
     MODE_SENSE_10(0x5A, -1, "5a 18 ff ff 00 00 00 ff ff 05"),
     PERSISTENT_RESERVE_IN_READ_KEYS(0x5E, 0x00, "5e 00 00 00 00 00 00 ff ff 05"),
@@ -138,7 +143,7 @@ public enum ScsiOpcode {
      */
     public static boolean definesServiceActions(int code) {
         return switch (code & 0xFF) {
-            case 0x5E, 0x5F, 0x7F, 0x83, 0x84, 0x9E, 0x9F, 0xA3, 0xA4, 0xA9, 0xAB -> true;
+            case 0x48, 0x5E, 0x5F, 0x7F, 0x83, 0x84, 0x9E, 0x9F, 0xA3, 0xA4, 0xA9, 0xAB -> true;
             default -> false;
         };
     }
