@@ -65,7 +65,8 @@ final class InquiryHandler {
 
     void execute(Task task, InquiryCdb cdb) {
         if (!cdb.evpd()) {
-            task.parameterData(standard(Peripheral.DIRECT_ACCESS_BLOCK_DEVICE, TPGS_IMPLICIT), cdb.allocationLength());
+            task.parameterData(standard(Peripheral.DIRECT_ACCESS_BLOCK_DEVICE, TPGS_IMPLICIT, true),
+                    cdb.allocationLength());
             return;
         }
         Optional<VpdPage> page = vpdPage(cdb.pageCode(), task.nexus());
@@ -84,12 +85,13 @@ final class InquiryHandler {
      * answers REPORT TARGET PORT GROUPS), no protection information.
      */
     static ByteBuf standard(Peripheral peripheral) {
-        return standard(peripheral, 0);
+        return standard(peripheral, 0, false);
     }
 
-    static ByteBuf standard(Peripheral peripheral, int tpgs) {
+    /** With {@code thirdPartyCopy}, 3PC = 1: the logical unit is a copy manager (EXTENDED COPY, SPC-4 §6.6.2). */
+    static ByteBuf standard(Peripheral peripheral, int tpgs, boolean thirdPartyCopy) {
         StandardInquiryData data = new StandardInquiryData(peripheral, false, StandardInquiryData.VERSION_SPC_4,
-                false, true, tpgs, false, false, true, VENDOR_ID, PRODUCT_ID, PRODUCT_REVISION,
+                false, true, tpgs, thirdPartyCopy, false, true, VENDOR_ID, PRODUCT_ID, PRODUCT_REVISION,
                 List.of(VersionDescriptor.SAM_5, VersionDescriptor.ISCSI, VersionDescriptor.SPC_4,
                         VersionDescriptor.SBC_3));
         ByteBuf out = Task.allocate(StandardInquiryData.LENGTH);
@@ -109,6 +111,22 @@ final class InquiryHandler {
         });
     }
 
+    /** The logical unit's NAA 6h designator (VPD 83h), which EXTENDED COPY CSCDs name it by. */
+    Designator.NaaRegisteredExtended naa() {
+        return new Designator.NaaRegisteredExtended(NAA_COMPANY_ID, (bits(0, 8) >>> 28) & 0xF_FFFF_FFFFL, bits(8, 8));
+    }
+
+    /** The 16 designator bytes of {@link #naa()}. */
+    byte[] naaBytes() {
+        ByteBuf buf = io.netty.buffer.Unpooled.buffer(16);
+        try {
+            naa().encodeDesignator(buf);
+            return io.netty.buffer.ByteBufUtil.getBytes(buf);
+        } finally {
+            buf.release();
+        }
+    }
+
     /** 32 hex digits of the name's SHA-256: printable, unique per name, the same on every start. */
     String serialNumber() {
         return HexFormat.of().formatHex(nameHash, 0, 16);
@@ -121,10 +139,8 @@ final class InquiryHandler {
      * target device its iSCSI name.
      */
     private DeviceIdentificationVpd deviceIdentification(ItNexus nexus) {
-        long vsid = (bits(0, 8) >>> 28) & 0xF_FFFF_FFFFL;
-        long extension = bits(8, 8);
         List<Designator> designators = new ArrayList<>();
-        designators.add(new Designator.NaaRegisteredExtended(NAA_COMPANY_ID, vsid, extension));
+        designators.add(naa());
         designators.add(new Designator.T10VendorId(VENDOR_ID, printable(lunName, 200)));
         OptionalInt iscsi = OptionalInt.of(Designator.PROTOCOL_ISCSI);
         if (nexus.relativeTargetPort() >= 1 && nexus.relativeTargetPort() <= 0xFFFF) {

@@ -4,6 +4,7 @@ import io.blocktarget.block.BlockGeometry;
 import io.blocktarget.protocol.scsi.Cdb;
 import io.blocktarget.protocol.scsi.CdbError;
 import io.blocktarget.protocol.scsi.CompareAndWriteCdb;
+import io.blocktarget.protocol.scsi.ExtendedCopyCdb;
 import io.blocktarget.protocol.scsi.GetLbaStatusCdb;
 import io.blocktarget.protocol.scsi.InquiryCdb;
 import io.blocktarget.protocol.scsi.ModeSelectCdb;
@@ -12,6 +13,7 @@ import io.blocktarget.protocol.scsi.PersistentReserveInCdb;
 import io.blocktarget.protocol.scsi.PersistentReserveOutCdb;
 import io.blocktarget.protocol.scsi.PreFetchCdb;
 import io.blocktarget.protocol.scsi.ReadDefectDataCdb;
+import io.blocktarget.protocol.scsi.ReceiveCopyResultsCdb;
 import io.blocktarget.protocol.scsi.ReadCapacity10Cdb;
 import io.blocktarget.protocol.scsi.ReadCapacity16Cdb;
 import io.blocktarget.protocol.scsi.ReadCdb;
@@ -57,7 +59,9 @@ final class LogicalUnit {
     private final CompareAndWrite compareAndWrite;
     private final PersistentReserveCommands persistentReserve;
     private final SbcSanitize sanitize;
+    private final ExtendedCopy extendedCopy;
     private final RangeLock rangeLock;
+    private final byte[] naa;
 
     LogicalUnit(ScsiTarget target, LogicalUnitSpec spec) {
         this.target = target;
@@ -72,6 +76,26 @@ final class LogicalUnit {
         this.compareAndWrite = new CompareAndWrite(spec.device(), limits, rangeLock);
         this.persistentReserve = new PersistentReserveCommands(reservations);
         this.sanitize = new SbcSanitize(spec.device(), rangeLock);
+        this.extendedCopy = new ExtendedCopy(target);
+        this.naa = inquiry.naaBytes();
+    }
+
+    /** For the copy manager of any logical unit of this target (EXTENDED COPY CSCDs). */
+    io.blocktarget.block.BlockDevice device() {
+        return spec.device();
+    }
+
+    RangeLock rangeLock() {
+        return rangeLock;
+    }
+
+    byte[] naaDesignator() {
+        return naa.clone();
+    }
+
+    /** Whether {@code cdb} (a segment's read or write) from {@code nexus} meets a reservation here. */
+    boolean copyConflicts(ItNexus nexus, Cdb cdb) {
+        return reservations.conflicts(nexus, cdb);
     }
 
     UnitAttentions unitAttentions() {
@@ -172,6 +196,8 @@ final class LogicalUnit {
             case Release6Cdb _ -> reservations.release6(task);
             case PreFetchCdb c -> readWrite.preFetch(task, c);
             case SanitizeCdb c -> sanitize.execute(task, c);
+            case ExtendedCopyCdb c -> extendedCopy.execute(task, c);
+            case ReceiveCopyResultsCdb c -> extendedCopy.receiveCopyResults(task, c);
             case ReadDefectDataCdb c -> SbcCapacity.readDefectData(task, c);
             case ReportTargetPortGroupsCdb c -> SpcHandlers.reportTargetPortGroups(task, c);
             case CdbError e -> task.fail(e);

@@ -51,6 +51,12 @@ record UnitLimits(long maximumTransferLength, long optimalTransferLength, int tr
     static final long WRITE_SAME_BYTES = 1L << 30;
     static final int WRITE_SAME_SUPPORTED_UP_TO = 4096;
     static final int UNMAP_DESCRIPTORS = 256;
+    /**
+     * EXTENDED COPY (LID1) limits, the same for every logical unit: 16 CSCDs, 16 segments (32 + 28 bytes
+     * each fit the 1 KiB descriptor lists), segments of at most one maximum transfer's worth of bytes.
+     */
+    static final io.blocktarget.protocol.scsi.ExtendedCopyParameters.Limits COPY_LIMITS =
+            new io.blocktarget.protocol.scsi.ExtendedCopyParameters.Limits(16, 16, 1024, MAXIMUM_TRANSFER_BYTES);
 
     UnitLimits {
         supported = Collections.unmodifiableSet(supported.isEmpty()

@@ -105,7 +105,7 @@ public record ExtendedCopyParameters(int listIdentifier, int listIdUsage, List<C
             if (type != IDENTIFICATION_CSCD) {
                 return invalid(SenseReason.UNSUPPORTED_TARGET_DESCRIPTOR_TYPE_CODE, at, 7);
             }
-            if ((list.getUnsignedByte(base + at + 1) & 0x1F) != Peripheral.DIRECT_ACCESS_BLOCK_DEVICE.type()
+            if ((list.getUnsignedByte(base + at + 1) & 0x1F) != Peripheral.DIRECT_ACCESS_BLOCK_DEVICE.deviceType()
                     || (list.getUnsignedByte(base + at + 1) & 0xC0) != 0) {    // LU ID TYPE 00b, type 00h
                 return invalid(SenseReason.INVALID_FIELD_IN_PARAMETER_LIST, at + 1, 4);
             }

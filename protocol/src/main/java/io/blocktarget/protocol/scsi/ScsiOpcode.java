@@ -54,6 +54,11 @@ public enum ScsiOpcode {
     PERSISTENT_RESERVE_OUT_PREEMPT_AND_ABORT(0x5F, 0x05, "5f 05 ff 00 00 ff ff ff ff 05"),
     PERSISTENT_RESERVE_OUT_REGISTER_AND_IGNORE_EXISTING_KEY(0x5F, 0x06, "5f 06 00 00 00 ff ff ff ff 05"),
     PERSISTENT_RESERVE_OUT_REGISTER_AND_MOVE(0x5F, 0x07, "5f 07 ff 00 00 ff ff ff ff 05"),
+    /** EXTENDED COPY (LID1), SPC-4 §6.4. */
+    EXTENDED_COPY_LID1(0x83, 0x00, "83 00 00 00 00 00 00 00 00 00 ff ff ff ff 00 05"),
+    /** RECEIVE COPY RESULTS, SPC-4 §6.18: COPY STATUS and OPERATING PARAMETERS. */
+    RECEIVE_COPY_RESULTS_COPY_STATUS(0x84, 0x00, "84 00 ff 00 00 00 00 00 00 00 ff ff ff ff 00 05"),
+    RECEIVE_COPY_RESULTS_OPERATING_PARAMETERS(0x84, 0x03, "84 03 00 00 00 00 00 00 00 00 ff ff ff ff 00 05"),
     READ_16(0x88, -1, "88 f8 ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
     COMPARE_AND_WRITE(0x89, -1, "89 f8 ff ff ff ff ff ff ff ff 00 00 00 ff 00 05"),
     WRITE_16(0x8A, -1, "8a f8 ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),

@@ -217,6 +217,16 @@ class CdbParserTest {
                 .isEqualTo(new ReadDefectDataCdb(ScsiOpcode.READ_DEFECT_DATA_12, true, false, 0, 2, 65536));
     }
 
+    /** SPC-4 §6.4.1 / §6.18.1: sg_xcopy's EXTENDED COPY (LID1) and RECEIVE COPY RESULTS CDBs. */
+    @Test
+    void extendedCopyAndReceiveCopyResults() {
+        assertThat(cdb("83 00 00 00 00 00 00 00 00 00 00 00 00 5c 00 00")).isEqualTo(new ExtendedCopyCdb(92));
+        assertThat(cdb("84 03 00 00 00 00 00 00 00 00 00 00 01 00 00 00"))
+                .isEqualTo(new ReceiveCopyResultsCdb(true, 0, 256));
+        assertThat(cdb("84 00 07 00 00 00 00 00 00 00 00 00 00 0c 00 00"))
+                .isEqualTo(new ReceiveCopyResultsCdb(false, 7, 12));
+    }
+
     /** SPC-4 §6.36.1: PARAMETER DATA FORMAT 000b / 001b, ALLOCATION LENGTH bytes 6-9. */
     @Test
     void reportTargetPortGroups() {
@@ -315,7 +325,14 @@ class CdbParserTest {
             04 00 00 00 00 00;                                  INVALID_COMMAND_OPERATION_CODE; 0; 7
             3b 00 00 00 00 00 00 00 00 00;                      INVALID_COMMAND_OPERATION_CODE; 0; 7
             7f 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00;    INVALID_COMMAND_OPERATION_CODE; 0; 7
-            83 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00;    INVALID_COMMAND_OPERATION_CODE; 0; 7
+            a4 00 00 00 00 00 00 00 00 00 00 00;                INVALID_COMMAND_OPERATION_CODE; 0; 7
+            # EXTENDED COPY: only LID1 (SA 00h), reserved bytes; RECEIVE COPY RESULTS: SA 00h / 03h only
+            83 01 00 00 00 00 00 00 00 00 00 00 00 20 00 00;    INVALID_FIELD_IN_CDB; 1; 4
+            83 00 00 00 00 00 00 00 00 01 00 00 00 20 00 00;    INVALID_FIELD_IN_CDB; 9; 0
+            83 00 00 00 00 00 00 00 00 00 00 00 00 20 80 00;    INVALID_FIELD_IN_CDB; 14; 7
+            84 01 00 00 00 00 00 00 00 00 00 00 00 20 00 00;    INVALID_FIELD_IN_CDB; 1; 4
+            84 04 00 00 00 00 00 00 00 00 00 00 00 20 00 00;    INVALID_FIELD_IN_CDB; 1; 4
+            84 00 00 01 00 00 00 00 00 00 00 00 00 20 00 00;    INVALID_FIELD_IN_CDB; 3; 0
             c0 00 00 00 00 00;                                  INVALID_COMMAND_OPERATION_CODE; 0; 7
             ff 00 00 00 00 00;                                  INVALID_COMMAND_OPERATION_CODE; 0; 7
             # CDB shorter than its group code implies
