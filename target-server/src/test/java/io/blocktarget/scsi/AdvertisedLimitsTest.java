@@ -138,6 +138,31 @@ class AdvertisedLimitsTest {
         }
     }
 
+    /**
+     * OPTIMAL UNMAP GRANULARITY / UNMAP GRANULARITY ALIGNMENT are hints (SBC-4 §4.7.3.5): a range smaller
+     * than the granularity and off the alignment is still unmapped, and with LBPRZ = 001b (B2h) it reads
+     * zeros while its neighbours keep their data.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {512, 4096})
+    void unmapBelowTheGranularityAndOffTheAlignmentReadsZeros(int lbs) {
+        try (Scsi.Unit u = Scsi.Unit.of(new RamBlockDevice("gran" + lbs, new BlockGeometry(lbs, 16384, 4096), false,
+                new MemoryBudget(1L << 30)))) {
+            byte[] b0 = blockLimits(u);
+            long granularity = u32(b0, 28);
+            assertThat(granularity).isEqualTo(16384 / lbs);
+            assertThat(u32(b0, 32)).isEqualTo(0x8000_0000L);                    // UGAVALID, alignment 0
+            assertThat((u.run(inquiry(true, 0xB2, 255), null).data()[5] >> 2) & 0x7).isEqualTo(1); // LBPRZ
+            byte[] data = Scsi.pattern(lbs + 1, 16 * lbs);
+            u.run(ten(WRITE_10, 0, 0, 16), data).assertGood();
+            byte[] list = ProvisioningTest.unmapList(3, 1);
+            u.run(ProvisioningTest.unmapCdb(0, list.length), list).assertGood();
+            byte[] expected = data.clone();
+            java.util.Arrays.fill(expected, 3 * lbs, 4 * lbs, (byte) 0);
+            assertThat(u.run(ten(READ_10, 0, 0, 16), null).data()).isEqualTo(expected);
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(ints = {512, 4096})
     void maximumWriteSameLengthIsHonouredAtTheLimitAndEnforcedAbove(int lbs) {
