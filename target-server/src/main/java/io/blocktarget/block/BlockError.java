@@ -11,9 +11,15 @@ public enum BlockError {
     INVALID_LENGTH,
     /** Write to a read-only device (SCSI DATA PROTECT / WRITE PROTECTED, NVMe Namespace Is Write Protected). */
     WRITE_PROTECTED,
-    /** Thin provisioning exhausted: the memory budget or the file system is full
-     *  (SCSI SPACE ALLOCATION FAILED WRITE PROTECT, NVMe Capacity Exceeded). */
+    /** The file system under a file backend is full (ENOSPC / EDQUOT): the thin LUN's backing store is
+     *  exhausted until someone frees space (SCSI SPACE ALLOCATION FAILED WRITE PROTECT, NVMe Capacity Exceeded). */
     OUT_OF_SPACE,
+    /**
+     * A resource the operation needs for a moment is not available — a buffer (OutOfMemoryError, Netty's
+     * direct memory limit) or the RAM disks' shared {@code MemoryBudget} — and retrying later may succeed.
+     * Not the medium's fault: never a media error (SCSI BUSY, NVMe Command Interrupted without DNR).
+     */
+    INSUFFICIENT_RESOURCES,
     /** The medium failed to read (SCSI MEDIUM ERROR / UNRECOVERED READ ERROR, NVMe Unrecovered Read Error). */
     READ_ERROR,
     /** The medium failed to write (SCSI MEDIUM ERROR / WRITE ERROR, NVMe Write Fault). */

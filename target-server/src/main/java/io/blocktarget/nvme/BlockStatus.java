@@ -15,6 +15,9 @@ final class BlockStatus {
             case INVALID_LENGTH -> NvmeStatus.INVALID_FIELD;
             case WRITE_PROTECTED -> NvmeStatus.NAMESPACE_IS_WRITE_PROTECTED;
             case OUT_OF_SPACE -> NvmeStatus.CAPACITY_EXCEEDED;
+            // a buffer or the RAM budget ran short: Command Interrupted tells the host to retry (DNR = 0,
+            // Base 2.0 §4.2.3.1); not a Media and Data Integrity error, so SMART's media errors stay put
+            case INSUFFICIENT_RESOURCES -> NvmeStatus.COMMAND_INTERRUPTED;
             case READ_ERROR -> NvmeStatus.UNRECOVERED_READ_ERROR;
             case WRITE_ERROR -> NvmeStatus.WRITE_FAULT;
             // the server is shutting the LUN down: not ready, retryable elsewhere (no DNR)

@@ -42,8 +42,13 @@ final class InquiryHandler {
      * hash the LUN name.
      */
     static final int NAA_COMPANY_ID = 0x020000;
-    /** Target port group reported in VPD 83h: one group, since ALUA is not supported (TPGS = 0). */
+    /**
+     * The one target port group (VPD 83h designator, REPORT TARGET PORT GROUPS): every port of the target
+     * is in it, active/optimized. TPGS = 01b: implicit asymmetric access only — REPORT TARGET PORT GROUPS
+     * is supported, SET TARGET PORT GROUPS is not (SPC-4 §5.16, Table 169) — ready for multipath later.
+     */
     static final int TARGET_PORT_GROUP = 1;
+    static final int TPGS_IMPLICIT = 0b01;
     static final List<Integer> VPD_PAGES = List.of(0x00, 0x80, 0x83, 0xB0, 0xB1, 0xB2);
 
     private final String targetName;
@@ -60,7 +65,8 @@ final class InquiryHandler {
 
     void execute(Task task, InquiryCdb cdb) {
         if (!cdb.evpd()) {
-            task.parameterData(standard(Peripheral.DIRECT_ACCESS_BLOCK_DEVICE), cdb.allocationLength());
+            task.parameterData(standard(Peripheral.DIRECT_ACCESS_BLOCK_DEVICE, TPGS_IMPLICIT, true),
+                    cdb.allocationLength());
             return;
         }
         Optional<VpdPage> page = vpdPage(cdb.pageCode(), task.nexus());
@@ -75,11 +81,17 @@ final class InquiryHandler {
 
     /**
      * Standard INQUIRY data: SPC-4 version (so Linux uses READ CAPACITY(16) and the VPD pages),
-     * HISUP (hierarchical LUNs), CMDQUE (command queuing), no ALUA, no protection information.
+     * HISUP (hierarchical LUNs), CMDQUE (command queuing), TPGS as given (0 where no logical unit
+     * answers REPORT TARGET PORT GROUPS), no protection information.
      */
     static ByteBuf standard(Peripheral peripheral) {
+        return standard(peripheral, 0, false);
+    }
+
+    /** With {@code thirdPartyCopy}, 3PC = 1: the logical unit is a copy manager (EXTENDED COPY, SPC-4 §6.6.2). */
+    static ByteBuf standard(Peripheral peripheral, int tpgs, boolean thirdPartyCopy) {
         StandardInquiryData data = new StandardInquiryData(peripheral, false, StandardInquiryData.VERSION_SPC_4,
-                false, true, 0, false, false, true, VENDOR_ID, PRODUCT_ID, PRODUCT_REVISION,
+                false, true, tpgs, thirdPartyCopy, false, true, VENDOR_ID, PRODUCT_ID, PRODUCT_REVISION,
                 List.of(VersionDescriptor.SAM_5, VersionDescriptor.ISCSI, VersionDescriptor.SPC_4,
                         VersionDescriptor.SBC_3));
         ByteBuf out = Task.allocate(StandardInquiryData.LENGTH);
@@ -99,6 +111,22 @@ final class InquiryHandler {
         });
     }
 
+    /** The logical unit's NAA 6h designator (VPD 83h), which EXTENDED COPY CSCDs name it by. */
+    Designator.NaaRegisteredExtended naa() {
+        return new Designator.NaaRegisteredExtended(NAA_COMPANY_ID, (bits(0, 8) >>> 28) & 0xF_FFFF_FFFFL, bits(8, 8));
+    }
+
+    /** The 16 designator bytes of {@link #naa()}. */
+    byte[] naaBytes() {
+        ByteBuf buf = io.netty.buffer.Unpooled.buffer(16);
+        try {
+            naa().encodeDesignator(buf);
+            return io.netty.buffer.ByteBufUtil.getBytes(buf);
+        } finally {
+            buf.release();
+        }
+    }
+
     /** 32 hex digits of the name's SHA-256: printable, unique per name, the same on every start. */
     String serialNumber() {
         return HexFormat.of().formatHex(nameHash, 0, 16);
@@ -111,10 +139,8 @@ final class InquiryHandler {
      * target device its iSCSI name.
      */
     private DeviceIdentificationVpd deviceIdentification(ItNexus nexus) {
-        long vsid = (bits(0, 8) >>> 28) & 0xF_FFFF_FFFFL;
-        long extension = bits(8, 8);
         List<Designator> designators = new ArrayList<>();
-        designators.add(new Designator.NaaRegisteredExtended(NAA_COMPANY_ID, vsid, extension));
+        designators.add(naa());
         designators.add(new Designator.T10VendorId(VENDOR_ID, printable(lunName, 200)));
         OptionalInt iscsi = OptionalInt.of(Designator.PROTOCOL_ISCSI);
         if (nexus.relativeTargetPort() >= 1 && nexus.relativeTargetPort() <= 0xFFFF) {
@@ -137,18 +163,17 @@ final class InquiryHandler {
     /** Block Limits (SBC-4 §6.6.3); see {@link UnitLimits} for the values and the WRITE SAME rule. */
     BlockLimitsVpd blockLimits() {
         return new BlockLimitsVpd(true, limits.maximumCompareAndWrite(), limits.transferGranularity(),
-                limits.maximumTransferLength(), limits.optimalTransferLength(), 0,
+                limits.maximumTransferLength(), limits.optimalTransferLength(), limits.maximumPrefetchLength(),
                 limits.maximumUnmapLbaCount(), limits.maximumUnmapDescriptors(), limits.transferGranularity(),
-                OptionalLong.of(0), limits.writeSameAdvertised() ? limits.maximumWriteSameLength() : 0);
+                OptionalLong.of(0), limits.maximumWriteSameLength());
     }
 
     /**
      * Logical Block Provisioning (SBC-4 §6.6.4): thin, UNMAP supported (LBPU), unmapped blocks read
-     * zeros (LBPRZ = 001b); WRITE SAME with UNMAP (LBPWS, LBPWS10) only where WRITE SAME is advertised.
+     * zeros (LBPRZ = 001b); WRITE SAME with UNMAP (LBPWS, LBPWS10) as {@link UnitLimits} says.
      */
     LogicalBlockProvisioningVpd provisioning() {
-        boolean ws = limits.writeSameAdvertised();
-        return new LogicalBlockProvisioningVpd(0, true, ws, ws, 1, false, 0,
+        return new LogicalBlockProvisioningVpd(0, true, limits.lbpws(), limits.lbpws10(), 1, false, 0,
                 LogicalBlockProvisioningVpd.ProvisioningType.THIN_PROVISIONED, 0, Optional.empty());
     }
 

@@ -4,20 +4,27 @@ import io.blocktarget.block.BlockGeometry;
 import io.blocktarget.protocol.scsi.Cdb;
 import io.blocktarget.protocol.scsi.CdbError;
 import io.blocktarget.protocol.scsi.CompareAndWriteCdb;
+import io.blocktarget.protocol.scsi.ExtendedCopyCdb;
 import io.blocktarget.protocol.scsi.GetLbaStatusCdb;
 import io.blocktarget.protocol.scsi.InquiryCdb;
 import io.blocktarget.protocol.scsi.ModeSelectCdb;
 import io.blocktarget.protocol.scsi.ModeSenseCdb;
 import io.blocktarget.protocol.scsi.PersistentReserveInCdb;
 import io.blocktarget.protocol.scsi.PersistentReserveOutCdb;
+import io.blocktarget.protocol.scsi.PreFetchCdb;
+import io.blocktarget.protocol.scsi.ReadDefectDataCdb;
+import io.blocktarget.protocol.scsi.ReceiveCopyResultsCdb;
 import io.blocktarget.protocol.scsi.ReadCapacity10Cdb;
 import io.blocktarget.protocol.scsi.ReadCapacity16Cdb;
 import io.blocktarget.protocol.scsi.ReadCdb;
 import io.blocktarget.protocol.scsi.Release6Cdb;
 import io.blocktarget.protocol.scsi.ReportLunsCdb;
 import io.blocktarget.protocol.scsi.ReportSupportedOperationCodesCdb;
+import io.blocktarget.protocol.scsi.ReportTargetPortGroupsCdb;
 import io.blocktarget.protocol.scsi.RequestSenseCdb;
 import io.blocktarget.protocol.scsi.Reserve6Cdb;
+import io.blocktarget.protocol.scsi.SanitizeCdb;
+import io.blocktarget.protocol.scsi.SenseData;
 import io.blocktarget.protocol.scsi.SenseReason;
 import io.blocktarget.protocol.scsi.StartStopUnitCdb;
 import io.blocktarget.protocol.scsi.SynchronizeCacheCdb;
@@ -51,8 +58,11 @@ final class LogicalUnit {
     private final SbcProvisioning provisioning;
     private final CompareAndWrite compareAndWrite;
     private final PersistentReserveCommands persistentReserve;
+    private final SbcSanitize sanitize;
+    private final ExtendedCopy extendedCopy;
     private final RangeLock rangeLock;
     private final TaskSet taskSet = new TaskSet();
+    private final byte[] naa;
 
     LogicalUnit(ScsiTarget target, LogicalUnitSpec spec) {
         this.target = target;
@@ -66,6 +76,27 @@ final class LogicalUnit {
         this.provisioning = new SbcProvisioning(spec.device(), limits, rangeLock);
         this.compareAndWrite = new CompareAndWrite(spec.device(), limits, rangeLock);
         this.persistentReserve = new PersistentReserveCommands(reservations);
+        this.sanitize = new SbcSanitize(spec.device(), rangeLock);
+        this.extendedCopy = new ExtendedCopy(target);
+        this.naa = inquiry.naaBytes();
+    }
+
+    /** For the copy manager of any logical unit of this target (EXTENDED COPY CSCDs). */
+    io.blocktarget.block.BlockDevice device() {
+        return spec.device();
+    }
+
+    RangeLock rangeLock() {
+        return rangeLock;
+    }
+
+    byte[] naaDesignator() {
+        return naa.clone();
+    }
+
+    /** Whether {@code cdb} (a segment's read or write) from {@code nexus} meets a reservation here. */
+    boolean copyConflicts(ItNexus nexus, Cdb cdb) {
+        return reservations.conflicts(nexus, cdb);
     }
 
     UnitAttentions unitAttentions() {
@@ -108,9 +139,21 @@ final class LogicalUnit {
             task.fail(SenseReason.INVALID_FIELD_IN_CDB);
             return;
         }
+        // advertise == enforce: a command RSOC does not list is refused as unsupported (UnitLimits)
+        Optional<CdbError> unsupported = limits.refusal(opcode, serviceAction(task.command().cdb()));
+        if (unsupported.isPresent()) {
+            task.fail(unsupported.get());
+            return;
+        }
         Cdb cdb = Cdb.parse(task.command().cdb());
         if (cdb instanceof CdbError error) {
             task.fail(error);
+            return;
+        }
+        // SBC-4 §4.11: NOT READY / SANITIZE IN PROGRESS while one runs, MEDIUM ERROR after one failed
+        Optional<SenseData> sanitizing = sanitize.refusal(cdb);
+        if (sanitizing.isPresent()) {
+            task.fail(sanitizing.get());
             return;
         }
         if (reservations.conflicts(nexus, cdb)) {
@@ -126,7 +169,14 @@ final class LogicalUnit {
             case TestUnitReadyCdb _ -> task.good();
             case InquiryCdb c -> inquiry.execute(task, c);
             case ReportLunsCdb c -> SpcHandlers.reportLuns(task, target, c);
-            case RequestSenseCdb c -> SpcHandlers.requestSense(task, c, unitAttentions);
+            case RequestSenseCdb c -> {
+                Optional<SenseData> progress = sanitize.pendingSense();
+                if (progress.isPresent()) {
+                    SpcHandlers.returnSense(task, c, progress.get()); // SBC-4 §4.11.1: progress indication
+                } else {
+                    SpcHandlers.requestSense(task, c, unitAttentions);
+                }
+            }
             case StartStopUnitCdb _ -> task.good(); // nothing spins: accepted (SBC-4 §5.25)
             case ReportSupportedOperationCodesCdb c -> SpcHandlers.reportSupportedOperationCodes(task, c, limits);
             case ReadCapacity10Cdb _ -> SbcCapacity.readCapacity10(task, geometry);
@@ -146,14 +196,25 @@ final class LogicalUnit {
             case PersistentReserveOutCdb c -> persistentReserve.out(task, c);
             case Reserve6Cdb _ -> reservations.reserve6(task);
             case Release6Cdb _ -> reservations.release6(task);
+            case PreFetchCdb c -> readWrite.preFetch(task, c);
+            case SanitizeCdb c -> sanitize.execute(task, c);
+            case ExtendedCopyCdb c -> extendedCopy.execute(task, c);
+            case ReceiveCopyResultsCdb c -> extendedCopy.receiveCopyResults(task, c);
+            case ReadDefectDataCdb c -> SbcCapacity.readDefectData(task, c);
+            case ReportTargetPortGroupsCdb c -> SpcHandlers.reportTargetPortGroups(task, c);
             case CdbError e -> task.fail(e);
         }
+    }
+
+    /** SERVICE ACTION (byte 1, bits 4-0) of a CDB whose operation code has them; -1 if too short. */
+    private static int serviceAction(io.netty.buffer.ByteBuf cdb) {
+        return cdb.readableBytes() < 2 ? -1 : cdb.getUnsignedByte(cdb.readerIndex() + 1) & 0x1F;
     }
 
     /** Commands that change the medium: DATA PROTECT on a read-only logical unit. */
     private static boolean writesMedium(Cdb cdb) {
         return cdb instanceof WriteCdb || cdb instanceof WriteAndVerifyCdb || cdb instanceof WriteSameCdb
-                || cdb instanceof UnmapCdb || cdb instanceof CompareAndWriteCdb;
+                || cdb instanceof UnmapCdb || cdb instanceof CompareAndWriteCdb || cdb instanceof SanitizeCdb;
     }
 
     /** Tasks in execution (tests check that every one left). */

@@ -10,11 +10,14 @@ import io.blocktarget.protocol.scsi.ModeSenseCdb;
 import io.blocktarget.protocol.scsi.Parsed;
 import io.blocktarget.protocol.scsi.PersistentReserveInData;
 import io.blocktarget.protocol.scsi.PrType;
+import io.blocktarget.protocol.scsi.PreFetchCdb;
 import io.blocktarget.protocol.scsi.ReadCdb;
+import io.blocktarget.protocol.scsi.ReadDefectDataCdb;
 import io.blocktarget.protocol.scsi.Release6Cdb;
 import io.blocktarget.protocol.scsi.ReportLunsCdb;
 import io.blocktarget.protocol.scsi.ReportSupportedOperationCodesCdb;
 import io.blocktarget.protocol.scsi.RequestSenseCdb;
+import io.blocktarget.protocol.scsi.SanitizeCdb;
 import io.blocktarget.protocol.scsi.SenseReason;
 import io.blocktarget.protocol.scsi.StartStopUnitCdb;
 import io.blocktarget.protocol.scsi.SynchronizeCacheCdb;
@@ -113,9 +116,10 @@ final class Reservations {
     private static Access access(Cdb cdb) {
         return switch (cdb) {
             // RSOC reads like MODE SENSE: allowed under Write Exclusive, a conflict under Exclusive Access
-            case ReadCdb _, VerifyCdb _, ModeSenseCdb _, GetLbaStatusCdb _, ReportSupportedOperationCodesCdb _ ->
-                    Access.READ;
-            case WriteCdb _, WriteAndVerifyCdb _, WriteSameCdb _, UnmapCdb _, CompareAndWriteCdb _,
+            case ReadCdb _, VerifyCdb _, ModeSenseCdb _, GetLbaStatusCdb _, ReportSupportedOperationCodesCdb _,
+                 PreFetchCdb _, ReadDefectDataCdb _ -> Access.READ; // SBC-4 Table 13: as READ
+            // REPORT TARGET PORT GROUPS is allowed under every reservation (SPC-4 Table 60): default
+            case WriteCdb _, WriteAndVerifyCdb _, WriteSameCdb _, UnmapCdb _, CompareAndWriteCdb _, SanitizeCdb _,
                  SynchronizeCacheCdb _, ModeSelectCdb _, StartStopUnitCdb _ -> Access.WRITE;
             // INQUIRY, REPORT LUNS, REQUEST SENSE, TEST UNIT READY, READ CAPACITY, PR IN/OUT;
             // RESERVE(6)/RELEASE(6) decide for themselves below

@@ -4,9 +4,12 @@ import io.blocktarget.block.BlockGeometry;
 import io.blocktarget.protocol.scsi.ReadCapacity10Data;
 import io.blocktarget.protocol.scsi.ReadCapacity16Cdb;
 import io.blocktarget.protocol.scsi.ReadCapacity16Data;
+import io.blocktarget.protocol.scsi.ReadDefectData;
+import io.blocktarget.protocol.scsi.ReadDefectDataCdb;
+import io.blocktarget.protocol.scsi.ScsiOpcode;
 import io.netty.buffer.ByteBuf;
 
-/** READ CAPACITY (10) and (16), SBC-4 §5.19-5.20. */
+/** READ CAPACITY (10) and (16), SBC-4 §5.19-5.20, and READ DEFECT DATA (10) and (12), §5.18-5.19. */
 final class SbcCapacity {
     private static final System.Logger LOG = System.getLogger(SbcCapacity.class.getName());
 
@@ -34,6 +37,20 @@ final class SbcCapacity {
         ByteBuf out = Task.allocate(ReadCapacity16Data.LENGTH);
         new ReadCapacity16Data(g.blockCount() - 1, g.logicalBlockSize(), 0, false, exponent.value(), true, true, 0)
                 .encode(out);
+        task.parameterData(out, cdb.allocationLength());
+    }
+
+    /**
+     * READ DEFECT DATA (SBC-4 §5.18-5.19): RAM and files have no defects, so the answer is the header
+     * alone — the lists asked for (PLISTV = REQ_PLIST, GLISTV = REQ_GLIST) are empty, in the format asked
+     * for (an empty list is valid in every format, so no RECOVERED ERROR / DEFECT LIST NOT FOUND), cut to
+     * the ALLOCATION LENGTH. An ADDRESS DESCRIPTOR INDEX past the (empty) list returns the header too.
+     */
+    static void readDefectData(Task task, ReadDefectDataCdb cdb) {
+        ReadDefectData data = new ReadDefectData(cdb.opcode() == ScsiOpcode.READ_DEFECT_DATA_12, cdb.reqPlist(),
+                cdb.reqGlist(), cdb.defectListFormat());
+        ByteBuf out = Task.allocate(data.length());
+        data.encode(out);
         task.parameterData(out, cdb.allocationLength());
     }
 }

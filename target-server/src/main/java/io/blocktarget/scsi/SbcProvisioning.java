@@ -8,6 +8,7 @@ import io.blocktarget.protocol.scsi.FieldPointer;
 import io.blocktarget.protocol.scsi.GetLbaStatusCdb;
 import io.blocktarget.protocol.scsi.LbaStatusData;
 import io.blocktarget.protocol.scsi.Parsed;
+import io.blocktarget.protocol.scsi.ScsiOpcode;
 import io.blocktarget.protocol.scsi.SenseReason;
 import io.blocktarget.protocol.scsi.UnmapCdb;
 import io.blocktarget.protocol.scsi.UnmapParameterList;
@@ -20,11 +21,11 @@ import java.util.List;
 /**
  * Logical block provisioning (SBC-4 §4.7): UNMAP, WRITE SAME (10)/(16) and GET LBA STATUS.
  *
- * <p>WRITE SAME is executed at every logical block size but advertised (Block Limits MAXIMUM WRITE
- * SAME LENGTH, LBPWS / LBPWS10, REPORT SUPPORTED OPERATION CODES) only up to 4096-byte blocks:
- * Linux 7.3 sd crashes with a kernel BUG in scsi_alloc_sgtables, via sd_setup_write_same16_cmnd, on
- * LUNs with a larger block size when WRITE SAME is advertised (DESIGN §4; the initiator VM README,
- * "7.3 guest crash"). See {@link UnitLimits}. UNMAP is advertised at every size.
+ * <p>WRITE SAME is supported (and so advertised) only up to 4096-byte blocks: Linux 7.3 sd crashes
+ * with a kernel BUG in scsi_alloc_sgtables, via sd_setup_write_same16_cmnd, on LUNs with a larger
+ * block size when WRITE SAME is advertised (DESIGN §4; the initiator VM README, "7.3 guest crash").
+ * Above that the dispatcher refuses it before it gets here; see {@link UnitLimits}. UNMAP is
+ * supported at every size.
  */
 final class SbcProvisioning {
     /** A non-zero WRITE SAME pattern is written in pieces of this many bytes (at least one block). */
@@ -102,6 +103,12 @@ final class SbcProvisioning {
     void writeSame(Task task, WriteSameCdb cdb) {
         long lba = cdb.lba();
         long blocks = cdb.numberOfBlocks();
+        // SBC-4 §5.47 / §5.48: UNMAP = 1 where LBPWS (16) / LBPWS10 (10) is zero is INVALID FIELD IN CDB
+        boolean unmapAdvertised = cdb.opcode() == ScsiOpcode.WRITE_SAME_16 ? limits.lbpws() : limits.lbpws10();
+        if (cdb.unmap() && !unmapAdvertised) {
+            task.fail(SenseReason.INVALID_FIELD_IN_CDB, WriteSameCdb.UNMAP_FIELD);
+            return;
+        }
         if (blocks == 0) {
             task.fail(SenseReason.INVALID_FIELD_IN_CDB, cdb.opcode().transferLengthField());
             return;

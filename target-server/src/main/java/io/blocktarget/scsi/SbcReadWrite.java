@@ -3,6 +3,8 @@ package io.blocktarget.scsi;
 import io.blocktarget.block.BlockDevice;
 import io.blocktarget.block.BlockGeometry;
 import io.blocktarget.protocol.scsi.ByteCheck;
+import io.blocktarget.protocol.scsi.PreFetchCdb;
+import io.blocktarget.protocol.scsi.SenseReason;
 import io.blocktarget.protocol.scsi.ReadCdb;
 import io.blocktarget.protocol.scsi.ScsiOpcode;
 import io.blocktarget.protocol.scsi.SynchronizeCacheCdb;
@@ -12,8 +14,8 @@ import io.blocktarget.protocol.scsi.WriteCdb;
 import io.netty.buffer.ByteBuf;
 
 /**
- * READ / WRITE (6/10/12/16), VERIFY (10/16), WRITE AND VERIFY (10/16) and SYNCHRONIZE CACHE (10/16),
- * SBC-4 §5. A transfer length of 0 moves nothing and is not an error (SBC-4 §5.9), except for the
+ * READ / WRITE (6/10/12/16), VERIFY (10/12/16), WRITE AND VERIFY (10/12/16), SYNCHRONIZE CACHE (10/16)
+ * and PRE-FETCH (10/16), SBC-4 §5. A transfer length of 0 moves nothing and is not an error (SBC-4 §5.9), except for the
  * 6-byte CDBs where the parser already made it 256. DPO is accepted and ignored (no cache to
  * bypass); FUA reaches the backend.
  */
@@ -100,9 +102,8 @@ final class SbcReadWrite {
      */
     void verify(Task task, VerifyCdb cdb) {
         long blocks = cdb.verificationLength();
-        // only a compare reads into memory: then the length is bounded like any transfer
-        long maximum = cdb.byteCheck() == ByteCheck.NONE ? Long.MAX_VALUE : limits.maximumTransferLength();
-        if (!Transfers.check(task, geometry, cdb.opcode(), cdb.lba(), blocks, maximum)) {
+        // VERIFY is one of the commands MAXIMUM TRANSFER LENGTH bounds (SBC-4 §6.6.4), with or without BYTCHK
+        if (!Transfers.check(task, geometry, cdb.opcode(), cdb.lba(), blocks, limits.maximumTransferLength())) {
             return;
         }
         if (blocks == 0 || cdb.byteCheck() == ByteCheck.NONE) {
@@ -158,5 +159,59 @@ final class SbcReadWrite {
                 task.good();
             }
         });
+    }
+
+    /**
+     * PRE-FETCH (SBC-4 §5.12-5.13). The blocks are read through the backend and dropped: a RAM disk holds
+     * them in memory anyway, a file backend leaves them in the page cache (not with direct-io, where the
+     * read proves only that they are readable). CONDITION MET says they all fit the cache; GOOD (with
+     * PREFETCH LENGTH 0 = to the end of the medium) that only the first MAXIMUM PREFETCH LENGTH blocks
+     * were fetched — both as SBC-4 says for a cache without room for all. An explicit PREFETCH LENGTH
+     * above MAXIMUM PREFETCH LENGTH is INVALID FIELD IN CDB (SBC-4 §6.6.4). With IMMED the status goes
+     * as soon as the CDB is validated and the read follows; a read error then has no command to fail.
+     */
+    void preFetch(Task task, PreFetchCdb cdb) {
+        long lba = cdb.lba();
+        long maximum = limits.maximumPrefetchLength();
+        if (cdb.prefetchLength() > maximum) {
+            task.fail(SenseReason.INVALID_FIELD_IN_CDB, cdb.prefetchLengthField());
+            return;
+        }
+        if (!Transfers.check(task, geometry, cdb.opcode(), lba, cdb.prefetchLength(), maximum)) {
+            return;
+        }
+        if (lba >= geometry.blockCount()) { // PREFETCH LENGTH 0 names the blocks from lba on: there are none
+            task.fail(SenseReason.LBA_OUT_OF_RANGE);
+            return;
+        }
+        long requested = cdb.prefetchLength() == 0 ? geometry.blockCount() - lba : cdb.prefetchLength();
+        int blocks = (int) Math.min(requested, maximum);
+        SenseReason fitted = requested <= maximum ? SenseReason.CONDITION_MET_STATUS : SenseReason.NO_SENSE;
+        if (cdb.immed() || blocks == 0) {
+            finishPreFetch(task, fitted);
+        }
+        if (blocks == 0) {
+            return;
+        }
+        device.read(lba, blocks, (data, failure) -> {
+            if (data != null) {
+                data.release();
+            }
+            if (!cdb.immed()) {
+                if (failure != null) {
+                    task.fail(failure);
+                } else {
+                    finishPreFetch(task, fitted);
+                }
+            }
+        });
+    }
+
+    private static void finishPreFetch(Task task, SenseReason status) {
+        if (status == SenseReason.NO_SENSE) {
+            task.good();
+        } else {
+            task.fail(status); // CONDITION MET: a status without sense data, completed like RESERVATION CONFLICT
+        }
     }
 }

@@ -2,6 +2,7 @@ package io.blocktarget.scsi;
 
 import io.blocktarget.protocol.scsi.ReportLunsCdb;
 import io.blocktarget.protocol.scsi.ReportLunsData;
+import io.blocktarget.protocol.scsi.ReportTargetPortGroupsCdb;
 import io.blocktarget.protocol.scsi.ReportSupportedOperationCodesCdb;
 import io.blocktarget.protocol.scsi.ReportingOptions;
 import io.blocktarget.protocol.scsi.RequestSenseCdb;
@@ -9,11 +10,15 @@ import io.blocktarget.protocol.scsi.SelectReport;
 import io.blocktarget.protocol.scsi.SenseData;
 import io.blocktarget.protocol.scsi.SenseReason;
 import io.blocktarget.protocol.scsi.SupportedOperationCodes;
+import io.blocktarget.protocol.scsi.TargetPortGroupsData;
 import io.netty.buffer.ByteBuf;
 
 import java.util.List;
 
-/** SPC-4 commands that need no medium: REPORT LUNS, REQUEST SENSE, REPORT SUPPORTED OPERATION CODES. */
+/**
+ * SPC-4 commands that need no medium: REPORT LUNS, REQUEST SENSE, REPORT SUPPORTED OPERATION CODES,
+ * REPORT TARGET PORT GROUPS.
+ */
 final class SpcHandlers {
     private SpcHandlers() {
     }
@@ -55,6 +60,21 @@ final class SpcHandlers {
         } else {
             SupportedOperationCodes.OneCommand.forRequest(limits.supportedOpcodes(), cdb).encode(out);
         }
+        task.parameterData(out, cdb.allocationLength());
+    }
+
+    /**
+     * REPORT TARGET PORT GROUPS (SPC-4 §6.36): one group ({@link InquiryHandler#TARGET_PORT_GROUP}, the
+     * one VPD 83h names), preferred, active/optimized and supporting only that state (AO_SUP), holding the
+     * asking nexus's relative target port — the target port VPD 83h reports to the same nexus. IMPLICIT
+     * TRANSITION TIME 0: there are no transitions.
+     */
+    static void reportTargetPortGroups(Task task, ReportTargetPortGroupsCdb cdb) {
+        TargetPortGroupsData data = new TargetPortGroupsData(cdb.extendedHeader(), 0, List.of(
+                new TargetPortGroupsData.Group(true, TargetPortGroupsData.ACTIVE_OPTIMIZED, TargetPortGroupsData.AO_SUP,
+                        InquiryHandler.TARGET_PORT_GROUP, 0, List.of(task.nexus().relativeTargetPort()))));
+        ByteBuf out = Task.allocate(32);
+        data.encode(out);
         task.parameterData(out, cdb.allocationLength());
     }
 }

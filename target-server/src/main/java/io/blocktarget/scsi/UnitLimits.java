@@ -1,43 +1,67 @@
 package io.blocktarget.scsi;
 
 import io.blocktarget.block.BlockGeometry;
+import io.blocktarget.protocol.scsi.CdbError;
+import io.blocktarget.protocol.scsi.FieldPointer;
 import io.blocktarget.protocol.scsi.ScsiOpcode;
+import io.blocktarget.protocol.scsi.SenseReason;
 
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
- * What one logical unit advertises (Block Limits VPD, Logical Block Provisioning VPD, REPORT
- * SUPPORTED OPERATION CODES) and enforces, derived once from its geometry. Lengths are in logical
- * blocks.
+ * What one logical unit advertises and enforces, derived once from its geometry: the one place per
+ * limit (DESIGN §10) that the Block Limits VPD (B0h), the Logical Block Provisioning VPD (B2h) and
+ * REPORT SUPPORTED OPERATION CODES read to advertise and the handlers read to enforce. Lengths are
+ * in logical blocks.
  *
- * <p>WRITE SAME is executed at every block size but advertised only up to 4096-byte blocks: Linux
- * 7.3 sd hits a kernel BUG in scsi_alloc_sgtables (via sd_setup_write_same16_cmnd) on LUNs with a
- * larger logical block size when WRITE SAME is advertised (DESIGN §4). For those LUNs RSOC reports
- * WRITE SAME(10)/(16) as not supported, MAXIMUM WRITE SAME LENGTH is 0 and LBPWS / LBPWS10 are 0,
- * which makes sd set no_write_same. UNMAP stays advertised everywhere.
+ * <p>WRITE SAME is supported only up to 4096-byte blocks: Linux 7.3 sd hits a kernel BUG in
+ * scsi_alloc_sgtables (via sd_setup_write_same16_cmnd) on LUNs with a larger logical block size when
+ * WRITE SAME is advertised (DESIGN §4). For those LUNs it is not supported at all — not listed by
+ * RSOC, MAXIMUM WRITE SAME LENGTH 0, LBPWS / LBPWS10 0 — and, since what is not advertised is not
+ * executed, a WRITE SAME there is INVALID COMMAND OPERATION CODE like any command the device server
+ * does not implement (SPC-5 §4.2.5.1 / §6.35.1; SBC-4 §4.7.3.4 requires LBPWS = 1 for WRITE SAME(16)
+ * with UNMAP, and a WRITE SAME without UNMAP on such a LUN would still be a WRITE SAME RSOC denies).
  *
  * @param maximumTransferLength    8 MiB worth of blocks, at least 1 (SBC-4 §6.6.3)
  * @param optimalTransferLength    max(1 MiB, PBS) worth of blocks, at most the maximum. Not smaller: Linux 6.1
  *                                 sd sets max_sectors to it (seen in the initiator VM: one physical block
  *                                 made every request 4 KiB). mkfs ignores it while io_min = PBS.
- * @param transferGranularity      PBS / LBS, capped at 2^15 (the field is 16 bits; 512 B / 32 MiB needs 2^16)
+ * @param transferGranularity      PBS / LBS, capped at 2^15 (the field is 16 bits; 512 B / 32 MiB needs 2^16);
+ *                                 also the OPTIMAL UNMAP GRANULARITY (a hint: any range may be unmapped)
  * @param maximumCompareAndWrite   blocks per COMPARE AND WRITE (both halves must fit one maximum transfer)
- * @param maximumWriteSameLength   blocks per WRITE SAME (1 GiB worth); enforced even when not advertised
+ * @param maximumWriteSameLength   blocks per WRITE SAME (1 GiB worth); 0 where WRITE SAME is not supported
  * @param maximumUnmapLbaCount     blocks per UNMAP command, FFFFFFFFh = no limit (SBC-4 §6.6.3)
  * @param maximumUnmapDescriptors  descriptors per UNMAP parameter list
- * @param writeSameAdvertised      LBS ≤ 4096
+ * @param maximumPrefetchLength    blocks per PRE-FETCH: one maximum transfer (the backend reads them)
+ * @param lbpws                    WRITE SAME(16) with UNMAP = 1 (B2h LBPWS)
+ * @param lbpws10                  WRITE SAME(10) with UNMAP = 1 (B2h LBPWS10)
+ * @param supported                the commands RSOC lists and the dispatcher accepts
  */
 record UnitLimits(long maximumTransferLength, long optimalTransferLength, int transferGranularity,
                   int maximumCompareAndWrite, long maximumWriteSameLength, long maximumUnmapLbaCount,
-                  int maximumUnmapDescriptors, boolean writeSameAdvertised) {
+                  int maximumUnmapDescriptors, long maximumPrefetchLength, boolean lbpws, boolean lbpws10,
+                  Set<ScsiOpcode> supported) {
     static final int MAXIMUM_TRANSFER_BYTES = 8 << 20;
     static final int OPTIMAL_TRANSFER_BYTES = 1 << 20;
     static final long WRITE_SAME_BYTES = 1L << 30;
-    static final int WRITE_SAME_ADVERTISED_UP_TO = 4096;
+    static final int WRITE_SAME_SUPPORTED_UP_TO = 4096;
     static final int UNMAP_DESCRIPTORS = 256;
+    /**
+     * EXTENDED COPY (LID1) limits, the same for every logical unit: 16 CSCDs, 16 segments (32 + 28 bytes
+     * each fit the 1 KiB descriptor lists), segments of at most one maximum transfer's worth of bytes.
+     */
+    static final io.blocktarget.protocol.scsi.ExtendedCopyParameters.Limits COPY_LIMITS =
+            new io.blocktarget.protocol.scsi.ExtendedCopyParameters.Limits(16, 16, 1024, MAXIMUM_TRANSFER_BYTES);
+
+    UnitLimits {
+        supported = Collections.unmodifiableSet(supported.isEmpty()
+                ? EnumSet.noneOf(ScsiOpcode.class) : EnumSet.copyOf(supported));
+    }
 
     static UnitLimits of(BlockGeometry g) {
         int lbs = g.logicalBlockSize();
@@ -45,17 +69,45 @@ record UnitLimits(long maximumTransferLength, long optimalTransferLength, int tr
         int granularity = Math.min(g.logicalBlocksPerPhysicalBlock(), 1 << 15);
         long optimal = Math.min(maxTransfer, Math.max(OPTIMAL_TRANSFER_BYTES, g.physicalBlockSize()) / lbs);
         int caw = (int) Math.min(255, Math.max(1, maxTransfer / 2));
-        return new UnitLimits(maxTransfer, optimal, granularity, caw, WRITE_SAME_BYTES / lbs, 0xFFFF_FFFFL,
-                UNMAP_DESCRIPTORS, lbs <= WRITE_SAME_ADVERTISED_UP_TO);
-    }
-
-    /** Commands REPORT SUPPORTED OPERATION CODES lists: all we execute, minus WRITE SAME when not advertised. */
-    List<ScsiOpcode> supportedOpcodes() {
+        boolean writeSame = lbs <= WRITE_SAME_SUPPORTED_UP_TO;
         Set<ScsiOpcode> ops = EnumSet.allOf(ScsiOpcode.class);
-        if (!writeSameAdvertised) {
+        if (!writeSame) {
             ops.remove(ScsiOpcode.WRITE_SAME_10);
             ops.remove(ScsiOpcode.WRITE_SAME_16);
         }
-        return Arrays.stream(ScsiOpcode.values()).filter(ops::contains).toList();
+        return new UnitLimits(maxTransfer, optimal, granularity, caw, writeSame ? WRITE_SAME_BYTES / lbs : 0,
+                0xFFFF_FFFFL, UNMAP_DESCRIPTORS, maxTransfer, writeSame, writeSame, ops);
+    }
+
+    /** Commands REPORT SUPPORTED OPERATION CODES lists, in operation code order. */
+    List<ScsiOpcode> supportedOpcodes() {
+        return Arrays.stream(ScsiOpcode.values()).filter(supported::contains).toList();
+    }
+
+    boolean supports(ScsiOpcode opcode) {
+        return supported.contains(opcode);
+    }
+
+    /**
+     * The refusal of a command this logical unit does not list in RSOC, checked before the CDB is
+     * parsed (an unsupported command has no fields to check): INVALID COMMAND OPERATION CODE for an
+     * operation code, INVALID FIELD IN CDB at the SERVICE ACTION field for a service action of an
+     * operation code that has others (SPC-5 §4.2.5.2). Empty when supported or unknown to
+     * {@link ScsiOpcode} (the parser refuses those itself).
+     */
+    Optional<CdbError> refusal(int code, int serviceAction) {
+        if (ScsiOpcode.definesServiceActions(code)) {
+            Optional<ScsiOpcode> op = ScsiOpcode.of(code, serviceAction);
+            if (op.isPresent() && !supports(op.get())) {
+                return Optional.of(new CdbError(SenseReason.INVALID_FIELD_IN_CDB, Optional.of(FieldPointer.cdb(1, 4))));
+            }
+            return Optional.empty();
+        }
+        Optional<ScsiOpcode> op = ScsiOpcode.of(code, -1);
+        if (op.isPresent() && !supports(op.get())) {
+            return Optional.of(new CdbError(SenseReason.INVALID_COMMAND_OPERATION_CODE,
+                    Optional.of(FieldPointer.cdb(0, 7))));
+        }
+        return Optional.empty();
     }
 }

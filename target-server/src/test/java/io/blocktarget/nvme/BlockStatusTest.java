@@ -21,6 +21,7 @@ class BlockStatusTest {
         expected.put(BlockError.INVALID_LENGTH, new Row(0, 0x02, true));
         expected.put(BlockError.WRITE_PROTECTED, new Row(0, 0x20, true));
         expected.put(BlockError.OUT_OF_SPACE, new Row(0, 0x81, true));
+        expected.put(BlockError.INSUFFICIENT_RESOURCES, new Row(0, 0x21, false));
         expected.put(BlockError.READ_ERROR, new Row(2, 0x81, false));
         expected.put(BlockError.WRITE_ERROR, new Row(2, 0x80, false));
         expected.put(BlockError.CLOSED, new Row(0, 0x82, false));

@@ -28,6 +28,12 @@ class DispatcherTest {
         assertThat(BlockErrors.reason(BlockError.READ_ERROR)).isEqualTo(SenseReason.UNRECOVERED_READ_ERROR);
         assertThat(BlockErrors.reason(BlockError.WRITE_ERROR)).isEqualTo(SenseReason.WRITE_ERROR);
         assertThat(BlockErrors.reason(BlockError.CLOSED)).isEqualTo(SenseReason.LOGICAL_UNIT_NOT_READY_CAUSE_NOT_REPORTABLE);
+        // resource shortage: BUSY (SAM-5 §5.3.1, retry later), no sense data, never MEDIUM ERROR
+        assertThat(BlockErrors.reason(BlockError.INSUFFICIENT_RESOURCES)).isEqualTo(SenseReason.BUSY_STATUS);
+        assertThat(SenseReason.BUSY_STATUS.status()).isEqualTo(io.blocktarget.protocol.scsi.ScsiStatus.BUSY);
+        for (BlockError e : BlockError.values()) {
+            assertThat(BlockErrors.reason(e)).as(e.name()).isNotNull();
+        }
     }
 
     @Test

@@ -39,6 +39,7 @@ class InquiryTest {
         expected[2] = 0x06;                  // VERSION SPC-4
         expected[3] = 0x12;                  // HISUP, RESPONSE DATA FORMAT 2
         expected[4] = 91;                    // ADDITIONAL LENGTH = 96 - 5
+        expected[5] = 0x18;                  // TPGS 01b (implicit ALUA, RTPG), 3PC (EXTENDED COPY), issue 10
         expected[7] = 0x02;                  // CMDQUE
         put(expected, 8, "BLKTARGTblocktarget     0.1 ");
         int[] versions = {0x00A0, 0x0960, 0x0460, 0x04C0}; // SAM-5, iSCSI, SPC-4, SBC-3
@@ -129,7 +130,7 @@ class InquiryTest {
         assertThat(u16(d, 6)).isEqualTo(8);                      // OPTIMAL TRANSFER LENGTH GRANULARITY = 4096/512
         assertThat(u32(d, 8)).isEqualTo(16384);                  // MAXIMUM TRANSFER LENGTH = 8 MiB / 512
         assertThat(u32(d, 12)).isEqualTo(2048);                  // OPTIMAL TRANSFER LENGTH = 1 MiB / 512
-        assertThat(u32(d, 16)).isZero();                         // MAXIMUM PREFETCH LENGTH
+        assertThat(u32(d, 16)).isEqualTo(16384);                 // MAXIMUM PREFETCH LENGTH = one maximum transfer
         assertThat(u32(d, 20)).isEqualTo(0xFFFF_FFFFL);          // MAXIMUM UNMAP LBA COUNT: no limit
         assertThat(u32(d, 24)).isEqualTo(256);                   // MAXIMUM UNMAP BLOCK DESCRIPTOR COUNT
         assertThat(u32(d, 28)).isEqualTo(8);                     // OPTIMAL UNMAP GRANULARITY

@@ -123,13 +123,17 @@ class ProvisioningTest {
         }
     }
 
+    /**
+     * Above 4 KiB WRITE SAME is not advertised (DESIGN §9), so it is not executed either: INVALID COMMAND
+     * OPERATION CODE like any unsupported command (was executed before issue 10; advertise == enforce).
+     */
     @Test
-    void writeSameExecutesAbove4kThoughNotAdvertised() {
+    void writeSameAbove4kIsRefusedLikeTheUnsupportedCommandItIsAdvertisedAs() {
         try (Scsi.Unit u = Scsi.Unit.ram("ws64k", 65536, 65536, 4 << 20)) {
             byte[] block = Scsi.pattern(4, 65536);
-            u.run(sixteen(WRITE_SAME_16, 0, 2, 20), block).assertGood();  // 20 blocks, pieces of 16
-            byte[] back = u.run(ten(READ_10, 0, 21, 1), null).data();
-            assertThat(back).isEqualTo(block);
+            u.run(sixteen(WRITE_SAME_16, 0, 2, 20), block).assertCheck(0x5, 0x20, 0x00).assertCdbField(0, 7);
+            u.run(ten(WRITE_SAME_10, 0x08, 2, 20), block).assertCheck(0x5, 0x20, 0x00).assertCdbField(0, 7);
+            assertThat(u.run(ten(READ_10, 0, 2, 1), null).data()).isEqualTo(new byte[65536]); // nothing written
         }
     }
 
@@ -168,13 +172,22 @@ class ProvisioningTest {
         }
     }
 
+    /**
+     * Issue 10 item 7: the RAM budget running out is a resource shortage — BUSY without sense (SAM-5
+     * §5.3.1), never MEDIUM ERROR nor the permanent SPACE ALLOCATION FAILED — and once another write's
+     * unmap refilled the budget the same command succeeds.
+     */
     @Test
-    void writeSamePatternOutOfSpace() {
+    void writeSamePatternWithTheBudgetExhaustedIsBusyAndSucceedsOnceMemoryIsFreed() {
         try (RamBlockDevice device = new RamBlockDevice("wsfull", new BlockGeometry(4096, 4096, 1024), false,
                 new MemoryBudget(2 * 65536))) {
             ScsiTarget target = Scsi.target(device);
             Scsi.ready(target, A, 0);
-            run(target, A, 0, ten(WRITE_SAME_10, 0, 0, 64), Scsi.pattern(5, 4096)).assertCheck(0x7, 0x27, 0x07);
+            Scsi.Reply busy = run(target, A, 0, ten(WRITE_SAME_10, 0, 0, 64), Scsi.pattern(5, 4096));
+            assertThat(busy.status()).isEqualTo(io.blocktarget.protocol.scsi.ScsiStatus.BUSY);
+            assertThat(busy.sense()).isNull();
+            run(target, A, 0, ten(WRITE_SAME_10, 0x08, 0, 64), new byte[4096]).assertGood(); // unmap frees it
+            run(target, A, 0, ten(WRITE_SAME_10, 0, 0, 32), Scsi.pattern(5, 4096)).assertGood();
         }
     }
 

@@ -144,15 +144,18 @@ class ReadWriteTest {
         }
     }
 
+    /** Issue 10 item 7: the shared RAM budget is a resource, not the medium: BUSY (retry later), no sense data. */
     @Test
-    void exhaustedMemoryBudgetIsSpaceAllocationFailedWriteProtect() {
+    void exhaustedMemoryBudgetIsBusyNotAMediumOrSpaceAllocationError() {
         try (RamBlockDevice device = new RamBlockDevice("tiny", new BlockGeometry(4096, 4096, 1024), false,
                 new MemoryBudget(64 * 1024))) {
             ScsiTarget target = Scsi.target(device);
             Scsi.ready(target, A, 0);
             run(target, A, 0, ten(WRITE_10, 0, 0, 1), Scsi.pattern(1, 4096))
                     .assertGood();                                          // first 64 KiB chunk fits
-            run(target, A, 0, ten(WRITE_10, 0, 16, 1), Scsi.pattern(2, 4096)).assertCheck(0x7, 0x27, 0x07);
+            Scsi.Reply busy = run(target, A, 0, ten(WRITE_10, 0, 16, 1), Scsi.pattern(2, 4096));
+            assertThat(busy.status()).isEqualTo(io.blocktarget.protocol.scsi.ScsiStatus.BUSY);
+            assertThat(busy.sense()).isNull();
         }
     }
 
@@ -202,10 +205,12 @@ class ReadWriteTest {
         }
     }
 
+    /** SBC-4 §6.6.4 lists VERIFY among the commands MAXIMUM TRANSFER LENGTH bounds, BYTCHK or not (issue 10). */
     @Test
-    void verifyWithoutByteCheckIsNotBoundByTheMaximumTransferLength() {
+    void verifyIsBoundByTheMaximumTransferLengthWithOrWithoutByteCheck() {
         try (Scsi.Unit u = Scsi.Unit.ram("vlong", 512, 512, 64 << 20)) {
-            u.run(sixteen(VERIFY_16, 0, 0, (64 << 20) / 512), null).assertGood();
+            u.run(sixteen(VERIFY_16, 0, 0, 16384), null).assertGood();
+            u.run(sixteen(VERIFY_16, 0, 0, 16385), null).assertCheck(0x5, 0x24, 0x00).assertCdbField(10, 7);
             u.run(sixteen(VERIFY_16, 0x02, 0, 16385), new byte[16385 * 512]).assertCheck(0x5, 0x24, 0x00)
                     .assertCdbField(10, 7);
         }

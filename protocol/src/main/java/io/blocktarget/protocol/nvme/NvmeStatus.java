@@ -29,6 +29,8 @@ public enum NvmeStatus {
     KEEP_ALIVE_TIMEOUT_INVALID(StatusCodeType.GENERIC, 0x1A, true),
     SGL_DATA_BLOCK_GRANULARITY_INVALID(StatusCodeType.GENERIC, 0x1E, true),
     NAMESPACE_IS_WRITE_PROTECTED(StatusCodeType.GENERIC, 0x20, true),
+    /** Base 2.0 §4.2.3.1: processing was interrupted, the host should retry; the controller shall clear DNR. */
+    COMMAND_INTERRUPTED(StatusCodeType.GENERIC, 0x21, false),
     /** Data digest mismatch on a data PDU (NVMe/TCP §3.6.2.11: retryable, not connection-fatal). */
     TRANSIENT_TRANSPORT_ERROR(StatusCodeType.GENERIC, 0x22, false),
     // Generic, NVM Command Set specific values (80h..), NVM Command Set §4.1.1.1

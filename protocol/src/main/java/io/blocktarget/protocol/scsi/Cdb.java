@@ -18,6 +18,7 @@ public sealed interface Cdb permits TestUnitReadyCdb, RequestSenseCdb, InquiryCd
         StartStopUnitCdb, ReadCapacity10Cdb, ReadCapacity16Cdb, GetLbaStatusCdb, ReadCdb, WriteCdb, VerifyCdb,
         WriteAndVerifyCdb, SynchronizeCacheCdb, UnmapCdb, WriteSameCdb, CompareAndWriteCdb, ReportLunsCdb,
         ReportSupportedOperationCodesCdb, PersistentReserveInCdb, PersistentReserveOutCdb, Reserve6Cdb, Release6Cdb,
+        PreFetchCdb, ReadDefectDataCdb, ReportTargetPortGroupsCdb, SanitizeCdb, ExtendedCopyCdb, ReceiveCopyResultsCdb,
         CdbError {
 
     /**

@@ -44,6 +44,8 @@ final class CdbParser {
                 case 0x5F -> persistentReserveOut(f);
                 case 0xA0 -> reportLuns(f);
                 case 0xA3 -> maintenanceIn(f);
+                case 0x83 -> extendedCopy(f);
+                case 0x84 -> receiveCopyResults(f);
                 default -> SbcCdbParser.parse(f, code);
             };
             f.checkControl();
@@ -168,6 +170,31 @@ final class CdbParser {
         return new PersistentReserveOutCdb(sa, type, f.u32(5));
     }
 
+    /** EXTENDED COPY (SPC-4 §6.4.1): service action 00h (LID1) only; bytes 2-9 and 14 reserved. */
+    private static Cdb extendedCopy(CdbFields f) {
+        f.reserved(1, 0xE0);
+        if (f.bits(1, 4, 0) != ScsiOpcode.EXTENDED_COPY_LID1.serviceAction()) {
+            throw invalidField(1, 4);
+        }
+        f.reservedBytes(2, 9);
+        f.reservedBytes(14, 14);
+        return new ExtendedCopyCdb(f.u32(10));
+    }
+
+    /** RECEIVE COPY RESULTS (SPC-4 §6.18.1): COPY STATUS (00h) or OPERATING PARAMETERS (03h). */
+    private static Cdb receiveCopyResults(CdbFields f) {
+        f.reserved(1, 0xE0);
+        int sa = f.bits(1, 4, 0);
+        if (sa != ScsiOpcode.RECEIVE_COPY_RESULTS_COPY_STATUS.serviceAction()
+                && sa != ScsiOpcode.RECEIVE_COPY_RESULTS_OPERATING_PARAMETERS.serviceAction()) {
+            throw invalidField(1, 4);
+        }
+        f.reservedBytes(3, 9);
+        f.reservedBytes(14, 14);
+        boolean operating = sa == ScsiOpcode.RECEIVE_COPY_RESULTS_OPERATING_PARAMETERS.serviceAction();
+        return new ReceiveCopyResultsCdb(operating, operating ? 0 : f.u8(2), f.u32(10));
+    }
+
     /** SPC-4 §6.33: SELECT REPORT 00h..02h; the SPC-5 administrative selections are not supported. */
     private static Cdb reportLuns(CdbFields f) {
         f.reservedBytes(1, 1);
@@ -178,11 +205,29 @@ final class CdbParser {
     }
 
     /**
-     * MAINTENANCE IN: only REPORT SUPPORTED OPERATION CODES (SPC-4 §6.35.1). Reporting options 001b
+     * REPORT TARGET PORT GROUPS (SPC-4 §6.36.1): PARAMETER DATA FORMAT 000b or 001b, others are
+     * reserved (INVALID FIELD IN CDB).
+     */
+    private static Cdb reportTargetPortGroups(CdbFields f) {
+        f.reserved(2, 0x1F);
+        int format = f.bits(2, 7, 5);
+        if (format > 1) {
+            throw invalidField(2, 7);
+        }
+        f.reservedBytes(3, 5);
+        f.reservedBytes(10, 10);
+        return new ReportTargetPortGroupsCdb(format == 1, f.u32(6));
+    }
+
+    /**
+     * MAINTENANCE IN: REPORT TARGET PORT GROUPS or REPORT SUPPORTED OPERATION CODES (SPC-4 §6.35.1). Reporting options 001b
      * for an operation code with service actions, or 010b for one without, are INVALID FIELD IN CDB.
      */
     private static Cdb maintenanceIn(CdbFields f) {
         f.reserved(1, 0xE0);
+        if (f.bits(1, 4, 0) == ScsiOpcode.REPORT_TARGET_PORT_GROUPS.serviceAction()) {
+            return reportTargetPortGroups(f);
+        }
         if (f.bits(1, 4, 0) != ScsiOpcode.REPORT_SUPPORTED_OPERATION_CODES.serviceAction()) {
             throw invalidField(1, 4);
         }

@@ -21,6 +21,13 @@ final class SbcCdbParser {
             case 0x8F -> verify(f, ScsiOpcode.VERIFY_16);
             case 0x2E -> verify(f, ScsiOpcode.WRITE_AND_VERIFY_10);
             case 0x8E -> verify(f, ScsiOpcode.WRITE_AND_VERIFY_16);
+            case 0xAF -> verify(f, ScsiOpcode.VERIFY_12);
+            case 0xAE -> verify(f, ScsiOpcode.WRITE_AND_VERIFY_12);
+            case 0x34 -> preFetch(f, ScsiOpcode.PRE_FETCH_10);
+            case 0x90 -> preFetch(f, ScsiOpcode.PRE_FETCH_16);
+            case 0x37 -> readDefectData10(f);
+            case 0x48 -> sanitize(f);
+            case 0xB7 -> readDefectData12(f);
             case 0x35 -> synchronizeCache(f, ScsiOpcode.SYNCHRONIZE_CACHE_10);
             case 0x91 -> synchronizeCache(f, ScsiOpcode.SYNCHRONIZE_CACHE_16);
             case 0x41 -> writeSame(f, ScsiOpcode.WRITE_SAME_10);
@@ -79,11 +86,12 @@ final class SbcCdbParser {
     }
 
     /**
-     * VERIFY / WRITE AND VERIFY (10/16), SBC-4 §5.30-5.31, §5.38-5.40: VRPROTECT/WRPROTECT zero;
+     * VERIFY / WRITE AND VERIFY (10/12/16), SBC-4 §5.30-5.32, §5.38-5.40: VRPROTECT/WRPROTECT zero;
      * BYTCHK 10b is reserved, and 11b (compare one block against every LBA) exists for VERIFY only.
      */
     private static Cdb verify(CdbFields f, ScsiOpcode op) {
-        boolean writeAndVerify = op == ScsiOpcode.WRITE_AND_VERIFY_10 || op == ScsiOpcode.WRITE_AND_VERIFY_16;
+        boolean writeAndVerify = op == ScsiOpcode.WRITE_AND_VERIFY_10 || op == ScsiOpcode.WRITE_AND_VERIFY_12
+                || op == ScsiOpcode.WRITE_AND_VERIFY_16;
         if (f.bits(1, 7, 5) != 0) {
             throw invalidField(1, 7);
         }
@@ -98,6 +106,52 @@ final class SbcCdbParser {
         return writeAndVerify
                 ? new WriteAndVerifyCdb(op, lba, length, dpo, bytchk)
                 : new VerifyCdb(op, lba, length, dpo, bytchk);
+    }
+
+    /**
+     * PRE-FETCH (10)/(16), SBC-4 §5.12-5.13: IMMED only; bit 0 of the 10-byte CDB is obsolete (ignored),
+     * of the 16-byte one reserved; GROUP NUMBER is ignored.
+     */
+    private static Cdb preFetch(CdbFields f, ScsiOpcode op) {
+        f.reserved(1, op == ScsiOpcode.PRE_FETCH_16 ? 0xFD : 0xFC);
+        long lba = lba(f);
+        long length = f.length() == 16 ? f.u32(10) : f.u16(7);
+        f.checkLbaRange(lba, length);
+        return new PreFetchCdb(op, lba, length, f.bit(1, 1));
+    }
+
+    /** SANITIZE (SBC-4 §5.30): byte 1 IMMED, ZNR (ignored), AUSE, SERVICE ACTION; bytes 2-6 reserved. */
+    private static Cdb sanitize(CdbFields f) {
+        SanitizeCdb.ServiceAction sa = SanitizeCdb.ServiceAction.fromCode(f.bits(1, 4, 0))
+                .orElseThrow(() -> invalidField(1, 4));
+        f.reservedBytes(2, 6);
+        return new SanitizeCdb(sa, f.bit(1, 7), f.bit(1, 5), f.u16(7));
+    }
+
+    /** READ DEFECT DATA (10), SBC-4 §5.18: DEFECT LIST FORMAT 111b is reserved. */
+    private static Cdb readDefectData10(CdbFields f) {
+        f.reservedBytes(1, 1);
+        f.reserved(2, 0xE0);
+        int format = defectListFormat(f, 2);
+        f.reservedBytes(3, 6);
+        return new ReadDefectDataCdb(ScsiOpcode.READ_DEFECT_DATA_10, f.bit(2, 4), f.bit(2, 3), format, 0, f.u16(7));
+    }
+
+    /** READ DEFECT DATA (12), SBC-4 §5.19: ADDRESS DESCRIPTOR INDEX in bytes 2-5. */
+    private static Cdb readDefectData12(CdbFields f) {
+        f.reserved(1, 0xE0);
+        int format = defectListFormat(f, 1);
+        f.reservedBytes(10, 10);
+        return new ReadDefectDataCdb(ScsiOpcode.READ_DEFECT_DATA_12, f.bit(1, 4), f.bit(1, 3), format, f.u32(2),
+                f.u32(6));
+    }
+
+    private static int defectListFormat(CdbFields f, int at) {
+        int format = f.bits(at, 2, 0);
+        if (format == 0b111) {
+            throw invalidField(at, 2);
+        }
+        return format;
     }
 
     /** SBC-4 §5.26-5.27: IMMED only; SYNC_NV (bit 2) and the 10-byte RELADR (bit 0) are obsolete. */

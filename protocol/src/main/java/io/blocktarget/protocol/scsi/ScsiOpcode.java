@@ -30,9 +30,16 @@ public enum ScsiOpcode {
     WRITE_10(0x2A, -1, "2a f8 ff ff ff ff 00 ff ff 05"),
     WRITE_AND_VERIFY_10(0x2E, -1, "2e f6 ff ff ff ff 00 ff ff 05"),
     VERIFY_10(0x2F, -1, "2f f6 ff ff ff ff 00 ff ff 05"),
+    PRE_FETCH_10(0x34, -1, "34 02 ff ff ff ff 00 ff ff 05"),
     SYNCHRONIZE_CACHE_10(0x35, -1, "35 02 ff ff ff ff 00 ff ff 05"),
+    READ_DEFECT_DATA_10(0x37, -1, "37 00 1f 00 00 00 00 ff ff 05"),
     WRITE_SAME_10(0x41, -1, "41 fe ff ff ff ff 00 ff ff 05"),
     UNMAP(0x42, -1, "42 01 00 00 00 00 00 ff ff 05"),
+    /** SANITIZE, SBC-4 §5.30: one row per service action. */
+    SANITIZE_OVERWRITE(0x48, 0x01, "48 a1 00 00 00 00 00 ff ff 05"),
+    SANITIZE_BLOCK_ERASE(0x48, 0x02, "48 a2 00 00 00 00 00 ff ff 05"),
+    SANITIZE_CRYPTOGRAPHIC_ERASE(0x48, 0x03, "48 a3 00 00 00 00 00 ff ff 05"),
+    SANITIZE_EXIT_FAILURE_MODE(0x48, 0x1F, "48 bf 00 00 00 00 00 ff ff 05"),
     MODE_SELECT_10(0x55, -1, "55 11 00 00 00 00 00 ff ff 05"),
     MODE_SENSE_10(0x5A, -1, "5a 18 ff ff 00 00 00 ff ff 05"),
     PERSISTENT_RESERVE_IN_READ_KEYS(0x5E, 0x00, "5e 00 00 00 00 00 00 ff ff 05"),
@@ -47,11 +54,17 @@ public enum ScsiOpcode {
     PERSISTENT_RESERVE_OUT_PREEMPT_AND_ABORT(0x5F, 0x05, "5f 05 ff 00 00 ff ff ff ff 05"),
     PERSISTENT_RESERVE_OUT_REGISTER_AND_IGNORE_EXISTING_KEY(0x5F, 0x06, "5f 06 00 00 00 ff ff ff ff 05"),
     PERSISTENT_RESERVE_OUT_REGISTER_AND_MOVE(0x5F, 0x07, "5f 07 ff 00 00 ff ff ff ff 05"),
+    /** EXTENDED COPY (LID1), SPC-4 §6.4. */
+    EXTENDED_COPY_LID1(0x83, 0x00, "83 00 00 00 00 00 00 00 00 00 ff ff ff ff 00 05"),
+    /** RECEIVE COPY RESULTS, SPC-4 §6.18: COPY STATUS and OPERATING PARAMETERS. */
+    RECEIVE_COPY_RESULTS_COPY_STATUS(0x84, 0x00, "84 00 ff 00 00 00 00 00 00 00 ff ff ff ff 00 05"),
+    RECEIVE_COPY_RESULTS_OPERATING_PARAMETERS(0x84, 0x03, "84 03 00 00 00 00 00 00 00 00 ff ff ff ff 00 05"),
     READ_16(0x88, -1, "88 f8 ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
     COMPARE_AND_WRITE(0x89, -1, "89 f8 ff ff ff ff ff ff ff ff 00 00 00 ff 00 05"),
     WRITE_16(0x8A, -1, "8a f8 ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
     WRITE_AND_VERIFY_16(0x8E, -1, "8e f6 ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
     VERIFY_16(0x8F, -1, "8f f6 ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
+    PRE_FETCH_16(0x90, -1, "90 02 ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
     SYNCHRONIZE_CACHE_16(0x91, -1, "91 02 ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
     WRITE_SAME_16(0x93, -1, "93 ff ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
     /** SERVICE ACTION IN(16) / READ CAPACITY(16), SBC-4 §5.20. */
@@ -59,10 +72,15 @@ public enum ScsiOpcode {
     /** SERVICE ACTION IN(16) / GET LBA STATUS, SBC-4 §5.7. */
     GET_LBA_STATUS(0x9E, 0x12, "9e 12 ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
     REPORT_LUNS(0xA0, -1, "a0 00 ff 00 00 00 ff ff ff ff 00 05"),
+    /** MAINTENANCE IN / REPORT TARGET PORT GROUPS, SPC-4 §6.36. */
+    REPORT_TARGET_PORT_GROUPS(0xA3, 0x0A, "a3 0a e0 00 00 00 ff ff ff ff 00 05"),
     /** MAINTENANCE IN / REPORT SUPPORTED OPERATION CODES, SPC-4 §6.35. */
     REPORT_SUPPORTED_OPERATION_CODES(0xA3, 0x0C, "a3 0c 87 ff ff ff ff ff ff ff 00 05"),
     READ_12(0xA8, -1, "a8 f8 ff ff ff ff ff ff ff ff 00 05"),
-    WRITE_12(0xAA, -1, "aa f8 ff ff ff ff ff ff ff ff 00 05");
+    WRITE_12(0xAA, -1, "aa f8 ff ff ff ff ff ff ff ff 00 05"),
+    WRITE_AND_VERIFY_12(0xAE, -1, "ae f6 ff ff ff ff ff ff ff ff 00 05"),
+    VERIFY_12(0xAF, -1, "af f6 ff ff ff ff ff ff ff ff 00 05"),
+    READ_DEFECT_DATA_12(0xB7, -1, "b7 1f ff ff ff ff ff ff ff ff 00 05");
 
     private final int code;
     private final int serviceAction;
@@ -130,7 +148,7 @@ public enum ScsiOpcode {
      */
     public static boolean definesServiceActions(int code) {
         return switch (code & 0xFF) {
-            case 0x5E, 0x5F, 0x7F, 0x83, 0x84, 0x9E, 0x9F, 0xA3, 0xA4, 0xA9, 0xAB -> true;
+            case 0x48, 0x5E, 0x5F, 0x7F, 0x83, 0x84, 0x9E, 0x9F, 0xA3, 0xA4, 0xA9, 0xAB -> true;
             default -> false;
         };
     }

@@ -3,6 +3,7 @@ package io.blocktarget.protocol.scsi;
 import io.netty.buffer.ByteBuf;
 
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 
 /**
@@ -14,9 +15,11 @@ import java.util.OptionalLong;
  * @param ascq         ADDITIONAL SENSE CODE QUALIFIER
  * @param information  INFORMATION field, e.g. the miscompare offset of COMPARE AND WRITE (SBC-4 §5.3)
  * @param fieldPointer SENSE KEY SPECIFIC field pointer (ILLEGAL REQUEST only)
+ * @param progressIndication SENSE KEY SPECIFIC progress indication (SPC-4 §4.5.2.4.4: NOT READY while an
+ *                     operation such as SANITIZE runs), 0..65535 = fraction complete × 65536
  */
 public record SenseData(SenseKey senseKey, int asc, int ascq, OptionalLong information,
-                        Optional<FieldPointer> fieldPointer) {
+                        Optional<FieldPointer> fieldPointer, OptionalInt progressIndication) {
 
     /** Fixed format length: 8-byte header + ADDITIONAL SENSE LENGTH 10 (SPC-4 §4.5.3, Table 45). */
     public static final int FIXED_LENGTH = 18;
@@ -27,6 +30,32 @@ public record SenseData(SenseKey senseKey, int asc, int ascq, OptionalLong infor
         if ((asc & ~0xFF) != 0 || (ascq & ~0xFF) != 0) {
             throw new IllegalArgumentException("ASC/ASCQ out of range");
         }
+        if (fieldPointer.isPresent() && progressIndication.isPresent()
+                || (progressIndication.orElse(0) & ~0xFFFF) != 0) {
+            throw new IllegalArgumentException("one sense key specific field, progress 0..65535");
+        }
+    }
+
+    public SenseData(SenseKey senseKey, int asc, int ascq, OptionalLong information, Optional<FieldPointer> fieldPointer) {
+        this(senseKey, asc, ascq, information, fieldPointer, OptionalInt.empty());
+    }
+
+    /** {@code reason} with a PROGRESS INDICATION of {@code progress} / 65536. */
+    public static SenseData withProgress(SenseReason reason, int progress) {
+        return new SenseData(reason.senseKey(), reason.asc(), reason.ascq(), OptionalLong.empty(), Optional.empty(),
+                OptionalInt.of(progress));
+    }
+
+    /** The three SENSE KEY SPECIFIC bytes, SKSV set; 0 when there is none. */
+    private int senseKeySpecific() {
+        if (progressIndication.isPresent()) {
+            return 0x80 << 16 | progressIndication.getAsInt(); // SKSV, reserved, PROGRESS INDICATION
+        }
+        return fieldPointer.map(FieldPointer::encodeSks).orElse(0);
+    }
+
+    private boolean hasSenseKeySpecific() {
+        return fieldPointer.isPresent() || progressIndication.isPresent();
     }
 
     public static SenseData of(SenseReason reason) {
@@ -38,7 +67,7 @@ public record SenseData(SenseKey senseKey, int asc, int ascq, OptionalLong infor
     }
 
     public SenseData withInformation(long value) {
-        return new SenseData(senseKey, asc, ascq, OptionalLong.of(value), fieldPointer);
+        return new SenseData(senseKey, asc, ascq, OptionalLong.of(value), fieldPointer, progressIndication);
     }
 
     /** Writes the sense data in descriptor format when {@code descriptorFormat} (D_SENSE = 1), else fixed. */
@@ -63,7 +92,7 @@ public record SenseData(SenseKey senseKey, int asc, int ascq, OptionalLong infor
         out.writeByte(asc);                                                // 12
         out.writeByte(ascq);                                               // 13
         out.writeByte(0);                                                  // 14: FIELD REPLACEABLE UNIT CODE
-        out.writeMedium(fieldPointer.map(FieldPointer::encodeSks).orElse(0)); // 15-17: SENSE KEY SPECIFIC
+        out.writeMedium(senseKeySpecific());                                // 15-17: SENSE KEY SPECIFIC
     }
 
     /**
@@ -71,7 +100,7 @@ public record SenseData(SenseKey senseKey, int asc, int ascq, OptionalLong infor
      * and a Sense key specific descriptor (type 02h, §4.5.2.4) when those are present.
      */
     public void encodeDescriptor(ByteBuf out) {
-        int additional = (information.isPresent() ? 12 : 0) + (fieldPointer.isPresent() ? 8 : 0);
+        int additional = (information.isPresent() ? 12 : 0) + (hasSenseKeySpecific() ? 8 : 0);
         out.writeByte(RESPONSE_CODE_DESCRIPTOR_CURRENT); // 0
         out.writeByte(senseKey.code());                 // 1
         out.writeByte(asc);                             // 2
@@ -86,12 +115,12 @@ public record SenseData(SenseKey senseKey, int asc, int ascq, OptionalLong infor
             out.writeByte(0);
             out.writeLong(information.getAsLong());     // INFORMATION, 8 bytes
         }
-        fieldPointer.ifPresent(fp -> {
+        if (hasSenseKeySpecific()) {
             out.writeByte(0x02);                        // DESCRIPTOR TYPE: sense key specific
             out.writeByte(0x06);                        // ADDITIONAL LENGTH
             out.writeShort(0);                          // reserved
-            out.writeMedium(fp.encodeSks());            // SKSV .. FIELD POINTER
+            out.writeMedium(senseKeySpecific());        // SKSV .. FIELD POINTER / PROGRESS INDICATION
             out.writeByte(0);                           // reserved
-        });
+        }
     }
 }

@@ -174,6 +174,69 @@ class CdbParserTest {
                 .isEqualTo(new WriteAndVerifyCdb(WRITE_AND_VERIFY_16, 1, 2, true, ByteCheck.NONE));
     }
 
+    /** SBC-4 §5.32 / §5.39: the 12-byte forms, LBA bytes 2-5, VERIFICATION / TRANSFER LENGTH bytes 6-9. */
+    @Test
+    void verify12AndWriteAndVerify12() {
+        assertThat(cdb("af 12 00 00 01 00 00 01 00 00 00 00"))
+                .isEqualTo(new VerifyCdb(ScsiOpcode.VERIFY_12, 256, 65536, true, ByteCheck.COMPARE));
+        assertThat(cdb("af 06 ff ff ff ff ff ff ff ff 1f 00"))   // GROUP NUMBER ignored
+                .isEqualTo(new VerifyCdb(ScsiOpcode.VERIFY_12, 0xFFFF_FFFFL, 0xFFFF_FFFFL, false,
+                        ByteCheck.COMPARE_ONE_BLOCK));
+        assertThat(cdb("af 01 00 00 00 00 00 00 00 00 00 00"))   // bit 0 obsolete
+                .isEqualTo(new VerifyCdb(ScsiOpcode.VERIFY_12, 0, 0, false, ByteCheck.NONE));
+        assertThat(cdb("ae 02 00 00 00 07 00 00 00 03 00 00"))
+                .isEqualTo(new WriteAndVerifyCdb(ScsiOpcode.WRITE_AND_VERIFY_12, 7, 3, false, ByteCheck.COMPARE));
+        assertThat(((VerifyCdb) cdb("af 00 00 00 00 00 00 00 00 01 00 00")).verificationLengthField())
+                .isEqualTo(FieldPointer.cdb(6, 7));
+    }
+
+    /** SBC-4 §5.12 / §5.13: IMMED, LBA, PREFETCH LENGTH (bytes 7-8 / 10-13). */
+    @Test
+    void preFetch() {
+        assertThat(cdb("34 02 00 00 10 00 1f 00 08 00"))       // IMMED, GROUP NUMBER ignored
+                .isEqualTo(new PreFetchCdb(ScsiOpcode.PRE_FETCH_10, 4096, 8, true));
+        assertThat(cdb("34 01 00 00 00 01 00 00 00 00"))       // bit 0 obsolete
+                .isEqualTo(new PreFetchCdb(ScsiOpcode.PRE_FETCH_10, 1, 0, false));
+        assertThat(cdb("90 00 00 00 00 01 00 00 00 00 00 01 00 00 00 00"))
+                .isEqualTo(new PreFetchCdb(ScsiOpcode.PRE_FETCH_16, 1L << 32, 65536, false));
+        assertThat(((PreFetchCdb) cdb("90 00 00 00 00 00 00 00 00 00 00 00 00 01 00 00")).prefetchLengthField())
+                .isEqualTo(FieldPointer.cdb(10, 7));
+        assertThat(cdb("90 00 7f ff ff ff ff ff ff ff 00 00 00 02 00 00"))
+                .isEqualTo(new CdbError(SenseReason.LBA_OUT_OF_RANGE, Optional.empty()));
+    }
+
+    /** SBC-4 §5.18 / §5.19: REQ_PLIST, REQ_GLIST, DEFECT LIST FORMAT, ADDRESS DESCRIPTOR INDEX, ALLOCATION LENGTH. */
+    @Test
+    void readDefectData() {
+        // sg_reassign / sginfo -d ask READ DEFECT DATA(10) for the grown list in long block format (011b)
+        assertThat(cdb("37 00 0b 00 00 00 00 00 04 00"))
+                .isEqualTo(new ReadDefectDataCdb(ScsiOpcode.READ_DEFECT_DATA_10, false, true, 3, 0, 4));
+        assertThat(cdb("37 00 1d 00 00 00 00 ff ff 00"))
+                .isEqualTo(new ReadDefectDataCdb(ScsiOpcode.READ_DEFECT_DATA_10, true, true, 5, 0, 0xFFFF));
+        assertThat(cdb("b7 10 00 00 00 02 00 01 00 00 00 00"))
+                .isEqualTo(new ReadDefectDataCdb(ScsiOpcode.READ_DEFECT_DATA_12, true, false, 0, 2, 65536));
+    }
+
+    /** SPC-4 §6.4.1 / §6.18.1: sg_xcopy's EXTENDED COPY (LID1) and RECEIVE COPY RESULTS CDBs. */
+    @Test
+    void extendedCopyAndReceiveCopyResults() {
+        assertThat(cdb("83 00 00 00 00 00 00 00 00 00 00 00 00 5c 00 00")).isEqualTo(new ExtendedCopyCdb(92));
+        assertThat(cdb("84 03 00 00 00 00 00 00 00 00 00 00 01 00 00 00"))
+                .isEqualTo(new ReceiveCopyResultsCdb(true, 0, 256));
+        assertThat(cdb("84 00 07 00 00 00 00 00 00 00 00 00 00 0c 00 00"))
+                .isEqualTo(new ReceiveCopyResultsCdb(false, 7, 12));
+    }
+
+    /** SPC-4 §6.36.1: PARAMETER DATA FORMAT 000b / 001b, ALLOCATION LENGTH bytes 6-9. */
+    @Test
+    void reportTargetPortGroups() {
+        // Linux scsi_dh_alua submit_rtpg: MAINTENANCE IN, SA 0Ah, extended header, its buffer length
+        assertThat(cdb("a3 2a 20 00 00 00 00 00 01 00 00 00")).isInstanceOf(CdbError.class); // SA bits 7-5 reserved
+        assertThat(cdb("a3 0a 20 00 00 00 00 00 01 00 00 00")).isEqualTo(new ReportTargetPortGroupsCdb(true, 256));
+        assertThat(cdb("a3 0a 00 00 00 00 ff ff ff ff 00 00"))
+                .isEqualTo(new ReportTargetPortGroupsCdb(false, 0xFFFF_FFFFL));
+    }
+
     @Test
     void synchronizeCache() {
         // Linux sd_sync_cache: SYNCHRONIZE CACHE(10), whole medium
@@ -262,7 +325,14 @@ class CdbParserTest {
             04 00 00 00 00 00;                                  INVALID_COMMAND_OPERATION_CODE; 0; 7
             3b 00 00 00 00 00 00 00 00 00;                      INVALID_COMMAND_OPERATION_CODE; 0; 7
             7f 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00;    INVALID_COMMAND_OPERATION_CODE; 0; 7
-            83 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00;    INVALID_COMMAND_OPERATION_CODE; 0; 7
+            a4 00 00 00 00 00 00 00 00 00 00 00;                INVALID_COMMAND_OPERATION_CODE; 0; 7
+            # EXTENDED COPY: only LID1 (SA 00h), reserved bytes; RECEIVE COPY RESULTS: SA 00h / 03h only
+            83 01 00 00 00 00 00 00 00 00 00 00 00 20 00 00;    INVALID_FIELD_IN_CDB; 1; 4
+            83 00 00 00 00 00 00 00 00 01 00 00 00 20 00 00;    INVALID_FIELD_IN_CDB; 9; 0
+            83 00 00 00 00 00 00 00 00 00 00 00 00 20 80 00;    INVALID_FIELD_IN_CDB; 14; 7
+            84 01 00 00 00 00 00 00 00 00 00 00 00 20 00 00;    INVALID_FIELD_IN_CDB; 1; 4
+            84 04 00 00 00 00 00 00 00 00 00 00 00 20 00 00;    INVALID_FIELD_IN_CDB; 1; 4
+            84 00 00 01 00 00 00 00 00 00 00 00 00 20 00 00;    INVALID_FIELD_IN_CDB; 3; 0
             c0 00 00 00 00 00;                                  INVALID_COMMAND_OPERATION_CODE; 0; 7
             ff 00 00 00 00 00;                                  INVALID_COMMAND_OPERATION_CODE; 0; 7
             # CDB shorter than its group code implies
@@ -315,7 +385,32 @@ class CdbParserTest {
             a0 01 00 00 00 00 00 00 10 00 00 00;                INVALID_FIELD_IN_CDB; 1; 0
             a0 00 00 00 00 00 00 00 10 00 01 00;                INVALID_FIELD_IN_CDB; 10; 0
             # MAINTENANCE IN: other service actions, reporting options, SA-ness mismatch
-            a3 0a 00 00 00 00 00 00 10 00 00 00;                INVALID_FIELD_IN_CDB; 1; 4
+            a3 0b 00 00 00 00 00 00 10 00 00 00;                INVALID_FIELD_IN_CDB; 1; 4
+            # REPORT TARGET PORT GROUPS: PARAMETER DATA FORMAT 010b..111b reserved, reserved bits / bytes
+            a3 0a 40 00 00 00 00 00 10 00 00 00;                INVALID_FIELD_IN_CDB; 2; 7
+            a3 0a e0 00 00 00 00 00 10 00 00 00;                INVALID_FIELD_IN_CDB; 2; 7
+            a3 0a 01 00 00 00 00 00 10 00 00 00;                INVALID_FIELD_IN_CDB; 2; 0
+            a3 0a 00 00 00 01 00 00 10 00 00 00;                INVALID_FIELD_IN_CDB; 5; 0
+            a3 0a 00 00 00 00 00 00 10 00 80 00;                INVALID_FIELD_IN_CDB; 10; 7
+            # PRE-FETCH: reserved bits of byte 1 (bit 0 obsolete in (10), reserved in (16)), CONTROL
+            34 04 00 00 00 00 00 00 01 00;                      INVALID_FIELD_IN_CDB; 1; 2
+            34 00 00 00 00 00 00 00 01 04;                      INVALID_FIELD_IN_CDB; 9; 2
+            90 01 00 00 00 00 00 00 00 00 00 00 00 01 00 00;    INVALID_FIELD_IN_CDB; 1; 0
+            90 80 00 00 00 00 00 00 00 00 00 00 00 01 00 00;    INVALID_FIELD_IN_CDB; 1; 7
+            # READ DEFECT DATA: reserved bits and bytes, DEFECT LIST FORMAT 111b reserved
+            37 01 00 00 00 00 00 00 08 00;                      INVALID_FIELD_IN_CDB; 1; 0
+            37 00 20 00 00 00 00 00 08 00;                      INVALID_FIELD_IN_CDB; 2; 5
+            37 00 07 00 00 00 00 00 08 00;                      INVALID_FIELD_IN_CDB; 2; 2
+            37 00 00 00 00 00 10 00 08 00;                      INVALID_FIELD_IN_CDB; 6; 4
+            b7 80 00 00 00 00 00 00 00 08 00 00;                INVALID_FIELD_IN_CDB; 1; 7
+            b7 1f 00 00 00 00 00 00 00 08 00 00;                INVALID_FIELD_IN_CDB; 1; 2
+            b7 00 00 00 00 00 00 00 00 08 01 00;                INVALID_FIELD_IN_CDB; 10; 0
+            # VERIFY(12) / WRITE AND VERIFY(12): VRPROTECT / WRPROTECT, reserved bit 3, BYTCHK 10b, 11b for WAV
+            af 20 00 00 00 00 00 00 00 01 00 00;                INVALID_FIELD_IN_CDB; 1; 7
+            af 08 00 00 00 00 00 00 00 01 00 00;                INVALID_FIELD_IN_CDB; 1; 3
+            af 04 00 00 00 00 00 00 00 01 00 00;                INVALID_FIELD_IN_CDB; 1; 2
+            ae 06 00 00 00 00 00 00 00 01 00 00;                INVALID_FIELD_IN_CDB; 1; 2
+            ae 40 00 00 00 00 00 00 00 01 00 00;                INVALID_FIELD_IN_CDB; 1; 7
             a3 0c 04 00 00 00 00 00 10 00 00 00;                INVALID_FIELD_IN_CDB; 2; 2
             a3 0c 01 9e 00 00 00 00 10 00 00 00;                INVALID_FIELD_IN_CDB; 2; 2
             a3 0c 02 28 00 00 00 00 10 00 00 00;                INVALID_FIELD_IN_CDB; 2; 2

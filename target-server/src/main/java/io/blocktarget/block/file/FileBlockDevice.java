@@ -188,7 +188,8 @@ public final class FileBlockDevice extends AbstractBlockDevice {
             try {
                 buffer = length == 0 ? Unpooled.EMPTY_BUFFER : allocate(length);
             } catch (OutOfMemoryError e) {   // Netty's direct memory limit or malloc: fail this read only
-                callback.complete(null, new BlockIoException(BlockError.READ_ERROR, name() + ": no memory for a read buffer", e));
+                callback.complete(null, new BlockIoException(BlockError.INSUFFICIENT_RESOURCES,
+                        name() + ": no memory for a read buffer", e));
                 return;
             }
             try {
@@ -239,7 +240,7 @@ public final class FileBlockDevice extends AbstractBlockDevice {
         try {
             bounce = NativeByteBuf.aligned(directAlignment, length);
         } catch (OutOfMemoryError e) {
-            throw new IOException("no memory for an O_DIRECT bounce buffer of " + length + " bytes", e);
+            throw new NoBufferException("no memory for an O_DIRECT bounce buffer of " + length + " bytes", e);
         }
         try {
             bounce.copyFrom(0, data, data.readerIndex(), length);
@@ -370,10 +371,16 @@ public final class FileBlockDevice extends AbstractBlockDevice {
         return new BlockIoException(classify(e, ioError), path + ": " + e, e);
     }
 
-    /** CLOSED for a closed channel, OUT_OF_SPACE for a full file system, else {@code ioError}. */
+    /**
+     * CLOSED for a closed channel, OUT_OF_SPACE for a full file system, INSUFFICIENT_RESOURCES for a
+     * buffer we could not allocate (not the medium's fault), else {@code ioError}.
+     */
     static BlockError classify(IOException e, BlockError ioError) {
         if (e instanceof ClosedChannelException) {   // also AsynchronousClose / ClosedByInterrupt
             return BlockError.CLOSED;
+        }
+        if (e instanceof NoBufferException) {
+            return BlockError.INSUFFICIENT_RESOURCES;
         }
         String message = String.valueOf(e.getMessage());
         // FileChannel reports errno only as strerror text: ENOSPC / EDQUOT.
@@ -381,5 +388,12 @@ public final class FileBlockDevice extends AbstractBlockDevice {
             return BlockError.OUT_OF_SPACE;
         }
         return ioError;
+    }
+
+    /** A bounce buffer could not be allocated: carried through the write path's IOException handling. */
+    static final class NoBufferException extends IOException {
+        NoBufferException(String message, Throwable cause) {
+            super(message, cause);
+        }
     }
 }

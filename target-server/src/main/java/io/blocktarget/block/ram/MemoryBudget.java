@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * The native memory all RAM disks of a server may hold together. RAM disks are thin (DESIGN.md §1):
  * their declared sizes may add up to more than this limit; the budget is charged when a chunk is
  * allocated on first write and credited when the chunk's memory is freed, and a write that finds
- * it exhausted fails with OUT_OF_SPACE instead of the JVM running out of memory. Thread-safe.
+ * it exhausted fails with INSUFFICIENT_RESOURCES (retryable: other disks' unmaps refill it) instead of the JVM running out of memory. Thread-safe.
  */
 public final class MemoryBudget {
     private final long limit;

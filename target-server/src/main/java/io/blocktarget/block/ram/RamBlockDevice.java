@@ -133,8 +133,10 @@ public final class RamBlockDevice extends AbstractBlockDevice {
             int offset = offsetInChunk(position);
             int n = (int) Math.min(chunkSize - offset, end - position);
             if (!copyIntoChunk(position >>> chunkShift, offset, data, sourceIndex, n)) {
-                return new BlockIoException(BlockError.OUT_OF_SPACE, name() + ": RAM disk memory budget exhausted ("
-                        + budget + ")");
+                // the budget is shared by every RAM disk and refills as any of them unmaps: a shortage
+                // of server memory, not of this LUN's capacity (BlockError.INSUFFICIENT_RESOURCES)
+                return new BlockIoException(BlockError.INSUFFICIENT_RESOURCES, name()
+                        + ": RAM disk memory budget exhausted or malloc failed (" + budget + ")");
             }
             sourceIndex += n;
             position += n;

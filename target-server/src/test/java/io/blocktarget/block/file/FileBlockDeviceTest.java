@@ -137,6 +137,9 @@ class FileBlockDeviceTest {
                 .isEqualTo(BlockError.READ_ERROR);
         assertThat(FileBlockDevice.classify(new IOException((String) null), BlockError.WRITE_ERROR))
                 .isEqualTo(BlockError.WRITE_ERROR);
+        // no bounce buffer: a resource shortage, never a media error (issue 10 item 7)
+        assertThat(FileBlockDevice.classify(new FileBlockDevice.NoBufferException("no memory", new OutOfMemoryError()),
+                BlockError.WRITE_ERROR)).isEqualTo(BlockError.INSUFFICIENT_RESOURCES);
     }
 
     @Test

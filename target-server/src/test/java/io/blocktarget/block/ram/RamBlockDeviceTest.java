@@ -154,7 +154,8 @@ class RamBlockDeviceTest {
             Io.write(device, 16, Io.pattern(2, 4096));
             ByteBuf block = Unpooled.directBuffer(4096).writeZero(4096);
             try {
-                assertThat(Io.<Void>failureOf(cb -> device.write(32, block, false, cb))).isEqualTo(BlockError.OUT_OF_SPACE);
+                assertThat(Io.<Void>failureOf(cb -> device.write(32, block, false, cb)))
+                        .isEqualTo(BlockError.INSUFFICIENT_RESOURCES);
             } finally {
                 block.release();
             }

@@ -1,0 +1,229 @@
+package io.blocktarget.scsi;
+
+import io.blocktarget.block.BlockIoException;
+import io.blocktarget.protocol.scsi.CopyResults;
+import io.blocktarget.protocol.scsi.ExtendedCopyCdb;
+import io.blocktarget.protocol.scsi.ExtendedCopyParameters;
+import io.blocktarget.protocol.scsi.FieldPointer;
+import io.blocktarget.protocol.scsi.Parsed;
+import io.blocktarget.protocol.scsi.ReadCdb;
+import io.blocktarget.protocol.scsi.ReceiveCopyResultsCdb;
+import io.blocktarget.protocol.scsi.ScsiOpcode;
+import io.blocktarget.protocol.scsi.SenseReason;
+import io.blocktarget.protocol.scsi.WriteCdb;
+import io.netty.buffer.ByteBuf;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The copy manager of one logical unit: EXTENDED COPY (LID1, SPC-4 §6.4) with block device to block
+ * device segments between logical units of this target, named by identification descriptor CSCDs
+ * (E4h) carrying the NAA designator VPD 83h reports; RECEIVE COPY RESULTS COPY STATUS and OPERATING
+ * PARAMETERS (§6.18). The limits are {@link UnitLimits#COPY_LIMITS}, reported and enforced alike.
+ *
+ * <p>Everything that can be checked is checked before any block moves — descriptors, the logical
+ * units named (COPY ABORTED, COPY TARGET DEVICE NOT REACHABLE for an NAA this target does not serve),
+ * DISK BLOCK LENGTH against the unit's block size (equal source and destination block sizes only: no
+ * PAD / CAT residue handling), MAXIMUM SEGMENT LENGTH, LBA ranges, write protection and reservations
+ * (each segment is a READ of its source and a WRITE of its destination for the sending nexus). Then the
+ * segments run one after the other, each a read of the source and a write under the destination's
+ * range lease; a backend failure stops the copy with COPY ABORTED and the segments done are reported.
+ */
+final class ExtendedCopy {
+    /** How many finished copies' status each logical unit keeps for RECEIVE COPY RESULTS. */
+    static final int HELD_RESULTS = 64;
+
+    private record Key(ItNexus nexus, int listIdentifier) {
+    }
+
+    private final ScsiTarget target;
+    private final Map<Key, CopyResults.CopyStatus> results = new LinkedHashMap<>(16, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Key, CopyResults.CopyStatus> eldest) {
+            return size() > HELD_RESULTS;
+        }
+    };
+
+    ExtendedCopy(ScsiTarget target) {
+        this.target = target;
+    }
+
+    private record Resolved(LogicalUnit source, LogicalUnit destination, ExtendedCopyParameters.Segment segment) {
+    }
+
+    void execute(Task task, ExtendedCopyCdb cdb) {
+        ExtendedCopyParameters.Limits limits = UnitLimits.COPY_LIMITS;
+        long maximumList = ExtendedCopyParameters.HEADER_LENGTH + (long) limits.maximumDescriptorListLength();
+        if (cdb.parameterListLength() > maximumList) {
+            task.fail(SenseReason.PARAMETER_LIST_LENGTH_ERROR, ExtendedCopyCdb.PARAMETER_LIST_LENGTH_FIELD);
+            return;
+        }
+        if (cdb.parameterListLength() == 0) {
+            task.good(); // SPC-4 §6.4.1: zero length is not an error, nothing is copied
+            return;
+        }
+        ByteBuf list = task.parameterList(cdb.parameterListLength(), ExtendedCopyCdb.PARAMETER_LIST_LENGTH_FIELD);
+        if (list == null) {
+            return;
+        }
+        Parsed<ExtendedCopyParameters> parsed = ExtendedCopyParameters.parse(list, limits);
+        if (parsed instanceof Parsed.Invalid<ExtendedCopyParameters> invalid) {
+            task.fail(invalid);
+            return;
+        }
+        ExtendedCopyParameters p = ((Parsed.Ok<ExtendedCopyParameters>) parsed).value();
+        List<LogicalUnit> units = new ArrayList<>();
+        for (int i = 0; i < p.cscds().size(); i++) {
+            ExtendedCopyParameters.Cscd cscd = p.cscds().get(i);
+            LogicalUnit unit = find(cscd.naa());
+            int at = ExtendedCopyParameters.HEADER_LENGTH + i * ExtendedCopyParameters.CSCD_LENGTH;
+            if (unit == null) {
+                task.fail(SenseReason.COPY_TARGET_DEVICE_NOT_REACHABLE, FieldPointer.parameter(at + 8, 7));
+                return;
+            }
+            if (cscd.diskBlockLength() != unit.device().geometry().logicalBlockSize()) {
+                task.fail(SenseReason.INVALID_FIELD_IN_PARAMETER_LIST, FieldPointer.parameter(at + 29, 7));
+                return;
+            }
+            units.add(unit);
+        }
+        List<Resolved> plan = new ArrayList<>();
+        for (ExtendedCopyParameters.Segment s : p.segments()) {
+            LogicalUnit source = units.get(s.source());
+            LogicalUnit destination = units.get(s.destination());
+            int lbs = source.device().geometry().logicalBlockSize();
+            if (destination.device().geometry().logicalBlockSize() != lbs) {
+                task.fail(SenseReason.INVALID_FIELD_IN_PARAMETER_LIST, s.field(6));
+                return;
+            }
+            if ((long) s.blocks() * lbs > limits.maximumSegmentLength()) {
+                task.fail(SenseReason.INVALID_FIELD_IN_PARAMETER_LIST, s.field(10));
+                return;
+            }
+            if (!source.device().geometry().contains(s.sourceLba(), s.blocks())
+                    || !destination.device().geometry().contains(s.destinationLba(), s.blocks())) {
+                task.fail(SenseReason.LBA_OUT_OF_RANGE);
+                return;
+            }
+            if (destination.device().readOnly()) {
+                task.fail(SenseReason.WRITE_PROTECTED);
+                return;
+            }
+            if (source.copyConflicts(task.nexus(), new ReadCdb(ScsiOpcode.READ_16, s.sourceLba(), s.blocks(), false, false))
+                    || destination.copyConflicts(task.nexus(),
+                    new WriteCdb(ScsiOpcode.WRITE_16, s.destinationLba(), s.blocks(), false, false))) {
+                task.fail(SenseReason.RESERVATION_CONFLICT);
+                return;
+            }
+            plan.add(new Resolved(source, destination, s));
+        }
+        Key key = p.listIdUsage() == ExtendedCopyParameters.LIST_ID_NOT_HELD ? null
+                : new Key(task.nexus(), p.listIdentifier());
+        if (key != null) {
+            synchronized (results) {
+                CopyResults.CopyStatus previous = results.get(key);
+                if (previous != null && previous.status() == CopyResults.Status.IN_PROGRESS) {
+                    task.fail(SenseReason.OPERATION_IN_PROGRESS, FieldPointer.parameter(0, 7));
+                    return;
+                }
+                results.put(key, new CopyResults.CopyStatus(CopyResults.Status.IN_PROGRESS, 0, 0));
+            }
+        }
+        long transferred = cdb.parameterListLength();
+        run(plan, 0, 0, (segments, bytes, failure) -> {
+            if (key != null) {
+                synchronized (results) {
+                    results.put(key, new CopyResults.CopyStatus(failure == null
+                            ? CopyResults.Status.COMPLETED_WITHOUT_ERRORS : CopyResults.Status.COMPLETED_WITH_ERRORS,
+                            segments, bytes));
+                }
+            }
+            if (failure == null) {
+                task.good(transferred);
+            } else {
+                task.fail(failure);
+            }
+        });
+    }
+
+    private interface Done {
+        void finished(int segments, long bytes, SenseReason failure);
+    }
+
+    /** Segment {@code index} and the rest; at most {@code COPY_LIMITS.maximumSegments()} deep when inline. */
+    private static void run(List<Resolved> plan, int index, long bytes, Done done) {
+        if (index == plan.size()) {
+            done.finished(index, bytes, null);
+            return;
+        }
+        Resolved r = plan.get(index);
+        ExtendedCopyParameters.Segment s = r.segment();
+        if (s.blocks() == 0) {
+            run(plan, index + 1, bytes, done);
+            return;
+        }
+        r.source().device().read(s.sourceLba(), s.blocks(), (data, readFailure) -> {
+            if (readFailure != null) {
+                done.finished(index, bytes, copyAborted(readFailure, SenseReason.COPY_ABORTED_READ_ERROR));
+                return;
+            }
+            int length = data.readableBytes();
+            r.destination().rangeLock().acquireShared(s.destinationLba(), s.blocks(), lease ->
+                    r.destination().device().write(s.destinationLba(), data, false, (ok, writeFailure) -> {
+                        lease.release();
+                        data.release();
+                        if (writeFailure != null) {
+                            done.finished(index, bytes, copyAborted(writeFailure, SenseReason.COPY_ABORTED_WRITE_ERROR));
+                        } else {
+                            run(plan, index + 1, bytes + length, done);
+                        }
+                    }));
+        });
+    }
+
+    /** A backend failure mid-copy: COPY ABORTED (SPC-4 §6.4.3), except a resource shortage, which is BUSY. */
+    private static SenseReason copyAborted(BlockIoException failure, SenseReason medium) {
+        SenseReason mapped = BlockErrors.reason(failure.error());
+        return switch (failure.error()) {
+            case INSUFFICIENT_RESOURCES, CLOSED -> mapped;
+            case WRITE_PROTECTED -> SenseReason.COPY_ABORTED_WRITE_PROTECTED;
+            default -> medium;
+        };
+    }
+
+    private LogicalUnit find(byte[] naa) {
+        for (long lun : target.luns()) {
+            LogicalUnit unit = target.unit(lun);
+            if (unit != null && Arrays.equals(unit.naaDesignator(), naa)) {
+                return unit;
+            }
+        }
+        return null;
+    }
+
+    /** RECEIVE COPY RESULTS (SPC-4 §6.18). COPY STATUS for a list identifier never seen: INVALID FIELD IN CDB. */
+    void receiveCopyResults(Task task, ReceiveCopyResultsCdb cdb) {
+        ByteBuf out = Task.allocate(64);
+        if (cdb.operatingParameters()) {
+            new CopyResults.OperatingParameters(UnitLimits.COPY_LIMITS, 1, 1,
+                    List.of(ExtendedCopyParameters.BLOCK_TO_BLOCK, ExtendedCopyParameters.IDENTIFICATION_CSCD))
+                    .encode(out);
+        } else {
+            CopyResults.CopyStatus status;
+            synchronized (results) {
+                status = results.get(new Key(task.nexus(), cdb.listIdentifier()));
+            }
+            if (status == null) {
+                out.release();
+                task.fail(SenseReason.INVALID_FIELD_IN_CDB, FieldPointer.cdb(2, 7));
+                return;
+            }
+            status.encode(out);
+        }
+        task.parameterData(out, cdb.allocationLength());
+    }
+}

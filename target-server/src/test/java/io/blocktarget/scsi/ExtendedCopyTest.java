@@ -1,0 +1,225 @@
+package io.blocktarget.scsi;
+
+import io.blocktarget.block.BlockGeometry;
+import io.blocktarget.block.ram.MemoryBudget;
+import io.blocktarget.block.ram.RamBlockDevice;
+import io.blocktarget.protocol.scsi.ScsiStatus;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+
+import static io.blocktarget.scsi.Scsi.A;
+import static io.blocktarget.scsi.Scsi.B;
+import static io.blocktarget.scsi.Scsi.cdb;
+import static io.blocktarget.scsi.Scsi.run;
+import static io.blocktarget.scsi.Scsi.ten;
+import static io.blocktarget.scsi.Scsi.u16;
+import static io.blocktarget.scsi.Scsi.u32;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * EXTENDED COPY (LID1) between the logical units of one target and RECEIVE COPY RESULTS (SPC-4 §6.4,
+ * §6.18): parameter lists built byte by byte from SPC-4 Tables 105, 113 and 126, the way sg_xcopy does.
+ */
+class ExtendedCopyTest {
+    private static final int READ_10 = 0x28, WRITE_10 = 0x2A;
+    private final RamBlockDevice lun0 = Scsi.ram("xc0", 512, 4096, 1 << 20);
+    private final RamBlockDevice lun1 = Scsi.ram("xc1", 512, 4096, 1 << 20);
+    private final RamBlockDevice lun2 = Scsi.ram("xc2-4k", 4096, 4096, 1 << 20);
+    private final RamBlockDevice lun3 = new RamBlockDevice("xc3-ro", new BlockGeometry(512, 512, 2048), true,
+            new MemoryBudget(1 << 20));
+    private final ScsiTarget target = Scsi.target(lun0, lun1, lun2, lun3);
+
+    @BeforeEach
+    void ready() {
+        for (int lun = 0; lun < 4; lun++) {
+            Scsi.ready(target, A, lun);
+            Scsi.ready(target, B, lun);
+        }
+    }
+
+    @AfterEach
+    void close() {
+        lun0.close();
+        lun1.close();
+        lun2.close();
+        lun3.close();
+    }
+
+    /** The 16 NAA designator bytes VPD 83h reports for {@code lun} (its first designator). */
+    private byte[] naa(int lun) {
+        byte[] vpd = run(target, A, lun, Scsi.inquiry(true, 0x83, 512), null).assertGood().data();
+        assertThat(vpd[5] & 0x0F).isEqualTo(3);                        // NAA
+        assertThat(vpd[7] & 0xFF).isEqualTo(16);
+        return Arrays.copyOfRange(vpd, 8, 24);
+    }
+
+    /** Identification descriptor CSCD (SPC-4 Table 113) with the block device parameters (Table 114). */
+    static byte[] cscd(byte[] naa, int blockLength) {
+        ByteBuffer b = ByteBuffer.allocate(32);
+        b.put((byte) 0xE4).put((byte) 0x00).putShort((short) 0);      // type, LU ID TYPE 00b / device type 00h, RIPI
+        b.put((byte) 0x01).put((byte) 0x03).put((byte) 0).put((byte) naa.length); // binary; LU, NAA; length
+        b.put(naa);
+        b.position(28);
+        b.put((byte) 0).put((byte) (blockLength >> 16)).putShort((short) blockLength); // PAD 0; DISK BLOCK LENGTH
+        return b.array();
+    }
+
+    /** Block device to block device segment descriptor (SPC-4 Table 126). */
+    static byte[] segment(int source, int destination, int blocks, long sourceLba, long destinationLba) {
+        return ByteBuffer.allocate(28).put((byte) 0x02).put((byte) 0).putShort((short) 24)
+                .putShort((short) source).putShort((short) destination).putShort((short) 0)
+                .putShort((short) blocks).putLong(sourceLba).putLong(destinationLba).array();
+    }
+
+    /** Parameter list header (SPC-4 Table 105) followed by the descriptors. */
+    static byte[] list(int listId, int flags, byte[][] cscds, byte[]... segments) {
+        int cscdLength = cscds.length * 32;
+        int segmentLength = segments.length * 28;
+        ByteBuffer b = ByteBuffer.allocate(16 + cscdLength + segmentLength);
+        b.put((byte) listId).put((byte) flags).putShort((short) cscdLength).putInt(0).putInt(segmentLength).putInt(0);
+        for (byte[] c : cscds) {
+            b.put(c);
+        }
+        for (byte[] s : segments) {
+            b.put(s);
+        }
+        return b.array();
+    }
+
+    static byte[] xcopy(int length) {
+        return cdb(0x83, 0, 0, 0, 0, 0, 0, 0, 0, 0, length >> 24, length >> 16, length >> 8, length, 0, 0);
+    }
+
+    static byte[] rcr(int sa, int listId, int allocation) {
+        return cdb(0x84, sa, listId, 0, 0, 0, 0, 0, 0, 0, allocation >> 24, allocation >> 16, allocation >> 8,
+                allocation, 0, 0);
+    }
+
+    private Scsi.Reply send(ItNexus nexus, int lun, byte[] list) {
+        return run(target, nexus, lun, xcopy(list.length), list);
+    }
+
+    @Test
+    void copiesBetweenAndWithinLogicalUnitsAndReportsTheStatus() {
+        byte[] data = Scsi.pattern(21, 64 * 512);
+        run(target, A, 0, ten(WRITE_10, 0, 100, 64), data).assertGood();
+        byte[][] cscds = {cscd(naa(0), 512), cscd(naa(1), 512)};
+        byte[] list = list(7, 0, cscds,
+                segment(0, 1, 32, 100, 0),          // LU 0 -> LU 1
+                segment(0, 1, 32, 132, 1000),
+                segment(0, 0, 8, 100, 1500));       // within LU 0
+        Scsi.Reply r = send(A, 0, list).assertGood();
+        assertThat(r.transferLength()).isEqualTo(list.length);
+        assertThat(run(target, A, 1, ten(READ_10, 0, 0, 32), null).data()).isEqualTo(Arrays.copyOf(data, 32 * 512));
+        assertThat(run(target, A, 1, ten(READ_10, 0, 1000, 32), null).data())
+                .isEqualTo(Arrays.copyOfRange(data, 32 * 512, 64 * 512));
+        assertThat(run(target, A, 0, ten(READ_10, 0, 1500, 8), null).data()).isEqualTo(Arrays.copyOf(data, 8 * 512));
+        // COPY STATUS for list 7 of this nexus: completed without errors, 3 segments, 72 blocks of bytes
+        assertThat(run(target, A, 0, rcr(0x00, 7, 64), null).assertGood().data())
+                .isEqualTo(cdb(0, 0, 0, 8, 0x01, 0, 3, 0x00, 0, 0, 0x90, 0x00));
+        // another nexus, or another list identifier, has no such copy
+        run(target, B, 0, rcr(0x00, 7, 64), null).assertCheck(0x5, 0x24, 0x00).assertCdbField(2, 7);
+        run(target, A, 0, rcr(0x00, 8, 64), null).assertCheck(0x5, 0x24, 0x00).assertCdbField(2, 7);
+        // LIST ID USAGE 11b: nothing is held
+        send(A, 0, list(0, 0x18, cscds, segment(0, 1, 1, 0, 0))).assertGood();
+        run(target, A, 0, rcr(0x00, 0, 64), null).assertCheck(0x5, 0x24, 0x00);
+    }
+
+    @Test
+    void operatingParametersAreTheLimitsThatAreEnforced() {
+        byte[] d = run(target, A, 0, rcr(0x03, 0, 256), null).assertGood().data();
+        assertThat(d).isEqualTo(cdb(0, 0, 0, 42,             // AVAILABLE DATA = 46 - 4
+                0, 0, 0, 0,                                  // SNLID 0
+                0, 16, 0, 16,                                // MAXIMUM CSCD / SEGMENT DESCRIPTOR COUNT
+                0, 0, 0x04, 0x00,                            // MAXIMUM DESCRIPTOR LIST LENGTH 1024
+                0, 0x80, 0, 0,                               // MAXIMUM SEGMENT LENGTH 8 MiB
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,          // no inline / held data, no stream devices
+                0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0,             // TOTAL / MAXIMUM CONCURRENT COPIES 1, granularities
+                2, 0x02, 0xE4));                             // implemented descriptor types
+        int maxCscds = u16(d, 8), maxSegments = u16(d, 10);
+        byte[] c = cscd(naa(0), 512);
+        byte[][] atLimit = new byte[maxCscds][];
+        Arrays.fill(atLimit, c);
+        send(A, 0, list(1, 0, atLimit, segment(15, 0, 1, 0, 1))).assertGood();
+        byte[][] above = new byte[maxCscds + 1][];
+        Arrays.fill(above, c);
+        send(A, 0, list(1, 0, above)).assertCheck(0x5, 0x26, 0x06).assertParameterField(2, 7);
+        byte[][] one = {c};
+        byte[][] segs = new byte[maxSegments][];
+        Arrays.fill(segs, segment(0, 0, 1, 0, 1));
+        send(A, 0, list(2, 0, one, segs)).assertGood();
+        byte[][] tooMany = new byte[maxSegments + 1][];
+        Arrays.fill(tooMany, segment(0, 0, 1, 0, 1));
+        send(A, 0, list(2, 0, one, tooMany)).assertCheck(0x5, 0x26, 0x08).assertParameterField(8, 7);
+        long maxSegmentBlocks = u32(d, 16) / 512;                   // 16384 blocks: larger than the field? no, 16 bits
+        assertThat(maxSegmentBlocks).isEqualTo(16384);
+        run(target, A, 0, ten(WRITE_10, 0, 0, 2048), Scsi.pattern(3, 2048 * 512)).assertGood();
+        // a segment at the limit fits the 1 MiB disks only partly: 2048 blocks; above the limit is refused first
+        byte[][] big = {cscd(naa(0), 512)};
+        send(A, 0, list(3, 0, big, segment(0, 0, 16385, 0, 0))).assertCheck(0x5, 0x26, 0x00)
+                .assertParameterField(16 + 32 + 10, 7);
+        send(A, 0, list(3, 0, big, segment(0, 0, 16384, 0, 0))).assertCheck(0x5, 0x21, 0x00); // then the range
+        // the whole list may not pass MAXIMUM DESCRIPTOR LIST LENGTH
+        run(target, A, 0, xcopy(16 + 1025), new byte[16 + 1025]).assertCheck(0x5, 0x1A, 0x00).assertCdbField(10, 7);
+    }
+
+    @Test
+    void descriptorErrorsPointAtTheField() {
+        byte[] c0 = cscd(naa(0), 512);
+        byte[] unknown = cscd(new byte[16], 512);
+        send(A, 0, list(1, 0, new byte[][] {c0, unknown}, segment(0, 1, 1, 0, 0)))
+                .assertCheck(0xA, 0x0D, 0x02);                                      // COPY ABORTED, not reachable
+        byte[] otherType = c0.clone();
+        otherType[0] = (byte) 0xE0;                                                 // Fibre Channel N_Port name
+        send(A, 0, list(1, 0, new byte[][] {otherType})).assertCheck(0x5, 0x26, 0x07).assertParameterField(16, 7);
+        byte[] streamSegment = segment(0, 0, 1, 0, 0);
+        streamSegment[0] = 0x00;                                                    // block -> stream
+        send(A, 0, list(1, 0, new byte[][] {c0}, streamSegment)).assertCheck(0x5, 0x26, 0x09)
+                .assertParameterField(48, 7);
+        send(A, 0, list(1, 0, new byte[][] {cscd(naa(0), 4096)})).assertCheck(0x5, 0x26, 0x00)
+                .assertParameterField(16 + 29, 7);                                  // DISK BLOCK LENGTH
+        send(A, 0, list(1, 0, new byte[][] {c0, cscd(naa(2), 4096)}, segment(0, 1, 8, 0, 0)))
+                .assertCheck(0x5, 0x26, 0x00).assertParameterField(80 + 6, 7);     // 512 -> 4096: no residue handling
+        send(A, 0, list(1, 0, new byte[][] {c0}, segment(0, 1, 1, 0, 0))).assertCheck(0x5, 0x26, 0x00)
+                .assertParameterField(48 + 6, 7);                                   // no CSCD 1
+        send(A, 0, list(1, 0x08, new byte[][] {c0})).assertCheck(0x5, 0x26, 0x00).assertParameterField(1, 4);
+        send(A, 0, list(1, 0x18, new byte[][] {c0})).assertCheck(0x5, 0x26, 0x00).assertParameterField(0, 7);
+        byte[] inline = list(1, 0, new byte[][] {c0});
+        inline[15] = 4;
+        send(A, 0, inline).assertCheck(0x5, 0x26, 0x00).assertParameterField(12, 7);
+        // out of range: refused before anything is copied
+        run(target, A, 0, ten(WRITE_10, 0, 0, 1), Scsi.pattern(5, 512)).assertGood();
+        send(A, 0, list(1, 0, new byte[][] {c0, cscd(naa(1), 512)}, segment(0, 1, 1, 0, 0),
+                segment(0, 1, 2, 2047, 0))).assertCheck(0x5, 0x21, 0x00);
+        assertThat(run(target, A, 1, ten(READ_10, 0, 0, 1), null).data()).isEqualTo(new byte[512]);
+        run(target, A, 0, xcopy(0), null).assertGood();
+        run(target, A, 0, xcopy(40), new byte[20]).assertCheck(0x5, 0x24, 0x00).assertCdbField(10, 7);
+    }
+
+    @Test
+    void writeProtectionAndReservationsOfTheNamedUnitsApply() {
+        byte[][] toReadOnly = {cscd(naa(0), 512), cscd(naa(3), 512)};
+        send(A, 0, list(1, 0, toReadOnly, segment(0, 1, 1, 0, 0))).assertCheck(0x7, 0x27, 0x00);
+        send(A, 0, list(1, 0, toReadOnly, segment(1, 0, 1, 0, 0))).assertGood();  // reading it is fine
+        // B holds WRITE EXCLUSIVE on LU 1: A may copy from it but not into it
+        run(target, B, 1, ReservationsTest.prOut(ReservationsTest.REGISTER, 0, 24),
+                ReservationsTest.params(0, 0xBBL, 0)).assertGood();
+        run(target, B, 1, ReservationsTest.prOut(ReservationsTest.RESERVE, ReservationsTest.WE, 24),
+                ReservationsTest.params(0xBBL, 0, 0)).assertGood();
+        byte[][] cscds = {cscd(naa(0), 512), cscd(naa(1), 512)};
+        assertThat(send(A, 0, list(1, 0, cscds, segment(0, 1, 1, 0, 0))).status())
+                .isEqualTo(ScsiStatus.RESERVATION_CONFLICT);
+        send(A, 0, list(1, 0, cscds, segment(1, 0, 1, 0, 0))).assertGood();
+        send(B, 0, list(1, 0, cscds, segment(0, 1, 1, 0, 0))).assertGood();      // the holder may
+    }
+
+    @Test
+    void standardInquiryAdvertisesTheCopyManager() {
+        byte[] d = run(target, A, 0, Scsi.inquiry(false, 0, 96), null).assertGood().data();
+        assertThat(d[5] & 0x08).as("3PC").isEqualTo(0x08);
+    }
+}
