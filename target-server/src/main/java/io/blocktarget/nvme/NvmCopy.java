@@ -2,6 +2,7 @@ package io.blocktarget.nvme;
 
 import io.blocktarget.block.BlockDevice;
 import io.blocktarget.block.BlockGeometry;
+import io.blocktarget.block.Reservations;
 import io.blocktarget.protocol.nvme.CopyCommand;
 import io.blocktarget.protocol.nvme.CopyCommand.SourceRange;
 import io.blocktarget.protocol.nvme.NvmeStatus;
@@ -91,22 +92,31 @@ final class NvmCopy {
             Replies.status(done, NvmeStatus.NAMESPACE_IS_WRITE_PROTECTED);
             return;
         }
+        // Copy is in the write command group of the reservation figure (NVMe Base §8.1.22)
+        if (io.reservationConflict(ns, Reservations.Access.WRITE, done)) {
+            return;
+        }
         CompositeByteBuf gathered = ByteBufAllocator.DEFAULT.compositeBuffer(list.size());
         boolean fua = command.fua() || !controller.features().writeCacheEnabled();
+        long blocks = total;
         readNext(device, list, 0, gathered, (ignored, failure) -> {
             if (failure != null) {
                 gathered.release();
                 io.fail(done, failure);
                 return;
             }
-            device.write(command.sdlba(), gathered, fua, (none, writeFailure) -> {
-                gathered.release();
-                if (writeFailure != null) {
-                    io.fail(done, writeFailure);
-                } else {
-                    Replies.status(done, NvmeStatus.SUCCESS);
-                }
-            });
+            // the destination takes the range lock shared with SCSI, like a Write: a COMPARE AND WRITE of these
+            // blocks stays atomic against the copy
+            ns.state().rangeLocks().acquireShared(command.sdlba(), blocks, lease ->
+                    device.write(command.sdlba(), gathered, fua, (none, writeFailure) -> {
+                        lease.release();
+                        gathered.release();
+                        if (writeFailure != null) {
+                            io.fail(done, writeFailure);
+                        } else {
+                            Replies.status(done, NvmeStatus.SUCCESS);
+                        }
+                    }));
         });
     }
 

@@ -87,7 +87,7 @@ final class NvmIo {
      * "Command Behavior in the Presence of a Reservation"; the same state SCSI persistent reservations use),
      * after completing the command with Reservation Conflict. One volatile read while nothing is reserved.
      */
-    private boolean reservationConflict(Namespace ns, Reservations.Access access, NvmeCompletion done) {
+    boolean reservationConflict(Namespace ns, Reservations.Access access, NvmeCompletion done) {
         Reservations reservations = ns.state().reservations();
         if (reservations.quiet() || !reservations.conflicts(controller.registrant(), access)) {
             return false;

@@ -1,6 +1,7 @@
 package io.blocktarget.nvme;
 
 import io.blocktarget.block.BlockDevice;
+import io.blocktarget.block.Reservations;
 import io.blocktarget.block.UncorrectableBlocks;
 import io.blocktarget.protocol.nvme.LbaRangeCommand;
 import io.blocktarget.protocol.nvme.NvmeStatus;
@@ -55,6 +56,9 @@ final class NvmMediaCommands {
             Replies.status(done, NvmeStatus.INVALID_FIELD);
             return;
         }
+        if (io.reservationConflict(ns, Reservations.Access.READ, done)) {
+            return; // Verify is in the read command group (NVMe Base §8.1.22)
+        }
         Subsystem stats = controller.subsystem();
         ns.device().read(command.slba(), command.blocks(), (data, failure) -> {
             if (failure != null) {
@@ -90,6 +94,9 @@ final class NvmMediaCommands {
         if (device.readOnly()) {
             Replies.status(done, NvmeStatus.NAMESPACE_IS_WRITE_PROTECTED);
             return;
+        }
+        if (io.reservationConflict(ns, Reservations.Access.WRITE, done)) {
+            return; // Write Uncorrectable is in the write command group (NVMe Base §8.1.22)
         }
         blocks.mark(command.slba(), command.blocks());
         Replies.status(done, NvmeStatus.SUCCESS);

@@ -8,6 +8,7 @@ import io.blocktarget.nvme.TestSupport.TestConnection;
 import io.blocktarget.protocol.nvme.AdminOpcode;
 import io.blocktarget.protocol.nvme.ConnectCommand;
 import io.blocktarget.protocol.nvme.ConnectData;
+import io.blocktarget.protocol.nvme.CopyCommand;
 import io.blocktarget.protocol.nvme.ControllerRegister;
 import io.blocktarget.protocol.nvme.FabricsCommandType;
 import io.blocktarget.protocol.nvme.FeatureCommand;
@@ -139,6 +140,19 @@ class ReservationCommandsTest {
                     SglDescriptor.transportDataBlock(0), (int) lba, 0, 0), null).status();
         }
 
+        NvmeStatus verify(long lba) {
+            return TestSupport.submit(io, Sqe.of(NvmOpcode.VERIFY.code(), next(), 1,
+                    SglDescriptor.transportDataBlock(0), (int) lba, 0, 0), null).status();
+        }
+
+        /** Copy (format 0h) of one block from {@code source} to {@code destination}. */
+        NvmeStatus copy(long source, long destination) {
+            ByteBuf range = Unpooled.buffer(CopyCommand.RANGE_SIZE).writeZero(CopyCommand.RANGE_SIZE);
+            range.setLongLE(8, source); // SLBA; NLB (bytes 16..17, 0's based) = 0: one block
+            return TestSupport.submit(io, new CopyCommand(next(), 1, destination, 0, CopyCommand.DESCRIPTOR_FORMAT_0,
+                    false, false, SglDescriptor.inCapsule(0, CopyCommand.RANGE_SIZE)).toSqe(), range).status();
+        }
+
         NvmeStatus flush() {
             return TestSupport.submit(io, Sqe.of(NvmOpcode.FLUSH.code(), next(), 1,
                     SglDescriptor.transportDataBlock(0)), null).status();
@@ -230,6 +244,8 @@ class ReservationCommandsTest {
             assertThat(h[i].write(3)).as("host %d write", i).isEqualTo(write);
             assertThat(h[i].writeZeroes(3)).as("host %d write zeroes", i).isEqualTo(write);
             assertThat(h[i].flush()).as("host %d flush", i).isEqualTo(write);
+            assertThat(h[i].verify(3)).as("host %d verify (read group)", i).isEqualTo(read);
+            assertThat(h[i].copy(5, 3)).as("host %d copy (write group)", i).isEqualTo(write);
         }
         // a second controller of the same host shares the registration
         Host again = new Host(target, 2);
