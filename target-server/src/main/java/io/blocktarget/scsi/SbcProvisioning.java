@@ -109,6 +109,12 @@ final class SbcProvisioning {
             task.fail(SenseReason.INVALID_FIELD_IN_CDB, WriteSameCdb.UNMAP_FIELD);
             return;
         }
+        // SBC-4 §5.47: ANCHOR = 1 where the Logical Block Provisioning VPD page has ANC_SUP = 0 (we anchor nothing)
+        // is INVALID FIELD IN CDB — the same rule UNMAP's ANCHOR follows
+        if (cdb.anchor()) {
+            task.fail(SenseReason.INVALID_FIELD_IN_CDB, WriteSameCdb.ANCHOR_FIELD);
+            return;
+        }
         if (blocks == 0) {
             task.fail(SenseReason.INVALID_FIELD_IN_CDB, cdb.opcode().transferLengthField());
             return;

@@ -235,6 +235,25 @@ class AdvertisedLimitsTest {
     }
 
     /**
+     * ANC_SUP is zero in the Logical Block Provisioning VPD page (we never anchor), so WRITE SAME with ANCHOR = 1
+     * and UNMAP = 1 is INVALID FIELD IN CDB at byte 1 bit 4 (SBC-4 §5.47, §5.48), as UNMAP's ANCHOR is; nothing is
+     * unmapped. ANCHOR without UNMAP is refused by the parse already.
+     */
+    @Test
+    void writeSameAnchorWhereAncSupIsZeroIsInvalidFieldInCdb() {
+        try (Scsi.Unit u = unit(512)) {
+            byte[] pattern = new byte[512];
+            java.util.Arrays.fill(pattern, (byte) 0x5A);
+            u.run(sixteen(WRITE_SAME_16, 0, 0, 4), pattern).assertGood();
+            for (byte[] cdb : new byte[][] {sixteen(WRITE_SAME_16, 0x18, 0, 4), ten(WRITE_SAME_10, 0x18, 0, 4)}) {
+                u.run(cdb, new byte[512]).assertCheck(0x5, 0x24, 0x00).assertCdbField(1, 4);
+            }
+            byte[] back = u.run(sixteen(READ_16, 0, 0, 4), null).assertGood().data();
+            assertThat(back[0]).as("nothing was unmapped").isEqualTo((byte) 0x5A);
+        }
+    }
+
+    /**
      * RSOC lists exactly what is executed: every operation code (and every service action of the codes
      * that have them) RSOC does not list is refused as unsupported — INVALID COMMAND OPERATION CODE, or
      * INVALID FIELD IN CDB at the SERVICE ACTION field — and none that it lists is.
