@@ -11,9 +11,15 @@ import java.util.Objects;
  */
 public final class LunState {
     private final String name;
+    private final InFlight inFlight = new InFlight();
 
     public LunState(String name) {
         this.name = Objects.requireNonNull(name, "name");
+    }
+
+    /** Commands executing on this device (both protocols) and the DRAINING state removal waits on. */
+    public InFlight inFlight() {
+        return inFlight;
     }
 
     /** The LUN name, for logs. */
