@@ -2,6 +2,7 @@ package io.blocktarget.nvme;
 
 import io.blocktarget.block.BlockDevice;
 import io.blocktarget.block.BlockGeometry;
+import io.blocktarget.block.LunState;
 import io.blocktarget.protocol.nvme.IdentifyNamespace;
 import io.blocktarget.protocol.nvme.IdentifyNamespaceCsIndependent;
 import io.blocktarget.protocol.nvme.NamespaceGeometry;
@@ -15,7 +16,8 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * One namespace of an NVM subsystem: its backend and its identity. NGUID, EUI-64 and UUID are derived
+ * One namespace of an NVM subsystem: its backend and its identity. Nothing about the geometry is cached: Identify
+ * and every I/O command read the device's current geometry, so a resize shows at once. NGUID, EUI-64 and UUID are derived
  * from the LUN's name (SHA-256), so they are stable across restarts and distinct between LUNs — Linux
  * rejects two namespaces with the same NGUID and keys multipath on them.
  */
@@ -52,6 +54,11 @@ final class Namespace {
 
     BlockDevice device() {
         return spec.device();
+    }
+
+    /** The device state shared with the SCSI logical unit of the same LUN (in-flight count, DRAINING). */
+    LunState state() {
+        return spec.state();
     }
 
     BlockGeometry geometry() {
