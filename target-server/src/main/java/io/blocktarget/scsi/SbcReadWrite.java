@@ -19,14 +19,12 @@ import io.netty.buffer.ByteBuf;
  */
 final class SbcReadWrite {
     private final BlockDevice device;
-    private final BlockGeometry geometry;
     private final UnitLimits limits;
     private final ModePages modePages;
     private final RangeLock rangeLock;
 
     SbcReadWrite(BlockDevice device, UnitLimits limits, ModePages modePages, RangeLock rangeLock) {
         this.device = device;
-        this.geometry = device.geometry();
         this.limits = limits;
         this.modePages = modePages;
         this.rangeLock = rangeLock;
@@ -34,6 +32,7 @@ final class SbcReadWrite {
 
     /** Data-in is the backend's buffer itself (slices of RAM chunks): no copy. */
     void read(Task task, ReadCdb cdb) {
+        BlockGeometry geometry = device.geometry();   // read per command: a resize shows at once
         if (!Transfers.check(task, geometry, cdb.opcode(), cdb.lba(), cdb.transferLength(), limits.maximumTransferLength())) {
             return;
         }
@@ -64,6 +63,7 @@ final class SbcReadWrite {
     }
 
     private void write(Task task, ScsiOpcode opcode, long lba, long blocks, boolean fua, ByteCheck verify) {
+        BlockGeometry geometry = device.geometry();   // read per command: a resize shows at once
         if (!Transfers.check(task, geometry, opcode, lba, blocks, limits.maximumTransferLength())) {
             return;
         }
@@ -96,6 +96,7 @@ final class SbcReadWrite {
      * data-out.
      */
     void verify(Task task, VerifyCdb cdb) {
+        BlockGeometry geometry = device.geometry();   // read per command: a resize shows at once
         long blocks = cdb.verificationLength();
         // only a compare reads into memory: then the length is bounded like any transfer
         long maximum = cdb.byteCheck() == ByteCheck.NONE ? Long.MAX_VALUE : limits.maximumTransferLength();
@@ -115,6 +116,7 @@ final class SbcReadWrite {
     }
 
     private void compare(Task task, long lba, int blocks, ByteBuf expected, boolean oneBlock, int transferLength) {
+        BlockGeometry geometry = device.geometry();   // read per command: a resize shows at once
         device.read(lba, blocks, (medium, failure) -> {
             if (failure != null) {
                 task.fail(failure);
@@ -145,6 +147,7 @@ final class SbcReadWrite {
      * SBC-4 allows.
      */
     void synchronizeCache(Task task, SynchronizeCacheCdb cdb) {
+        BlockGeometry geometry = device.geometry();   // read per command: a resize shows at once
         if (!Transfers.check(task, geometry, cdb.opcode(), cdb.lba(), cdb.numberOfBlocks(), Long.MAX_VALUE)) {
             return;
         }
