@@ -130,6 +130,33 @@ public final class ScsiTarget implements ScsiTargetDevice {
         return true;
     }
 
+    /**
+     * Detaches {@code removed} and attaches {@code added} in one inventory swap: every command sees the inventory
+     * before or after, never half of it, and the other units get one REPORTED LUNS DATA HAS CHANGED. A LUN may be in
+     * both (a replaced unit: the new one gets POWER ON, as a new unit does).
+     *
+     * @throws IllegalArgumentException as {@link #attach}; nothing changes then
+     */
+    public synchronized void change(java.util.Collection<Long> removed, List<LogicalUnitSpec> added) {
+        TreeMap<Long, Mounted> map = new TreeMap<>(inventory.units());
+        removed.forEach(map::remove);
+        for (LogicalUnitSpec spec : added) {
+            if (!spec.targetName().equals(targetName) || spec.lun() < 0 || spec.lun() > ScsiLun.MAX_FLAT_LUN
+                    || map.containsKey(spec.lun())) {
+                throw new IllegalArgumentException("LUN " + spec.lun() + " of " + spec.name() + " cannot join target "
+                        + targetName + " (other target, outside 0..16383 or in use)");
+            }
+            map.put(spec.lun(), new Mounted(new LogicalUnit(this, spec), spec));
+        }
+        java.util.Set<Long> stayed = new java.util.HashSet<>(inventory.units().keySet());
+        stayed.retainAll(map.keySet());
+        added.forEach(spec -> stayed.remove(spec.lun()));
+        inventory = Inventory.of(map);
+        for (Long lun : stayed) {
+            map.get(lun).unit().unitAttentions().raiseForOthers(null, SenseReason.REPORTED_LUNS_DATA_HAS_CHANGED);
+        }
+    }
+
     /** True when the target has no logical unit left. */
     public boolean isEmpty() {
         return inventory.units().isEmpty();

@@ -113,6 +113,11 @@ final class Registry implements ControlPlane {
         return snapshot;
     }
 
+    /** True while an apply waits for the one in progress (tests of the serialization). */
+    boolean applyWaiting() {
+        return applying.hasQueuedThreads();
+    }
+
     // ---- ControlPlane: reads -------------------------------------------------------------------------
 
     @Override
@@ -299,6 +304,7 @@ final class Registry implements ControlPlane {
         }
 
         // 1. Everything that can fail, before anything initiators see changes.
+        checkExports(desired);
         Map<String, Lun> opened = openAll(toOpen);
         List<Resized> done = new ArrayList<>();
         for (Resized r : toResize) {
@@ -322,14 +328,12 @@ final class Registry implements ControlPlane {
         // 2. Removals: out of the inventories (new commands refused), then drained, then closed.
         Map<String, ScsiTarget> targets = new LinkedHashMap<>(current.scsiTargets());
         List<String> goneTargets = new ArrayList<>();
+        // iSCSI: one inventory swap per target (removals and additions together), below in step 4.
+        Map<String, List<Long>> detachByTarget = new LinkedHashMap<>();
+        Map<String, List<LogicalUnitSpec>> attachByTarget = new LinkedHashMap<>();
         for (Lun old : toRemove) {
-            old.config().iscsi().ifPresent(e -> {
-                ScsiTarget target = targets.get(e.target());
-                if (target != null && target.detach(e.lun()) && target.isEmpty()) {
-                    targets.remove(e.target());
-                    goneTargets.add(e.target());
-                }
-            });
+            old.config().iscsi().ifPresent(e -> detachByTarget.computeIfAbsent(e.target(), t -> new ArrayList<>())
+                    .add((long) e.lun()));
             if (nvme != null) {
                 old.config().nvme().ifPresent(e -> nvme.detachNamespace(e.subsystem(), e.nsid()));
             }
@@ -356,20 +360,28 @@ final class Registry implements ControlPlane {
         for (LunConfig c : toOpen) {
             Lun lun = opened.get(c.name());
             next.put(c.name(), lun);
-            c.iscsi().ifPresent(e -> {
-                LogicalUnitSpec spec = new LogicalUnitSpec(e.target(), e.lun(), lun.name(), lun.device(), lun.state());
-                ScsiTarget target = targets.get(e.target());
-                if (target == null) {
-                    targets.put(e.target(), ScsiTargetDevices.createTargets(List.of(spec)).get(e.target()));
-                    newTargets.add(e.target());
-                    goneTargets.remove(e.target());
-                } else {
-                    target.attach(spec);
-                }
-            });
+            c.iscsi().ifPresent(e -> attachByTarget.computeIfAbsent(e.target(), t -> new ArrayList<>())
+                    .add(new LogicalUnitSpec(e.target(), e.lun(), lun.name(), lun.device(), lun.state())));
             if (nvme != null) {
                 c.nvme().ifPresent(e -> nvme.attachNamespace(new NamespaceSpec(e.subsystem(), e.nsid(), lun.name(),
                         lun.device(), lun.state()), Set.copyOf(c.access().hosts())));
+            }
+        }
+        java.util.Set<String> touched = new java.util.LinkedHashSet<>(detachByTarget.keySet());
+        touched.addAll(attachByTarget.keySet());
+        for (String name : touched) {
+            List<Long> detach = detachByTarget.getOrDefault(name, List.of());
+            List<LogicalUnitSpec> attach = attachByTarget.getOrDefault(name, List.of());
+            ScsiTarget target = targets.get(name);
+            if (target == null) {
+                targets.put(name, ScsiTargetDevices.createTargets(attach).get(name));
+                newTargets.add(name);
+                continue;
+            }
+            target.change(detach, attach);
+            if (target.isEmpty()) {
+                targets.remove(name);
+                goneTargets.add(name);
             }
         }
         for (String name : removed) {
@@ -392,6 +404,42 @@ final class Registry implements ControlPlane {
         }
         LOG.log(Level.INFO, "apply: " + describe(result));
         return result;
+    }
+
+    /**
+     * The exports of the desired set must fit the wire and each other (the config module checks this for a directory;
+     * an API caller may not have): LUN 0..16383 and NSID 1..FFFFFFFEh, each (target, LUN) and (subsystem, NSID)
+     * once. Checked before anything is opened, so the steps after it cannot fail half way.
+     */
+    private static void checkExports(List<LunConfig> desired) throws ControlException {
+        Map<String, String> claims = new LinkedHashMap<>();
+        for (LunConfig c : desired) {
+            if (c.iscsi().isPresent()) {
+                var e = c.iscsi().get();
+                if (e.lun() < 0 || e.lun() > io.blocktarget.protocol.scsi.ScsiLun.MAX_FLAT_LUN) {
+                    throw new ControlException(ControlException.Kind.INVALID, c.name(), "export.iscsi.lun",
+                            "LUN " + e.lun() + " of " + c.name() + " is outside 0..16383");
+                }
+                String other = claims.putIfAbsent("iscsi " + e.target() + " LUN " + e.lun(), c.name());
+                if (other != null) {
+                    throw new ControlException(ControlException.Kind.CONFLICT, c.name(), "export.iscsi.lun",
+                            "LUN " + e.lun() + " of target " + e.target() + " is taken by " + other);
+                }
+            }
+            if (c.nvme().isPresent()) {
+                var e = c.nvme().get();
+                if (e.nsid() < 1 || e.nsid() > 0xFFFF_FFFEL
+                        || e.subsystem().equals(io.blocktarget.protocol.nvme.DiscoveryLog.DISCOVERY_NQN)) {
+                    throw new ControlException(ControlException.Kind.INVALID, c.name(), "export.nvme.nsid",
+                            "NSID " + e.nsid() + " of " + c.name() + " is outside 1..FFFFFFFEh (or in the discovery subsystem)");
+                }
+                String other = claims.putIfAbsent("nvme " + e.subsystem() + " NSID " + e.nsid(), c.name());
+                if (other != null) {
+                    throw new ControlException(ControlException.Kind.CONFLICT, c.name(), "export.nvme.nsid",
+                            "NSID " + e.nsid() + " of subsystem " + e.subsystem() + " is taken by " + other);
+                }
+            }
+        }
     }
 
     /** Opens every backend or none: on a failure the ones opened are closed again. */
