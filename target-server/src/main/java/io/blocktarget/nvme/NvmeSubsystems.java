@@ -193,6 +193,17 @@ public final class NvmeSubsystems implements NvmeTarget {
         return true;
     }
 
+    /**
+     * Sets the hosts that may connect to {@code subsystemNqn} from now on (empty: any host); controllers already
+     * connected stay (Base §3.1: access is granted at Connect). No-op for an unknown subsystem.
+     */
+    public void allowHosts(String subsystemNqn, Set<String> hostNqns) {
+        Subsystem subsystem = subsystems.get(subsystemNqn);
+        if (subsystem != null && subsystem.kind() == Subsystem.Kind.NVM) {
+            subsystem.allowedHosts(Subsystem.hosts(hostNqns));
+        }
+    }
+
     /** The subsystem NQNs served now, discovery included, in discovery-log order. */
     public List<String> subsystemNqns() {
         return List.copyOf(subsystems.keySet());

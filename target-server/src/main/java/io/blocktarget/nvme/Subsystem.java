@@ -28,7 +28,8 @@ final class Subsystem {
     /** Replaced as a whole (copy-on-write under this object's monitor): one volatile load per lookup. */
     private volatile NavigableMap<Long, Namespace> namespaces;
     private final String serialNumber;
-    private final Predicate<String> allowedHosts;
+    /** Replaced when the config's {@code access.hosts} changes; checked at Connect only (connected hosts stay). */
+    private volatile Predicate<String> allowedHosts;
     private final Map<Integer, Controller> controllers = new TreeMap<>();
     private int nextCntlid = 1;
 
@@ -79,6 +80,10 @@ final class Subsystem {
 
     String serialNumber() {
         return serialNumber;
+    }
+
+    void allowedHosts(Predicate<String> hosts) {
+        this.allowedHosts = hosts;
     }
 
     boolean allows(String hostNqn) {

@@ -391,6 +391,13 @@ final class Registry implements ControlPlane {
         for (LunConfig c : desired) {
             ordered.add(next.get(c.name()));
         }
+        if (nvme != null) {
+            // access.hosts is per subsystem (the config checks its LUNs agree): a changed list applies to new Connects
+            TargetServer.hostsBySubsystem(desired).forEach(nvme::allowHosts);
+            desired.stream().flatMap(c -> c.nvme().stream()).map(e -> e.subsystem()).distinct()
+                    .filter(nqn -> !TargetServer.hostsBySubsystem(desired).containsKey(nqn))
+                    .forEach(nqn -> nvme.allowHosts(nqn, Set.of()));
+        }
         snapshot = new Snapshot(ordered, targets);
         if (iscsi != null) {
             iscsi.targets(List.<ScsiTargetDevice>copyOf(targets.values()), TargetServer.chapByTarget(desired));

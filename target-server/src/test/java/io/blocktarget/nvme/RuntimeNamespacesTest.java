@@ -209,4 +209,17 @@ class RuntimeNamespacesTest {
         assertThat(r.bytes()).hasSize(4096);
         host.admin.close();
     }
+
+    @Test
+    void allowedHostsChangeForNewConnectsOnly() {
+        TestHost connected = TestHost.enabled(target, NQN);
+        target.allowHosts(NQN, Set.of("nqn.2026-11.com.example:someone-else"));
+        assertThat(TestSupport.connect(target, 0, 31, 0, 0xFFFF, NQN, TestSupport.HOST_NQN, new TestConnection())
+                .status()).isEqualTo(NvmeStatus.CONNECT_INVALID_HOST);
+        assertThat(activeNamespaces(connected)).containsExactly(1);   // a connected host keeps its controller
+        target.allowHosts(NQN, Set.of());
+        assertThat(TestSupport.connect(target, 0, 31, 0, 0xFFFF, NQN, TestSupport.HOST_NQN, new TestConnection())
+                .status()).isEqualTo(NvmeStatus.SUCCESS);
+        connected.admin.close();
+    }
 }

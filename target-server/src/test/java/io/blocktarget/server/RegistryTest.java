@@ -344,7 +344,7 @@ class RegistryTest {
         var target = registry.snapshot().scsiTargets().get(SHARED_TARGET);
         ItNexus nexus = new ItNexus("iqn.2026-11.test:host,i,0x23d000000001", SHARED_TARGET + ",t,0x0001", 1);
         // READ(10) of LBA 0 (past the POWER ON unit attention first)
-        runScsi(target, nexus, 1, new byte[] {0x00, 0, 0, 0, 0, 0}).get(5, TimeUnit.SECONDS).status();
+        release(runScsi(target, nexus, 1, new byte[] {0x00, 0, 0, 0, 0, 0}).get(5, TimeUnit.SECONDS));
         CompletableFuture<ScsiResponse> read = runScsi(target, nexus, 1, new byte[] {0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0});
         assertThat(holding.get().heldCount()).isEqualTo(1);
 
