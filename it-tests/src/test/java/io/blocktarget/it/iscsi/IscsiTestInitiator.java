@@ -104,7 +104,7 @@ public final class IscsiTestInitiator implements AutoCloseable {
         return new IscsiTestInitiator(s, isid);
     }
 
-    int tsih() {
+    public int tsih() {
         return tsih;
     }
 

@@ -161,9 +161,10 @@ class RuntimeControlIT {
         void run(Random random, Load load) throws Exception;
     }
 
+    /** Over iSCSI on the first half of a LUN: the NVMe load on the same LUN keeps to the second half. */
     private static IoStep iscsiStep(IscsiTestInitiator initiator, long blocks) {
         return (random, load) -> {
-            long lba = random.nextLong(blocks - 8);
+            long lba = random.nextLong(blocks / 2 - 8);
             byte[] data = new byte[4 * LOAD_LBS];
             random.nextBytes(data);
             scsi(initiator, load, lba, cdb16(0x8A, lba, 4), 0, data);
@@ -190,9 +191,10 @@ class RuntimeControlIT {
         throw new AssertionError("unit attentions keep coming at LBA " + lba);
     }
 
+    /** Over NVMe/TCP on the second half of a LUN (the iSCSI load has the first). */
     private static IoStep nvmeStep(NvmeTcpTestHost io, int nsid, long blocks) {
         return (random, load) -> {
-            long lba = random.nextLong(blocks - 8);
+            long lba = blocks / 2 + random.nextLong(blocks / 2 - 8);
             byte[] data = new byte[4 * LOAD_LBS];
             random.nextBytes(data);
             NvmeTcpTestHost.require(io.write(nsid, lba, 4, data), "NVMe Write at " + lba);
@@ -390,6 +392,19 @@ class RuntimeControlIT {
             assertThat(logout.parameter3()).isEqualTo(2);
             onFresh.logout();
             assertThat(control.luns()).extracting(l -> l.config().name()).containsExactly("base", "other");
+
+            // the control plane lists both protocols' sessions and drops one on request
+            List<ControlPlane.SessionInfo> sessions = control.sessions();
+            assertThat(sessions).anyMatch(i -> i.id().equals("iscsi:" + onShared.tsih())
+                    && i.target().equals(SHARED_IQN) && i.protocol().equals("iscsi"));
+            ControlPlane.SessionInfo discoveryController = sessions.stream()
+                    .filter(i -> i.protocol().equals("nvme") && i.target().equals(DiscoveryLog.DISCOVERY_NQN))
+                    .findFirst().orElseThrow();
+            assertThat(discoveryController.id()).matches("nvme:[0-9]+@" + DiscoveryLog.DISCOVERY_NQN.replace(".", "\\."));
+            assertThat(sessions.stream().filter(i -> i.protocol().equals("nvme") && i.target().equals(SHARED_NQN)))
+                    .hasSize(2);   // the loaded host and the observer
+            assertThat(control.dropSession(discoveryController.id())).isTrue();
+            assertThat(discovery.closedByController()).isTrue();
 
             stop.set(true);
             for (Load load : loads) {
