@@ -222,4 +222,16 @@ class RuntimeNamespacesTest {
                 .status()).isEqualTo(NvmeStatus.SUCCESS);
         connected.admin.close();
     }
+
+    @Test
+    void aControllerCanBeDroppedByTheControlPlane() {
+        TestConnection connection = new TestConnection();
+        TestHost host = TestHost.connect(target, NQN, 0, connection);
+        assertThat(target.controllers()).extracting(NvmeSubsystems.ControllerInfo::cntlid).contains(host.cntlid);
+        assertThat(target.dropController(NQN, host.cntlid + 100, "test")).isFalse();
+        assertThat(target.dropController("nqn.2026-11.io.blocktarget:nope", host.cntlid, "test")).isFalse();
+        assertThat(target.dropController(NQN, host.cntlid, "test")).isTrue();
+        assertThat(connection.terminations).hasSize(1);
+        assertThat(target.controllers()).isEmpty();
+    }
 }

@@ -141,4 +141,32 @@ class RuntimeInventoryTest {
         assertThat(state.inFlight().count()).isZero();
         ram.close();
     }
+
+    /** One apply's changes to a target in one swap: one REPORTED LUNS DATA HAS CHANGED, a replaced unit starts over. */
+    @Test
+    void aBatchChangeIsOneSwapAndAReplacedUnitStartsOver() {
+        RamBlockDevice d0 = Scsi.ram("d0", 512, 4096, 1 << 20);
+        RamBlockDevice d1 = Scsi.ram("d1", 512, 4096, 1 << 20);
+        RamBlockDevice d1b = Scsi.ram("d1b", 4096, 4096, 1 << 20);
+        RamBlockDevice d2 = Scsi.ram("d2", 512, 4096, 1 << 20);
+        ScsiTarget target = Scsi.target(d0, d1);
+        Scsi.ready(target, A, 0);
+        Scsi.ready(target, A, 1);
+
+        target.change(java.util.List.of(1L), java.util.List.of(spec(1, d1b), spec(2, d2)));
+
+        assertThat(target.luns()).containsExactly(0L, 1L, 2L);
+        run(target, A, 0, testUnitReady(), null).assertCheck(UNIT_ATTENTION, 0x3F, 0x0E);
+        run(target, A, 0, testUnitReady(), null).assertGood();   // once, not once per LUN changed
+        run(target, A, 1, testUnitReady(), null).assertCheck(UNIT_ATTENTION, 0x29, 0x00);   // the new unit at LUN 1
+        byte[] rc = run(target, A, 1, Scsi.readCapacity10(), null).assertGood().data();
+        assertThat(Scsi.u32(rc, 4)).isEqualTo(4096);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> target.change(java.util.List.of(),
+                java.util.List.of(spec(0, d2)))).isInstanceOf(IllegalArgumentException.class);
+        assertThat(target.luns()).containsExactly(0L, 1L, 2L);   // a refused change changes nothing
+        d0.close();
+        d1.close();
+        d1b.close();
+        d2.close();
+    }
 }
