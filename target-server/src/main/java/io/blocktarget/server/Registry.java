@@ -406,6 +406,7 @@ final class Registry implements ControlPlane {
             int asked = iscsi == null ? 0 : iscsi.logoutTarget(gone, LOGOUT_SECONDS);
             LOG.log(Level.INFO, "iSCSI target " + gone + " removed; " + asked + " session(s) asked to log out");
         }
+        toRemove.forEach(old -> old.state().inFlight().drain());   // all refuse at once, then each is waited for
         for (Lun old : toRemove) {
             drainAndClose(old);
         }
