@@ -15,7 +15,8 @@ public abstract class AbstractBlockDevice implements BlockDevice {
     protected enum State { OPEN, CLOSED }
 
     private final String name;
-    private final BlockGeometry geometry;
+    /** Replaced by {@link #resize}; read once per command (a volatile read: a plain load on x86). */
+    private volatile BlockGeometry geometry;
     private final boolean readOnly;
     private final AtomicReference<State> state = new AtomicReference<>(State.OPEN);
 
@@ -40,6 +41,24 @@ public abstract class AbstractBlockDevice implements BlockDevice {
         return readOnly;
     }
 
+    /**
+     * Publishes a new block count. Backends call it from {@link #resize} once the medium can hold the new size
+     * (growing) or before they release what lies past the new end (shrinking).
+     */
+    protected final void publishBlockCount(long blockCount) {
+        BlockGeometry g = geometry;
+        geometry = new BlockGeometry(g.logicalBlockSize(), g.physicalBlockSize(), blockCount);
+    }
+
+    /** The failure of a resize to {@code newBlockCount} that no geometry could have, else null. */
+    protected final BlockIoException checkResize(long newBlockCount) {
+        BlockGeometry g = geometry;
+        if (newBlockCount <= 0 || newBlockCount > Long.MAX_VALUE / g.logicalBlockSize()) {
+            return new BlockIoException(BlockError.INVALID_LENGTH, name + ": cannot resize to " + newBlockCount + " blocks");
+        }
+        return checkOpen();
+    }
+
     protected final State state() {
         return state.get();
     }
@@ -61,25 +80,25 @@ public abstract class AbstractBlockDevice implements BlockDevice {
 
     /** Everything a read must pass before it touches the medium: range, length, open; null if it may go on. */
     protected final BlockIoException checkReadRequest(long lba, int blockCount) {
-        BlockIoException failure = BlockChecks.checkRead(geometry, lba, blockCount);
+        BlockIoException failure = BlockChecks.checkRead(geometry(), lba, blockCount);
         return failure != null ? failure : checkOpen();
     }
 
     /** Range and length of a write, then read-only and open. */
     protected final BlockIoException checkWriteRequest(long lba, ByteBuf data) {
-        BlockIoException failure = BlockChecks.checkWrite(geometry, lba, data);
+        BlockIoException failure = BlockChecks.checkWrite(geometry(), lba, data);
         return failure != null ? failure : checkWritable();
     }
 
     /** Every range of an unmap, then read-only and open. */
     protected final BlockIoException checkUnmapRequest(List<BlockRange> ranges) {
-        BlockIoException failure = BlockChecks.checkRanges(geometry, ranges);
+        BlockIoException failure = BlockChecks.checkRanges(geometry(), ranges);
         return failure != null ? failure : checkWritable();
     }
 
     /** The range of a write-zeroes, then read-only and open. */
     protected final BlockIoException checkWriteZeroesRequest(long lba, long blockCount) {
-        BlockIoException failure = BlockChecks.checkRange(geometry, lba, blockCount);
+        BlockIoException failure = BlockChecks.checkRange(geometry(), lba, blockCount);
         return failure != null ? failure : checkWritable();
     }
 }

@@ -70,6 +70,22 @@ public interface BlockDevice extends AutoCloseable {
         return java.util.Optional.empty();
     }
 
+    /**
+     * Changes the capacity to {@code newBlockCount} logical blocks (block size unchanged); {@link #geometry()} reports
+     * the new count once the callback has run, and commands range-check against it from then on. Growing exposes
+     * blocks that read as zeros; shrinking discards the blocks past the new end (RAM: their memory returns to the
+     * budget). Fails with INVALID_LENGTH when the count is out of range or the backend cannot take the size, and
+     * WRITE_ERROR when the medium refuses. Backends that cannot resize fail every call.
+     */
+    default void resize(long newBlockCount, IoCallback<Void> callback) {
+        callback.complete(null, new BlockIoException(BlockError.INVALID_LENGTH, name() + ": this backend cannot be resized"));
+    }
+
+    /** Backend memory or file space this device holds now, in bytes (RAM: chunks allocated); 0 when unknown. */
+    default long allocatedBytes() {
+        return 0;
+    }
+
     /** Flushes (file backend) and releases resources; pending operations fail with CLOSED. */
     @Override
     void close();

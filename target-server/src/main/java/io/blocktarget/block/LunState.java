@@ -22,6 +22,7 @@ public final class LunState {
     private final String name;
     private final RangeLocks rangeLocks = new RangeLocks();
     private final Reservations reservations;
+    private final InFlight inFlight = new InFlight();
 
     /** Reservations in memory only: APTPL / PTPL are refused. */
     public LunState(String name) {
@@ -36,6 +37,11 @@ public final class LunState {
     public LunState(String name, java.nio.file.Path reservationStateFile) {
         this.name = Objects.requireNonNull(name, "name");
         this.reservations = reservationStateFile == null ? new Reservations() : new Reservations(reservationStateFile);
+    }
+
+    /** Commands executing on this device (both protocols) and the DRAINING state removal waits on. */
+    public InFlight inFlight() {
+        return inFlight;
     }
 
     /** The LUN name, for logs. */

@@ -113,6 +113,16 @@ public final class UncorrectableBlockDevice implements BlockDevice {
     }
 
     @Override
+    public void resize(long newBlockCount, IoCallback<Void> callback) {
+        backend.resize(newBlockCount, callback);
+    }
+
+    @Override
+    public long allocatedBytes() {
+        return backend.allocatedBytes();
+    }
+
+    @Override
     public void close() {
         backend.close();
     }

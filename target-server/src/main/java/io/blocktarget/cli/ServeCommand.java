@@ -3,6 +3,8 @@ package io.blocktarget.cli;
 import io.blocktarget.config.BlocktargetConfig;
 import io.blocktarget.config.ConfigLoader;
 import io.blocktarget.config.ServerConfig;
+import io.blocktarget.server.ConfigWatcher;
+import io.blocktarget.server.ControlPlane;
 import io.blocktarget.server.Portal;
 import io.blocktarget.server.ServerStartException;
 import io.blocktarget.server.TargetServer;
@@ -12,6 +14,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import sun.misc.Signal;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
@@ -26,7 +29,8 @@ import java.util.stream.Collectors;
 
 /**
  * {@code blocktarget serve}: start the portals and serve until SIGINT / SIGTERM, then shut down
- * cleanly (connections closed, file backends flushed) and exit 0.
+ * cleanly (connections closed, file backends flushed) and exit 0. With {@code --config DIR}, edits under
+ * {@code DIR/luns.d} and SIGHUP reload the directory and apply the difference to the running server.
  */
 @Command(name = "serve", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Serve the LUNs of --config DIR (default: the embedded RAM-disk matrix) until SIGINT/SIGTERM.")
@@ -72,7 +76,7 @@ final class ServeCommand implements Callable<Integer> {
             LOG.log(Level.WARNING, warning);
         }
 
-        TargetServer server = new TargetServer(config);
+        TargetServer server = new TargetServer(config, Optional.ofNullable(configDir));
         CountDownLatch stopRequested = new CountDownLatch(1);
         Signal.handle(new Signal("INT"), s -> stopRequested.countDown());
         Signal.handle(new Signal("TERM"), s -> stopRequested.countDown());
@@ -83,6 +87,7 @@ final class ServeCommand implements Callable<Integer> {
             err.flush();
             return Main.EXIT_RUNTIME_FAILURE;
         }
+        ConfigWatcher watcher = startWatcher(server);
         printBanner(config, server, out);
         LOG.log(Level.INFO, "serving " + config.luns().size() + " LUNs from " + ConfigSource.describe(configDir)
                 + " on " + server.portals().stream().map(p -> p.service().label() + " " + p.address())
@@ -93,10 +98,40 @@ final class ServeCommand implements Callable<Integer> {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        if (watcher != null) {
+            watcher.close();
+        }
         LOG.log(Level.INFO, "stopping: closing connections and flushing backends");
         server.stop();
         LOG.log(Level.INFO, "stopped");
         return Main.EXIT_OK;
+    }
+
+    /**
+     * With --config: luns.d/ is watched and SIGHUP reloads the directory (both through the registry's one reload);
+     * without, SIGHUP only says there is nothing to reload. sun.misc.Signal needs no JVM flag on JDK 25.
+     */
+    private ConfigWatcher startWatcher(TargetServer server) {
+        if (configDir == null) {
+            Signal.handle(new Signal("HUP"), s -> LOG.log(Level.WARNING,
+                    "SIGHUP: serving the embedded default, no --config directory to reload"));
+            return null;
+        }
+        try {
+            ConfigWatcher watcher = ConfigWatcher.start(server.controlPlane(), configDir);
+            Signal.handle(new Signal("HUP"), s -> watcher.requestReload("SIGHUP"));
+            return watcher;
+        } catch (IOException e) {
+            LOG.log(Level.WARNING, "cannot watch " + configDir + " (" + e.getMessage() + "); SIGHUP still reloads");
+            Signal.handle(new Signal("HUP"), s -> new Thread(() -> {
+                try {
+                    server.controlPlane().reload();
+                } catch (ControlPlane.ControlException refused) {
+                    LOG.log(Level.WARNING, "SIGHUP reload refused: nothing changed");
+                }
+            }, "blocktarget-sighup").start());
+            return null;
+        }
     }
 
     private String checkOptions() {

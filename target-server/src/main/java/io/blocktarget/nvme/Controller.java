@@ -345,6 +345,17 @@ final class Controller {
         live.forEach(q -> q.terminate("NVMe controller " + this + ": " + reason));
     }
 
+    /** The queues connected now, admin first; for the control plane's session list. */
+    synchronized List<ControllerQueue> liveQueues() {
+        List<ControllerQueue> live = new ArrayList<>();
+        for (ControllerQueue q : queues) {
+            if (q != null) {
+                live.add(q);
+            }
+        }
+        return live;
+    }
+
     @Override
     public String toString() {
         return subsystem.nqn() + "#" + cntlid;

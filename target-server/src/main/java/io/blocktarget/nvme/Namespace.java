@@ -16,7 +16,8 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * One namespace of an NVM subsystem: its backend and its identity. NGUID, EUI-64 and UUID are derived
+ * One namespace of an NVM subsystem: its backend and its identity. Nothing about the geometry is cached: Identify
+ * and every I/O command read the device's current geometry, so a resize shows at once. NGUID, EUI-64 and UUID are derived
  * from the LUN's name (SHA-256), so they are stable across restarts and distinct between LUNs — Linux
  * rejects two namespaces with the same NGUID and keys multipath on them.
  */
@@ -57,7 +58,7 @@ final class Namespace {
         return spec.device();
     }
 
-    /** The device's state shared with SCSI: range locks, reservations. */
+    /** The device state shared with the SCSI logical unit of the same LUN: range locks, reservations, in-flight count. */
     LunState state() {
         return spec.state();
     }

@@ -1,6 +1,7 @@
 package io.blocktarget.nvme;
 
 import io.blocktarget.block.BlockDevice;
+import io.blocktarget.block.InFlight;
 import io.blocktarget.block.BlockError;
 import io.blocktarget.block.BlockIoException;
 import io.blocktarget.block.BlockRange;
@@ -47,6 +48,25 @@ final class NvmIo {
     }
 
     void execute(Sqe sqe, ByteBuf dataOut, NvmeCompletion done) {
+        // Counted in the namespace's device for as long as it executes, so a removal can drain it; a draining
+        // namespace is as good as gone (Invalid Namespace or Format).
+        Namespace addressed = controller.subsystem().namespace(Integer.toUnsignedLong(sqe.nsid()));
+        if (addressed != null) {
+            InFlight inFlight = addressed.state().inFlight();
+            if (!inFlight.enter()) {
+                Replies.status(done, NvmeStatus.INVALID_NAMESPACE_OR_FORMAT);
+                return;
+            }
+            dispatch(sqe, dataOut, (status, dw0, dw1, dataIn) -> {
+                inFlight.exit();
+                done.complete(status, dw0, dw1, dataIn);
+            });
+            return;
+        }
+        dispatch(sqe, dataOut, done);
+    }
+
+    private void dispatch(Sqe sqe, ByteBuf dataOut, NvmeCompletion done) {
         NvmOpcode opcode = NvmOpcode.of(sqe.opcode()).orElse(null);
         if (opcode == null) {
             Replies.status(done, NvmeStatus.INVALID_OPCODE);

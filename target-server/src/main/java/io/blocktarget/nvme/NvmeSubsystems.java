@@ -21,6 +21,12 @@ import java.util.Collections;
  * The {@link NvmeTarget} of the server: every NVM subsystem (namespaces grouped by subsystem NQN) and the
  * discovery subsystem {@code nqn.2014-08.org.nvmexpress.discovery}, and the Connect logic of the dynamic
  * controller model (Base §6.3). Thread-safe: connections on any event loop may connect at once.
+ *
+ * <p>The namespace and subsystem sets change at runtime ({@link #attachNamespace}, {@link #detachNamespace}) and
+ * hosts are told as the specs say: a namespace added to, removed from or resized in a subsystem is a Namespace
+ * Attribute Changed notice with its NSID in the Changed Namespace List of every controller of that subsystem (Base
+ * §5.2, §5.16.1.5); a subsystem that appears or goes away changes the discovery log (GENCTR + 1, Discovery Log Page
+ * Change notice, Base §5.16.1.23). A removed subsystem's controllers are torn down (their connections closed).
  */
 public final class NvmeSubsystems implements NvmeTarget {
     private static final System.Logger LOG = System.getLogger(NvmeSubsystems.class.getName());
@@ -30,7 +36,11 @@ public final class NvmeSubsystems implements NvmeTarget {
      */
     private static final Pattern NQN = Pattern.compile("nqn\\.[0-9]{4}-[0-9]{2}\\.[A-Za-z0-9][A-Za-z0-9.-]*(:.+)?");
 
-    private final Map<String, Subsystem> subsystems;
+    /**
+     * NQN → subsystem, discovery first, then in configuration order. Replaced as a whole (copy-on-write under
+     * this object's monitor) when subsystems come and go; a Connect reads it once.
+     */
+    private volatile Map<String, Subsystem> subsystems;
     private final List<NvmePort> ports;
     private final NvmeLimits limits;
     private final NvmeScheduler scheduler;
@@ -131,6 +141,119 @@ public final class NvmeSubsystems implements NvmeTarget {
 
     private static ConnectResult invalidData(int offset) {
         return ConnectResult.refused(NvmeStatus.CONNECT_INVALID_PARAMETERS, ConnectResponse.invalidParameter(true, offset));
+    }
+
+    /**
+     * Adds a namespace at runtime. Into an existing NVM subsystem: a namespace change for its controllers. Else a new
+     * subsystem admitting {@code allowedHosts} (empty: any host) appears in the discovery log.
+     *
+     * @throws IllegalArgumentException for an NSID outside 1..FFFFFFFEh or in use, or the discovery NQN
+     */
+    public synchronized void attachNamespace(NamespaceSpec spec, Set<String> allowedHosts) {
+        if (spec.subsystemNqn().equals(DiscoveryLog.DISCOVERY_NQN)) {
+            throw new IllegalArgumentException("namespace " + spec.name() + " in the discovery subsystem");
+        }
+        Namespace ns = new Namespace(spec);
+        Subsystem subsystem = subsystems.get(spec.subsystemNqn());
+        if (subsystem != null) {
+            if (!subsystem.attach(ns)) {
+                throw new IllegalArgumentException("subsystem " + spec.subsystemNqn() + ": NSID " + spec.nsid()
+                        + " is in use");
+            }
+            namespaceChanged(spec.subsystemNqn(), spec.nsid());
+            return;
+        }
+        Map<String, Subsystem> map = new LinkedHashMap<>(subsystems);
+        map.put(spec.subsystemNqn(), new Subsystem(spec.subsystemNqn(), Subsystem.Kind.NVM, List.of(ns),
+                Subsystem.hosts(allowedHosts)));
+        subsystems = Collections.unmodifiableMap(map);
+        LOG.log(Level.INFO, "NVM subsystem {0} added", spec.subsystemNqn());
+        discoveryChanged();
+    }
+
+    /**
+     * Takes namespace {@code nsid} out of its subsystem: commands that look it up from now on fail with Invalid
+     * Namespace or Format (the caller drains those in flight). The subsystem's controllers get a namespace change;
+     * a subsystem left without namespaces goes away with its controllers and the discovery log changes. False when
+     * there is no such namespace.
+     */
+    public synchronized boolean detachNamespace(String subsystemNqn, long nsid) {
+        Subsystem subsystem = subsystems.get(subsystemNqn);
+        if (subsystem == null || subsystem.kind() != Subsystem.Kind.NVM || subsystem.detach(nsid) == null) {
+            return false;
+        }
+        if (!subsystem.namespaces().isEmpty()) {
+            namespaceChanged(subsystemNqn, nsid);
+            return true;
+        }
+        Map<String, Subsystem> map = new LinkedHashMap<>(subsystems);
+        map.remove(subsystemNqn);
+        subsystems = Collections.unmodifiableMap(map);
+        LOG.log(Level.INFO, "NVM subsystem {0} removed", subsystemNqn);
+        subsystem.controllers().forEach(c -> c.tearDown("subsystem " + subsystemNqn + " removed", null));
+        discoveryChanged();
+        return true;
+    }
+
+    /**
+     * Sets the hosts that may connect to {@code subsystemNqn} from now on (empty: any host); controllers already
+     * connected stay (Base §3.1: access is granted at Connect). No-op for an unknown subsystem.
+     */
+    public void allowHosts(String subsystemNqn, Set<String> hostNqns) {
+        Subsystem subsystem = subsystems.get(subsystemNqn);
+        if (subsystem != null && subsystem.kind() == Subsystem.Kind.NVM) {
+            subsystem.allowedHosts(Subsystem.hosts(hostNqns));
+        }
+    }
+
+    /** The subsystem NQNs served now, discovery included, in discovery-log order. */
+    public List<String> subsystemNqns() {
+        return List.copyOf(subsystems.keySet());
+    }
+
+    /** The NSIDs of {@code subsystemNqn} now, ascending; empty for an unknown subsystem. */
+    public List<Long> nsids(String subsystemNqn) {
+        Subsystem subsystem = subsystems.get(subsystemNqn);
+        return subsystem == null ? List.of() : List.copyOf(subsystem.namespaces().keySet());
+    }
+
+    /**
+     * A controller as the control plane lists it.
+     *
+     * @param queues one entry per connected queue: "qid N local -> remote"
+     */
+    public record ControllerInfo(int cntlid, String subsystemNqn, String hostNqn, boolean discovery, long katoMillis,
+                                 List<String> queues, List<Integer> queueEntries) {
+    }
+
+    /** Every controller of every subsystem, discovery included. */
+    public List<ControllerInfo> controllers() {
+        List<ControllerInfo> all = new ArrayList<>();
+        for (Subsystem subsystem : subsystems.values()) {
+            for (Controller c : subsystem.controllers()) {
+                List<String> queues = new ArrayList<>();
+                List<Integer> entries = new ArrayList<>();
+                for (ControllerQueue q : c.liveQueues()) {
+                    queues.add("qid " + q.qid() + " " + q.connection().localAddress() + " -> "
+                            + q.connection().peerAddress());
+                    entries.add(q.entries());
+                }
+                all.add(new ControllerInfo(c.cntlid(), subsystem.nqn(), c.hostNqn(), c.isDiscovery(), c.katoMillis(),
+                        queues, entries));
+            }
+        }
+        return all;
+    }
+
+    /** Tears down controller {@code cntlid} of {@code subsystemNqn} (its queues' connections close); false if unknown. */
+    public boolean dropController(String subsystemNqn, int cntlid, String reason) {
+        Subsystem subsystem = subsystems.get(subsystemNqn);
+        Controller c = subsystem == null ? null : subsystem.controller(cntlid);
+        if (c == null) {
+            return false;
+        }
+        c.tearDown(reason, null);
+        return true;
     }
 
     /** The discovery log as {@code controller}'s host sees it (its allowed subsystems, its local address). */

@@ -16,17 +16,20 @@ import java.util.Collections;
 /**
  * An NVM subsystem (its namespaces, grouped by NQN) or the discovery subsystem, and the controllers hosts
  * have created on it (dynamic controller model, Base §3.1.2.1: each Connect on an admin queue gets a fresh
- * CNTLID, unique within the subsystem). The namespace set is immutable; the controller table is guarded
- * by this object's monitor.
+ * CNTLID, unique within the subsystem). The namespace set is an immutable map that {@link #attach} and
+ * {@link #detach} replace (a command keeps the namespace it looked up); the controller table is guarded by
+ * this object's monitor.
  */
 final class Subsystem {
     enum Kind { NVM, DISCOVERY }
 
     private final String nqn;
     private final Kind kind;
-    private final NavigableMap<Long, Namespace> namespaces;
+    /** Replaced as a whole (copy-on-write under this object's monitor): one volatile load per lookup. */
+    private volatile NavigableMap<Long, Namespace> namespaces;
     private final String serialNumber;
-    private final Predicate<String> allowedHosts;
+    /** Replaced when the config's {@code access.hosts} changes; checked at Connect only (connected hosts stay). */
+    private volatile Predicate<String> allowedHosts;
     private final Map<Integer, Controller> controllers = new TreeMap<>();
     private int nextCntlid = 1;
 
@@ -79,6 +82,10 @@ final class Subsystem {
         return serialNumber;
     }
 
+    void allowedHosts(Predicate<String> hosts) {
+        this.allowedHosts = hosts;
+    }
+
     boolean allows(String hostNqn) {
         return allowedHosts.test(hostNqn);
     }
@@ -90,6 +97,27 @@ final class Subsystem {
     /** The active namespace {@code nsid} (unsigned), or null. */
     Namespace namespace(long nsid) {
         return namespaces.get(nsid);
+    }
+
+    /** Adds a namespace at runtime; false when its NSID is in use. */
+    synchronized boolean attach(Namespace ns) {
+        if (kind != Kind.NVM || namespaces.containsKey(ns.nsid())) {
+            return false;
+        }
+        TreeMap<Long, Namespace> map = new TreeMap<>(namespaces);
+        map.put(ns.nsid(), ns);
+        namespaces = Collections.unmodifiableNavigableMap(map);
+        return true;
+    }
+
+    /** Takes namespace {@code nsid} away: lookups no longer find it. Null when it was not there. */
+    synchronized Namespace detach(long nsid) {
+        TreeMap<Long, Namespace> map = new TreeMap<>(namespaces);
+        Namespace removed = map.remove(nsid);
+        if (removed != null) {
+            namespaces = Collections.unmodifiableNavigableMap(map);
+        }
+        return removed;
     }
 
     /** Identify NN: the largest NSID the subsystem uses (Base §5.17.2.1: the highest valid NSID). */

@@ -15,18 +15,17 @@ import io.netty.buffer.ByteBuf;
  */
 final class CompareAndWrite {
     private final BlockDevice device;
-    private final BlockGeometry geometry;
     private final UnitLimits limits;
     private final RangeLock rangeLock;
 
     CompareAndWrite(BlockDevice device, UnitLimits limits, RangeLock rangeLock) {
         this.device = device;
-        this.geometry = device.geometry();
         this.limits = limits;
         this.rangeLock = rangeLock;
     }
 
     void execute(Task task, CompareAndWriteCdb cdb) {
+        BlockGeometry geometry = device.geometry();   // read per command: a resize shows at once
         long lba = cdb.lba();
         int blocks = cdb.numberOfBlocks();
         // SBC-4 §5.3.2: more than MAXIMUM COMPARE AND WRITE LENGTH is INVALID FIELD IN CDB

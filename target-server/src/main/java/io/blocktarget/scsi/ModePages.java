@@ -39,7 +39,6 @@ final class ModePages {
     private final UnitAttentions unitAttentions;
     private final CachingModePage cachingDefault;
     private final CachingModePage cachingChangeable;
-    private final BlockDescriptor blockDescriptor;
     /** Replaced whole under the monitor, read without it (volatile publication). */
     private volatile Current current;
 
@@ -53,7 +52,6 @@ final class ModePages {
         boolean cache = device.volatileWriteCache();
         this.cachingDefault = new CachingModePage(cache, false);
         this.cachingChangeable = new CachingModePage(cache, false);
-        this.blockDescriptor = new BlockDescriptor(device.geometry().blockCount(), device.geometry().logicalBlockSize());
         reset();
     }
 
@@ -98,7 +96,7 @@ final class ModePages {
         }
         List<ModePage> pages = ((Parsed.Ok<List<ModePage>>) selected).value();
         ModeSenseData data = new ModeSenseData(0, device.readOnly(), true,
-                cdb.dbd() ? Optional.empty() : Optional.of(blockDescriptor), cdb.llbaa(), pages);
+                cdb.dbd() ? Optional.empty() : Optional.of(blockDescriptor()), cdb.llbaa(), pages);
         ByteBuf out = Task.allocate(128);
         if (cdb.tenByte()) {
             data.encode10(out);
@@ -122,7 +120,7 @@ final class ModePages {
         boolean changed;
         synchronized (this) {
             Parsed<ModeSelectParameters> parsed = ModeSelectParameters.parse(list, tenByte, pages(current),
-                    changeable(), blockDescriptor);
+                    changeable(), blockDescriptor());
             if (parsed instanceof Parsed.Invalid<ModeSelectParameters> invalid) {
                 task.fail(invalid);
                 return;
@@ -142,5 +140,10 @@ final class ModePages {
             unitAttentions.raiseForOthers(task.nexus(), SenseReason.MODE_PARAMETERS_CHANGED);
         }
         task.good(cdb.parameterListLength());
+    }
+
+    /** The mode parameter block descriptor (SPC-4 §7.5.5): NUMBER OF BLOCKS follows a resize. */
+    private BlockDescriptor blockDescriptor() {
+        return new BlockDescriptor(device.geometry().blockCount(), device.geometry().logicalBlockSize());
     }
 }

@@ -32,13 +32,11 @@ final class SbcProvisioning {
     static final int WRITE_SAME_PIECE_BYTES = 1 << 20;
 
     private final BlockDevice device;
-    private final BlockGeometry geometry;
     private final UnitLimits limits;
     private final RangeLock rangeLock;
 
     SbcProvisioning(BlockDevice device, UnitLimits limits, RangeLock rangeLock) {
         this.device = device;
-        this.geometry = device.geometry();
         this.limits = limits;
         this.rangeLock = rangeLock;
     }
@@ -49,6 +47,7 @@ final class SbcProvisioning {
      * every range is checked before any is unmapped (the backend does so).
      */
     void unmap(Task task, UnmapCdb cdb) {
+        BlockGeometry geometry = device.geometry();   // read per command: a resize shows at once
         if (cdb.anchor()) {
             task.fail(SenseReason.INVALID_FIELD_IN_CDB, FieldPointer.cdb(1, 0));
             return;
@@ -101,6 +100,7 @@ final class SbcProvisioning {
      * written repeatedly in pieces of {@value #WRITE_SAME_PIECE_BYTES} bytes, one after the other.
      */
     void writeSame(Task task, WriteSameCdb cdb) {
+        BlockGeometry geometry = device.geometry();   // read per command: a resize shows at once
         long lba = cdb.lba();
         long blocks = cdb.numberOfBlocks();
         // SBC-4 §5.47 / §5.48: UNMAP = 1 where LBPWS (16) / LBPWS10 (10) is zero is INVALID FIELD IN CDB
@@ -159,6 +159,7 @@ final class SbcProvisioning {
      * to the end of the medium (at most 2^32 - 1 blocks).
      */
     void getLbaStatus(Task task, GetLbaStatusCdb cdb) {
+        BlockGeometry geometry = device.geometry();   // read per command: a resize shows at once
         long lba = cdb.startingLba();
         if (lba >= geometry.blockCount()) {
             task.fail(SenseReason.LBA_OUT_OF_RANGE);

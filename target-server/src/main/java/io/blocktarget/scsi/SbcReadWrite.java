@@ -21,14 +21,12 @@ import io.netty.buffer.ByteBuf;
  */
 final class SbcReadWrite {
     private final BlockDevice device;
-    private final BlockGeometry geometry;
     private final UnitLimits limits;
     private final ModePages modePages;
     private final RangeLock rangeLock;
 
     SbcReadWrite(BlockDevice device, UnitLimits limits, ModePages modePages, RangeLock rangeLock) {
         this.device = device;
-        this.geometry = device.geometry();
         this.limits = limits;
         this.modePages = modePages;
         this.rangeLock = rangeLock;
@@ -36,6 +34,7 @@ final class SbcReadWrite {
 
     /** Data-in is the backend's buffer itself (slices of RAM chunks): no copy. */
     void read(Task task, ReadCdb cdb) {
+        BlockGeometry geometry = device.geometry();   // read per command: a resize shows at once
         if (!Transfers.check(task, geometry, cdb.opcode(), cdb.lba(), cdb.transferLength(), limits.maximumTransferLength())) {
             return;
         }
@@ -66,6 +65,7 @@ final class SbcReadWrite {
     }
 
     private void write(Task task, ScsiOpcode opcode, long lba, long blocks, boolean fua, ByteCheck verify) {
+        BlockGeometry geometry = device.geometry();   // read per command: a resize shows at once
         if (!Transfers.check(task, geometry, opcode, lba, blocks, limits.maximumTransferLength())) {
             return;
         }
@@ -101,6 +101,7 @@ final class SbcReadWrite {
      * data-out.
      */
     void verify(Task task, VerifyCdb cdb) {
+        BlockGeometry geometry = device.geometry();   // read per command: a resize shows at once
         long blocks = cdb.verificationLength();
         // VERIFY is one of the commands MAXIMUM TRANSFER LENGTH bounds (SBC-4 §6.6.4), with or without BYTCHK
         if (!Transfers.check(task, geometry, cdb.opcode(), cdb.lba(), blocks, limits.maximumTransferLength())) {
@@ -119,6 +120,7 @@ final class SbcReadWrite {
     }
 
     private void compare(Task task, long lba, int blocks, ByteBuf expected, boolean oneBlock, int transferLength) {
+        BlockGeometry geometry = device.geometry();   // read per command: a resize shows at once
         device.read(lba, blocks, (medium, failure) -> {
             if (failure != null) {
                 task.fail(failure);
@@ -149,6 +151,7 @@ final class SbcReadWrite {
      * SBC-4 allows.
      */
     void synchronizeCache(Task task, SynchronizeCacheCdb cdb) {
+        BlockGeometry geometry = device.geometry();   // read per command: a resize shows at once
         if (!Transfers.check(task, geometry, cdb.opcode(), cdb.lba(), cdb.numberOfBlocks(), Long.MAX_VALUE)) {
             return;
         }
@@ -171,6 +174,7 @@ final class SbcReadWrite {
      * as soon as the CDB is validated and the read follows; a read error then has no command to fail.
      */
     void preFetch(Task task, PreFetchCdb cdb) {
+        BlockGeometry geometry = device.geometry();   // read per command: a resize shows at once
         long lba = cdb.lba();
         long maximum = limits.maximumPrefetchLength();
         if (cdb.prefetchLength() > maximum) {

@@ -64,7 +64,6 @@ final class SbcSanitize {
     enum State { IDLE, IN_PROGRESS, FAILED, FAILED_EXIT_ALLOWED }
 
     private final BlockDevice device;
-    private final BlockGeometry geometry;
     private final RangeLock rangeLock;
     private final AtomicReference<State> state = new AtomicReference<>(State.IDLE);
     /** Blocks swept so far and in all, over every pass: read by other commands for the progress. */
@@ -73,8 +72,12 @@ final class SbcSanitize {
 
     SbcSanitize(BlockDevice device, RangeLock rangeLock) {
         this.device = device;
-        this.geometry = device.geometry();
         this.rangeLock = rangeLock;
+    }
+
+    /** Read per use: a resize shows at once (the registry changes the device's geometry, nothing caches it). */
+    private BlockGeometry geometry() {
+        return device.geometry();
     }
 
     State state() {
@@ -113,7 +116,7 @@ final class SbcSanitize {
     }
 
     void execute(Task task, SanitizeCdb cdb) {
-        int lbs = geometry.logicalBlockSize();
+        int lbs = geometry().logicalBlockSize();
         int length = cdb.parameterListLength();
         if (cdb.serviceAction() == SanitizeCdb.ServiceAction.OVERWRITE) {
             // SBC-4 §5.30.3: the list is a 4-byte header and a pattern of 1..LBS bytes
@@ -152,12 +155,12 @@ final class SbcSanitize {
             return;
         }
         sweptBlocks = 0;
-        totalBlocks = geometry.blockCount() * passes.size();
+        totalBlocks = geometry().blockCount() * passes.size();
         long transferred = length;
         if (cdb.immed()) {
             task.good(transferred); // SBC-4 §5.30.1: status once the CDB and parameter list are validated
         }
-        rangeLock.acquireExclusive(0, geometry.blockCount(), lease -> new Sweep(passes, (ok, failure) -> {
+        rangeLock.acquireExclusive(0, geometry().blockCount(), lease -> new Sweep(passes, (ok, failure) -> {
             lease.release();
             state.set(failure == null ? State.IDLE : cdb.ause() ? State.FAILED_EXIT_ALLOWED : State.FAILED);
             if (!cdb.immed()) {
@@ -231,7 +234,7 @@ final class SbcSanitize {
         }
 
         private void pump() {
-            long end = geometry.blockCount();
+            long end = geometry().blockCount();
             while (pass < passes.size()) {
                 if (next >= end) {
                     releasePiece();
@@ -240,7 +243,7 @@ final class SbcSanitize {
                     continue;
                 }
                 Pass p = passes.get(pass);
-                int shift = geometry.logicalBlockShift();
+                int shift = geometry().logicalBlockShift();
                 long n;
                 phase.set(Phase.ISSUING);
                 long lba = next;
@@ -281,7 +284,7 @@ final class SbcSanitize {
         }
 
         private ByteBuf pieceOf(byte[] block) {
-            int blocks = (int) Math.max(1, Math.min(PATTERN_PIECE_BYTES / block.length, geometry.blockCount()));
+            int blocks = (int) Math.max(1, Math.min(PATTERN_PIECE_BYTES / block.length, geometry().blockCount()));
             ByteBuf buf = Unpooled.directBuffer(blocks * block.length);
             for (int i = 0; i < blocks; i++) {
                 buf.writeBytes(block);

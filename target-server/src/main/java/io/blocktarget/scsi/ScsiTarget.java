@@ -1,5 +1,7 @@
 package io.blocktarget.scsi;
 
+import io.blocktarget.block.InFlight;
+import io.blocktarget.protocol.scsi.ScsiLun;
 import io.blocktarget.protocol.scsi.SenseReason;
 
 import java.util.Collections;
@@ -14,24 +16,39 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * A SCSI target device (SAM-5 §4.6): the logical units behind one iSCSI target name. Routes each
  * command to its logical unit, or to the answers SPC-4 gives for a LUN that does not exist.
+ *
+ * <p>The logical unit inventory changes at runtime ({@link #attach}, {@link #detach}): it is an
+ * immutable map replaced as a whole (copy-on-write under this object's monitor), so every command
+ * reads one consistent inventory with a single volatile load, and a command keeps the logical unit
+ * it found while that unit is detached. Each command is counted in its device's {@link InFlight}
+ * for as long as it executes; a draining device refuses new commands as a missing LUN would.
  */
 public final class ScsiTarget implements ScsiTargetDevice {
+    /** A logical unit and the count its commands are kept in. */
+    private record Mounted(LogicalUnit unit, LogicalUnitSpec spec) {
+    }
+
+    /** The inventory at one moment: LUN → unit, and the LUNs ascending for REPORT LUNS. */
+    private record Inventory(NavigableMap<Long, Mounted> units, List<Long> luns) {
+        static Inventory of(TreeMap<Long, Mounted> map) {
+            return new Inventory(Collections.unmodifiableNavigableMap(map), List.copyOf(map.keySet()));
+        }
+    }
+
     private final String targetName;
-    private final NavigableMap<Long, LogicalUnit> units;
-    private final List<Long> luns;
+    private volatile Inventory inventory;
     private final NoLogicalUnit noLogicalUnit;
     /** The transport side of every logged-in I_T nexus (sessions on any event loop). */
     private final Map<ItNexus, NexusTasks> transports = new ConcurrentHashMap<>();
 
     ScsiTarget(String targetName, List<LogicalUnitSpec> specs) {
         this.targetName = targetName;
-        TreeMap<Long, LogicalUnit> map = new TreeMap<>();
-        for (LogicalUnitSpec spec : specs) {
-            map.put(spec.lun(), new LogicalUnit(this, spec));
-        }
-        this.units = Collections.unmodifiableNavigableMap(map);
-        this.luns = List.copyOf(map.keySet());
         this.noLogicalUnit = new NoLogicalUnit(this);
+        TreeMap<Long, Mounted> map = new TreeMap<>();
+        for (LogicalUnitSpec spec : specs) {
+            map.put(spec.lun(), new Mounted(new LogicalUnit(this, spec), spec));
+        }
+        this.inventory = Inventory.of(map);
     }
 
     @Override
@@ -41,17 +58,25 @@ public final class ScsiTarget implements ScsiTargetDevice {
 
     @Override
     public List<Long> luns() {
-        return luns;
+        return inventory.luns();
     }
 
     @Override
     public void execute(ScsiCommand command, ScsiCompletion done) {
-        LogicalUnit unit = units.get(command.lun());
-        if (unit == null) {
+        Mounted mounted = inventory.units().get(command.lun());
+        if (mounted == null) {
             noLogicalUnit.execute(command, done);
-        } else {
-            unit.execute(command, done);
+            return;
         }
+        InFlight inFlight = mounted.spec().state().inFlight();
+        if (!inFlight.enter()) {
+            noLogicalUnit.execute(command, done);   // being removed: as if gone (LOGICAL UNIT NOT SUPPORTED)
+            return;
+        }
+        mounted.unit().execute(command, response -> {
+            inFlight.exit();
+            done.complete(response);
+        });
     }
 
     @Override
@@ -74,8 +99,9 @@ public final class ScsiTarget implements ScsiTargetDevice {
     public void taskManagement(TaskManagementFunction function, ItNexus requester, long lun, long taskTag,
                                Runnable done) {
         boolean everyUnit = function.units() == TaskManagementFunction.Units.EVERY;
-        List<LogicalUnit> affected = everyUnit ? List.copyOf(units.values())
-                : units.containsKey(lun) ? List.of(units.get(lun)) : List.of();
+        NavigableMap<Long, Mounted> units = inventory.units(); // one snapshot for the whole function
+        List<LogicalUnit> affected = everyUnit ? units.values().stream().map(Mounted::unit).toList()
+                : units.containsKey(lun) ? List.of(units.get(lun).unit()) : List.of();
         TaskScope scope = new TaskScope(everyUnit ? TaskScope.ANY : lun,
                 function == TaskManagementFunction.ABORT_TASK ? taskTag : TaskScope.ANY);
         boolean everyNexus = function.reach() == TaskManagementFunction.Reach.EVERY_NEXUS;
@@ -119,20 +145,91 @@ public final class ScsiTarget implements ScsiTargetDevice {
 
     /** The state part of LOGICAL UNIT RESET (no tasks aborted); see {@link #taskManagement}. */
     public void logicalUnitReset(ItNexus requester, long lun) {
-        LogicalUnit unit = units.get(lun);
-        if (unit != null) {
-            unit.reset(requester);
+        Mounted mounted = inventory.units().get(lun);
+        if (mounted != null) {
+            mounted.unit().reset(requester);
         }
     }
 
     /** The state part of a hard reset of every logical unit (no tasks aborted); see {@link #taskManagement}. */
     public void targetReset(ItNexus requester) {
-        units.values().forEach(u -> u.reset(requester));
+        inventory.units().values().forEach(m -> m.unit().reset(requester));
     }
 
     @Override
     public void nexusLost(ItNexus nexus) {
-        units.values().forEach(u -> u.nexusLost(nexus));
+        inventory.units().values().forEach(m -> m.unit().nexusLost(nexus));
+    }
+
+    /**
+     * Adds a logical unit at {@code spec.lun()} and tells the initiators of the other logical units: REPORTED
+     * LUNS DATA HAS CHANGED (SPC-4 §6.33; SAM-5 §5.14 — the inventory of this target changed). The new unit
+     * itself starts with POWER ON for every nexus, as any new unit does.
+     *
+     * @throws IllegalArgumentException when the LUN is outside 0..16383, in use, or the spec names another target
+     */
+    public synchronized void attach(LogicalUnitSpec spec) {
+        if (!spec.targetName().equals(targetName)) {
+            throw new IllegalArgumentException("LUN " + spec.name() + " is for target " + spec.targetName()
+                    + ", not " + targetName);
+        }
+        if (spec.lun() < 0 || spec.lun() > ScsiLun.MAX_FLAT_LUN) {
+            throw new IllegalArgumentException("LUN " + spec.lun() + " of " + spec.name() + " is outside 0..16383");
+        }
+        TreeMap<Long, Mounted> map = new TreeMap<>(inventory.units());
+        if (map.containsKey(spec.lun())) {
+            throw new IllegalArgumentException("LUN " + spec.lun() + " of target " + targetName + " is in use");
+        }
+        reportedLunsDataChanged();   // on the units that were there: the new one has POWER ON pending anyway
+        map.put(spec.lun(), new Mounted(new LogicalUnit(this, spec), spec));
+        inventory = Inventory.of(map);
+    }
+
+    /**
+     * Takes the logical unit at {@code lun} out of the inventory: new commands to it get LOGICAL UNIT NOT
+     * SUPPORTED, commands already executing finish (the caller drains the device's {@link InFlight}), and the
+     * remaining units report REPORTED LUNS DATA HAS CHANGED. False when there is no such LUN.
+     */
+    public synchronized boolean detach(long lun) {
+        TreeMap<Long, Mounted> map = new TreeMap<>(inventory.units());
+        if (map.remove(lun) == null) {
+            return false;
+        }
+        inventory = Inventory.of(map);
+        reportedLunsDataChanged();
+        return true;
+    }
+
+    /**
+     * Detaches {@code removed} and attaches {@code added} in one inventory swap: every command sees the inventory
+     * before or after, never half of it, and the other units get one REPORTED LUNS DATA HAS CHANGED. A LUN may be in
+     * both (a replaced unit: the new one gets POWER ON, as a new unit does).
+     *
+     * @throws IllegalArgumentException as {@link #attach}; nothing changes then
+     */
+    public synchronized void change(java.util.Collection<Long> removed, List<LogicalUnitSpec> added) {
+        TreeMap<Long, Mounted> map = new TreeMap<>(inventory.units());
+        removed.forEach(map::remove);
+        for (LogicalUnitSpec spec : added) {
+            if (!spec.targetName().equals(targetName) || spec.lun() < 0 || spec.lun() > ScsiLun.MAX_FLAT_LUN
+                    || map.containsKey(spec.lun())) {
+                throw new IllegalArgumentException("LUN " + spec.lun() + " of " + spec.name() + " cannot join target "
+                        + targetName + " (other target, outside 0..16383 or in use)");
+            }
+            map.put(spec.lun(), new Mounted(new LogicalUnit(this, spec), spec));
+        }
+        java.util.Set<Long> stayed = new java.util.HashSet<>(inventory.units().keySet());
+        stayed.retainAll(map.keySet());
+        added.forEach(spec -> stayed.remove(spec.lun()));
+        inventory = Inventory.of(map);
+        for (Long lun : stayed) {
+            map.get(lun).unit().unitAttentions().raiseForOthers(null, SenseReason.REPORTED_LUNS_DATA_HAS_CHANGED);
+        }
+    }
+
+    /** True when the target has no logical unit left. */
+    public boolean isEmpty() {
+        return inventory.units().isEmpty();
     }
 
     /**
@@ -140,24 +237,27 @@ public final class ScsiTarget implements ScsiTargetDevice {
      * every logical unit, cleared by its next REPORT LUNS.
      */
     public void reportedLunsDataChanged() {
-        units.values().forEach(u -> u.unitAttentions().raiseForOthers(null, SenseReason.REPORTED_LUNS_DATA_HAS_CHANGED));
+        inventory.units().values().forEach(m -> m.unit().unitAttentions()
+                .raiseForOthers(null, SenseReason.REPORTED_LUNS_DATA_HAS_CHANGED));
     }
 
     /** The capacity of {@code lun} changed (SBC-4 §4.6): CAPACITY DATA HAS CHANGED for every nexus. */
     public void capacityDataChanged(long lun) {
-        LogicalUnit unit = units.get(lun);
-        if (unit != null) {
-            unit.unitAttentions().raiseForOthers(null, SenseReason.CAPACITY_DATA_HAS_CHANGED);
+        Mounted mounted = inventory.units().get(lun);
+        if (mounted != null) {
+            mounted.unit().unitAttentions().raiseForOthers(null, SenseReason.CAPACITY_DATA_HAS_CHANGED);
         }
     }
 
     /** The logical unit at {@code lun}, or null; for tests in this package. */
     LogicalUnit unit(long lun) {
-        return units.get(lun);
+        Mounted mounted = inventory.units().get(lun);
+        return mounted == null ? null : mounted.unit();
     }
 
     /** REPORT LUNS clears REPORTED LUNS DATA HAS CHANGED on every logical unit for that nexus. */
     void reportedLunsSeen(ItNexus nexus) {
-        units.values().forEach(u -> u.unitAttentions().clear(nexus, SenseReason.REPORTED_LUNS_DATA_HAS_CHANGED));
+        inventory.units().values().forEach(m -> m.unit().unitAttentions()
+                .clear(nexus, SenseReason.REPORTED_LUNS_DATA_HAS_CHANGED));
     }
 }

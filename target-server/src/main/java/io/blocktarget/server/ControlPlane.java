@@ -38,6 +38,14 @@ public interface ControlPlane {
      */
     ApplyResult apply(List<LunConfig> desired) throws ControlException;
 
+    /**
+     * Re-reads the config directory ({@link #configDir()}) through the config module's one validation and
+     * {@link #apply applies} its LUNs — what SIGHUP and an edit under {@code luns.d/} do. A directory that fails
+     * validation changes nothing: its problems are logged one line each ({@code file:line: key: message}) and the
+     * call fails INVALID naming the first problem's LUN and key. Fails UNAVAILABLE without a config directory.
+     */
+    ApplyResult reload() throws ControlException;
+
     /** iSCSI sessions and NVMe controllers now connected, discovery ones included. */
     List<SessionInfo> sessions();
 
@@ -62,7 +70,8 @@ public interface ControlPlane {
     /**
      * One iSCSI session or NVMe controller.
      *
-     * @param id         stable while it lives: {@code iscsi:<TSIH>} or {@code nvme:<CNTLID>}
+     * @param id         stable while it lives: {@code iscsi:<TSIH>} or {@code nvme:<CNTLID>@<subsystem NQN>} (a
+     *                   CNTLID is unique within its subsystem only, Base §3.1.2.1)
      * @param protocol   {@code iscsi} or {@code nvme}
      * @param initiator  iSCSI InitiatorName (with ISID) or NVMe host NQN
      * @param target     iSCSI TargetName (empty for discovery) or subsystem NQN

@@ -20,4 +20,14 @@ public record Lun(LunConfig config, BlockDevice device, LunState state) {
     public String name() {
         return config.name();
     }
+
+    /**
+     * A fresh device state for {@code config}: persistent reservations (APTPL / PTPL) are kept in {@code NAME.pr}
+     * beside the LUN's file in {@code luns.d/}; a LUN without a file (embedded default, API without a config dir)
+     * keeps them in memory only and refuses APTPL.
+     */
+    public static LunState stateFor(LunConfig config) {
+        return new LunState(config.name(),
+                config.source() == null ? null : config.source().resolveSibling(config.name() + ".pr"));
+    }
 }

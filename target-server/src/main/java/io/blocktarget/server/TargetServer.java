@@ -1,7 +1,6 @@
 package io.blocktarget.server;
 
 import io.blocktarget.block.BlockDevice;
-import io.blocktarget.block.LunState;
 import io.blocktarget.block.ram.MemoryBudget;
 import io.blocktarget.config.BlocktargetConfig;
 import io.blocktarget.config.LunConfig;
@@ -11,6 +10,7 @@ import io.blocktarget.nvme.NvmeLimits;
 import io.blocktarget.nvme.NvmePort;
 import io.blocktarget.nvme.NvmeSubsystems;
 import io.blocktarget.scsi.LogicalUnitSpec;
+import io.blocktarget.scsi.ScsiTarget;
 import io.blocktarget.scsi.ScsiTargetDevices;
 import io.blocktarget.transport.iscsi.Chap;
 import io.blocktarget.transport.iscsi.IscsiSettings;
@@ -27,6 +27,7 @@ import io.vertx.core.net.NetSocket;
 import io.vertx.core.transport.Transport;
 
 import java.io.IOException;
+import java.nio.file.Path;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
@@ -34,6 +35,7 @@ import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -70,10 +72,13 @@ public final class TargetServer {
     }
 
     private final BlocktargetConfig config;
+    private final Optional<Path> configDir;
     /** Event loops ≈ cores (DESIGN §3). */
     private final int eventLoops;
     private boolean polling;
+    /** The LUNs opened at start; from RUNNING on, {@link #registry} owns them. */
     private final List<Lun> luns = new ArrayList<>();
+    private Registry registry;
     private final List<Portal> portals = new ArrayList<>();
     private volatile State state = State.NEW;
     private MemoryBudget memoryBudget;
@@ -83,7 +88,13 @@ public final class TargetServer {
     private NvmeTcpTransport nvmeTcp;
 
     public TargetServer(BlocktargetConfig config) {
+        this(config, Optional.empty());
+    }
+
+    /** @param configDir the directory {@code config} was loaded from, which {@link ControlPlane#reload} re-reads */
+    public TargetServer(BlocktargetConfig config, Optional<Path> configDir) {
         this.config = config;
+        this.configDir = configDir;
         this.eventLoops = config.server().eventLoopCount();
     }
 
@@ -91,9 +102,17 @@ public final class TargetServer {
         return state;
     }
 
-    /** The LUNs, in config order; valid once running. */
+    /** The LUNs now exported (the registry's current snapshot), in config order; valid once running. */
     public List<Lun> luns() {
-        return List.copyOf(luns);
+        return registry != null ? registry.snapshot().luns() : List.copyOf(luns);
+    }
+
+    /** What the control layer drives: the registry of LUNs, targets and subsystems; valid once running. */
+    public ControlPlane controlPlane() {
+        if (registry == null) {
+            throw new IllegalStateException("server not started");
+        }
+        return registry;
     }
 
     /** The portals actually listening; valid once running. */
@@ -138,7 +157,7 @@ public final class TargetServer {
         for (LunConfig lunConfig : config.luns()) {
             try {
                 BlockDevice device = BlockDevices.open(lunConfig, memoryBudget, fileIoExecutor);
-                luns.add(new Lun(lunConfig, device, new LunState(lunConfig.name(), lunConfig.source() == null ? null : lunConfig.source().resolveSibling(lunConfig.name() + ".pr"))));
+                luns.add(new Lun(lunConfig, device, Lun.stateFor(lunConfig)));
             } catch (IOException | RuntimeException e) {
                 String where = lunConfig.source() != null ? lunConfig.source().toString() : lunConfig.name();
                 throw new ServerStartException(where + ": cannot open the " + lunConfig.backend().configName()
@@ -184,12 +203,14 @@ public final class TargetServer {
         IscsiSettings iscsiSettings = IscsiSettings.defaults()
                 .withPortals(server.iscsiPort() == 0 ? List.of() : List.of(new Portal(Portal.Service.ISCSI, bind, server.iscsiPort()).address()))
                 .withChap(chapByTarget(config.luns()));
-        iscsi = IscsiTransport.create(vertx, ScsiTargetDevices.create(units).values(), iscsiSettings);
+        Map<String, ScsiTarget> scsiTargets = ScsiTargetDevices.createTargets(units);
+        iscsi = IscsiTransport.create(vertx, List.copyOf(scsiTargets.values()), iscsiSettings);
         List<NvmePort> nvmePorts = server.nvmePort() == 0 ? List.of() : List.of(new NvmePort(1, bind, server.nvmePort()));
-        nvmeTcp = NvmeTcpTransport.create(vertx,
-                NvmeSubsystems.of(namespaces, nvmePorts, NvmeLimits.DEFAULT, new VertxNvmeScheduler(vertx),
-                        hostsBySubsystem(config.luns())),
-                NvmeLimits.DEFAULT);
+        NvmeSubsystems subsystems = NvmeSubsystems.of(namespaces, nvmePorts, NvmeLimits.DEFAULT,
+                new VertxNvmeScheduler(vertx), hostsBySubsystem(config.luns()));
+        nvmeTcp = NvmeTcpTransport.create(vertx, subsystems, NvmeLimits.DEFAULT);
+        registry = new Registry(server, configDir, memoryBudget, Registry.opener(memoryBudget, fileIoExecutor), luns,
+                scsiTargets, iscsi, subsystems);
 
         listen(Portal.Service.ISCSI, bind, server.iscsiPort(), iscsi::accept);
         listen(Portal.Service.NVME_TCP, bind, server.nvmePort(), socket -> nvmeTcp.accept(socket, false));
@@ -267,11 +288,15 @@ public final class TargetServer {
                 LOG.log(Level.WARNING, "closing the network layer: " + e);
             }
         }
-        for (Lun lun : luns) {
-            try {
-                lun.device().close(); // file backends flush here
-            } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "closing LUN " + lun.name() + ": " + e);
+        if (registry != null) {
+            registry.closeAll(); // file backends flush here; waits for an apply in progress
+        } else {
+            for (Lun lun : luns) {
+                try {
+                    lun.device().close();
+                } catch (RuntimeException e) {
+                    LOG.log(Level.WARNING, "closing LUN " + lun.name() + ": " + e);
+                }
             }
         }
         if (fileIoExecutor != null) {

@@ -106,7 +106,7 @@ public final class IscsiTestInitiator implements AutoCloseable {
         return new IscsiTestInitiator(s, isid);
     }
 
-    int tsih() {
+    public int tsih() {
         return tsih;
     }
 
@@ -144,7 +144,7 @@ public final class IscsiTestInitiator implements AutoCloseable {
     }
 
     /** The next PDU from the target; the caller releases it. */
-    TargetPdu receive() throws IOException {
+    public TargetPdu receive() throws IOException {
         byte[] bhs = new byte[Bhs.LENGTH];
         in.readFully(bhs);
         FrameLimits limits = new FrameLimits(PduSource.TARGET, Bhs.MAX_DATA_SEGMENT_LENGTH, Bhs.MAX_AHS_LENGTH,
@@ -302,7 +302,7 @@ public final class IscsiTestInitiator implements AutoCloseable {
     // ---- full feature phase -----------------------------------------------------------------------
 
     /** SendTargets=value; the raw text answer with NULs turned into newlines. */
-    String sendTargets(String value) throws IOException {
+    public String sendTargets(String value) throws IOException {
         ByteBuf data = Unpooled.buffer();
         TextParameters.of("SendTargets", value).encode(data);
         send(new TextRequest(false, true, false, 0, nextItt(), Bhs.RESERVED_TAG, cmdSN++, expStatSN, data));
@@ -447,7 +447,7 @@ public final class IscsiTestInitiator implements AutoCloseable {
         }
     }
 
-    void answerPing(NopIn ping) throws IOException {
+    public void answerPing(NopIn ping) throws IOException {
         if (ping.ttt() != Bhs.RESERVED_TAG) {
             send(new NopOut(true, ping.lun(), Bhs.RESERVED_TAG, ping.ttt(), cmdSN, expStatSN, Unpooled.EMPTY_BUFFER));
         }

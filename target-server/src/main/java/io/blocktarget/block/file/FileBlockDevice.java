@@ -322,6 +322,49 @@ public final class FileBlockDevice extends AbstractBlockDevice {
         }
     }
 
+    /**
+     * Resizes on the I/O executor. A regular file is set to the new size (ftruncate: growing leaves a hole that
+     * reads as zeros, shrinking discards the tail); when it already has that size — grown or shrunk by someone
+     * else — the LUN just follows it, which is also the only resize a read-only file takes. A block device is never
+     * changed: the LUN may take any size up to the device's current one (which follows an externally grown device).
+     */
+    @Override
+    public void resize(long newBlockCount, IoCallback<Void> callback) {
+        submit(callback, () -> {
+            BlockIoException failure = checkResize(newBlockCount);
+            if (failure == null) {
+                failure = resizeMedium(newBlockCount << geometry().logicalBlockShift());
+            }
+            if (failure == null) {
+                publishBlockCount(newBlockCount);
+            }
+            callback.complete(null, failure);
+        });
+    }
+
+    private synchronized BlockIoException resizeMedium(long newSize) {
+        try {
+            long actual = channel.size();
+            if (Files.readAttributes(path, BasicFileAttributes.class).isOther()) {
+                return actual >= newSize ? null : new BlockIoException(BlockError.INVALID_LENGTH, path + " is "
+                        + actual + " bytes, less than the " + newSize + " asked for; grow the block device first");
+            }
+            if (actual == newSize) {
+                return null;
+            }
+            if (options.readOnly()) {
+                return new BlockIoException(BlockError.WRITE_PROTECTED, path + " is read-only and " + actual
+                        + " bytes; cannot make it " + newSize);
+            }
+            try (RandomAccessFile file = new RandomAccessFile(path.toFile(), "rw")) {
+                file.setLength(newSize);   // ftruncate either way
+            }
+            return null;
+        } catch (IOException e) {
+            return failure(e, BlockError.WRITE_ERROR);
+        }
+    }
+
     /** Flushes and closes; blocks the caller for the fsync. Operations still queued fail CLOSED. */
     @Override
     public void close() {

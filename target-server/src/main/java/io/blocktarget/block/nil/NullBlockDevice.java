@@ -50,6 +50,16 @@ public final class NullBlockDevice extends AbstractBlockDevice {
         callback.complete(null, checkWriteZeroesRequest(lba, blockCount));
     }
 
+    /** Nothing is stored: the new count is all there is to change. Completes inline. */
+    @Override
+    public void resize(long newBlockCount, IoCallback<Void> callback) {
+        BlockIoException failure = checkResize(newBlockCount);
+        if (failure == null) {
+            publishBlockCount(newBlockCount);
+        }
+        callback.complete(null, failure);
+    }
+
     @Override
     public void close() {
         transitionToClosed();

@@ -54,8 +54,7 @@ public final class RamBlockDevice extends AbstractBlockDevice {
         this.budget = Objects.requireNonNull(budget, "budget");
         this.chunkSize = Math.max(geometry.physicalBlockSize(), MIN_CHUNK_SIZE);
         this.chunkShift = Integer.numberOfTrailingZeros(chunkSize);
-        long size = geometry.sizeBytes();
-        this.chunks = new SparseArray<>((size >>> chunkShift) + ((size & (chunkSize - 1)) == 0 ? 0 : 1));
+        this.chunks = new SparseArray<>(chunksFor(geometry.sizeBytes()));
         this.chunkFreed = () -> {
             allocatedBytes.addAndGet(-chunkSize);
             budget.release(chunkSize);
@@ -63,6 +62,7 @@ public final class RamBlockDevice extends AbstractBlockDevice {
     }
 
     /** Bytes of native memory this device holds, including chunks kept alive only by in-flight reads. */
+    @Override
     public long allocatedBytes() {
         return allocatedBytes.get();
     }
@@ -208,7 +208,14 @@ public final class RamBlockDevice extends AbstractBlockDevice {
      */
     private void deallocate(long lba, long blockCount) {
         long start = lba << geometry().logicalBlockShift();
-        long end = start + (blockCount << geometry().logicalBlockShift());
+        deallocateBytes(start, start + (blockCount << geometry().logicalBlockShift()));
+    }
+
+    /** {@link #deallocate} in bytes: {@code [start, end)} within the chunk table. */
+    private void deallocateBytes(long start, long end) {
+        if (start >= end) {
+            return;
+        }
         long firstWhole = (start + chunkSize - 1) >>> chunkShift;
         long endWhole = end >>> chunkShift;
         if (firstWhole >= endWhole) {            // inside one chunk, or across one boundary
@@ -234,6 +241,40 @@ public final class RamBlockDevice extends AbstractBlockDevice {
                 chunk.release();
             }
         }
+    }
+
+    private long chunksFor(long sizeBytes) {
+        return (sizeBytes >>> chunkShift) + ((sizeBytes & (chunkSize - 1)) == 0 ? 0 : 1);
+    }
+
+    /**
+     * Grows or shrinks the disk; completes inline. Thin either way: growing allocates nothing (the new blocks read
+     * as zeros), shrinking frees the chunks past the new end back to the budget and zeros the part of the last chunk
+     * past it.
+     *
+     * <p>Growing first clears {@code [old end, new end)}: a write that passed its range check against the larger
+     * geometry of an earlier size, racing with that shrink, may have left data there, and the blocks a grow exposes
+     * must read as zeros. The chunk table never shrinks (a stray chunk past the end is freed on the next grow or at
+     * close), so no racing access can find its index out of bounds.
+     */
+    @Override
+    public synchronized void resize(long newBlockCount, IoCallback<Void> callback) {
+        BlockIoException failure = checkResize(newBlockCount);
+        if (failure != null) {
+            callback.complete(null, failure);
+            return;
+        }
+        long oldEnd = geometry().sizeBytes();
+        long newEnd = newBlockCount << geometry().logicalBlockShift();
+        if (newEnd > oldEnd) {
+            deallocateBytes(oldEnd, Math.min(newEnd, chunks.capacity() << chunkShift));
+            chunks.grow(chunksFor(newEnd));
+            publishBlockCount(newBlockCount);
+        } else if (newEnd < oldEnd) {
+            publishBlockCount(newBlockCount);
+            deallocateBytes(newEnd, Math.min(oldEnd, chunks.capacity() << chunkShift));
+        }
+        callback.complete(null, null);
     }
 
     @Override

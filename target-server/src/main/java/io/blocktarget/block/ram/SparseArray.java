@@ -5,37 +5,63 @@ import java.util.function.Consumer;
 
 /**
  * A lock-free sparse array indexed by {@code long}: a radix tree with a fan-out of 1024 whose inner
- * nodes are created on first store (by CAS), like the page cache's xarray. Its depth is fixed by the
- * capacity, so the root is at most 1024 slots: a 1 TiB RAM disk of 64 KiB chunks (2^24 chunks)
- * costs a 16-slot root until something is written, and an 8 EiB one a 128-slot root.
+ * nodes are created on first store (by CAS), like the page cache's xarray. Its depth is the least the
+ * capacity needs: a 1 TiB RAM disk of 64 KiB chunks (2^24 chunks) has two levels below the root.
+ *
+ * <p>The capacity only grows ({@link #grow}, for a RAM disk resize): the root is always 1024 slots,
+ * so growing within its reach changes nothing but the bound, and growing past it puts a new root
+ * above the old one (the old root becomes slot 0 of the new). Readers and writers that loaded the
+ * old {@link Top} keep working on the same nodes, which stay reachable from the new root.
  */
 final class SparseArray<T> {
     private static final int BITS = 10;
     private static final int FANOUT = 1 << BITS;
     private static final int MASK = FANOUT - 1;
 
-    /** Inner levels below the root; 0 when the root holds the elements itself. */
-    private final int levels;
-    private final AtomicReferenceArray<Object> root;
-    private final long capacity;
+    /**
+     * What one access needs, published together.
+     *
+     * @param levels inner levels below the root; 0 when the root holds the elements itself
+     */
+    private record Top(AtomicReferenceArray<Object> root, int levels, long capacity) {
+    }
+
+    private volatile Top top;
 
     SparseArray(long capacity) {
         if (capacity <= 0) {
             throw new IllegalArgumentException("capacity " + capacity);
         }
+        this.top = new Top(new AtomicReferenceArray<>(FANOUT), depth(capacity), capacity);
+    }
+
+    /** Levels below a 1024-slot root that {@code capacity} slots need. */
+    private static int depth(long capacity) {
         int depth = 0;
-        long rootSlots = capacity;
-        while (rootSlots > FANOUT) {
-            rootSlots = (rootSlots + MASK) >>> BITS;
-            depth++;
+        for (long reach = FANOUT; reach < capacity && depth < 6; reach <<= BITS) {
+            depth++;   // 1024^7 > 2^63: six levels reach every long index
         }
-        this.levels = depth;
-        this.capacity = capacity;
-        this.root = new AtomicReferenceArray<>((int) rootSlots);
+        return depth;
     }
 
     long capacity() {
-        return capacity;
+        return top.capacity();
+    }
+
+    /** Raises the capacity to {@code capacity} (no-op when not larger); elements stay where they are. */
+    synchronized void grow(long capacity) {
+        Top t = top;
+        if (capacity <= t.capacity()) {
+            return;
+        }
+        AtomicReferenceArray<Object> root = t.root();
+        int levels = t.levels();
+        for (int need = depth(capacity); levels < need; levels++) {
+            AtomicReferenceArray<Object> above = new AtomicReferenceArray<>(FANOUT);
+            above.set(0, root);
+            root = above;
+        }
+        top = new Top(root, levels, capacity);
     }
 
     T get(long index) {
@@ -56,16 +82,17 @@ final class SparseArray<T> {
 
     /** Empties every slot, handing each removed element to {@code action}. */
     void removeAll(Consumer<? super T> action) {
-        removeRange(0, capacity, action);
+        removeRange(0, top.capacity(), action);
     }
 
     /** Empties the slots {@code [from, to)}, handing each removed element to {@code action}; skips absent subtrees. */
     void removeRange(long from, long to, Consumer<? super T> action) {
-        if (from < 0 || to > capacity || from > to) {
-            throw new IndexOutOfBoundsException("[" + from + ", " + to + ") of " + capacity);
+        Top t = top;
+        if (from < 0 || to > t.capacity() || from > to) {
+            throw new IndexOutOfBoundsException("[" + from + ", " + to + ") of " + t.capacity());
         }
         if (from < to) {
-            removeRange(root, levels, 0, from, to, action);
+            removeRange(t.root(), t.levels(), 0, from, to, action);
         }
     }
 
@@ -95,12 +122,13 @@ final class SparseArray<T> {
     }
 
     private AtomicReferenceArray<Object> leaf(long index, boolean create) {
-        if (index < 0 || index >= capacity) {
+        Top t = top;
+        if (index < 0 || index >= t.capacity()) {
             throw new IndexOutOfBoundsException(index);
         }
-        AtomicReferenceArray<Object> node = root;
-        for (int level = levels; level > 0; level--) {
-            int slot = level == levels ? (int) (index >>> (level * BITS)) : slot(index, level);
+        AtomicReferenceArray<Object> node = t.root();
+        for (int level = t.levels(); level > 0; level--) {
+            int slot = slot(index, level);
             AtomicReferenceArray<Object> child = node(node.get(slot));
             if (child == null) {
                 if (!create) {

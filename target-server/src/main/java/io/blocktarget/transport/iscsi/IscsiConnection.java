@@ -1,5 +1,7 @@
 package io.blocktarget.transport.iscsi;
 
+import io.blocktarget.protocol.iscsi.AsyncEvent;
+import io.blocktarget.protocol.iscsi.AsyncMessage;
 import io.blocktarget.protocol.iscsi.Bhs;
 import io.blocktarget.protocol.iscsi.DataOut;
 import io.blocktarget.protocol.iscsi.Digest;
@@ -40,6 +42,8 @@ import io.netty.util.concurrent.ScheduledFuture;
 
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
@@ -63,6 +67,8 @@ final class IscsiConnection implements ConnectionIo {
     private Optional<IscsiSession> session = Optional.empty();
     /** Published for other event loops (cold reset); set once at login. */
     private volatile Optional<IscsiSession.Key> sessionKey = Optional.empty();
+    /** Published for the control plane's session list; set once at login. */
+    private volatile OperationalParameters negotiated;
     private Optional<TaskEngine> engine = Optional.empty();
     private CommandWindow window;
     private int statSN;
@@ -220,6 +226,7 @@ final class IscsiConnection implements ConnectionIo {
             old.connection().closeFromElsewhere("session reinstated by tsih=" + s.tsih());
         });
         OperationalParameters params = result.parameters();
+        negotiated = params;
         engine = result.target().map(t -> new TaskEngine(this, t, nexus.orElseThrow(), params,
                 settings.maxTransferLength(), settings.queueDepth()));
         engine.ifPresent(en -> en.target().attach(en.nexus(), en.nexusTasks()));
@@ -494,6 +501,45 @@ final class IscsiConnection implements ConnectionIo {
     }
 
     // ---- closing -----------------------------------------------------------------------------------
+
+    /**
+     * Called from another thread when the session's target goes away: RFC 7143 §11.9.1 AsyncEvent 1, the initiator
+     * must send a Logout within Parameter3 seconds; the connection is dropped if it has not by then (§11.9: the
+     * target may drop a connection that does not honour the request).
+     */
+    void requestLogoutFromElsewhere(int seconds, String reason) {
+        port.executor().execute(() -> {
+            if (state != ConnectionState.LOGGED_IN) {
+                return;
+            }
+            LOG.log(Level.INFO, "{0}: asking the initiator to log out within {1} s: {2}", who, seconds, reason);
+            send(new AsyncMessage(0, nextStatSN(), window.expCmdSN(), window.maxCmdSN(), AsyncEvent.LOGOUT_REQUEST, 0,
+                    0, 0, seconds, Unpooled.EMPTY_BUFFER));
+            port.executor().schedule(() -> {
+                if (state != ConnectionState.FREE) {
+                    shutDown(Level.INFO, "no Logout within " + seconds + " s of the request (" + reason + ")");
+                }
+            }, seconds, TimeUnit.SECONDS);
+        });
+    }
+
+    /** The negotiated operational keys, for the control plane's session list (any thread). */
+    Map<String, String> negotiatedKeys() {
+        OperationalParameters p = negotiated;
+        if (p == null) {
+            return Map.of();
+        }
+        Map<String, String> keys = new LinkedHashMap<>();
+        keys.put("HeaderDigest", p.headerDigest().keyValue());
+        keys.put("DataDigest", p.dataDigest().keyValue());
+        keys.put("MaxRecvDataSegmentLength", Integer.toString(p.initiatorMaxRecvDataSegmentLength()));
+        keys.put("MaxBurstLength", Integer.toString(p.maxBurstLength()));
+        keys.put("FirstBurstLength", Integer.toString(p.firstBurstLength()));
+        keys.put("InitialR2T", p.initialR2T() ? "Yes" : "No");
+        keys.put("ImmediateData", p.immediateData() ? "Yes" : "No");
+        keys.put("MaxOutstandingR2T", Integer.toString(p.maxOutstandingR2T()));
+        return keys;
+    }
 
     /** Called from another event loop (reinstatement, transport shutdown). */
     void closeFromElsewhere(String reason) {

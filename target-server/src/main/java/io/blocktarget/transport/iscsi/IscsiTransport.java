@@ -29,8 +29,12 @@ public final class IscsiTransport {
     static final String DECODER_NAME = "iscsi-framing";
     private static final String FLUSH_NAME = "iscsi-flush";
 
-    private final Map<String, ScsiTargetDevice> targets;
-    private final IscsiSettings settings;
+    /**
+     * Target name → device, and the settings (CHAP per target): replaced by {@link #targets(Collection, Map)} when
+     * targets come and go; a new connection's login reads them once, when it starts.
+     */
+    private volatile Map<String, ScsiTargetDevice> targets;
+    private volatile IscsiSettings settings;
     private final SessionRegistry registry = new SessionRegistry();
     private final Set<IscsiConnection> connections = ConcurrentHashMap.newKeySet();
 
@@ -70,6 +74,74 @@ public final class IscsiTransport {
             c.closeFromElsewhere("transport closing");
         }
         LOG.log(Level.DEBUG, "iSCSI transport closed");
+    }
+
+    /**
+     * Replaces the target set: logins and SendTargets from now on see {@code targets}, with the CHAP credentials of
+     * {@code chapByTarget}. Sessions already logged in keep the device they logged in to; for a target that went
+     * away call {@link #logoutTarget}.
+     */
+    public void targets(Collection<ScsiTargetDevice> targets, Map<String, Chap> chapByTarget) {
+        Map<String, ScsiTargetDevice> byName = new LinkedHashMap<>();
+        for (ScsiTargetDevice t : targets) {
+            if (byName.put(t.targetName(), t) != null) {
+                throw new IllegalArgumentException("target " + t.targetName() + " given twice");
+            }
+        }
+        synchronized (this) {
+            this.settings = settings.withChap(chapByTarget);
+            this.targets = Map.copyOf(byName);
+        }
+    }
+
+    /**
+     * Asks every session logged in to {@code targetName} to log out (RFC 7143 §11.9.1, AsyncEvent 1 "target
+     * requests Logout", Parameter3 = {@code seconds}), and drops the connections that have not logged out by then.
+     * The number of sessions asked.
+     */
+    public int logoutTarget(String targetName, int seconds) {
+        int asked = 0;
+        for (IscsiConnection c : connections) {
+            if (c.targetName().filter(targetName::equals).isPresent()) {
+                c.requestLogoutFromElsewhere(seconds, "target " + targetName + " removed");
+                asked++;
+            }
+        }
+        return asked;
+    }
+
+    /**
+     * A logged-in session as the control plane lists it.
+     *
+     * @param target      TargetName, empty for a discovery session
+     * @param parameters  negotiated operational keys
+     */
+    public record SessionView(int tsih, String initiatorName, long isid, String target, boolean discovery,
+                              String localAddress, String remoteAddress, Map<String, String> parameters) {
+    }
+
+    /** Every registered session; read from any thread. */
+    public java.util.List<SessionView> sessions() {
+        java.util.List<SessionView> all = new java.util.ArrayList<>();
+        for (IscsiSession s : registry.sessions()) {
+            IscsiConnection c = s.connection();
+            all.add(new SessionView(s.tsih(), s.key().initiatorName(), s.key().isid(), s.key().targetName(),
+                    s.type() == io.blocktarget.protocol.iscsi.SessionType.DISCOVERY,
+                    String.valueOf(c.port().localAddress()), String.valueOf(c.port().remoteAddress()),
+                    c.negotiatedKeys()));
+        }
+        return all;
+    }
+
+    /** Drops session {@code tsih} (its connection closed, as on a connection failure); false if unknown. */
+    public boolean dropSession(int tsih, String reason) {
+        for (IscsiSession s : registry.sessions()) {
+            if (s.tsih() == tsih) {
+                s.connection().closeFromElsewhere(reason);
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Closes every connection logged in to {@code targetName} except {@code keep} (TARGET COLD RESET). */

@@ -1,0 +1,144 @@
+package io.blocktarget.server;
+
+import io.blocktarget.block.ram.MemoryBudget;
+import io.blocktarget.config.ConfigLoader;
+import io.blocktarget.config.ServerConfig;
+import io.blocktarget.nvme.NvmeLimits;
+import io.blocktarget.nvme.NvmePort;
+import io.blocktarget.nvme.NvmeSubsystems;
+import io.blocktarget.server.ControlPlane.ApplyResult;
+import io.blocktarget.server.ControlPlane.ControlException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The config directory as the source of truth (issue 9 item 6): {@link ControlPlane#reload} through the config
+ * module's validation, a directory that fails it changes nothing and logs one {@code file:line: key:} line per
+ * problem, and the watcher applies edits under luns.d (debounced) and SIGHUP-style requests.
+ */
+class ConfigReloadTest {
+    @TempDir
+    Path dir;
+
+    private final MemoryBudget budget = new MemoryBudget(64L << 20);
+    private Registry registry;
+    private final List<String> logged = new CopyOnWriteArrayList<>();
+    private final Handler capture = new Handler() {
+        @Override
+        public void publish(LogRecord record) {
+            logged.add(record.getMessage());
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void close() {
+        }
+    };
+
+    @BeforeEach
+    void start() throws Exception {
+        Files.createDirectories(dir.resolve("luns.d"));
+        lun("a", "backend: ram\nsize: 1MiB\n");
+        ServerConfig server = ConfigLoader.load(dir).server();
+        NvmeSubsystems nvme = NvmeSubsystems.of(List.of(), List.of(new NvmePort(1, "127.0.0.1", 4420)),
+                NvmeLimits.DEFAULT, (delay, task) -> () -> { }, Map.of());
+        registry = new Registry(server, Optional.of(dir), budget, Registry.opener(budget, Runnable::run), List.of(),
+                Map.of(), null, nvme);
+        registry.reload();
+        Logger.getLogger("blocktarget.server").addHandler(capture);
+    }
+
+    @AfterEach
+    void stop() {
+        Logger.getLogger("blocktarget.server").removeHandler(capture);
+        registry.closeAll();
+    }
+
+    private void lun(String name, String yaml) throws Exception {
+        Path tmp = dir.resolve(name + ".tmp");
+        Files.writeString(tmp, yaml);
+        Files.move(tmp, dir.resolve("luns.d").resolve(name + ".yaml"), java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    private List<String> names() {
+        return registry.luns().stream().map(s -> s.config().name()).toList();
+    }
+
+    @Test
+    void reloadAppliesTheDirectory() throws Exception {
+        lun("b", "backend: ram\nsize: 2MiB\nlogical-block-size: 16KiB\n");
+        lun("a", "backend: ram\nsize: 4MiB\n");
+        assertThat(registry.reload()).isEqualTo(new ApplyResult(List.of("b"), List.of(), List.of("a"), List.of()));
+        assertThat(names()).containsExactly("a", "b");
+        assertThat(registry.lun("a").orElseThrow().config().size()).isEqualTo(4 << 20);
+        Files.delete(dir.resolve("luns.d/b.yaml"));
+        assertThat(registry.reload().removed()).containsExactly("b");
+        assertThat(registry.configDir()).contains(dir);
+    }
+
+    @Test
+    void aDirectoryThatFailsValidationChangesNothingAndLogsEachProblem() throws Exception {
+        lun("a", "backend: ram\nsize: 8MiB\n");   // a valid change, held back by the error below
+        lun("c", "backend: ram\nsize: banana\nlogical-block-size: 3KiB\n");
+        ControlException e = org.junit.jupiter.api.Assertions.assertThrows(ControlException.class, registry::reload);
+        assertThat(e.kind()).isEqualTo(ControlException.Kind.INVALID);
+        assertThat(e.lun()).isEqualTo("c");
+        assertThat(e.getMessage()).contains("nothing changed");
+        assertThat(names()).containsExactly("a");
+        assertThat(registry.lun("a").orElseThrow().config().size()).isEqualTo(1 << 20);
+        String file = dir.resolve("luns.d/c.yaml").toString();
+        List<String> problems = logged.stream().filter(m -> m.contains(file)).toList();
+        assertThat(problems).hasSize(2);   // one line per problem
+        assertThat(problems).anyMatch(m -> m.contains(file + ":2: size:"));
+        assertThat(problems).anyMatch(m -> m.contains(file + ":3: logical-block-size:"));
+    }
+
+    @Test
+    void theWatcherAppliesEditsAndSighupReloads() throws Exception {
+        BlockingQueue<ConfigWatcher.Outcome> outcomes = new LinkedBlockingQueue<>();
+        try (ConfigWatcher watcher = ConfigWatcher.start(registry, dir, Duration.ofMillis(200), outcomes::add)) {
+            lun("d", "backend: ram\nsize: 1MiB\n");
+            ConfigWatcher.Outcome added = outcomes.poll(20, TimeUnit.SECONDS);
+            assertThat(added).isInstanceOf(ConfigWatcher.Outcome.Applied.class);
+            assertThat(((ConfigWatcher.Outcome.Applied) added).result().added()).containsExactly("d");
+            assertThat(names()).containsExactly("a", "d");
+
+            lun("d", "backend: ram\nsize: 1MiB\nlogical-block-size: 5000\n");
+            ConfigWatcher.Outcome refused = outcomes.poll(20, TimeUnit.SECONDS);
+            assertThat(refused).isInstanceOf(ConfigWatcher.Outcome.Refused.class);
+            assertThat(((ConfigWatcher.Outcome.Refused) refused).failure().lun()).isEqualTo("d");
+            assertThat(registry.lun("d").orElseThrow().config().logicalBlockSize()).isEqualTo(512);   // as it was
+
+            lun("d", "backend: ram\nsize: 1MiB\n");
+            ConfigWatcher.Outcome fixed = outcomes.poll(20, TimeUnit.SECONDS);
+            assertThat(((ConfigWatcher.Outcome.Applied) fixed).result().changedNothing()).isTrue();
+
+            watcher.requestReload("SIGHUP");
+            ConfigWatcher.Outcome hup = outcomes.poll(20, TimeUnit.SECONDS);
+            assertThat(hup.trigger()).isEqualTo("SIGHUP");
+            assertThat(((ConfigWatcher.Outcome.Applied) hup).result().changedNothing()).isTrue();
+        }
+    }
+}
