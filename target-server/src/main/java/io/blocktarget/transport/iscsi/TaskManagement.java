@@ -58,8 +58,9 @@ final class TaskManagement {
     }
 
     /**
-     * §11.6.1: a task that is not there but whose RefCmdSN is inside the window and before the TMF's own
-     * CmdSN counts as received and completed: "Function complete"; otherwise "Task does not exist".
+     * RFC 7143 §11.5.1 b) / c): a task that is not there but whose RefCmdSN is inside the valid CmdSN window (not yet
+     * received: at or above ExpCmdSN) and before the TMF's own CmdSN counts as received: "Function complete". A RefCmdSN
+     * below ExpCmdSN is a command that was received and has completed — outside the window: "Task does not exist".
      */
     private static void abortTask(TaskManagementRequest request, TaskEngine engine, int expCmdSN,
                                   Consumer<TmfResponse> respond) {
@@ -69,8 +70,8 @@ final class TaskManagement {
                     Integer.toUnsignedLong(task.itt), () -> respond.accept(TmfResponse.FUNCTION_COMPLETE));
             return;
         }
-        boolean seen = SerialNumbers.lessThan(request.refCmdSN(), request.cmdSN())
-                && SerialNumbers.lessThan(request.refCmdSN(), expCmdSN);
-        respond.accept(seen ? TmfResponse.FUNCTION_COMPLETE : TmfResponse.TASK_DOES_NOT_EXIST);
+        boolean inWindow = SerialNumbers.lessThan(request.refCmdSN(), request.cmdSN())
+                && !SerialNumbers.lessThan(request.refCmdSN(), expCmdSN);
+        respond.accept(inWindow ? TmfResponse.FUNCTION_COMPLETE : TmfResponse.TASK_DOES_NOT_EXIST);
     }
 }

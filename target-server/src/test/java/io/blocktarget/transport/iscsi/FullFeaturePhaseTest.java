@@ -169,6 +169,25 @@ class FullFeaturePhaseTest {
         r.release();
     }
 
+    /**
+     * RFC 7143 §11.5.1 c): a task that already completed (its CmdSN is below ExpCmdSN, outside the valid CmdSN window)
+     * is "Task does not exist" — the answer libiscsi's AbortTaskSimpleAsync expects when the write's GOOD came first.
+     * "Function complete" for a task not there is only for a RefCmdSN still inside the window (never received, §11.5.1 b).
+     */
+    @Test
+    void abortOfATaskThatAlreadyCompletedSaysTaskDoesNotExist() {
+        login(IscsiSettings.defaults());
+        h.send(h.command(Harness.write10(0, 1), false, true, 512, Unpooled.wrappedBuffer(new byte[512]), true));
+        int done = h.itt - 1;
+        ScsiResponse w = h.expect(ScsiResponse.class);
+        assertThat(w.status()).isZero();
+        w.release();
+        h.send(new TaskManagementRequest(true, TmfFunction.ABORT_TASK, 0, 0x90A, done, h.cmdSN, 0, h.cmdSN - 1, 0));
+        TaskManagementResponse r = h.expect(TaskManagementResponse.class);
+        assertThat(r.response()).isEqualTo(TmfResponse.TASK_DOES_NOT_EXIST);
+        r.release();
+    }
+
     @Test
     void abortOfAWriteWaitingForDataFreesItAndDiscardsLaterDataOut() {
         login(IscsiSettings.defaults(), "ImmediateData", "No", "InitialR2T", "Yes");
