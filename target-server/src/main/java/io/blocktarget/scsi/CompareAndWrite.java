@@ -42,7 +42,7 @@ final class CompareAndWrite {
             return;
         }
         int half = Transfers.bytes(geometry, blocks);
-        ByteBuf data = task.blockData(2L * half);
+        ByteBuf data = task.exactData(2L * half);
         if (data == null) {
             return;
         }

@@ -125,7 +125,7 @@ final class SbcProvisioning {
         int lbs = geometry.logicalBlockSize();
         ByteBuf block = null;
         if (!cdb.ndob()) {
-            block = task.blockData(lbs);
+            block = task.exactData(lbs);
             if (block == null) {
                 return;
             }

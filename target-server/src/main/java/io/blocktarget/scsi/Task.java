@@ -129,10 +129,26 @@ final class Task {
      * (VERIFY with BYTCHK, COMPARE AND WRITE, WRITE SAME; WRITE uses {@link #writeData}), or null after failing the task
      * when fewer arrived: CHECK CONDITION, ILLEGAL REQUEST, INVALID FIELD IN COMMAND INFORMATION UNIT,
      * as LIO does for a data CDB whose EDTL is shorter than the CDB's transfer (target_cmd_size_check).
-     * More data than needed is not an error: the transport reports the residual.
+     * More data than needed is not an error here (VERIFY): the transport reports the residual; WRITE SAME and COMPARE
+     * AND WRITE use {@link #exactData}.
      */
     ByteBuf blockData(long length) {
         return dataOut(length, SenseReason.INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT, Optional.empty());
+    }
+
+    /**
+     * The data-out of a command whose whole Data-Out Buffer is one operand of fixed size — WRITE SAME's one logical
+     * block, COMPARE AND WRITE's verify + write blocks (SBC-4 §5.3, §5.47): exactly {@code length} bytes, or null after
+     * failing the task with INVALID FIELD IN COMMAND INFORMATION UNIT when the initiator's Expected Data Transfer
+     * Length says more or less. Unlike a WRITE, there is no "part of the transfer" to complete: a WRITE SAME with two
+     * blocks of data-out does not say which block to replicate, so the mismatch is refused, as LIO and tgt do.
+     */
+    ByteBuf exactData(long length) {
+        if (command.expectedDataTransferLength() != length) {
+            fail(SenseReason.INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT);
+            return null;
+        }
+        return blockData(length);
     }
 
     /**

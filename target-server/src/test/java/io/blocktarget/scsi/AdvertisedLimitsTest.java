@@ -235,6 +235,36 @@ class AdvertisedLimitsTest {
     }
 
     /**
+     * WRITE SAME and COMPARE AND WRITE take a Data-Out Buffer of one fixed size (one block; verify + write blocks):
+     * an Expected Data Transfer Length that says more or less is INVALID FIELD IN COMMAND INFORMATION UNIT (0Eh/03h)
+     * and nothing is written — unlike a WRITE, no part of the command can be completed on its own.
+     */
+    @Test
+    void writeSameAndCompareAndWriteNeedExactlyTheirDataOut() {
+        try (Scsi.Unit u = unit(512)) {
+            byte[] pattern = new byte[512];
+            java.util.Arrays.fill(pattern, (byte) 0x6B);
+            for (int size : new int[] {256, 1024}) {
+                byte[] data = java.util.Arrays.copyOf(pattern, size);
+                u.run(sixteen(WRITE_SAME_16, 0, 0, 4), data).assertCheck(0x5, 0x0E, 0x03);
+                u.run(ten(WRITE_SAME_10, 0x08, 0, 4), data).assertCheck(0x5, 0x0E, 0x03);
+            }
+            assertThat(u.run(sixteen(READ_16, 0, 0, 1), null).assertGood().data()[0]).as("nothing written").isZero();
+            u.run(sixteen(WRITE_SAME_16, 0, 0, 4), pattern).assertGood();
+            // COMPARE AND WRITE of one block: 2 blocks of data-out exactly, not 3
+            byte[] caw = new byte[16];
+            caw[0] = (byte) 0x89;
+            caw[13] = 1;
+            byte[] three = new byte[3 * 512];
+            System.arraycopy(pattern, 0, three, 0, 512);
+            u.run(caw, three).assertCheck(0x5, 0x0E, 0x03);
+            assertThat(u.run(sixteen(READ_16, 0, 0, 1), null).assertGood().data()[0]).isEqualTo((byte) 0x6B);
+            u.run(caw, java.util.Arrays.copyOf(three, 1024)).assertGood();
+            assertThat(u.run(sixteen(READ_16, 0, 0, 1), null).assertGood().data()[0]).as("written").isZero();
+        }
+    }
+
+    /**
      * ANC_SUP is zero in the Logical Block Provisioning VPD page (we never anchor), so WRITE SAME with ANCHOR = 1
      * and UNMAP = 1 is INVALID FIELD IN CDB at byte 1 bit 4 (SBC-4 §5.47, §5.48), as UNMAP's ANCHOR is; nothing is
      * unmapped. ANCHOR without UNMAP is refused by the parse already.
