@@ -37,13 +37,13 @@ final class CompareAndWrite {
             task.fail(SenseReason.LBA_OUT_OF_RANGE);
             return;
         }
-        if (blocks == 0) {
-            task.good(); // SBC-4 §5.3.2: zero blocks is not an error
+        int half = Transfers.bytes(geometry, blocks);
+        ByteBuf data = task.exactData(2L * half); // zero blocks: no data-out either
+        if (data == null) {
             return;
         }
-        int half = Transfers.bytes(geometry, blocks);
-        ByteBuf data = task.exactData(2L * half);
-        if (data == null) {
+        if (blocks == 0) {
+            task.good(); // SBC-4 §5.3.2: zero blocks is not an error
             return;
         }
         ByteBuf verify = data.slice(data.readerIndex(), half);

@@ -260,6 +260,9 @@ class AdvertisedLimitsTest {
             u.run(caw, three).assertCheck(0x5, 0x0E, 0x03);
             assertThat(u.run(sixteen(READ_16, 0, 0, 1), null).assertGood().data()[0]).isEqualTo((byte) 0x6B);
             u.run(caw, java.util.Arrays.copyOf(three, 1024)).assertGood();
+            caw[13] = 0; // zero blocks (SBC-4 §5.3.2: not an error) take no data-out either
+            u.run(caw, new byte[1024]).assertCheck(0x5, 0x0E, 0x03);
+            Scsi.run(u.target(), Scsi.A, 0, caw, null, 0).assertGood();
             assertThat(u.run(sixteen(READ_16, 0, 0, 1), null).assertGood().data()[0]).as("written").isZero();
         }
     }

@@ -58,7 +58,7 @@ class CompareAndWriteTest {
     @Test
     void limitsAndErrors() {
         try (Scsi.Unit u = Scsi.Unit.ram("cawerr", 65536, 65536, 16 << 20)) {
-            u.run(caw(0, 0), null).assertGood();
+            Scsi.run(u.target(), Scsi.A, 0, caw(0, 0), null, 0).assertGood(); // zero blocks, no data-out: GOOD
             u.run(caw(0, 65), new byte[130 * 65536]).assertCheck(0x5, 0x24, 0x00).assertCdbField(13, 7);
             u.run(caw(255, 2), new byte[4 * 65536]).assertCheck(0x5, 0x21, 0x00);
             u.run(caw(0, 1), new byte[65536]).assertCheck(0x5, 0x0E, 0x03);
