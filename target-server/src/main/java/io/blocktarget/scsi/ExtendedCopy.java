@@ -9,6 +9,7 @@ import io.blocktarget.protocol.scsi.Parsed;
 import io.blocktarget.protocol.scsi.ReadCdb;
 import io.blocktarget.protocol.scsi.ReceiveCopyResultsCdb;
 import io.blocktarget.protocol.scsi.ScsiOpcode;
+import io.blocktarget.protocol.scsi.SenseData;
 import io.blocktarget.protocol.scsi.SenseReason;
 import io.blocktarget.protocol.scsi.WriteCdb;
 import io.netty.buffer.ByteBuf;
@@ -18,6 +19,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The copy manager of one logical unit: EXTENDED COPY (LID1, SPC-4 §6.4) with block device to block
@@ -28,7 +30,7 @@ import java.util.Map;
  * <p>Everything that can be checked is checked before any block moves — descriptors, the logical
  * units named (COPY ABORTED, COPY TARGET DEVICE NOT REACHABLE for an NAA this target does not serve),
  * DISK BLOCK LENGTH against the unit's block size (equal source and destination block sizes only: no
- * PAD / CAT residue handling), MAXIMUM SEGMENT LENGTH, LBA ranges, write protection and reservations
+ * PAD / CAT residue handling), MAXIMUM SEGMENT LENGTH, LBA ranges, write protection, the units' sanitize state (SBC-4 §4.11) and reservations
  * (each segment is a READ of its source and a WRITE of its destination for the sending nexus). Then the
  * segments run one after the other, each a read of the source and a write under the destination's
  * range lease; a backend failure stops the copy with COPY ABORTED and the segments done are reported.
@@ -113,9 +115,15 @@ final class ExtendedCopy {
                 task.fail(SenseReason.WRITE_PROTECTED);
                 return;
             }
-            if (source.copyConflicts(task.nexus(), new ReadCdb(ScsiOpcode.READ_16, s.sourceLba(), s.blocks(), false, false))
-                    || destination.copyConflicts(task.nexus(),
-                    new WriteCdb(ScsiOpcode.WRITE_16, s.destinationLba(), s.blocks(), false, false))) {
+            ReadCdb read = new ReadCdb(ScsiOpcode.READ_16, s.sourceLba(), s.blocks(), false, false);
+            WriteCdb write = new WriteCdb(ScsiOpcode.WRITE_16, s.destinationLba(), s.blocks(), false, false);
+            // a unit being sanitized (or failed to be) refuses the copy manager as it refuses everyone
+            Optional<SenseData> sanitizing = source.sanitizeRefusal(read).or(() -> destination.sanitizeRefusal(write));
+            if (sanitizing.isPresent()) {
+                task.fail(sanitizing.get());
+                return;
+            }
+            if (source.copyConflicts(task.nexus(), read) || destination.copyConflicts(task.nexus(), write)) {
                 task.fail(SenseReason.RESERVATION_CONFLICT);
                 return;
             }
