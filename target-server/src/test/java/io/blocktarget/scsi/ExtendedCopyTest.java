@@ -133,7 +133,7 @@ class ExtendedCopyTest {
     void operatingParametersAreTheLimitsThatAreEnforced() {
         byte[] d = run(target, A, 0, rcr(0x03, 0, 256), null).assertGood().data();
         assertThat(d).isEqualTo(cdb(0, 0, 0, 42,             // AVAILABLE DATA = 46 - 4
-                0, 0, 0, 0,                                  // SNLID 0
+                1, 0, 0, 0,                                  // SNLID: LIST ID USAGE 11b is accepted
                 0, 16, 0, 16,                                // MAXIMUM CSCD / SEGMENT DESCRIPTOR COUNT
                 0, 0, 0x04, 0x00,                            // MAXIMUM DESCRIPTOR LIST LENGTH 1024
                 0, 0x80, 0, 0,                               // MAXIMUM SEGMENT LENGTH 8 MiB
@@ -141,6 +141,8 @@ class ExtendedCopyTest {
                 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0,             // TOTAL / MAXIMUM CONCURRENT COPIES 1, granularities
                 2, 0x02, 0xE4));                             // implemented descriptor types
         int maxCscds = u16(d, 8), maxSegments = u16(d, 10);
+        // SNLID = 1 promises a list without identifier (LIST ID USAGE 11b, LIST IDENTIFIER 0) is accepted
+        send(A, 0, list(0, 0x18, new byte[][] {cscd(naa(0), 512)}, segment(0, 0, 1, 0, 1))).assertGood();
         byte[] c = cscd(naa(0), 512);
         byte[][] atLimit = new byte[maxCscds][];
         Arrays.fill(atLimit, c);
