@@ -20,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The copy manager of one logical unit: EXTENDED COPY (LID1, SPC-4 §6.4) with block device to block
@@ -38,11 +39,17 @@ import java.util.Optional;
 final class ExtendedCopy {
     /** How many finished copies' status each logical unit keeps for RECEIVE COPY RESULTS. */
     static final int HELD_RESULTS = 64;
+    /**
+     * TOTAL CONCURRENT COPIES and MAXIMUM CONCURRENT COPIES of OPERATING PARAMETERS (SPC-4 §6.18.4):
+     * copies this copy manager runs at once; one more is ILLEGAL REQUEST, INSUFFICIENT RESOURCES.
+     */
+    static final int MAXIMUM_CONCURRENT_COPIES = 16;
 
     private record Key(ItNexus nexus, int listIdentifier) {
     }
 
     private final ScsiTarget target;
+    private final AtomicInteger running = new AtomicInteger();
     private final Map<Key, CopyResults.CopyStatus> results = new LinkedHashMap<>(16, 0.75f, false) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<Key, CopyResults.CopyStatus> eldest) {
@@ -129,12 +136,18 @@ final class ExtendedCopy {
             }
             plan.add(new Resolved(source, destination, s));
         }
+        if (running.incrementAndGet() > MAXIMUM_CONCURRENT_COPIES) {
+            running.decrementAndGet();
+            task.fail(SenseReason.INSUFFICIENT_RESOURCES);
+            return;
+        }
         Key key = p.listIdUsage() == ExtendedCopyParameters.LIST_ID_NOT_HELD ? null
                 : new Key(task.nexus(), p.listIdentifier());
         if (key != null) {
             synchronized (results) {
                 CopyResults.CopyStatus previous = results.get(key);
                 if (previous != null && previous.status() == CopyResults.Status.IN_PROGRESS) {
+                    running.decrementAndGet();
                     task.fail(SenseReason.OPERATION_IN_PROGRESS, FieldPointer.parameter(0, 7));
                     return;
                 }
@@ -143,6 +156,7 @@ final class ExtendedCopy {
         }
         long transferred = cdb.parameterListLength();
         run(plan, 0, 0, (segments, bytes, failure) -> {
+            running.decrementAndGet();
             if (key != null) {
                 synchronized (results) {
                     results.put(key, new CopyResults.CopyStatus(failure == null
@@ -217,7 +231,8 @@ final class ExtendedCopy {
     void receiveCopyResults(Task task, ReceiveCopyResultsCdb cdb) {
         ByteBuf out = Task.allocate(64);
         if (cdb.operatingParameters()) {
-            new CopyResults.OperatingParameters(UnitLimits.COPY_LIMITS, 1, 1,
+            new CopyResults.OperatingParameters(UnitLimits.COPY_LIMITS, MAXIMUM_CONCURRENT_COPIES,
+                    MAXIMUM_CONCURRENT_COPIES,
                     List.of(ExtendedCopyParameters.BLOCK_TO_BLOCK, ExtendedCopyParameters.IDENTIFICATION_CSCD))
                     .encode(out);
         } else {
