@@ -9,6 +9,7 @@ import io.blocktarget.protocol.scsi.Parsed;
 import io.blocktarget.protocol.scsi.ReadCdb;
 import io.blocktarget.protocol.scsi.ReceiveCopyResultsCdb;
 import io.blocktarget.protocol.scsi.ScsiOpcode;
+import io.blocktarget.protocol.scsi.SenseData;
 import io.blocktarget.protocol.scsi.SenseReason;
 import io.blocktarget.protocol.scsi.WriteCdb;
 import io.netty.buffer.ByteBuf;
@@ -18,6 +19,8 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The copy manager of one logical unit: EXTENDED COPY (LID1, SPC-4 §6.4) with block device to block
@@ -28,7 +31,7 @@ import java.util.Map;
  * <p>Everything that can be checked is checked before any block moves — descriptors, the logical
  * units named (COPY ABORTED, COPY TARGET DEVICE NOT REACHABLE for an NAA this target does not serve),
  * DISK BLOCK LENGTH against the unit's block size (equal source and destination block sizes only: no
- * PAD / CAT residue handling), MAXIMUM SEGMENT LENGTH, LBA ranges, write protection and reservations
+ * PAD / CAT residue handling), MAXIMUM SEGMENT LENGTH, LBA ranges, write protection, the units' sanitize state (SBC-4 §4.11) and reservations
  * (each segment is a READ of its source and a WRITE of its destination for the sending nexus). Then the
  * segments run one after the other, each a read of the source and a write under the destination's
  * range lease; a backend failure stops the copy with COPY ABORTED and the segments done are reported.
@@ -36,11 +39,17 @@ import java.util.Map;
 final class ExtendedCopy {
     /** How many finished copies' status each logical unit keeps for RECEIVE COPY RESULTS. */
     static final int HELD_RESULTS = 64;
+    /**
+     * TOTAL CONCURRENT COPIES and MAXIMUM CONCURRENT COPIES of OPERATING PARAMETERS (SPC-4 §6.18.4):
+     * copies this copy manager runs at once; one more is ILLEGAL REQUEST, INSUFFICIENT RESOURCES.
+     */
+    static final int MAXIMUM_CONCURRENT_COPIES = 16;
 
     private record Key(ItNexus nexus, int listIdentifier) {
     }
 
     private final ScsiTarget target;
+    private final AtomicInteger running = new AtomicInteger();
     private final Map<Key, CopyResults.CopyStatus> results = new LinkedHashMap<>(16, 0.75f, false) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<Key, CopyResults.CopyStatus> eldest) {
@@ -113,13 +122,24 @@ final class ExtendedCopy {
                 task.fail(SenseReason.WRITE_PROTECTED);
                 return;
             }
-            if (source.copyConflicts(task.nexus(), new ReadCdb(ScsiOpcode.READ_16, s.sourceLba(), s.blocks(), false, false))
-                    || destination.copyConflicts(task.nexus(),
-                    new WriteCdb(ScsiOpcode.WRITE_16, s.destinationLba(), s.blocks(), false, false))) {
+            ReadCdb read = new ReadCdb(ScsiOpcode.READ_16, s.sourceLba(), s.blocks(), false, false);
+            WriteCdb write = new WriteCdb(ScsiOpcode.WRITE_16, s.destinationLba(), s.blocks(), false, false);
+            // a unit being sanitized (or failed to be) refuses the copy manager as it refuses everyone
+            Optional<SenseData> sanitizing = source.sanitizeRefusal(read).or(() -> destination.sanitizeRefusal(write));
+            if (sanitizing.isPresent()) {
+                task.fail(sanitizing.get());
+                return;
+            }
+            if (source.copyConflicts(task.nexus(), read) || destination.copyConflicts(task.nexus(), write)) {
                 task.fail(SenseReason.RESERVATION_CONFLICT);
                 return;
             }
             plan.add(new Resolved(source, destination, s));
+        }
+        if (running.incrementAndGet() > MAXIMUM_CONCURRENT_COPIES) {
+            running.decrementAndGet();
+            task.fail(SenseReason.INSUFFICIENT_RESOURCES);
+            return;
         }
         Key key = p.listIdUsage() == ExtendedCopyParameters.LIST_ID_NOT_HELD ? null
                 : new Key(task.nexus(), p.listIdentifier());
@@ -127,6 +147,7 @@ final class ExtendedCopy {
             synchronized (results) {
                 CopyResults.CopyStatus previous = results.get(key);
                 if (previous != null && previous.status() == CopyResults.Status.IN_PROGRESS) {
+                    running.decrementAndGet();
                     task.fail(SenseReason.OPERATION_IN_PROGRESS, FieldPointer.parameter(0, 7));
                     return;
                 }
@@ -135,6 +156,7 @@ final class ExtendedCopy {
         }
         long transferred = cdb.parameterListLength();
         run(plan, 0, 0, (segments, bytes, failure) -> {
+            running.decrementAndGet();
             if (key != null) {
                 synchronized (results) {
                     results.put(key, new CopyResults.CopyStatus(failure == null
@@ -209,7 +231,8 @@ final class ExtendedCopy {
     void receiveCopyResults(Task task, ReceiveCopyResultsCdb cdb) {
         ByteBuf out = Task.allocate(64);
         if (cdb.operatingParameters()) {
-            new CopyResults.OperatingParameters(UnitLimits.COPY_LIMITS, 1, 1,
+            new CopyResults.OperatingParameters(UnitLimits.COPY_LIMITS, MAXIMUM_CONCURRENT_COPIES,
+                    MAXIMUM_CONCURRENT_COPIES,
                     List.of(ExtendedCopyParameters.BLOCK_TO_BLOCK, ExtendedCopyParameters.IDENTIFICATION_CSCD))
                     .encode(out);
         } else {

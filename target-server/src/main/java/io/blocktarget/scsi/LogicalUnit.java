@@ -94,6 +94,14 @@ final class LogicalUnit {
         return naa.clone();
     }
 
+    /**
+     * What SANITIZE makes {@code cdb} (a segment's read or write) meet here (SBC-4 §4.11): the copy
+     * manager of another unit must not read or write a medium that is being or failed to be sanitized.
+     */
+    Optional<SenseData> sanitizeRefusal(Cdb cdb) {
+        return sanitize.refusal(cdb);
+    }
+
     /** Whether {@code cdb} (a segment's read or write) from {@code nexus} meets a reservation here. */
     boolean copyConflicts(ItNexus nexus, Cdb cdb) {
         return reservations.conflicts(nexus, cdb);

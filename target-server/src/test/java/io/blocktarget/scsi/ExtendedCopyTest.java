@@ -133,14 +133,16 @@ class ExtendedCopyTest {
     void operatingParametersAreTheLimitsThatAreEnforced() {
         byte[] d = run(target, A, 0, rcr(0x03, 0, 256), null).assertGood().data();
         assertThat(d).isEqualTo(cdb(0, 0, 0, 42,             // AVAILABLE DATA = 46 - 4
-                0, 0, 0, 0,                                  // SNLID 0
+                1, 0, 0, 0,                                  // SNLID: LIST ID USAGE 11b is accepted
                 0, 16, 0, 16,                                // MAXIMUM CSCD / SEGMENT DESCRIPTOR COUNT
                 0, 0, 0x04, 0x00,                            // MAXIMUM DESCRIPTOR LIST LENGTH 1024
                 0, 0x80, 0, 0,                               // MAXIMUM SEGMENT LENGTH 8 MiB
                 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,          // no inline / held data, no stream devices
-                0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0,             // TOTAL / MAXIMUM CONCURRENT COPIES 1, granularities
+                0, 0, 0, 16, 16, 0, 0, 0, 0, 0, 0,           // TOTAL / MAXIMUM CONCURRENT COPIES 16, granularities
                 2, 0x02, 0xE4));                             // implemented descriptor types
         int maxCscds = u16(d, 8), maxSegments = u16(d, 10);
+        // SNLID = 1 promises a list without identifier (LIST ID USAGE 11b, LIST IDENTIFIER 0) is accepted
+        send(A, 0, list(0, 0x18, new byte[][] {cscd(naa(0), 512)}, segment(0, 0, 1, 0, 1))).assertGood();
         byte[] c = cscd(naa(0), 512);
         byte[][] atLimit = new byte[maxCscds][];
         Arrays.fill(atLimit, c);
@@ -215,6 +217,96 @@ class ExtendedCopyTest {
                 .isEqualTo(ScsiStatus.RESERVATION_CONFLICT);
         send(A, 0, list(1, 0, cscds, segment(1, 0, 1, 0, 0))).assertGood();
         send(B, 0, list(1, 0, cscds, segment(0, 1, 1, 0, 0))).assertGood();      // the holder may
+    }
+
+    /** A RAM disk whose reads wait until the test releases them: copies stay in progress. */
+    static final class HeldReads implements io.blocktarget.block.BlockDevice {
+        private final RamBlockDevice ram;
+        final java.util.Queue<Runnable> held = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+        HeldReads(RamBlockDevice ram) {
+            this.ram = ram;
+        }
+
+        @Override public String name() { return ram.name(); }
+        @Override public BlockGeometry geometry() { return ram.geometry(); }
+        @Override public boolean readOnly() { return false; }
+        @Override public void read(long lba, int blockCount, io.blocktarget.block.IoCallback<io.netty.buffer.ByteBuf> callback) {
+            held.add(() -> ram.read(lba, blockCount, callback));
+        }
+        @Override public void write(long lba, io.netty.buffer.ByteBuf data, boolean fua,
+                                    io.blocktarget.block.IoCallback<Void> callback) {
+            ram.write(lba, data, fua, callback);
+        }
+        @Override public void flush(io.blocktarget.block.IoCallback<Void> callback) { ram.flush(callback); }
+        @Override public void unmap(java.util.List<io.blocktarget.block.BlockRange> ranges,
+                                    io.blocktarget.block.IoCallback<Void> callback) {
+            ram.unmap(ranges, callback);
+        }
+        @Override public void writeZeroes(long lba, long blockCount, io.blocktarget.block.IoCallback<Void> callback) {
+            ram.writeZeroes(lba, blockCount, callback);
+        }
+        @Override public void close() { ram.close(); }
+    }
+
+    /** Starts an EXTENDED COPY without waiting; the future completes with status and sense bytes. */
+    private static java.util.concurrent.CompletableFuture<Scsi.Reply> start(ScsiTarget t, byte[] list) {
+        byte[] cdb = xcopy(list.length);
+        io.netty.buffer.ByteBuf cdbBuf = io.netty.buffer.Unpooled.wrappedBuffer(cdb);
+        io.netty.buffer.ByteBuf out = io.netty.buffer.Unpooled.wrappedBuffer(list.clone());
+        java.util.concurrent.CompletableFuture<Scsi.Reply> done = new java.util.concurrent.CompletableFuture<>();
+        t.execute(new ScsiCommand(A, 0, cdbBuf, TaskAttribute.SIMPLE, 1, list.length, out), r -> {
+            byte[] sense = null;
+            if (r.senseData() != null) {
+                sense = io.netty.buffer.ByteBufUtil.getBytes(r.senseData());
+                r.senseData().release();
+            }
+            done.complete(new Scsi.Reply(r.status(), null, sense, r.transferLength()));
+        });
+        return done;
+    }
+
+    @Test
+    void maximumConcurrentCopiesIsEnforced() {
+        HeldReads source = new HeldReads(Scsi.ram("held-src", 512, 512, 1 << 20));
+        RamBlockDevice destination = Scsi.ram("dst", 512, 512, 1 << 20);
+        ScsiTarget t = Scsi.target(source, destination);
+        try {
+            Scsi.ready(t, A, 0);
+            Scsi.ready(t, A, 1);
+            byte[] d = run(t, A, 0, rcr(0x03, 0, 256), null).assertGood().data();
+            int limit = u16(d, 34);
+            assertThat(d[36] & 0xFF).isEqualTo(limit);
+            byte[][] cscds = new byte[2][];
+            for (int lun = 0; lun < 2; lun++) {
+                byte[] vpd = run(t, A, lun, Scsi.inquiry(true, 0x83, 512), null).assertGood().data();
+                cscds[lun] = cscd(Arrays.copyOfRange(vpd, 8, 24), 512);
+            }
+            java.util.List<java.util.concurrent.CompletableFuture<Scsi.Reply>> copies = new java.util.ArrayList<>();
+            for (int i = 0; i < limit; i++) {                                   // at the limit: all run
+                copies.add(start(t, list(0, 0x18, cscds, segment(0, 1, 1, i, i))));
+            }
+            assertThat(source.held).hasSize(limit);
+            assertThat(copies).noneMatch(java.util.concurrent.CompletableFuture::isDone);
+            java.util.concurrent.CompletableFuture<Scsi.Reply> oneMore = start(t, list(0, 0x18, cscds,
+                    segment(0, 1, 1, 0, 0)));                                    // limit + 1
+            assertThat(oneMore).as("refused at once, not queued behind the held reads").isDone();
+            Scsi.Reply refused = oneMore.join();
+            refused.assertCheck(0x5, 0x55, 0x03);                               // INSUFFICIENT RESOURCES
+            assertThat(source.held).hasSize(limit);                              // refused before reading
+            source.held.poll().run();
+            assertThat(copies.get(0).join().status()).isEqualTo(ScsiStatus.GOOD);
+            java.util.concurrent.CompletableFuture<Scsi.Reply> again = start(t, list(0, 0x18, cscds, segment(0, 1, 1, 0, 0)));
+            assertThat(again).isNotDone();                                       // a slot was free again
+            while (!source.held.isEmpty()) {
+                source.held.poll().run();
+            }
+            assertThat(again.join().status()).isEqualTo(ScsiStatus.GOOD);
+            copies.forEach(c -> assertThat(c.join().status()).isEqualTo(ScsiStatus.GOOD));
+        } finally {
+            source.close();
+            destination.close();
+        }
     }
 
     @Test

@@ -6,11 +6,18 @@ import io.blocktarget.block.BlockGeometry;
 import io.blocktarget.block.BlockIoException;
 import io.blocktarget.block.BlockRange;
 import io.blocktarget.block.IoCallback;
+import io.blocktarget.block.file.FileBlockDevice;
 import io.blocktarget.block.ram.MemoryBudget;
 import io.blocktarget.block.ram.RamBlockDevice;
 import io.blocktarget.protocol.scsi.ScsiStatus;
 import io.netty.buffer.ByteBuf;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
 import java.util.ArrayDeque;
 import java.util.Arrays;
@@ -214,6 +221,61 @@ class SanitizeCommandTest {
             device.failOne();
             failing.join().assertCheck(0x3, 0x31, 0x03);
             u.run(ten(READ_10, 0, 0, 1), null).assertCheck(0x3, 0x31, 0x03);
+        }
+    }
+
+    @Test
+    void theCopyManagerOfAnotherUnitMeetsTheSanitizeState() {
+        Held device = held();
+        RamBlockDevice other = Scsi.ram("xc-src", 512, 512, 1 << 20);
+        ScsiTarget target = Scsi.target(other, device);
+        try {
+            Scsi.ready(target, A, 0);
+            Scsi.ready(target, A, 1);
+            byte[][] cscds = new byte[2][];
+            for (int lun = 0; lun < 2; lun++) {
+                byte[] vpd = Scsi.run(target, A, lun, Scsi.inquiry(true, 0x83, 512), null).assertGood().data();
+                cscds[lun] = ExtendedCopyTest.cscd(Arrays.copyOfRange(vpd, 8, 24), 512);
+            }
+            byte[] into = ExtendedCopyTest.list(0, 0x18, cscds, ExtendedCopyTest.segment(0, 1, 1, 0, 0));
+            byte[] from = ExtendedCopyTest.list(0, 0x18, cscds, ExtendedCopyTest.segment(1, 0, 1, 0, 0));
+            device.holding = true;
+            Scsi.run(target, A, 1, sanitize(IMMED | BLOCK_ERASE, 0), null).assertGood();
+            // LU 0's copy manager may neither write into nor read from LU 1 while it is sanitized
+            Scsi.run(target, A, 0, ExtendedCopyTest.xcopy(into.length), into).assertCheck(0x2, 0x04, 0x1B);
+            Scsi.run(target, A, 0, ExtendedCopyTest.xcopy(from.length), from).assertCheck(0x2, 0x04, 0x1B);
+            device.failOne();
+            Scsi.run(target, A, 0, ExtendedCopyTest.xcopy(into.length), into).assertCheck(0x3, 0x31, 0x03);
+            device.holding = false;
+            Scsi.run(target, A, 1, sanitize(BLOCK_ERASE, 0), null).assertGood();
+            Scsi.run(target, A, 0, ExtendedCopyTest.xcopy(into.length), into).assertGood();
+        } finally {
+            other.close();
+            device.close();
+        }
+    }
+
+    @Test
+    void eraseAndOverwriteReachTheFileOfAFileBackedUnit(@TempDir Path dir) throws Exception {
+        Path path = dir.resolve("s.img");
+        ExecutorService io = Executors.newFixedThreadPool(2);
+        try (Scsi.Unit u = Scsi.Unit.of(FileBlockDevice.open("file", path, new BlockGeometry(4096, 4096, 64),
+                new FileBlockDevice.Options(true, false, false), io))) {
+            u.run(ten(WRITE_10, 0, 0, 64), Scsi.pattern(4, 64 * 4096)).assertGood();
+            u.run(Scsi.ten(0x35, 0, 0, 0), null).assertGood();                        // SYNCHRONIZE CACHE
+            u.run(sanitize(BLOCK_ERASE, 0), null).assertGood();
+            assertThat(Files.readAllBytes(path)).isEqualTo(new byte[64 * 4096]);     // on disk, not just reads
+            byte[] list = overwriteList(3, (byte) 0x5A, (byte) 0xC3);
+            u.run(sanitize(OVERWRITE, list.length), list).assertGood();
+            byte[] expected = new byte[64 * 4096];
+            for (int i = 0; i < expected.length; i++) {
+                expected[i] = (byte) ((i & 1) == 0 ? 0x5A : 0xC3);
+            }
+            u.run(Scsi.ten(0x35, 0, 0, 0), null).assertGood();
+            assertThat(Files.readAllBytes(path)).isEqualTo(expected);
+            assertThat(u.run(ten(READ_10, 0, 63, 1), null).data()).isEqualTo(Arrays.copyOf(expected, 4096));
+        } finally {
+            io.shutdown();
         }
     }
 

@@ -41,8 +41,9 @@ public final class CopyResults {
     }
 
     /**
-     * OPERATING PARAMETERS (SPC-4 §6.18.4, Table 142): SNLID 0 (LID1 only), the limits, no inline or
-     * held data, and the implemented descriptor type codes.
+     * OPERATING PARAMETERS (SPC-4 §6.18.4, Table 142): SNLID 1 (the copy manager accepts LIST ID USAGE
+     * 11b, a list without identifier, as ExtendedCopyParameters does), the limits, no inline or held
+     * data, and the implemented descriptor type codes.
      */
     public record OperatingParameters(ExtendedCopyParameters.Limits limits, int totalConcurrentCopies,
                                       int maximumConcurrentCopies, List<Integer> implementedDescriptorTypes) {
@@ -53,7 +54,7 @@ public final class CopyResults {
         public void encode(ByteBuf out) {
             int start = out.writerIndex();
             out.writeInt(0);                                            // 0-3: AVAILABLE DATA, below
-            out.writeByte(0);                                           // 4: SNLID 0
+            out.writeByte(0x01);                                        // 4: SNLID
             out.writeMedium(0);                                         // 5-7: reserved
             out.writeShort(limits.maximumCscds());                      // 8-9: MAXIMUM CSCD DESCRIPTOR COUNT
             out.writeShort(limits.maximumSegments());                   // 10-11: MAXIMUM SEGMENT DESCRIPTOR COUNT
