@@ -131,6 +131,90 @@ public final class ConfigLoader {
         return new BlocktargetConfig(server, luns, CrossChecks.warnings(server, luns));
     }
 
+    /**
+     * Validates one LUN given as text — a {@code luns.d/NAME.yaml} document, or the control API's JSON body (JSON is
+     * YAML 1.2) — by the same rules as a file of a config directory, and cross-checks it against {@code others} (the
+     * LUNs it would join: no shared export address, no conflicting access settings). Problems name the key;
+     * their file is {@code DIR/luns.d/NAME.yaml} (with a config dir) or {@code luns.d/NAME.yaml}, line numbers count
+     * in {@code text}; a problem about the name itself has the key {@code file name}.
+     *
+     * @param configDir base of relative paths ({@code path}, secret files); empty: the working directory, and the
+     *                  LUN's source is null (it lives in memory only)
+     * @param others    the other LUNs of the server (not one named {@code name})
+     * @throws ConfigException with every problem
+     */
+    public static LunConfig readLun(String name, String text, Optional<Path> configDir, ServerConfig server,
+                                    List<LunConfig> others) throws ConfigException {
+        List<ConfigProblem> problems = new ArrayList<>();
+        Path dir = configDir.orElse(Path.of(""));
+        String fileName;
+        try {
+            fileName = Names.lunName(name) + SUFFIX;
+        } catch (InvalidValue e) {
+            fileName = "NAME" + SUFFIX; // the invalid name is reported by the reader; it must not become a path
+        }
+        Path file = dir.resolve(LUNS_DIR).resolve(fileName);
+        Problems fileProblems = new Problems(file, problems);
+        LunReader.Result result;
+        try {
+            result = LunReader.read(name, text, dir, server, fileProblems);
+        } catch (RuntimeException e) {
+            fileProblems.add(0, "", "cannot be read: " + YamlSource.describe(e));
+            throw new ConfigException(problems);
+        }
+        List<ExportClaim> claims = new ArrayList<>();
+        List<AccessClaim> accessClaims = new ArrayList<>();
+        for (LunConfig other : others) {
+            claims.addAll(ExportReader.claims(other));
+            accessClaims.addAll(AccessReader.claims(other));
+        }
+        claims.addAll(result.claims());
+        accessClaims.addAll(result.accessClaims());
+        // Others come first, so a clash is the new LUN's problem; clashes among the others are not its business.
+        CrossChecks.duplicates(claims).stream().filter(p -> p.file().equals(file)).forEach(problems::add);
+        CrossChecks.accessConflicts(accessClaims).stream().filter(p -> p.file().equals(file)).forEach(problems::add);
+        if (!problems.isEmpty() || result.lun().isEmpty()) {
+            if (problems.isEmpty()) {
+                fileProblems.add(0, "", "not a LUN definition");
+            }
+            problems.sort(Comparator.comparingInt(ConfigProblem::line));
+            throw new ConfigException(problems);
+        }
+        LunConfig lun = result.lun().get();
+        if (configDir.isEmpty()) {
+            lun = new LunConfig(lun.name(), null, lun.backend(), lun.size(), lun.logicalBlockSize(),
+                    lun.physicalBlockSize(), lun.iscsi(), lun.nvme(), lun.readOnly(), lun.file(), lun.access());
+        }
+        return lun;
+    }
+
+    /**
+     * {@code lun} with the capacity {@code size} (as written in a config file: {@code 2GiB}): a positive multiple of
+     * its physical block size. A file LUN's file is grown (or followed) by the server, so its present size does not
+     * bound the new one.
+     *
+     * @throws ConfigException naming the key {@code size}
+     */
+    public static LunConfig resized(LunConfig lun, String size) throws ConfigException {
+        Path file = ExportReader.source(lun);
+        String allowed = "a positive multiple of the physical block size (" + Sizes.format(lun.physicalBlockSize())
+                + "), " + Sizes.ALLOWED;
+        long bytes;
+        try {
+            bytes = Sizes.parse(size);
+        } catch (InvalidValue e) {
+            throw new ConfigException(List.of(new ConfigProblem(file, 0, "size", e.what() + "; allowed: " + allowed)));
+        }
+        if (bytes <= 0 || bytes % lun.physicalBlockSize() != 0) {
+            String what = bytes <= 0 ? " is not positive" : " is not a multiple of the physical block size "
+                    + Sizes.format(lun.physicalBlockSize());
+            throw new ConfigException(List.of(new ConfigProblem(file, 0, "size", size + what + "; allowed: "
+                    + allowed)));
+        }
+        return new LunConfig(lun.name(), lun.source(), lun.backend(), bytes, lun.logicalBlockSize(),
+                lun.physicalBlockSize(), lun.iscsi(), lun.nvme(), lun.readOnly(), lun.file(), lun.access());
+    }
+
     /** Half of physical memory (of the container's limit, where the JVM sees one). */
     public static long defaultMemoryBudget() {
         OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
