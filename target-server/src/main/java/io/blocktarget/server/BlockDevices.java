@@ -2,6 +2,7 @@ package io.blocktarget.server;
 
 import io.blocktarget.block.BlockDevice;
 import io.blocktarget.block.BlockGeometry;
+import io.blocktarget.block.CountingBlockDevice;
 import io.blocktarget.block.file.FileBlockDevice;
 import io.blocktarget.block.nil.NullBlockDevice;
 import io.blocktarget.block.ram.MemoryBudget;
@@ -21,7 +22,7 @@ final class BlockDevices {
 
     static BlockDevice open(LunConfig lun, MemoryBudget budget, Executor fileIoExecutor) throws IOException {
         BlockGeometry geometry = new BlockGeometry(lun.logicalBlockSize(), lun.physicalBlockSize(), lun.blockCount());
-        return switch (lun.backend()) {
+        return CountingBlockDevice.wrap(switch (lun.backend()) {
             case RAM -> new RamBlockDevice(lun.name(), geometry, lun.readOnly(), budget);
             case NULL -> new NullBlockDevice(lun.name(), geometry, lun.readOnly());
             case FILE -> {
@@ -34,6 +35,6 @@ final class BlockDevices {
                 yield FileBlockDevice.open(lun.name(), file.path(), geometry,
                         new FileBlockDevice.Options(file.create(), file.directIo(), lun.readOnly()), fileIoExecutor);
             }
-        };
+        });
     }
 }
