@@ -1,0 +1,140 @@
+package io.blocktarget.control;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientRequest;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.core.json.JsonObject;
+import io.vertx.core.net.SocketAddress;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A blocking client of the control API for the CLI: Vert.x's HTTP client over the Unix domain socket (or TCP with a
+ * bearer token for an {@code http://} URL). One instance per CLI run.
+ */
+public final class ControlClient implements AutoCloseable {
+    /** Overrides the default socket, like {@code --control}. */
+    public static final String ENV_CONTROL = "BLOCKTARGET_CONTROL";
+    /** A removal drains in-flight commands and a file LUN may be synced: allow for it. */
+    private static final long TIMEOUT_SECONDS = 120;
+
+    private final Vertx vertx;
+    private final HttpClient client;
+    private final Optional<SocketAddress> socket;
+    private final Optional<URI> url;
+    private final Optional<String> token;
+    private final String where;
+
+    /** The server at a socket path or an {@code http://HOST:PORT} URL. */
+    public record Response(int status, String contentType, String body) {
+        public boolean ok() {
+            return status >= 200 && status < 300;
+        }
+
+        public boolean isProblem() {
+            return contentType != null && contentType.startsWith("application/problem+json");
+        }
+
+        public JsonObject json() {
+            return new JsonObject(body);
+        }
+    }
+
+    /** Thrown when the server cannot be reached at all (no server, wrong path, permission). */
+    public static final class UnreachableException extends Exception {
+        UnreachableException(String message) {
+            super(message);
+        }
+    }
+
+    private ControlClient(Optional<SocketAddress> socket, Optional<URI> url, Optional<String> token, String where) {
+        // Domain sockets need the native transport; on TCP it is merely preferred.
+        this.vertx = Vertx.vertx(new VertxOptions().setPreferNativeTransport(true).setEventLoopPoolSize(1)
+                .setWorkerPoolSize(1).setInternalBlockingPoolSize(1));
+        this.client = vertx.createHttpClient();
+        this.socket = socket;
+        this.url = url;
+        this.token = token;
+        this.where = where;
+    }
+
+    /**
+     * @param target a socket path, or {@code http://HOST:PORT} (then {@code token} is sent as a bearer token)
+     */
+    public static ControlClient connect(String target, Optional<String> token) {
+        if (target.startsWith("http://")) {
+            return new ControlClient(Optional.empty(), Optional.of(URI.create(target)), token, target);
+        }
+        return new ControlClient(Optional.of(SocketAddress.domainSocketAddress(Path.of(target).toString())),
+                Optional.empty(), Optional.empty(), target);
+    }
+
+    /** Where it talks to, for messages. */
+    public String where() {
+        return where;
+    }
+
+    public Response get(String path) throws UnreachableException {
+        return call(HttpMethod.GET, path, null);
+    }
+
+    public Response call(HttpMethod method, String path, JsonObject body) throws UnreachableException {
+        if (socket.isPresent() && !vertx.isNativeTransportEnabled()) {
+            throw new UnreachableException("cannot talk to " + where + ": Unix domain sockets need the native"
+                    + " transport (" + vertx.unavailableNativeTransportCause() + ")");
+        }
+        RequestOptions options = new RequestOptions().setMethod(method).setURI(path);
+        if (socket.isPresent()) {
+            options.setServer(socket.get()).setHost("localhost");
+        } else {
+            URI uri = url.orElseThrow();
+            options.setHost(uri.getHost()).setPort(uri.getPort() > 0 ? uri.getPort() : 80);
+            token.ifPresent(t -> options.putHeader(HttpHeaders.AUTHORIZATION, "Bearer " + t));
+        }
+        Future<Response> response = client.request(options).compose(request -> send(request, body))
+                .compose(r -> r.body().map(b -> new Response(r.statusCode(), r.getHeader(HttpHeaders.CONTENT_TYPE),
+                        b.toString())));
+        try {
+            return response.toCompletionStage().toCompletableFuture().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            throw new UnreachableException("cannot talk to the server at " + where + ": " + e.getCause().getMessage()
+                    + " (is blocktarget serve running? pick it with --control PATH|URL or " + ENV_CONTROL + ")");
+        } catch (TimeoutException e) {
+            throw new UnreachableException("the server at " + where + " did not answer within " + TIMEOUT_SECONDS
+                    + " s");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new UnreachableException("interrupted");
+        }
+    }
+
+    private static Future<io.vertx.core.http.HttpClientResponse> send(HttpClientRequest request, JsonObject body) {
+        if (body == null) {
+            return request.send();
+        }
+        request.putHeader(HttpHeaders.CONTENT_TYPE, "application/json");
+        return request.send(Buffer.buffer(body.encode()));
+    }
+
+    @Override
+    public void close() {
+        try {
+            vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            // Exiting anyway.
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
