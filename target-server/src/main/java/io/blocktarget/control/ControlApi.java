@@ -69,8 +69,10 @@ final class ControlApi {
      */
     Router router(Optional<String> token) {
         Router router = Router.router(vertx);
-        token.ifPresent(t -> router.route().handler(bearer(t)));
+        // The body is read before the token check: a request answered 401 with its body unread would leave the
+        // paused request holding the keep-alive connection, and the client's next request on it would hang.
         router.route().handler(BodyHandler.create(false).setBodyLimit(MAX_BODY_BYTES));
+        token.ifPresent(t -> router.route().handler(bearer(t)));
         router.get("/openapi.json").handler(ctx -> ctx.response()
                 .putHeader(HttpHeaders.CONTENT_TYPE, "application/json").end(openapi));
         router.get("/v1/luns").handler(ctx -> json(ctx, 200, LunJson.luns(plane)));

@@ -16,25 +16,26 @@ import java.util.concurrent.TimeUnit;
  * A ControlServer on a Unix socket in a test directory, in front of any {@link ControlPlane} (the in-memory double
  * here; a real server's registry in end-to-end tests), and a client talking to it over that socket.
  */
-final class ControlFixture implements AutoCloseable {
-    final Vertx vertx;
-    final ControlServer server;
-    final ControlClient client;
-    final Path socket;
+public final class ControlFixture implements AutoCloseable {
+    public final Vertx vertx;
+    public final ControlServer server;
+    public final ControlClient client;
+    public final Path socket;
 
     private ControlFixture(Vertx vertx, ControlServer server, Path socket) {
         this.vertx = vertx;
         this.server = server;
         this.socket = socket;
-        this.client = ControlClient.connect(socket.toString(), Optional.empty());
+        this.client = socket != null ? ControlClient.connect(socket.toString(), Optional.empty())
+                : ControlClient.connect("http://127.0.0.1:" + server.tcpPort(), Optional.empty());
     }
 
-    static ControlFixture start(ControlPlane plane, Path dir) throws Exception {
+    public static ControlFixture start(ControlPlane plane, Path dir) throws Exception {
         return start(plane, new ControlConfig(Optional.of(dir.resolve("control.sock")), Optional.empty(),
                 Optional.empty()));
     }
 
-    static ControlFixture start(ControlPlane plane, ControlConfig config) throws Exception {
+    public static ControlFixture start(ControlPlane plane, ControlConfig config) throws Exception {
         Vertx vertx = Vertx.vertx(new VertxOptions().setPreferNativeTransport(true).setEventLoopPoolSize(2));
         try {
             ControlServer server = ControlServer.start(vertx, plane, config);
@@ -45,11 +46,11 @@ final class ControlFixture implements AutoCloseable {
         }
     }
 
-    Response get(String path) throws Exception {
+    public Response get(String path) throws Exception {
         return client.get(path);
     }
 
-    Response call(HttpMethod method, String path, JsonObject body) throws Exception {
+    public Response call(HttpMethod method, String path, JsonObject body) throws Exception {
         return client.call(method, path, body);
     }
 

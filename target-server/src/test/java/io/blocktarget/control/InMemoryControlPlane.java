@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * real {@link ControlPlane} does, without serving anything. Tests can make the next apply fail and add sessions.
  * The control layer's tests run against it; the same tests can be pointed at a real server's control plane.
  */
-final class InMemoryControlPlane implements ControlPlane {
+public final class InMemoryControlPlane implements ControlPlane {
     private final ServerConfig server;
     private final Optional<Path> configDir;
     private volatile List<LunConfig> luns;
@@ -31,36 +31,36 @@ final class InMemoryControlPlane implements ControlPlane {
     private volatile ControlException refuseNext;
     private volatile long applyDelayMillis;
 
-    InMemoryControlPlane(ServerConfig server, Optional<Path> configDir, List<LunConfig> luns) {
+    public InMemoryControlPlane(ServerConfig server, Optional<Path> configDir, List<LunConfig> luns) {
         this.server = server;
         this.configDir = configDir;
         this.luns = List.copyOf(luns);
     }
 
     /** The next {@link #apply} throws {@code e} and changes nothing. */
-    void refuseNext(ControlException e) {
+    public void refuseNext(ControlException e) {
         refuseNext = e;
     }
 
     /** Each apply takes this long (to let concurrent calls overlap if they were not serialized). */
-    void applyDelay(long millis) {
+    public void applyDelay(long millis) {
         applyDelayMillis = millis;
     }
 
-    void addSession(SessionInfo session) {
+    public void addSession(SessionInfo session) {
         sessions.add(session);
     }
 
-    int applies() {
+    public int applies() {
         return applies.get();
     }
 
     /** The most applies that ran at the same time. */
-    int maxConcurrentApplies() {
+    public int maxConcurrentApplies() {
         return maxConcurrent;
     }
 
-    List<LunConfig> lunConfigs() {
+    public List<LunConfig> lunConfigs() {
         return luns;
     }
 
