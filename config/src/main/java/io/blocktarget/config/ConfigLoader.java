@@ -29,6 +29,10 @@ import java.util.Optional;
  *       defaults {@code iqn.2026-11.io.blocktarget:} and {@code nqn.2026-11.io.blocktarget:}</li>
  *   <li>{@code event-loops}: 0..1024 I/O threads, default 0 = one per CPU the process may use</li>
  *   <li>{@code poll}: boolean, default false; true = the event loops spin instead of sleeping (one busy core each)</li>
+ *   <li>{@code control-socket}: path of the control API's Unix socket (relative to DIR) or {@code off}; default
+ *       {@link ControlConfig#defaultSocket()}</li>
+ *   <li>{@code control-listen}: {@code ADDRESS:PORT} of an optional TCP control listener, only together with
+ *       {@code control-token-file}: a file holding its bearer token (RFC 6750 b64token, 16..4096 characters)</li>
  * </ul>
  *
  * <h2>luns.d/NAME.yaml</h2>
@@ -44,9 +48,9 @@ import java.util.Optional;
  *   <li>{@code read-only}: boolean, default false</li>
  *   <li>{@code export}: map with {@code iscsi} and {@code nvme}, each {@code false} (not exported), {@code true}
  *       or absent (exported with defaults), or {@code {target: IQN, lun: 0..16383}} /
- *       {@code {subsystem: NQN, nsid: 1..0xFFFFFFFE}}; defaults: target = iqn-prefix + NAME, lun 0,
- *       subsystem = nqn-prefix + NAME, nsid 1. No two files may export the same (target, lun) or
- *       (subsystem, nsid).</li>
+ *       {@code {subsystem: NQN, nsid: 1..0xFFFFFFFE, uuid: UUID}}; defaults: target = iqn-prefix + NAME, lun 0,
+ *       subsystem = nqn-prefix + NAME, nsid 1, uuid derived from NAME. No two files may export the same
+ *       (target, lun) or (subsystem, nsid), or one namespace UUID.</li>
  *   <li>{@code access} (optional): {@code chap: {user, secret-file, mutual-user, mutual-secret-file}} — iSCSI CHAP
  *       for the LUN's target; {@code user} and {@code secret-file} required, the mutual pair both or neither; secret
  *       files (relative to DIR) are regular files of 12..255 bytes of UTF-8 text (one trailing newline ignored),
