@@ -94,6 +94,10 @@ public final class ControlClient implements AutoCloseable {
             throw new UnreachableException("cannot talk to " + where + ": Unix domain sockets need the native"
                     + " transport (" + vertx.unavailableNativeTransportCause() + ")");
         }
+        if (socket.isPresent() && !java.nio.file.Files.exists(Path.of(where))) {
+            throw new UnreachableException("no control socket at " + where + " (is blocktarget serve running? pick"
+                    + " it with --control PATH|URL or " + ENV_CONTROL + ")");
+        }
         RequestOptions options = new RequestOptions().setMethod(method).setURI(path);
         if (socket.isPresent()) {
             options.setServer(socket.get()).setHost("localhost");
@@ -108,7 +112,7 @@ public final class ControlClient implements AutoCloseable {
         try {
             return response.toCompletionStage().toCompletableFuture().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
-            throw new UnreachableException("cannot talk to the server at " + where + ": " + e.getCause().getMessage()
+            throw new UnreachableException("cannot talk to the server at " + where + ": " + describe(e.getCause())
                     + " (is blocktarget serve running? pick it with --control PATH|URL or " + ENV_CONTROL + ")");
         } catch (TimeoutException e) {
             throw new UnreachableException("the server at " + where + " did not answer within " + TIMEOUT_SECONDS
@@ -117,6 +121,16 @@ public final class ControlClient implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new UnreachableException("interrupted");
         }
+    }
+
+    /** The innermost message of a failure, with its kind when it has none. */
+    private static String describe(Throwable failure) {
+        Throwable t = failure;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        String message = t.getMessage() != null ? t.getMessage() : failure.getMessage();
+        return message != null ? message : t.getClass().getSimpleName();
     }
 
     private static Future<io.vertx.core.http.HttpClientResponse> send(HttpClientRequest request, JsonObject body) {

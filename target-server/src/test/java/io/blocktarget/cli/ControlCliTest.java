@@ -171,8 +171,7 @@ class ControlCliTest {
         cl.setOut(new PrintWriter(out, true));
         cl.setErr(new PrintWriter(err, true));
         assertThat(cl.execute("lun", "list", "--control", tmp.resolve("none.sock").toString())).isEqualTo(1);
-        assertThat(err.toString()).startsWith("blocktarget lun list: cannot talk to the server at "
-                + tmp.resolve("none.sock"));
+        assertThat(err.toString()).startsWith("blocktarget lun list: no control socket at " + tmp.resolve("none.sock"));
     }
 
     @Test

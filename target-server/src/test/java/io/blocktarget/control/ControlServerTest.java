@@ -129,7 +129,16 @@ class ControlServerTest {
         try (ControlClient client = ControlClient.connect(tmp.resolve("nobody.sock").toString(), Optional.empty())) {
             assertThatThrownBy(() -> client.get("/v1/luns"))
                     .isInstanceOf(ControlClient.UnreachableException.class)
-                    .hasMessageContaining("cannot talk to the server at " + tmp.resolve("nobody.sock"));
+                    .hasMessage("no control socket at " + tmp.resolve("nobody.sock") + " (is blocktarget serve running?"
+                            + " pick it with --control PATH|URL or BLOCKTARGET_CONTROL)");
+        }
+        Path notListening = tmp.resolve("plain");
+        Files.writeString(notListening, "");
+        try (ControlClient client = ControlClient.connect(notListening.toString(), Optional.empty())) {
+            assertThatThrownBy(() -> client.get("/v1/luns"))
+                    .isInstanceOf(ControlClient.UnreachableException.class)
+                    .hasMessageStartingWith("cannot talk to the server at " + notListening + ": ")
+                    .hasMessageContaining("Connection refused");
         }
     }
 }
