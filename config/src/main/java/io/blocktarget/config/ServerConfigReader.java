@@ -57,6 +57,8 @@ final class ServerConfigReader {
             + " - . _ ~ + / with optional trailing = (RFC 6750 §2.1), one trailing newline ignored, e.g. made by"
             + " head -c 32 /dev/urandom | base64 > FILE";
     private static final ValueType<String> TOKEN_PATH = ValueType.path(TOKEN_ALLOWED);
+    /** unix(7): sun_path is 108 bytes including the terminating NUL. */
+    static final int MAX_SOCKET_PATH_BYTES = 107;
     static final int MIN_TOKEN_CHARS = 16;
     static final int MAX_TOKEN_CHARS = 4096;
     private static final Pattern TOKEN = Pattern.compile("[A-Za-z0-9._~+/-]+=*");
@@ -111,6 +113,12 @@ final class ServerConfigReader {
         Optional<Path> socket = map.has("control-socket")
                 ? map.value("control-socket", SOCKET).map(text -> text.equals("off") ? null : dir.resolve(text).normalize())
                 : Optional.of(ControlConfig.defaultSocket());
+        if (socket.isPresent() && socket.get().toAbsolutePath().toString().getBytes(StandardCharsets.UTF_8).length
+                > MAX_SOCKET_PATH_BYTES) {
+            map.problem("control-socket", socket.get().toAbsolutePath() + " is longer than " + MAX_SOCKET_PATH_BYTES
+                    + " bytes, the most a Unix socket address holds (sun_path, unix(7)); allowed: a shorter path");
+            socket = Optional.empty();
+        }
         if (map.has("control-socket") && socket.isEmpty() && !map.text("control-socket").equals("off")) {
             socket = Optional.of(ControlConfig.defaultSocket()); // wrong value: reported, default kept
         }

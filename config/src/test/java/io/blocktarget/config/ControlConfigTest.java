@@ -54,6 +54,17 @@ class ControlConfigTest extends ConfigDirTest {
     }
 
     @Test
+    void socketPathMustFitSunPath() throws ConfigException {
+        String base = "/" + "s".repeat(100) + "/";
+        config.file("blocktarget.yaml", "control-socket: " + base + "x".repeat(107 - base.length()) + "\n");
+        assertThat(config.load().server().control().socket().orElseThrow().toString()).hasSize(107);
+        String tooLong = base + "x".repeat(108 - base.length());
+        config.file("blocktarget.yaml", "control-socket: " + tooLong + "\n");
+        assertThat(config.problems()).containsExactly("blocktarget.yaml:1: control-socket: " + tooLong + " is longer"
+                + " than 107 bytes, the most a Unix socket address holds (sun_path, unix(7)); allowed: a shorter path");
+    }
+
+    @Test
     void emptySocketIsAProblem() {
         config.file("blocktarget.yaml", "control-socket: \"\"\n");
         assertThat(config.problems()).containsExactly("blocktarget.yaml:1: control-socket: an empty path; allowed: off,"

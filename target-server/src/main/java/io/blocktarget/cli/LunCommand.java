@@ -178,7 +178,7 @@ final class LunCommand implements Runnable {
 
         @Override
         int run(ControlClient client, PrintWriter out, PrintWriter err) throws UnreachableException {
-            Response response = client.call(HttpMethod.DELETE, path(name), null);
+            Response response = client.call(HttpMethod.DELETE, path(name), (String) null);
             if (!response.ok()) {
                 return refused(response, err);
             }

@@ -17,7 +17,7 @@ import java.util.List;
 final class ReloadCommand extends ClientCommand {
     @Override
     int run(ControlClient client, PrintWriter out, PrintWriter err) throws UnreachableException {
-        Response response = client.call(HttpMethod.POST, "/v1/reload", null);
+        Response response = client.call(HttpMethod.POST, "/v1/reload", (String) null);
         if (!response.ok()) {
             return refused(response, err);
         }

@@ -86,10 +86,15 @@ public final class ControlClient implements AutoCloseable {
     }
 
     public Response get(String path) throws UnreachableException {
-        return call(HttpMethod.GET, path, null);
+        return call(HttpMethod.GET, path, (String) null);
     }
 
     public Response call(HttpMethod method, String path, JsonObject body) throws UnreachableException {
+        return call(method, path, body == null ? null : body.encode());
+    }
+
+    /** Sends {@code body} as it is (JSON expected by the server; null: no body). */
+    public Response call(HttpMethod method, String path, String body) throws UnreachableException {
         if (socket.isPresent() && !vertx.isNativeTransportEnabled()) {
             throw new UnreachableException("cannot talk to " + where + ": Unix domain sockets need the native"
                     + " transport (" + vertx.unavailableNativeTransportCause() + ")");
@@ -133,12 +138,12 @@ public final class ControlClient implements AutoCloseable {
         return message != null ? message : t.getClass().getSimpleName();
     }
 
-    private static Future<io.vertx.core.http.HttpClientResponse> send(HttpClientRequest request, JsonObject body) {
+    private static Future<io.vertx.core.http.HttpClientResponse> send(HttpClientRequest request, String body) {
         if (body == null) {
             return request.send();
         }
         request.putHeader(HttpHeaders.CONTENT_TYPE, "application/json");
-        return request.send(Buffer.buffer(body.encode()));
+        return request.send(Buffer.buffer(body));
     }
 
     @Override

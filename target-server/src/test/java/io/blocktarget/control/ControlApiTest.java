@@ -134,11 +134,11 @@ class ControlApiTest {
         assertThat(unset.status()).isEqualTo(200);
         assertThat(plane.lunConfigs().getLast().readOnly()).isFalse();
 
-        Response removed = fixture.call(HttpMethod.DELETE, "/v1/luns/t16", null);
+        Response removed = fixture.call(HttpMethod.DELETE, "/v1/luns/t16", (JsonObject) null);
         assertThat(removed.status()).isEqualTo(204);
         assertThat(plane.lunConfigs()).extracting(LunConfig::name).doesNotContain("t16");
         assertProblem(fixture.get("/v1/luns/t16"), 404, null);
-        assertProblem(fixture.call(HttpMethod.DELETE, "/v1/luns/t16", null), 404, null);
+        assertProblem(fixture.call(HttpMethod.DELETE, "/v1/luns/t16", (JsonObject) null), 404, null);
     }
 
     /** Each bad member: 400 naming it, and nothing changed (no apply). */
@@ -192,9 +192,22 @@ class ControlApiTest {
         start(Optional.empty());
         var raw = io.vertx.core.http.HttpMethod.POST;
         // No body at all: the problem is the request as a whole, so no field.
-        Response array = fixture.client.call(raw, "/v1/luns", null);
+        Response array = fixture.client.call(raw, "/v1/luns", (String) null);
         assertProblem(array, 400, null);
         assertThat(array.json().getString("title")).isEqualTo("Body missing");
+    }
+
+    @Test
+    void bodyThatIsNotAJsonObjectOrTooLargeIsAProblemWithoutField() throws Exception {
+        start(Optional.empty());
+        for (String body : List.of("{\"name\": ", "[1, 2]", "\"text\"", "backend: ram")) {
+            Response r = fixture.client.call(HttpMethod.POST, "/v1/luns", body);
+            assertProblem(r, 400, null);
+        }
+        Response large = fixture.client.call(HttpMethod.POST, "/v1/luns",
+                "{\"name\": \"" + "x".repeat(ControlApi.MAX_BODY_BYTES) + "\"}");
+        assertProblem(large, 413, null);
+        assertThat(plane.applies()).isZero();
     }
 
     @ParameterizedTest(name = "{0}")

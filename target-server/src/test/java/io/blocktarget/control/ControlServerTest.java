@@ -104,7 +104,7 @@ class ControlServerTest {
                     assertThat(r.status()).as("token %s", token).isEqualTo(401);
                     assertThat(r.contentType()).isEqualTo("application/problem+json");
                     assertThat(r.json().getInteger("status")).isEqualTo(401);
-                    Response post = client.call(HttpMethod.DELETE, "/v1/luns/ram-4k", null);
+                    Response post = client.call(HttpMethod.DELETE, "/v1/luns/ram-4k", (String) null);
                     assertThat(post.status()).isEqualTo(401);
                 }
             }
