@@ -149,7 +149,7 @@ final class ControlApi {
         done.onComplete(result -> {
             if (result.succeeded()) {
                 if (status == 204 || result.result() == null) {
-                    ctx.response().setStatusCode(status == 204 ? 204 : status).end();
+                    ctx.response().setStatusCode(status).end();
                 } else {
                     json(ctx, status, result.result());
                 }

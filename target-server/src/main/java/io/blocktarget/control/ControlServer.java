@@ -87,6 +87,9 @@ public final class ControlServer implements AutoCloseable {
         } catch (ControlStartException e) {
             servers.forEach(s -> s.close());
             worker.close();
+            if (!servers.isEmpty()) {
+                config.socket().ifPresent(ControlServer::deleteQuietly); // ours: the TCP listener failed after it
+            }
             throw e;
         }
     }
@@ -198,13 +201,15 @@ public final class ControlServer implements AutoCloseable {
             }
         }
         worker.close();
-        socket.ifPresent(path -> {
-            try {
-                Files.deleteIfExists(path);
-            } catch (IOException e) {
-                LOG.log(Level.WARNING, "control: cannot remove " + path + ": " + e);
-            }
-        });
+        socket.ifPresent(ControlServer::deleteQuietly);
+    }
+
+    private static void deleteQuietly(Path path) {
+        try {
+            Files.deleteIfExists(path);
+        } catch (IOException e) {
+            LOG.log(Level.WARNING, "control: cannot remove " + path + ": " + e);
+        }
     }
 
     /** A listener of the control API could not be started. */

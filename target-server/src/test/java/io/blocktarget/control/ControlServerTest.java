@@ -116,6 +116,21 @@ class ControlServerTest {
     }
 
     @Test
+    void tcpPortInUseFailsTheStartAndLeavesNoSocket() throws Exception {
+        Path tokenFile = tmp.resolve("token");
+        Files.writeString(tokenFile, TOKEN);
+        Path socket = tmp.resolve("both.sock");
+        try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            ControlConfig config = new ControlConfig(Optional.of(socket),
+                    Optional.of(new ControlConfig.Listen("127.0.0.1", taken.getLocalPort())), Optional.of(tokenFile));
+            assertThatThrownBy(() -> ControlFixture.start(plane(), config))
+                    .isInstanceOf(ControlServer.ControlStartException.class)
+                    .hasMessageStartingWith("control-listen 127.0.0.1:" + taken.getLocalPort());
+        }
+        assertThat(socket).doesNotExist();
+    }
+
+    @Test
     void missingTokenFileFailsTheStart() {
         ControlConfig config = new ControlConfig(Optional.empty(),
                 Optional.of(new ControlConfig.Listen("127.0.0.1", 1)), Optional.of(tmp.resolve("none")));
