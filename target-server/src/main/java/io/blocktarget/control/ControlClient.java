@@ -5,6 +5,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
@@ -28,9 +29,13 @@ public final class ControlClient implements AutoCloseable {
     public static final String ENV_CONTROL = "BLOCKTARGET_CONTROL";
     /** A removal drains in-flight commands and a file LUN may be synced: allow for it. */
     private static final long TIMEOUT_SECONDS = 120;
+    /** A local connect takes microseconds; one that has not completed in this time never will. */
+    private static final int CONNECT_TIMEOUT_MILLIS = 2000;
+    private static final int CONNECT_ATTEMPTS = 3;
+    /** A read is answered from the server's snapshot at once. */
+    private static final long READ_TIMEOUT_SECONDS = 5;
 
     private final Vertx vertx;
-    private final HttpClient client;
     private final Optional<SocketAddress> socket;
     private final Optional<URI> url;
     private final Optional<String> token;
@@ -62,7 +67,6 @@ public final class ControlClient implements AutoCloseable {
         // Domain sockets need the native transport; on TCP it is merely preferred.
         this.vertx = Vertx.vertx(new VertxOptions().setPreferNativeTransport(true).setEventLoopPoolSize(1)
                 .setWorkerPoolSize(1).setInternalBlockingPoolSize(1));
-        this.client = vertx.createHttpClient();
         this.socket = socket;
         this.url = url;
         this.token = token;
@@ -111,21 +115,51 @@ public final class ControlClient implements AutoCloseable {
             options.setHost(uri.getHost()).setPort(uri.getPort() > 0 ? uri.getPort() : 80);
             token.ifPresent(t -> options.putHeader(HttpHeaders.AUTHORIZATION, "Bearer " + t));
         }
-        Future<Response> response = client.request(options).compose(request -> send(request, body))
-                .compose(r -> r.body().map(b -> new Response(r.statusCode(), r.getHeader(HttpHeaders.CONTENT_TYPE),
-                        b.toString())));
-        try {
-            return response.toCompletionStage().toCompletableFuture().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
-        } catch (ExecutionException e) {
-            throw new UnreachableException("cannot talk to the server at " + where + ": " + describe(e.getCause())
-                    + " (is blocktarget serve running? pick it with --control PATH|URL or " + ENV_CONTROL + ")");
-        } catch (TimeoutException e) {
-            throw new UnreachableException("the server at " + where + " did not answer within " + TIMEOUT_SECONDS
-                    + " s");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new UnreachableException("interrupted");
+        long timeoutSeconds = method == HttpMethod.GET ? READ_TIMEOUT_SECONDS : TIMEOUT_SECONDS;
+        UnreachableException last = null;
+        for (int attempt = 1; attempt <= CONNECT_ATTEMPTS; attempt++) {
+            // A client (and so a connection pool) per request: nothing carries over from an earlier connection.
+            HttpClient client = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(false)
+                    .setConnectTimeout(CONNECT_TIMEOUT_MILLIS));
+            Future<Response> response = client.request(options).compose(request -> send(request, body))
+                    .compose(r -> r.body().map(b -> new Response(r.statusCode(),
+                            r.getHeader(HttpHeaders.CONTENT_TYPE), b.toString())))
+                    .andThen(done -> client.close());
+            try {
+                return response.toCompletionStage().toCompletableFuture().get(timeoutSeconds, TimeUnit.SECONDS);
+            } catch (ExecutionException e) {
+                last = new UnreachableException("cannot talk to the server at " + where + ": "
+                        + describe(e.getCause()) + " (is blocktarget serve running? pick it with --control PATH|URL"
+                        + " or " + ENV_CONTROL + ")");
+                if (!connectTimedOut(e.getCause())) {
+                    throw last;
+                }
+                // The connection was never made, so the request was never sent: trying again is safe, POST too.
+                // Seen with the epoll transport on a Unix socket: a connect now and then never completes.
+            } catch (TimeoutException e) {
+                client.close();
+                last = new UnreachableException("the server at " + where + " did not answer within "
+                        + timeoutSeconds + " s");
+                if (method != HttpMethod.GET) {
+                    throw last;
+                }
+                // A read changes nothing, so it may be sent again. Seen now and then on a Unix socket with the epoll
+                // transport (Vert.x 5.0.7): a request is never answered while the server answers new ones.
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new UnreachableException("interrupted");
+            }
         }
+        throw last;
+    }
+
+    private static boolean connectTimedOut(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof io.netty.channel.ConnectTimeoutException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The innermost message of a failure, with its kind when it has none. */
