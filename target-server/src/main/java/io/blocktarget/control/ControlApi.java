@@ -21,7 +21,10 @@ import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 
@@ -35,6 +38,9 @@ final class ControlApi {
     static final String OPENAPI_RESOURCE = "openapi.json";
     /** A LUN definition is a few hundred bytes; anything near this is not one. */
     static final int MAX_BODY_BYTES = 64 * 1024;
+    /** The header a client sends with a change so that sending it again cannot apply it twice. */
+    static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+    private static final int MAX_REMEMBERED_CHANGES = 256;
 
     private final Vertx vertx;
     private final ControlPlane plane;
@@ -76,11 +82,7 @@ final class ControlApi {
         router.get("/openapi.json").handler(ctx -> ctx.response()
                 .putHeader(HttpHeaders.CONTENT_TYPE, "application/json").end(openapi));
         router.get("/v1/luns").handler(ctx -> json(ctx, 200, LunJson.luns(plane)));
-        router.post("/v1/luns").handler(ctx -> change(ctx, 201, () -> {
-            var lun = changes.create(body(ctx));
-            ctx.response().putHeader(HttpHeaders.LOCATION, "/v1/luns/" + lun.name());
-            return lunJson(lun.name());
-        }));
+        router.post("/v1/luns").handler(ctx -> change(ctx, 201, () -> lunJson(changes.create(body(ctx)).name())));
         router.get("/v1/luns/:name").handler(ctx -> {
             String name = ctx.pathParam("name");
             plane.lun(name).ifPresentOrElse(s -> json(ctx, 200, LunJson.lun(s, plane.serverConfig())),
@@ -142,16 +144,40 @@ final class ControlApi {
         JsonObject run() throws Problem.Failure;
     }
 
+    /** What a change answered; kept for a repeated request with the same Idempotency-Key. */
+    private record Answer(int status, JsonObject body) {
+    }
+
+    /**
+     * Recent changes by {@code Idempotency-Key} (with method and path): a client that got no answer sends the
+     * request again with the same key and gets the first one's answer (waiting for it if it still runs) instead of
+     * a second change.
+     */
+    private final Map<String, Future<Answer>> recent = Collections.synchronizedMap(
+            new LinkedHashMap<>(16, 0.75f, true) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, Future<Answer>> eldest) {
+                    return size() > MAX_REMEMBERED_CHANGES;
+                }
+            });
+
     /** Runs a change on the worker (serialized) and answers with its JSON, or its problem. */
     private void change(RoutingContext ctx, int status, Change change) {
-        Callable<JsonObject> task = change::run;
-        Future<JsonObject> done = worker.executeBlocking(task, true);
+        String key = ctx.request().getHeader(IDEMPOTENCY_KEY);
+        Future<Answer> done = key == null
+                ? run(status, change)
+                : recent.computeIfAbsent(ctx.request().method() + " " + ctx.request().path() + " " + key,
+                        k -> run(status, change));
         done.onComplete(result -> {
             if (result.succeeded()) {
-                if (status == 204 || result.result() == null) {
-                    ctx.response().setStatusCode(status).end();
+                Answer answer = result.result();
+                if (answer.status() == 201 && answer.body() != null) {
+                    ctx.response().putHeader(HttpHeaders.LOCATION, "/v1/luns/" + answer.body().getString("name"));
+                }
+                if (answer.status() == 204 || answer.body() == null) {
+                    ctx.response().setStatusCode(answer.status()).end();
                 } else {
-                    json(ctx, status, result.result());
+                    json(ctx, answer.status(), answer.body());
                 }
             } else if (result.cause() instanceof Problem.Failure failure) {
                 problem(ctx, failure.problem());
@@ -159,6 +185,11 @@ final class ControlApi {
                 ctx.fail(result.cause());
             }
         });
+    }
+
+    private Future<Answer> run(int status, Change change) {
+        Callable<Answer> task = () -> new Answer(status, change.run());
+        return worker.executeBlocking(task, true);
     }
 
     /** The request body as a JSON object; a body that is not one is the request's problem. */

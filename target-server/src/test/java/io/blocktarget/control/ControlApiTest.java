@@ -393,6 +393,34 @@ class ControlApiTest {
         }
     }
 
+    /** The same change sent twice with one Idempotency-Key is applied once; both get the first answer. */
+    @Test
+    void repeatedChangeWithTheSameKeyIsAppliedOnce() throws Exception {
+        start(Optional.empty());
+        io.vertx.core.http.HttpClient http = fixture.vertx.createHttpClient();
+        try {
+            List<String> answers = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                var options = new io.vertx.core.http.RequestOptions().setMethod(HttpMethod.POST).setURI("/v1/luns")
+                        .setServer(io.vertx.core.net.SocketAddress.domainSocketAddress(fixture.socket.toString()))
+                        .setHost("localhost").putHeader("Idempotency-Key", "k-1")
+                        .putHeader("Content-Type", "application/json");
+                answers.add(http.request(options)
+                        .compose(r -> r.send("{\"name\": \"once\", \"backend\": \"null\", \"size\": \"1GiB\"}"))
+                        .compose(r -> r.body().map(b -> r.statusCode() + " " + r.getHeader("Location") + " " + b))
+                        .toCompletionStage().toCompletableFuture().get(30, java.util.concurrent.TimeUnit.SECONDS));
+            }
+            assertThat(answers.get(0)).startsWith("201 /v1/luns/once ");
+            assertThat(answers.get(1)).isEqualTo(answers.get(0));
+            assertThat(plane.applies()).isEqualTo(1);
+            // Without the key the same request is a new one: the name exists now.
+            assertProblem(post("/v1/luns", "{\"name\": \"once\", \"backend\": \"null\", \"size\": \"1GiB\"}"),
+                    409, "name");
+        } finally {
+            http.close();
+        }
+    }
+
     @Test
     void openapiIsServed() throws Exception {
         start(Optional.empty());
