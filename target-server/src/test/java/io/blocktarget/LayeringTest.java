@@ -87,6 +87,16 @@ class LayeringTest {
     }
 
     @Test
+    void controlSitsOnTheServerAndOnlyTheCliUsesIt() {
+        check(noClasses().that().resideOutsideOfPackages("io.blocktarget.control..", "io.blocktarget.cli..")
+                .should().dependOnClassesThat().resideInAPackage("io.blocktarget.control.."));
+        check(noClasses().that().resideInAPackage("io.blocktarget.control..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.blocktarget.transport..",
+                        "io.blocktarget.scsi..", "io.blocktarget.nvme..", "io.blocktarget.protocol..",
+                        "io.blocktarget.cli.."));
+    }
+
+    @Test
     void onlyTheCliSitsOnTop() {
         check(noClasses().that().resideOutsideOfPackage("io.blocktarget.cli..")
                 .should().dependOnClassesThat().resideInAPackage("io.blocktarget.cli.."));

@@ -112,11 +112,24 @@ final class AccessReader {
         return new Access(Optional.of(config), claims(lun, access, exports, config, problems), warnings);
     }
 
+    /** The claims a validated LUN makes, as if it had been read from its file again (for cross-checks). */
+    static List<AccessClaim> claims(LunConfig lun) {
+        List<AccessClaim> claims = new ArrayList<>();
+        AccessConfig config = lun.access();
+        Path file = ExportReader.source(lun);
+        lun.iscsi().ifPresent(e -> claims.add(new AccessClaim("iSCSI target " + e.target(), "access.chap", file, 0,
+                config.chap().map(ChapConfig::credentials), config.chap().map(ChapConfig::describe).orElse("no CHAP"))));
+        lun.nvme().ifPresent(e -> claims.add(new AccessClaim("NVMe subsystem " + e.subsystem(), "access.hosts", file,
+                0, Set.copyOf(config.hosts()),
+                config.hosts().isEmpty() ? "no hosts list (any host)" : "hosts " + config.hosts())));
+        return claims;
+    }
+
     private static List<AccessClaim> claims(YamlMap lun, Optional<YamlMap> access, ExportReader.Exports exports,
                                             AccessConfig config, Problems problems) {
         List<AccessClaim> claims = new ArrayList<>();
         exports.iscsi().ifPresent(e -> claims.add(new AccessClaim("iSCSI target " + e.target(), "access.chap",
-                problems.file(), line(lun, access, "chap"), config.chap(),
+                problems.file(), line(lun, access, "chap"), config.chap().map(ChapConfig::credentials),
                 config.chap().map(ChapConfig::describe).orElse("no CHAP"))));
         exports.nvme().ifPresent(e -> claims.add(new AccessClaim("NVMe subsystem " + e.subsystem(), "access.hosts",
                 problems.file(), line(lun, access, "hosts"), Set.copyOf(config.hosts()),
@@ -157,7 +170,11 @@ final class AccessReader {
                 || mutualSecret.isEmpty())) {
             return Optional.empty();
         }
-        return Optional.of(new ChapConfig(user.get(), secret.get(), mutualUser, mutualSecret));
+        // Both paths were read without a problem above (their secrets are present): text() is the value as written.
+        Optional<Path> secretFile = Optional.of(resolve(configDir, chap.text("secret-file")));
+        Optional<Path> mutualSecretFile = mutualSecret.map(s -> resolve(configDir, chap.text("mutual-secret-file")));
+        return Optional.of(new ChapConfig(user.get(), secret.get(), mutualUser, mutualSecret, secretFile,
+                mutualSecretFile));
     }
 
     /**
@@ -172,7 +189,7 @@ final class AccessReader {
             return Optional.empty();
         }
         String shown = given.get();
-        Path file = configDir.toAbsolutePath().resolve(shown).normalize();
+        Path file = resolve(configDir, shown);
         if (!Files.exists(file)) {
             chap.problem(key, shown + " does not exist (" + file + "); allowed: " + SECRET_ALLOWED);
             return Optional.empty();
@@ -220,6 +237,10 @@ final class AccessReader {
                 + chap.keyPath(key) + ": " + file + " is readable by every user (mode " + mode
                 + "); chmod 600 it so that only the server's user can read the secret"));
         return Optional.of(secret);
+    }
+
+    private static Path resolve(Path configDir, String written) {
+        return configDir.toAbsolutePath().resolve(written).normalize();
     }
 
     /** The file's mode as {@code rw-r--r--} when others may read it (mode & 0004); empty elsewhere or without POSIX. */

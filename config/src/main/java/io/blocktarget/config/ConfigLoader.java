@@ -29,6 +29,10 @@ import java.util.Optional;
  *       defaults {@code iqn.2026-11.io.blocktarget:} and {@code nqn.2026-11.io.blocktarget:}</li>
  *   <li>{@code event-loops}: 0..1024 I/O threads, default 0 = one per CPU the process may use</li>
  *   <li>{@code poll}: boolean, default false; true = the event loops spin instead of sleeping (one busy core each)</li>
+ *   <li>{@code control-socket}: path of the control API's Unix socket (relative to DIR) or {@code off}; default
+ *       {@link ControlConfig#defaultSocket()}</li>
+ *   <li>{@code control-listen}: {@code ADDRESS:PORT} of an optional TCP control listener, only together with
+ *       {@code control-token-file}: a file holding its bearer token (RFC 6750 b64token, 16..4096 characters)</li>
  * </ul>
  *
  * <h2>luns.d/NAME.yaml</h2>
@@ -44,9 +48,9 @@ import java.util.Optional;
  *   <li>{@code read-only}: boolean, default false</li>
  *   <li>{@code export}: map with {@code iscsi} and {@code nvme}, each {@code false} (not exported), {@code true}
  *       or absent (exported with defaults), or {@code {target: IQN, lun: 0..16383}} /
- *       {@code {subsystem: NQN, nsid: 1..0xFFFFFFFE}}; defaults: target = iqn-prefix + NAME, lun 0,
- *       subsystem = nqn-prefix + NAME, nsid 1. No two files may export the same (target, lun) or
- *       (subsystem, nsid).</li>
+ *       {@code {subsystem: NQN, nsid: 1..0xFFFFFFFE, uuid: UUID}}; defaults: target = iqn-prefix + NAME, lun 0,
+ *       subsystem = nqn-prefix + NAME, nsid 1, uuid derived from NAME. No two files may export the same
+ *       (target, lun) or (subsystem, nsid), or one namespace UUID.</li>
  *   <li>{@code access} (optional): {@code chap: {user, secret-file, mutual-user, mutual-secret-file}} — iSCSI CHAP
  *       for the LUN's target; {@code user} and {@code secret-file} required, the mutual pair both or neither; secret
  *       files (relative to DIR) are regular files of 12..255 bytes of UTF-8 text (one trailing newline ignored),
@@ -129,6 +133,90 @@ public final class ConfigLoader {
                 ramDisk(server, "ram-16k", 16384, 16384),
                 ramDisk(server, "ram-64k", 65536, 65536));
         return new BlocktargetConfig(server, luns, CrossChecks.warnings(server, luns));
+    }
+
+    /**
+     * Validates one LUN given as text — a {@code luns.d/NAME.yaml} document, or the control API's JSON body (JSON is
+     * YAML 1.2) — by the same rules as a file of a config directory, and cross-checks it against {@code others} (the
+     * LUNs it would join: no shared export address, no conflicting access settings). Problems name the key;
+     * their file is {@code DIR/luns.d/NAME.yaml} (with a config dir) or {@code luns.d/NAME.yaml}, line numbers count
+     * in {@code text}; a problem about the name itself has the key {@code file name}.
+     *
+     * @param configDir base of relative paths ({@code path}, secret files); empty: the working directory, and the
+     *                  LUN's source is null (it lives in memory only)
+     * @param others    the other LUNs of the server (not one named {@code name})
+     * @throws ConfigException with every problem
+     */
+    public static LunConfig readLun(String name, String text, Optional<Path> configDir, ServerConfig server,
+                                    List<LunConfig> others) throws ConfigException {
+        List<ConfigProblem> problems = new ArrayList<>();
+        Path dir = configDir.orElse(Path.of(""));
+        String fileName;
+        try {
+            fileName = Names.lunName(name) + SUFFIX;
+        } catch (InvalidValue e) {
+            fileName = "NAME" + SUFFIX; // the invalid name is reported by the reader; it must not become a path
+        }
+        Path file = dir.resolve(LUNS_DIR).resolve(fileName);
+        Problems fileProblems = new Problems(file, problems);
+        LunReader.Result result;
+        try {
+            result = LunReader.read(name, text, dir, server, fileProblems);
+        } catch (RuntimeException e) {
+            fileProblems.add(0, "", "cannot be read: " + YamlSource.describe(e));
+            throw new ConfigException(problems);
+        }
+        List<ExportClaim> claims = new ArrayList<>();
+        List<AccessClaim> accessClaims = new ArrayList<>();
+        for (LunConfig other : others) {
+            claims.addAll(ExportReader.claims(other));
+            accessClaims.addAll(AccessReader.claims(other));
+        }
+        claims.addAll(result.claims());
+        accessClaims.addAll(result.accessClaims());
+        // Others come first, so a clash is the new LUN's problem; clashes among the others are not its business.
+        CrossChecks.duplicates(claims).stream().filter(p -> p.file().equals(file)).forEach(problems::add);
+        CrossChecks.accessConflicts(accessClaims).stream().filter(p -> p.file().equals(file)).forEach(problems::add);
+        if (!problems.isEmpty() || result.lun().isEmpty()) {
+            if (problems.isEmpty()) {
+                fileProblems.add(0, "", "not a LUN definition");
+            }
+            problems.sort(Comparator.comparingInt(ConfigProblem::line));
+            throw new ConfigException(problems);
+        }
+        LunConfig lun = result.lun().get();
+        if (configDir.isEmpty()) {
+            lun = new LunConfig(lun.name(), null, lun.backend(), lun.size(), lun.logicalBlockSize(),
+                    lun.physicalBlockSize(), lun.iscsi(), lun.nvme(), lun.readOnly(), lun.file(), lun.access());
+        }
+        return lun;
+    }
+
+    /**
+     * {@code lun} with the capacity {@code size} (as written in a config file: {@code 2GiB}): a positive multiple of
+     * its physical block size. A file LUN's file is grown (or followed) by the server, so its present size does not
+     * bound the new one.
+     *
+     * @throws ConfigException naming the key {@code size}
+     */
+    public static LunConfig resized(LunConfig lun, String size) throws ConfigException {
+        Path file = ExportReader.source(lun);
+        String allowed = "a positive multiple of the physical block size (" + Sizes.format(lun.physicalBlockSize())
+                + "), " + Sizes.ALLOWED;
+        long bytes;
+        try {
+            bytes = Sizes.parse(size);
+        } catch (InvalidValue e) {
+            throw new ConfigException(List.of(new ConfigProblem(file, 0, "size", e.what() + "; allowed: " + allowed)));
+        }
+        if (bytes <= 0 || bytes % lun.physicalBlockSize() != 0) {
+            String what = bytes <= 0 ? " is not positive" : " is not a multiple of the physical block size "
+                    + Sizes.format(lun.physicalBlockSize());
+            throw new ConfigException(List.of(new ConfigProblem(file, 0, "size", size + what + "; allowed: "
+                    + allowed)));
+        }
+        return new LunConfig(lun.name(), lun.source(), lun.backend(), bytes, lun.logicalBlockSize(),
+                lun.physicalBlockSize(), lun.iscsi(), lun.nvme(), lun.readOnly(), lun.file(), lun.access());
     }
 
     /** Half of physical memory (of the container's limit, where the JVM sees one). */

@@ -58,6 +58,22 @@ final class LunReader {
      */
     static Result read(String name, Path configDir, ServerConfig server, Problems problems) {
         int before = problems.count();
+        return read(name, YamlSource.read(problems.file(), problems), problems.count() > before, configDir, server,
+                problems);
+    }
+
+    /**
+     * Reads a LUN definition given as text (the control API's JSON body: JSON is YAML 1.2), as if it were the file
+     * {@code problems.file()}.
+     */
+    static Result read(String name, String text, Path configDir, ServerConfig server, Problems problems) {
+        int before = problems.count();
+        return read(name, YamlSource.compose(text, problems), problems.count() > before, configDir, server, problems);
+    }
+
+    private static Result read(String name, Optional<Node> root, boolean unreadable, Path configDir,
+                               ServerConfig server, Problems problems) {
+        int before = problems.count();
         boolean nameOk = true;
         try {
             Names.lunName(name);
@@ -65,10 +81,8 @@ final class LunReader {
             problems.add(0, "file name", e);
             nameOk = false;
         }
-        int beforeRead = problems.count();
-        Optional<Node> root = YamlSource.read(problems.file(), problems);
         if (root.isEmpty()) {
-            if (problems.count() == beforeRead) {
+            if (!unreadable) {
                 problems.add(0, "", "the file is empty; allowed: a map with at least backend: and size:,"
                         + " e.g. backend: ram and size: 1GiB");
             }

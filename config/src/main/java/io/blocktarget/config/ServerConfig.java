@@ -16,6 +16,8 @@ import java.util.Objects;
  * @param nqnPrefix     prefix of derived subsystem NQNs, e.g. {@code nqn.2026-11.io.blocktarget:}
  * @param eventLoops    I/O event loops (threads serving connections), 0 = one per CPU the process may use
  * @param poll          poll mode: the event loops spin instead of sleeping (one busy core each, lowest latency)
+ * @param control       where the control API listens ({@code control-socket}, {@code control-listen},
+ *                      {@code control-token-file})
  */
 public record ServerConfig(
         Path source,
@@ -27,7 +29,8 @@ public record ServerConfig(
         String iqnPrefix,
         String nqnPrefix,
         int eventLoops,
-        boolean poll) {
+        boolean poll,
+        ControlConfig control) {
 
     public static final String DEFAULT_BIND_ADDRESS = "0.0.0.0";
     public static final int DEFAULT_ISCSI_PORT = 3260;
@@ -40,9 +43,17 @@ public record ServerConfig(
         Objects.requireNonNull(bindAddress, "bindAddress");
         Objects.requireNonNull(iqnPrefix, "iqnPrefix");
         Objects.requireNonNull(nqnPrefix, "nqnPrefix");
+        Objects.requireNonNull(control, "control");
         if (eventLoops < 0) {
             throw new IllegalArgumentException("eventLoops < 0");
         }
+    }
+
+    /** The default control socket. */
+    public ServerConfig(Path source, String bindAddress, int iscsiPort, int nvmePort, int discoveryPort,
+                        long memoryBudget, String iqnPrefix, String nqnPrefix, int eventLoops, boolean poll) {
+        this(source, bindAddress, iscsiPort, nvmePort, discoveryPort, memoryBudget, iqnPrefix, nqnPrefix, eventLoops,
+                poll, ControlConfig.defaults());
     }
 
     /** Default threading: one sleeping event loop per CPU. */
@@ -58,31 +69,36 @@ public record ServerConfig(
 
     public ServerConfig withBindAddress(String address) {
         return new ServerConfig(source, address, iscsiPort, nvmePort, discoveryPort, memoryBudget, iqnPrefix,
-                nqnPrefix, eventLoops, poll);
+                nqnPrefix, eventLoops, poll, control);
     }
 
     public ServerConfig withIscsiPort(int port) {
         return new ServerConfig(source, bindAddress, port, nvmePort, discoveryPort, memoryBudget, iqnPrefix,
-                nqnPrefix, eventLoops, poll);
+                nqnPrefix, eventLoops, poll, control);
     }
 
     public ServerConfig withNvmePort(int port) {
         return new ServerConfig(source, bindAddress, iscsiPort, port, discoveryPort, memoryBudget, iqnPrefix,
-                nqnPrefix, eventLoops, poll);
+                nqnPrefix, eventLoops, poll, control);
     }
 
     public ServerConfig withDiscoveryPort(int port) {
         return new ServerConfig(source, bindAddress, iscsiPort, nvmePort, port, memoryBudget, iqnPrefix,
-                nqnPrefix, eventLoops, poll);
+                nqnPrefix, eventLoops, poll, control);
     }
 
     public ServerConfig withEventLoops(int count) {
         return new ServerConfig(source, bindAddress, iscsiPort, nvmePort, discoveryPort, memoryBudget, iqnPrefix,
-                nqnPrefix, count, poll);
+                nqnPrefix, count, poll, control);
     }
 
     public ServerConfig withPoll(boolean on) {
         return new ServerConfig(source, bindAddress, iscsiPort, nvmePort, discoveryPort, memoryBudget, iqnPrefix,
-                nqnPrefix, eventLoops, on);
+                nqnPrefix, eventLoops, on, control);
+    }
+
+    public ServerConfig withControl(ControlConfig newControl) {
+        return new ServerConfig(source, bindAddress, iscsiPort, nvmePort, discoveryPort, memoryBudget, iqnPrefix,
+                nqnPrefix, eventLoops, poll, newControl);
     }
 }

@@ -1,6 +1,9 @@
 package io.blocktarget.config;
 
+import java.io.IOException;
 import java.net.Inet6Address;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,7 +19,7 @@ import org.snakeyaml.engine.v2.nodes.Node;
 final class ServerConfigReader {
     static final List<String> KEYS = List.of(
             "bind", "iscsi-port", "nvme-port", "discovery-port", "memory-budget", "iqn-prefix", "nqn-prefix",
-            "event-loops", "poll");
+            "event-loops", "poll", "control-socket", "control-listen", "control-token-file");
 
     private static final String PORT_ALLOWED = "0..65535 (0 disables the listener)";
     private static final ValueType<Long> PORT = ValueType.integer(0, 65535, PORT_ALLOWED);
@@ -42,6 +45,23 @@ final class ServerConfigReader {
             + " when the LUN name is appended, e.g. " + ServerConfig.DEFAULT_NQN_PREFIX;
     private static final ValueType<String> IQN_PREFIX = prefix(IQN_PREFIX_ALLOWED, Names::iqn);
     private static final ValueType<String> NQN_PREFIX = prefix(NQN_PREFIX_ALLOWED, Names::nqn);
+
+    private static final String SOCKET_ALLOWED = "off, or the path of the control API's Unix domain socket"
+            + " (absolute, or relative to the config directory)";
+    private static final ValueType<String> SOCKET = ValueType.path(SOCKET_ALLOWED);
+    private static final String LISTEN_ALLOWED = "ADDRESS:PORT with an IP address literal and a port 1..65535, e.g."
+            + " 127.0.0.1:9740 or [::1]:9740; needs control-token-file";
+    private static final ValueType<ControlConfig.Listen> LISTEN = ValueType.text("an address and port", LISTEN_ALLOWED,
+            ServerConfigReader::listen);
+    static final String TOKEN_ALLOWED = "a regular file holding the bearer token: 16 to 4096 characters of A-Z a-z 0-9"
+            + " - . _ ~ + / with optional trailing = (RFC 6750 §2.1), one trailing newline ignored, e.g. made by"
+            + " head -c 32 /dev/urandom | base64 > FILE";
+    private static final ValueType<String> TOKEN_PATH = ValueType.path(TOKEN_ALLOWED);
+    /** unix(7): sun_path is 108 bytes including the terminating NUL. */
+    static final int MAX_SOCKET_PATH_BYTES = 107;
+    static final int MIN_TOKEN_CHARS = 16;
+    static final int MAX_TOKEN_CHARS = 4096;
+    private static final Pattern TOKEN = Pattern.compile("[A-Za-z0-9._~+/-]+=*");
 
     private ServerConfigReader() {
     }
@@ -80,7 +100,97 @@ final class ServerConfigReader {
                 map.value("iqn-prefix", IQN_PREFIX).orElse(ServerConfig.DEFAULT_IQN_PREFIX),
                 map.value("nqn-prefix", NQN_PREFIX).orElse(ServerConfig.DEFAULT_NQN_PREFIX),
                 map.value("event-loops", EVENT_LOOPS).orElse(0L).intValue(),
-                map.value("poll", ValueType.BOOLEAN).orElse(false));
+                map.value("poll", ValueType.BOOLEAN).orElse(false),
+                control(map, source == null ? Path.of("") : source.toAbsolutePath().getParent()));
+    }
+
+    /**
+     * {@code control-socket} (default {@link ControlConfig#defaultSocket()}, {@code off} disables),
+     * {@code control-listen} and {@code control-token-file}, which need each other: a TCP listener is reachable by
+     * every local user (and more when bound elsewhere), so it only answers requests with the token.
+     */
+    private static ControlConfig control(YamlMap map, Path dir) {
+        Optional<Path> socket = map.has("control-socket")
+                ? map.value("control-socket", SOCKET).map(text -> text.equals("off") ? null : dir.resolve(text).normalize())
+                : Optional.of(ControlConfig.defaultSocket());
+        if (socket.isPresent() && socket.get().toAbsolutePath().toString().getBytes(StandardCharsets.UTF_8).length
+                > MAX_SOCKET_PATH_BYTES) {
+            map.problem("control-socket", socket.get().toAbsolutePath() + " is longer than " + MAX_SOCKET_PATH_BYTES
+                    + " bytes, the most a Unix socket address holds (sun_path, unix(7)); allowed: a shorter path");
+            socket = Optional.empty();
+        }
+        if (map.has("control-socket") && socket.isEmpty() && !map.text("control-socket").equals("off")) {
+            socket = Optional.of(ControlConfig.defaultSocket()); // wrong value: reported, default kept
+        }
+        Optional<ControlConfig.Listen> listen = map.value("control-listen", LISTEN);
+        Optional<Path> tokenFile = map.value("control-token-file", TOKEN_PATH)
+                .flatMap(text -> tokenFile(map, dir, text));
+        if (map.has("control-listen") && !map.has("control-token-file")) {
+            map.problem("control-listen", "given without control-token-file; allowed: " + LISTEN_ALLOWED);
+        }
+        if (map.has("control-token-file") && !map.has("control-listen")) {
+            map.problem("control-token-file", "given without control-listen; allowed: only with control-listen (the"
+                    + " Unix socket is guarded by its file mode, not by a token)");
+        }
+        if (listen.isEmpty() || tokenFile.isEmpty()) {
+            return new ControlConfig(socket, Optional.empty(), Optional.empty());
+        }
+        return new ControlConfig(socket, listen, tokenFile);
+    }
+
+    private static ControlConfig.Listen listen(String text) throws InvalidValue {
+        int colon = text.lastIndexOf(':');
+        if (colon <= 0 || colon == text.length() - 1) {
+            throw new InvalidValue(text + " is not ADDRESS:PORT", LISTEN_ALLOWED);
+        }
+        String host = text.substring(0, colon);
+        String port = text.substring(colon + 1);
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+            if (host.indexOf(':') < 0) {
+                throw new InvalidValue(text + ": " + host + " is not an IPv6 address", LISTEN_ALLOWED);
+            }
+        } else if (host.indexOf(':') >= 0) {
+            throw new InvalidValue(text + ": an IPv6 address needs brackets", LISTEN_ALLOWED);
+        }
+        try {
+            ipLiteral(host);
+        } catch (InvalidValue e) {
+            throw new InvalidValue(text + ": " + e.what(), LISTEN_ALLOWED);
+        }
+        if (!port.matches("[0-9]{1,5}") || Integer.parseInt(port) < 1 || Integer.parseInt(port) > 65535) {
+            throw new InvalidValue(text + ": " + port + " is not a port", LISTEN_ALLOWED);
+        }
+        return new ControlConfig.Listen(host, Integer.parseInt(port));
+    }
+
+    /** The token file must exist and hold a usable token now, so a typo is found by {@code check}, not by the CLI. */
+    private static Optional<Path> tokenFile(YamlMap map, Path dir, String written) {
+        Path file = dir.resolve(written).normalize();
+        if (!Files.isRegularFile(file)) {
+            map.problem("control-token-file", written + (Files.exists(file) ? " is not a regular file"
+                    : " does not exist (" + file + ")") + "; allowed: " + TOKEN_ALLOWED);
+            return Optional.empty();
+        }
+        String token;
+        try {
+            token = ControlConfig.readToken(file);
+        } catch (IOException | RuntimeException e) {
+            map.problem("control-token-file", written + " cannot be read: " + YamlSource.describe(e) + "; allowed: "
+                    + TOKEN_ALLOWED);
+            return Optional.empty();
+        }
+        if (token.length() < MIN_TOKEN_CHARS || token.length() > MAX_TOKEN_CHARS) {
+            map.problem("control-token-file", written + " holds " + token.length() + " characters; allowed: "
+                    + TOKEN_ALLOWED);
+            return Optional.empty();
+        }
+        if (!TOKEN.matcher(token).matches()) {
+            map.problem("control-token-file", written + " holds a character a bearer token cannot have; allowed: "
+                    + TOKEN_ALLOWED);
+            return Optional.empty();
+        }
+        return Optional.of(file);
     }
 
     /** Two listeners cannot bind one port: the NVMe/TCP port already answers discovery (NVMe/TCP §3.1). */

@@ -75,4 +75,15 @@ final class Sizes {
     static boolean isPowerOfTwo(long value) {
         return value > 0 && Long.bitCount(value) == 1;
     }
+
+    /** The size as the parser reads it back exactly: "16KiB", "1GiB" when a unit divides it, else the byte count. */
+    static String exact(long bytes) {
+        for (int i = UNIT_NAMES.length - 1; i > 0; i--) {
+            long unit = 1L << (10 * i);
+            if (bytes >= unit && bytes % unit == 0) {
+                return bytes / unit + UNIT_NAMES[i];
+            }
+        }
+        return Long.toString(bytes);
+    }
 }

@@ -50,7 +50,8 @@ class AccessTest extends ConfigDirTest {
         lun("x", "access:\n  chap:\n    user: alice\n    secret-file: secrets/alice.secret\n");
         BlocktargetConfig loaded = config.load();
         assertThat(loaded.luns().getFirst().access()).isEqualTo(new AccessConfig(
-                Optional.of(new ChapConfig("alice", ALICE, Optional.empty(), Optional.empty())), List.of()));
+                Optional.of(new ChapConfig("alice", ALICE, Optional.empty(), Optional.empty(),
+                        Optional.of(tmp.resolve("secrets/alice.secret")), Optional.empty())), List.of()));
         assertThat(loaded.warnings()).isEmpty();
     }
 
@@ -61,7 +62,8 @@ class AccessTest extends ConfigDirTest {
         lun("x", "access:\n  chap: { user: alice, secret-file: secrets/alice.secret, mutual-user: target1,"
                 + " mutual-secret-file: " + tmp.resolve("abs.secret") + " }\n");
         ChapConfig chap = config.loadLun("x").access().chap().orElseThrow();
-        assertThat(chap).isEqualTo(new ChapConfig("alice", " " + ALICE + " ", Optional.of("target1"), Optional.of(TARGET1)));
+        assertThat(chap).isEqualTo(new ChapConfig("alice", " " + ALICE + " ", Optional.of("target1"), Optional.of(TARGET1),
+                Optional.of(tmp.resolve("secrets/alice.secret")), Optional.of(tmp.resolve("abs.secret"))));
         assertThat(chap.mutual()).isTrue();
     }
 
@@ -92,7 +94,9 @@ class AccessTest extends ConfigDirTest {
             assertThat(text).contains("alice", "target1", HOST_A).doesNotContain(ALICE, TARGET1);
         }
         assertThat(loaded.luns().getFirst().access().chap().orElseThrow().toString())
-                .isEqualTo("ChapConfig[user=alice, secret=***, mutualUser=target1, mutualSecret=***]");
+                .isEqualTo("ChapConfig[user=alice, secret=***, mutualUser=target1, mutualSecret=***, secretFile="
+                        + tmp.resolve("secrets/alice.secret") + ", mutualSecretFile=" + tmp.resolve("secrets/target1.secret")
+                        + "]");
     }
 
     @Test
@@ -359,7 +363,8 @@ class AccessTest extends ConfigDirTest {
                 + ", " + HOST_B + "]\n");
         shared("b", 1, "access:\n  chap: { user: alice, secret-file: secrets/alice-copy.secret }\n  hosts: [" + HOST_B
                 + ", " + HOST_A + "]\n");
-        assertThat(config.load().luns()).extracting(LunConfig::access).map(AccessConfig::chap)
+        // Two files holding one secret are one setting: the paths differ, the credentials do not.
+        assertThat(config.load().luns()).extracting(LunConfig::access).map(a -> a.chap().map(ChapConfig::credentials))
                 .containsOnly(Optional.of(new ChapConfig("alice", ALICE, Optional.empty(), Optional.empty())));
     }
 

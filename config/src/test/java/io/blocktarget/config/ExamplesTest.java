@@ -51,7 +51,9 @@ class ExamplesTest {
         assertThat(config.luns()).extracting(LunConfig::name).containsExactly("secure");
         assertThat(secure.access()).isEqualTo(new AccessConfig(
                 Optional.of(new ChapConfig("initiator1", "example-initiator-secret", Optional.of("target1"),
-                        Optional.of("example-target-secret"))),
+                        Optional.of("example-target-secret"),
+                        Optional.of(CHAP.resolve("secrets/initiator1.secret").toAbsolutePath().normalize()),
+                        Optional.of(CHAP.resolve("secrets/target1.secret").toAbsolutePath().normalize()))),
                 List.of("nqn.2014-08.org.nvmexpress:uuid:6e1c2f3a-3b1d-4c8e-9a55-1a2b3c4d5e6f")));
         // git keeps no 0600: a fresh checkout has 0644 secrets and gets one warning per file; chmod 600 silences it
         List<String> expected = new ArrayList<>();

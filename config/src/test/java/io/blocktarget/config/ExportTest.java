@@ -74,7 +74,7 @@ class ExportTest extends ConfigDirTest {
     void unknownKeyInsideAnExport() {
         config.lun("c", "backend: ram\nsize: 1GiB\nexport:\n  nvme:\n    nsid: 2\n    namespace: 3\n");
         assertThat(config.problems()).containsExactly(
-                "luns.d/c.yaml:6: export.nvme.namespace: unknown key; allowed keys: subsystem, nsid");
+                "luns.d/c.yaml:6: export.nvme.namespace: unknown key; allowed keys: subsystem, nsid, uuid");
     }
 
     @Test

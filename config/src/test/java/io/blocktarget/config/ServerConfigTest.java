@@ -198,7 +198,7 @@ class ServerConfigTest extends ConfigDirTest {
     void unknownServerKeyNamesTheAllowedKeys() {
         config.file("blocktarget.yaml", "bind: 0.0.0.0\nport: 3260\n");
         assertThat(config.problems()).containsExactly("blocktarget.yaml:2: port: unknown key; allowed keys: bind,"
-                + " iscsi-port, nvme-port, discovery-port, memory-budget, iqn-prefix, nqn-prefix, event-loops, poll");
+                + " iscsi-port, nvme-port, discovery-port, memory-budget, iqn-prefix, nqn-prefix, event-loops, poll, control-socket, control-listen, control-token-file");
     }
 
     @Test
@@ -206,6 +206,6 @@ class ServerConfigTest extends ConfigDirTest {
         config.file("blocktarget.yaml", "just text\n");
         assertThat(config.problems()).containsExactly("blocktarget.yaml:1: just text is not a map of server settings;"
                 + " allowed: a map with the keys bind, iscsi-port, nvme-port, discovery-port, memory-budget,"
-                + " iqn-prefix, nqn-prefix, event-loops, poll");
+                + " iqn-prefix, nqn-prefix, event-loops, poll, control-socket, control-listen, control-token-file");
     }
 }

@@ -7,13 +7,15 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code blocktarget} — the command line. Exit codes: 0 success, 1 runtime failure (a port in use,
- * a backend that cannot be opened), 2 usage or configuration error (picocli's convention).
+ * a backend that cannot be opened; for the control clients {@code lun}, {@code sessions}, {@code reload}: the server
+ * refused or cannot be reached), 2 usage or configuration error (picocli's convention).
  */
 @Command(name = "blocktarget",
         mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class,
         description = "iSCSI and NVMe/TCP block-storage target with configurable logical and physical block sizes.",
-        subcommands = {ServeCommand.class, CheckCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {ServeCommand.class, CheckCommand.class, LunCommand.class, SessionsCommand.class,
+            ReloadCommand.class, CompletionCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     static final int EXIT_OK = 0;
     static final int EXIT_RUNTIME_FAILURE = 1;
@@ -24,7 +26,7 @@ public final class Main implements Runnable {
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "Missing required subcommand (serve or check)");
+        throw new CommandLine.ParameterException(spec.commandLine(), "Missing required subcommand (serve, check, lun, sessions, reload or completion)");
     }
 
     public static void main(String[] args) {

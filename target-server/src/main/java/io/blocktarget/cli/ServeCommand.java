@@ -2,7 +2,9 @@ package io.blocktarget.cli;
 
 import io.blocktarget.config.BlocktargetConfig;
 import io.blocktarget.config.ConfigLoader;
+import io.blocktarget.config.ControlConfig;
 import io.blocktarget.config.ServerConfig;
+import io.blocktarget.control.ControlServer;
 import io.blocktarget.server.ConfigWatcher;
 import io.blocktarget.server.ControlPlane;
 import io.blocktarget.server.Portal;
@@ -87,6 +89,15 @@ final class ServeCommand implements Callable<Integer> {
             err.flush();
             return Main.EXIT_RUNTIME_FAILURE;
         }
+        ControlServer control;
+        try {
+            control = startControl(config.server().control(), server);
+        } catch (ControlServer.ControlStartException e) {
+            err.println("blocktarget: " + e.getMessage());
+            err.flush();
+            server.stop();
+            return Main.EXIT_RUNTIME_FAILURE;
+        }
         ConfigWatcher watcher = startWatcher(server);
         printBanner(config, server, out);
         LOG.log(Level.INFO, "serving " + config.luns().size() + " LUNs from " + ConfigSource.describe(configDir)
@@ -101,10 +112,34 @@ final class ServeCommand implements Callable<Integer> {
         if (watcher != null) {
             watcher.close();
         }
+        if (control != null) {
+            control.close();
+        }
         LOG.log(Level.INFO, "stopping: closing connections and flushing backends");
         server.stop();
         LOG.log(Level.INFO, "stopped");
         return Main.EXIT_OK;
+    }
+
+    /**
+     * The control API (DESIGN §10). A socket or listener the configuration names must start, or serve fails (exit 1).
+     * The default socket is different: a second server on the machine (bench/run's poll-mode twin, a test) finds it
+     * held by the first — that one serves without a control API and says so, rather than refusing to serve.
+     */
+    private static ControlServer startControl(ControlConfig control, TargetServer server)
+            throws ControlServer.ControlStartException {
+        try {
+            return ControlServer.start(server.vertx(), server.controlPlane(), control);
+        } catch (ControlServer.ControlStartException e) {
+            boolean defaultOnly = control.listen().isEmpty()
+                    && control.socket().equals(Optional.of(ControlConfig.defaultSocket()));
+            if (!defaultOnly) {
+                throw e;
+            }
+            LOG.log(Level.WARNING, "no control API: " + e.getMessage()
+                    + " (set control-socket in blocktarget.yaml to give this server its own)");
+            return null;
+        }
     }
 
     /**

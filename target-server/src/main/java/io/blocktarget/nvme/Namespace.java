@@ -40,10 +40,7 @@ final class Namespace {
         byte[] hash = sha256("blocktarget namespace " + spec.name());
         this.nguid = Arrays.copyOfRange(hash, 0, 16);
         this.eui64 = Arrays.copyOfRange(hash, 16, 24);
-        byte[] u = Arrays.copyOfRange(sha256("blocktarget uuid " + spec.name()), 0, 16);
-        u[6] = (byte) (u[6] & 0x0F | 0x50); // RFC 9562 version 5 (name based, SHA) layout
-        u[8] = (byte) (u[8] & 0x3F | 0x80); // variant 10b
-        this.uuid = u;
+        this.uuid = spec.uuid().map(Namespace::bytes).orElseGet(() -> derivedUuid(spec.name()));
     }
 
     long nsid() {
@@ -97,6 +94,20 @@ final class Namespace {
         NamespaceLists.encodeDescriptors(out, List.of(NamespaceLists.Descriptor.eui64(eui64),
                 NamespaceLists.Descriptor.nguid(nguid), NamespaceLists.Descriptor.uuid(uuid),
                 NamespaceLists.Descriptor.csi(0)));
+    }
+
+    /** Without export.nvme.uuid: name based, so stable across restarts. */
+    private static byte[] derivedUuid(String name) {
+        byte[] u = Arrays.copyOfRange(sha256("blocktarget uuid " + name), 0, 16);
+        u[6] = (byte) (u[6] & 0x0F | 0x50); // RFC 9562 version 5 (name based, SHA) layout
+        u[8] = (byte) (u[8] & 0x3F | 0x80); // variant 10b
+        return u;
+    }
+
+    /** The 16 bytes of the UUID in RFC 9562 §4 network order, as the NIDT 3h descriptor carries them. */
+    private static byte[] bytes(java.util.UUID uuid) {
+        return java.nio.ByteBuffer.allocate(16).putLong(uuid.getMostSignificantBits())
+                .putLong(uuid.getLeastSignificantBits()).array();
     }
 
     static byte[] sha256(String text) {

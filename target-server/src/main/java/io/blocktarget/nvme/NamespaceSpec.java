@@ -4,6 +4,8 @@ import io.blocktarget.block.BlockDevice;
 import io.blocktarget.block.LunState;
 
 import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
 
 /**
  * One namespace to serve: what the server hands the NVMe layer for each LUN exported over NVMe/TCP.
@@ -13,13 +15,21 @@ import java.util.Objects;
  * @param name         the LUN's name from the config (serial number, NGUID / UUID derive from it: stable)
  * @param device       the backend
  * @param state        the device's shared state (the same instance the SCSI logical unit of this LUN uses)
+ * @param uuid         the namespace UUID from {@code export.nvme.uuid}; empty: derived from {@code name}
  */
-public record NamespaceSpec(String subsystemNqn, long nsid, String name, BlockDevice device, LunState state) {
+public record NamespaceSpec(String subsystemNqn, long nsid, String name, BlockDevice device, LunState state,
+                            Optional<UUID> uuid) {
     public NamespaceSpec {
         Objects.requireNonNull(subsystemNqn, "subsystemNqn");
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(device, "device");
         Objects.requireNonNull(state, "state");
+        Objects.requireNonNull(uuid, "uuid");
+    }
+
+    /** A namespace whose UUID derives from its name. */
+    public NamespaceSpec(String subsystemNqn, long nsid, String name, BlockDevice device, LunState state) {
+        this(subsystemNqn, nsid, name, device, state, Optional.empty());
     }
 
     /** A namespace whose device no other command set exports (tests, NVMe-only LUNs): a state of its own. */

@@ -120,6 +120,11 @@ public final class TargetServer {
         return List.copyOf(portals);
     }
 
+    /** The Vert.x instance the portals run on (the control API listens on it too); valid once running. */
+    public io.vertx.core.Vertx vertx() {
+        return vertx;
+    }
+
     public MemoryBudget memoryBudget() {
         return memoryBudget;
     }
@@ -198,7 +203,7 @@ public final class TargetServer {
         List<NamespaceSpec> namespaces = new ArrayList<>();
         for (Lun lun : luns) {
             lun.config().iscsi().ifPresent(e -> units.add(new LogicalUnitSpec(e.target(), e.lun(), lun.name(), lun.device(), lun.state())));
-            lun.config().nvme().ifPresent(e -> namespaces.add(new NamespaceSpec(e.subsystem(), e.nsid(), lun.name(), lun.device(), lun.state())));
+            lun.config().nvme().ifPresent(e -> namespaces.add(new NamespaceSpec(e.subsystem(), e.nsid(), lun.name(), lun.device(), lun.state(), e.uuid())));
         }
         IscsiSettings iscsiSettings = IscsiSettings.defaults()
                 .withPortals(server.iscsiPort() == 0 ? List.of() : List.of(new Portal(Portal.Service.ISCSI, bind, server.iscsiPort()).address()))

@@ -107,6 +107,7 @@ class RuntimeTargetsTest {
     @Test
     void aSessionThatDoesNotLogOutInTimeIsDropped() {
         Harness h = loggedIn();
+        h.channel.freezeTime(); // the embedded loop's clock moves only when the test says: 1999 ms means 1999 ms
         transport.logoutTarget(Harness.TARGET, 2);
         h.expect(AsyncMessage.class).release();
         h.channel.advanceTimeBy(1999, TimeUnit.MILLISECONDS);

@@ -1,0 +1,254 @@
+package io.blocktarget.cli;
+
+import io.blocktarget.config.ConfigLoader;
+import io.blocktarget.control.ControlClient;
+import io.blocktarget.control.ControlClient.Response;
+import io.blocktarget.control.ControlClient.UnreachableException;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.Json;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** {@code blocktarget lun add|resize|rm|list|show}: LUNs of a running server, through its control API. */
+@Command(name = "lun", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        description = "Add, resize, remove and list the LUNs of a running server (its control API).",
+        subcommands = {LunCommand.Add.class, LunCommand.Resize.class, LunCommand.Remove.class, LunCommand.ListLuns.class,
+            LunCommand.Show.class})
+final class LunCommand implements Runnable {
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(),
+                "Missing required subcommand (add, resize, rm, list or show)");
+    }
+
+    static String path(String name) {
+        return "/v1/luns/" + URLEncoder.encode(name, StandardCharsets.UTF_8);
+    }
+
+    /** "1 GiB, 16 KiB blocks (physical 16 KiB); iSCSI T LUN 0; NVMe S NSID 1". */
+    static String summary(JsonObject lun) {
+        JsonObject status = lun.getJsonObject("status", new JsonObject());
+        StringBuilder sb = new StringBuilder(ConfigLoader.formatSize(status.getLong("size-bytes", 0L)));
+        sb.append(" ").append(lun.getString("backend")).append(", ")
+                .append(ConfigLoader.formatSize(ConfigLoader.parseSize(String.valueOf(lun.getValue("logical-block-size")))))
+                .append(" blocks (physical ")
+                .append(ConfigLoader.formatSize(ConfigLoader.parseSize(String.valueOf(lun.getValue("physical-block-size")))))
+                .append(")");
+        JsonObject iscsi = status.getJsonObject("iscsi");
+        JsonObject nvme = status.getJsonObject("nvme");
+        sb.append("; iSCSI ").append(iscsi == null ? "off" : iscsi.getString("target") + " LUN " + iscsi.getValue("lun"));
+        sb.append("; NVMe ").append(nvme == null ? "off" : nvme.getString("subsystem") + " NSID " + nvme.getValue("nsid"));
+        return sb.toString();
+    }
+
+    @Command(name = "add", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+            description = "Add a LUN. Every key of a luns.d/NAME.yaml file can be given; --set KEY=VALUE takes any"
+                    + " (dotted for nested keys: export.nvme.nsid=2, export.iscsi=false).")
+    static final class Add extends ClientCommand {
+        @Parameters(index = "0", paramLabel = "NAME", description = "The LUN name (and file name under luns.d).")
+        String name;
+
+        @Option(names = "--backend", required = true, paramLabel = "ram|file|null", description = "The backend.")
+        String backend;
+
+        @Option(names = "--size", paramLabel = "SIZE", description = "Capacity, e.g. 1GiB.")
+        String size;
+
+        @Option(names = "--logical-block-size", paramLabel = "SIZE", description = "512 B .. 64 KiB, e.g. 16KiB.")
+        String logicalBlockSize;
+
+        @Option(names = "--physical-block-size", paramLabel = "SIZE", description = "logical .. 32 MiB.")
+        String physicalBlockSize;
+
+        @Option(names = "--set", paramLabel = "KEY=VALUE", description = "Any other key; VALUE is JSON when it parses"
+                + " as JSON (true, 7, [\"a\"]), else text.")
+        List<String> settings = new ArrayList<>();
+
+        private JsonObject body;
+
+        @Override
+        String checkUsage() {
+            body = new JsonObject().put("name", name).put("backend", backend);
+            Map<String, String> given = new LinkedHashMap<>();
+            given.put("size", size);
+            given.put("logical-block-size", logicalBlockSize);
+            given.put("physical-block-size", physicalBlockSize);
+            given.forEach((k, v) -> {
+                if (v != null) {
+                    body.put(k, v);
+                }
+            });
+            for (String setting : settings) {
+                int eq = setting.indexOf('=');
+                if (eq <= 0) {
+                    return "--set " + setting + ": allowed: KEY=VALUE, e.g. export.nvme.nsid=2";
+                }
+                String key = setting.substring(0, eq);
+                if (key.equals("name") || key.startsWith(".") || key.endsWith(".") || key.contains("..")) {
+                    return "--set " + setting + ": " + key + " is not a LUN key; allowed: a key of luns.d/NAME.yaml,"
+                            + " dotted for nested keys";
+                }
+                put(body, key.split("\\."), value(setting.substring(eq + 1)));
+            }
+            return null;
+        }
+
+        private static Object value(String text) {
+            try {
+                Object value = Json.decodeValue(text);
+                return value == null ? text : value;
+            } catch (DecodeException e) {
+                return text;
+            }
+        }
+
+        private static void put(JsonObject object, String[] path, Object value) {
+            JsonObject at = object;
+            for (int i = 0; i < path.length - 1; i++) {
+                Object next = at.getValue(path[i]);
+                if (!(next instanceof JsonObject)) {
+                    next = new JsonObject();
+                    at.put(path[i], next);
+                }
+                at = (JsonObject) next;
+            }
+            at.put(path[path.length - 1], value);
+        }
+
+        @Override
+        int run(ControlClient client, PrintWriter out, PrintWriter err) throws UnreachableException {
+            Response response = client.call(HttpMethod.POST, "/v1/luns", body);
+            if (!response.ok()) {
+                return refused(response, err);
+            }
+            JsonObject lun = response.json();
+            out.println("added LUN " + name + ": " + summary(lun));
+            if (lun.getJsonObject("status", new JsonObject()).getValue("source") == null) {
+                out.println("note: the server has no config dir; the LUN lives in memory only");
+            }
+            return Main.EXIT_OK;
+        }
+    }
+
+    @Command(name = "resize", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+            description = "Change a LUN's capacity (a multiple of its physical block size).")
+    static final class Resize extends ClientCommand {
+        @Parameters(index = "0", paramLabel = "NAME")
+        String name;
+
+        @Option(names = "--size", required = true, paramLabel = "SIZE", description = "The new capacity, e.g. 2GiB.")
+        String size;
+
+        @Override
+        int run(ControlClient client, PrintWriter out, PrintWriter err) throws UnreachableException {
+            Response response = client.call(HttpMethod.POST, path(name) + "/resize", new JsonObject().put("size", size));
+            if (!response.ok()) {
+                return refused(response, err);
+            }
+            out.println("resized LUN " + name + " to " + ConfigLoader.formatSize(
+                    response.json().getJsonObject("status").getLong("size-bytes")));
+            return Main.EXIT_OK;
+        }
+    }
+
+    @Command(name = "rm", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+            description = "Remove a LUN: new commands are refused, in-flight ones drained; with a config dir its file"
+                    + " is deleted.")
+    static final class Remove extends ClientCommand {
+        @Parameters(index = "0", paramLabel = "NAME")
+        String name;
+
+        @Override
+        int run(ControlClient client, PrintWriter out, PrintWriter err) throws UnreachableException {
+            Response response = client.call(HttpMethod.DELETE, path(name), (String) null);
+            if (!response.ok()) {
+                return refused(response, err);
+            }
+            out.println("removed LUN " + name);
+            return Main.EXIT_OK;
+        }
+    }
+
+    @Command(name = "list", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+            description = "List the LUNs and say where changes are kept.")
+    static final class ListLuns extends ClientCommand {
+        @Option(names = "--json", description = "Print the API's JSON.")
+        boolean json;
+
+        @Override
+        int run(ControlClient client, PrintWriter out, PrintWriter err) throws UnreachableException {
+            Response response = client.get("/v1/luns");
+            if (!response.ok()) {
+                return refused(response, err);
+            }
+            JsonObject list = response.json();
+            if (json) {
+                out.println(list.encodePrettily());
+                return Main.EXIT_OK;
+            }
+            List<String[]> rows = new ArrayList<>();
+            rows.add(new String[] {"LUN", "BACKEND", "SIZE", "LOGICAL", "PHYSICAL", "ISCSI TARGET", "LUN#",
+                "NVME SUBSYSTEM", "NSID", "IN-FLIGHT"});
+            JsonArray luns = list.getJsonArray("luns");
+            for (int i = 0; i < luns.size(); i++) {
+                JsonObject lun = luns.getJsonObject(i);
+                JsonObject status = lun.getJsonObject("status");
+                JsonObject iscsi = status.getJsonObject("iscsi");
+                JsonObject nvme = status.getJsonObject("nvme");
+                rows.add(new String[] {
+                    lun.getString("name"),
+                    lun.getString("backend"),
+                    ConfigLoader.formatSize(status.getLong("size-bytes")),
+                    Long.toString(ConfigLoader.parseSize(String.valueOf(lun.getValue("logical-block-size")))),
+                    Long.toString(ConfigLoader.parseSize(String.valueOf(lun.getValue("physical-block-size")))),
+                    iscsi == null ? "-" : iscsi.getString("target"),
+                    iscsi == null ? "-" : String.valueOf(iscsi.getValue("lun")),
+                    nvme == null ? "-" : nvme.getString("subsystem"),
+                    nvme == null ? "-" : String.valueOf(nvme.getValue("nsid")),
+                    String.valueOf(status.getValue("in-flight"))
+                });
+            }
+            table(rows, out);
+            String dir = list.getString("config-dir");
+            out.println(dir == null
+                    ? "no config dir: changes live in memory only and are lost when the server stops"
+                    : "config dir " + dir + ": changes are written to its luns.d");
+            return Main.EXIT_OK;
+        }
+    }
+
+    @Command(name = "show", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+            description = "Show one LUN as the API's JSON: its luns.d keys and its status.")
+    static final class Show extends ClientCommand {
+        @Parameters(index = "0", paramLabel = "NAME")
+        String name;
+
+        @Override
+        int run(ControlClient client, PrintWriter out, PrintWriter err) throws UnreachableException {
+            Response response = client.get(path(name));
+            if (!response.ok()) {
+                return refused(response, err);
+            }
+            out.println(response.json().encodePrettily());
+            return Main.EXIT_OK;
+        }
+    }
+}

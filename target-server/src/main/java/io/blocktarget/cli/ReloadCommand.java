@@ -1,0 +1,37 @@
+package io.blocktarget.cli;
+
+import io.blocktarget.control.ControlClient;
+import io.blocktarget.control.ControlClient.Response;
+import io.blocktarget.control.ControlClient.UnreachableException;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.json.JsonObject;
+import picocli.CommandLine.Command;
+
+import java.io.PrintWriter;
+import java.util.List;
+
+/** {@code blocktarget reload}: the server re-reads its config dir and applies the difference. */
+@Command(name = "reload", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        description = "Make a running server re-read its --config DIR and apply the difference (like SIGHUP). A"
+                + " directory with a problem changes nothing; its problems are printed.")
+final class ReloadCommand extends ClientCommand {
+    @Override
+    int run(ControlClient client, PrintWriter out, PrintWriter err) throws UnreachableException {
+        Response response = client.call(HttpMethod.POST, "/v1/reload", (String) null);
+        if (!response.ok()) {
+            return refused(response, err);
+        }
+        JsonObject result = response.json();
+        if (!result.getBoolean("changed", false)) {
+            out.println("reloaded: nothing changed");
+            return Main.EXIT_OK;
+        }
+        for (String kind : List.of("added", "removed", "resized", "replaced")) {
+            if (!result.getJsonArray(kind).isEmpty()) {
+                out.println(kind + ": " + String.join(", ", result.getJsonArray(kind).stream().map(String::valueOf)
+                        .toList()));
+            }
+        }
+        return Main.EXIT_OK;
+    }
+}

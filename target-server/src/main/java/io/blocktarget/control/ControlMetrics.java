@@ -1,0 +1,113 @@
+package io.blocktarget.control;
+
+import io.blocktarget.block.BlockError;
+import io.blocktarget.block.LunStats;
+import io.blocktarget.server.ControlPlane;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.prometheus.metrics.model.registry.MultiCollector;
+import io.prometheus.metrics.model.snapshots.ClassicHistogramBuckets;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
+import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
+import io.prometheus.metrics.model.snapshots.Labels;
+import io.prometheus.metrics.model.snapshots.MetricSnapshot;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * {@code GET /metrics} in the Prometheus text format, written by Micrometer's Prometheus registry. Server-wide values
+ * are Micrometer gauges; the per-LUN families are read at scrape time from {@link LunStats} (the I/O path only adds
+ * to LongAdders) through a collector on the registry, because LUNs come and go at runtime and a histogram whose
+ * buckets are counted elsewhere is not something Micrometer meters can express.
+ *
+ * <p>Families: {@code blocktarget_lun_ops_total{lun,op}}, {@code blocktarget_lun_bytes_total{lun,direction}},
+ * {@code blocktarget_lun_errors_total{lun,kind}}, {@code blocktarget_lun_latency_seconds{lun,op}} (histogram, log2
+ * buckets 1 µs .. ~8.4 s), {@code blocktarget_lun_size_bytes}, {@code blocktarget_lun_allocated_bytes},
+ * {@code blocktarget_lun_in_flight}, {@code blocktarget_sessions{protocol}}, {@code blocktarget_luns},
+ * {@code blocktarget_memory_budget_bytes}, {@code blocktarget_memory_used_bytes}.
+ */
+final class ControlMetrics {
+    static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+
+    ControlMetrics(ControlPlane plane) {
+        for (String protocol : List.of("iscsi", "nvme")) {
+            Gauge.builder("blocktarget.sessions", plane, p -> p.sessions().stream()
+                            .filter(s -> s.protocol().equals(protocol)).count())
+                    .description("iSCSI sessions / NVMe controllers connected, discovery ones included")
+                    .tag("protocol", protocol).register(registry);
+        }
+        Gauge.builder("blocktarget.luns", plane, p -> p.luns().size()).description("LUNs served").register(registry);
+        Gauge.builder("blocktarget.memory.budget", plane, ControlPlane::memoryBudgetBytes).baseUnit("bytes")
+                .description("bytes all RAM disks may allocate together").register(registry);
+        Gauge.builder("blocktarget.memory.used", plane, ControlPlane::memoryUsedBytes).baseUnit("bytes")
+                .description("bytes the RAM disks hold now").register(registry);
+        registry.getPrometheusRegistry().register((MultiCollector) () -> lunSnapshots(plane));
+    }
+
+    String scrape() {
+        return registry.scrape();
+    }
+
+    private static MetricSnapshots lunSnapshots(ControlPlane plane) {
+        CounterSnapshot.Builder ops = CounterSnapshot.builder().name("blocktarget_lun_ops")
+                .help("block operations completed, by LUN and operation");
+        CounterSnapshot.Builder bytes = CounterSnapshot.builder().name("blocktarget_lun_bytes")
+                .help("bytes read and written successfully, by LUN");
+        CounterSnapshot.Builder errors = CounterSnapshot.builder().name("blocktarget_lun_errors")
+                .help("block operations failed, by LUN and kind (the block layer's error, before SCSI/NVMe mapping)");
+        HistogramSnapshot.Builder latency = HistogramSnapshot.builder().name("blocktarget_lun_latency_seconds")
+                .help("backend latency of block operations, by LUN and operation");
+        GaugeSnapshot.Builder size = GaugeSnapshot.builder().name("blocktarget_lun_size_bytes").help("LUN capacity");
+        GaugeSnapshot.Builder allocated = GaugeSnapshot.builder().name("blocktarget_lun_allocated_bytes")
+                .help("backend memory or file space in use");
+        GaugeSnapshot.Builder inFlight = GaugeSnapshot.builder().name("blocktarget_lun_in_flight")
+                .help("commands executing now, both protocols");
+        double[] bounds = new double[LunStats.BUCKETS + 1];
+        for (int i = 0; i < LunStats.BUCKETS; i++) {
+            bounds[i] = LunStats.bucketBoundSeconds(i);
+        }
+        bounds[LunStats.BUCKETS] = Double.POSITIVE_INFINITY;
+        for (ControlPlane.LunStatus status : plane.luns()) {
+            String lun = status.config().name();
+            size.dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder().labels(Labels.of("lun", lun))
+                    .value(status.config().size()).build());
+            allocated.dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder().labels(Labels.of("lun", lun))
+                    .value(status.allocatedBytes()).build());
+            inFlight.dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder().labels(Labels.of("lun", lun))
+                    .value(status.inFlight()).build());
+            Optional<LunStats> found = LunStats.find(lun);
+            if (found.isEmpty()) {
+                continue;
+            }
+            LunStats stats = found.get();
+            for (LunStats.Op op : LunStats.Op.values()) {
+                Labels labels = Labels.of("lun", lun, "op", op.label());
+                ops.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder().labels(labels).value(stats.ops(op))
+                        .build());
+                latency.dataPoint(HistogramSnapshot.HistogramDataPointSnapshot.builder().labels(labels)
+                        .classicHistogramBuckets(ClassicHistogramBuckets.of(bounds, stats.latencyBuckets(op)))
+                        .sum(stats.latencyNanos(op) / 1e9).build());
+            }
+            bytes.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder()
+                    .labels(Labels.of("lun", lun, "direction", "read")).value(stats.bytesRead()).build());
+            bytes.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder()
+                    .labels(Labels.of("lun", lun, "direction", "write")).value(stats.bytesWritten()).build());
+            for (BlockError error : BlockError.values()) {
+                errors.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder()
+                        .labels(Labels.of("lun", lun, "kind", error.name().toLowerCase(Locale.ROOT).replace('_', '-')))
+                        .value(stats.errors(error)).build());
+            }
+        }
+        List<MetricSnapshot> snapshots = new ArrayList<>(List.of(ops.build(), bytes.build(), errors.build(),
+                latency.build(), size.build(), allocated.build(), inFlight.build()));
+        return new MetricSnapshots(snapshots);
+    }
+}

@@ -1,0 +1,259 @@
+package io.blocktarget.control;
+
+import io.blocktarget.config.BlocktargetConfig;
+import io.blocktarget.config.ConfigException;
+import io.blocktarget.config.ConfigLoader;
+import io.blocktarget.config.LunConfig;
+import io.blocktarget.config.LunFiles;
+import io.blocktarget.config.LunWriter;
+import io.blocktarget.server.ControlPlane;
+import io.blocktarget.server.ControlPlane.ApplyResult;
+import io.blocktarget.server.ControlPlane.ControlException;
+import io.vertx.core.json.JsonObject;
+
+import java.io.IOException;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The API's changes to the LUN set: each computes the desired full list from the current one, validates the changed
+ * LUN with the config module's own reader (JSON is YAML), calls {@link ControlPlane#apply} once, and with a config
+ * directory writes the change back to {@code luns.d/NAME.yaml}.
+ *
+ * <p>Calls are serialized (one at a time, in arrival order): two concurrent adds computed from the same current list
+ * would otherwise each drop the other's LUN. They may block (apply drains in-flight commands; files are synced), so
+ * they never run on an event loop.
+ *
+ * <p>Write-back order, so that server and files never disagree for long: the new file is written to a hidden
+ * temporary name first (a full disk fails the call before anything changed), then applied, then renamed into place;
+ * a refused apply deletes the temporary file. A removal applies first and deletes the file after.
+ */
+final class LunChanges {
+    private static final Logger LOG = System.getLogger("blocktarget.control");
+
+    private final ControlPlane plane;
+
+    LunChanges(ControlPlane plane) {
+        this.plane = plane;
+    }
+
+    ControlPlane plane() {
+        return plane;
+    }
+
+    /** POST /v1/luns: {@code body} is a LUN file's keys plus {@code name}. */
+    synchronized LunConfig create(JsonObject body) throws Problem.Failure {
+        String name = name(body);
+        List<LunConfig> current = current();
+        if (current.stream().anyMatch(l -> l.name().equals(name))) {
+            throw Problem.of(409, "exists", "LUN exists", "a LUN named " + name + " exists; allowed: a new name (PATCH"
+                    + " /v1/luns/" + name + " changes it)", "name").failure();
+        }
+        JsonObject keys = body.copy();
+        keys.remove("name");
+        LunConfig lun = validate(name, keys, current);
+        List<LunConfig> desired = new ArrayList<>(current);
+        desired.add(lun);
+        applyAndWrite(desired, lun);
+        LOG.log(Level.INFO, "control: added LUN " + name);
+        return lun;
+    }
+
+    /** PATCH /v1/luns/NAME: an RFC 7386 merge patch on the LUN's document (null removes a key). */
+    synchronized LunConfig patch(String name, JsonObject patch) throws Problem.Failure {
+        List<LunConfig> current = current();
+        LunConfig old = find(current, name);
+        if (patch.containsKey("name") && !name.equals(patch.getValue("name"))) {
+            throw Problem.of(400, "invalid", "Invalid LUN definition", "name: a LUN cannot be renamed; allowed: "
+                    + name + " or no name (remove it and add it under the new name)", "name").failure();
+        }
+        JsonObject patchKeys = patch.copy();
+        patchKeys.remove("name");
+        JsonObject document = new JsonObject(LunWriter.document(old, plane.serverConfig()));
+        JsonObject merged = mergePatch(document, patchKeys);
+        List<LunConfig> others = without(current, name);
+        LunConfig lun = validate(name, merged, others);
+        applyAndWrite(replace(current, lun), lun);
+        LOG.log(Level.INFO, "control: changed LUN " + name);
+        return lun;
+    }
+
+    /** POST /v1/luns/NAME/resize: {@code {"size": "2GiB"}}. */
+    synchronized LunConfig resize(String name, JsonObject body) throws Problem.Failure {
+        List<LunConfig> current = current();
+        LunConfig old = find(current, name);
+        for (String key : body.fieldNames()) {
+            if (!key.equals("size")) {
+                throw Problem.of(400, "invalid", "Invalid resize", key + ": unknown member; allowed: size", key)
+                        .failure();
+            }
+        }
+        Object size = body.getValue("size");
+        if (!(size instanceof String) && !(size instanceof Number)) {
+            throw Problem.of(400, "invalid", "Invalid resize", "size: " + (size == null ? "missing" : "not a size")
+                    + "; allowed: a size such as 2GiB or a number of bytes", "size").failure();
+        }
+        LunConfig lun;
+        try {
+            lun = ConfigLoader.resized(old, size.toString());
+        } catch (ConfigException e) {
+            throw Problem.invalid("Invalid resize", e.problems(), false).failure();
+        }
+        applyAndWrite(replace(current, lun), lun);
+        LOG.log(Level.INFO, "control: resized LUN " + name + " to " + ConfigLoader.formatSize(lun.size()));
+        return lun;
+    }
+
+    /** DELETE /v1/luns/NAME. */
+    synchronized void delete(String name) throws Problem.Failure {
+        List<LunConfig> current = current();
+        find(current, name);
+        Optional<Path> dir = plane.configDir();
+        if (dir.isPresent() && !Files.isWritable(LunFiles.file(dir.get(), name).getParent())) {
+            throw Problem.of(500, "write-back", "Cannot write the config directory", LunFiles.file(dir.get(), name)
+                    .getParent() + " is not writable; nothing changed", null).failure();
+        }
+        apply(without(current, name));
+        if (dir.isPresent()) {
+            try {
+                LunFiles.delete(dir.get(), name);
+            } catch (IOException e) {
+                throw Problem.of(500, "write-back", "Removed but not written back", "LUN " + name + " is removed from"
+                        + " the server, but " + LunFiles.file(dir.get(), name) + " could not be deleted (" + e
+                        + "); it comes back at the next reload", null).failure();
+            }
+        }
+        LOG.log(Level.INFO, "control: removed LUN " + name);
+    }
+
+    /** POST /v1/reload: the config directory's LUNs become the server's, by the same validation as at start. */
+    synchronized ApplyResult reload() throws Problem.Failure {
+        Path dir = plane.configDir().orElseThrow(() -> Problem.of(409, "no-config-dir", "Nothing to reload",
+                "the server was started without --config; its LUNs live in memory only", null).failure());
+        BlocktargetConfig loaded;
+        try {
+            loaded = ConfigLoader.load(dir);
+        } catch (ConfigException e) {
+            throw Problem.invalid("Invalid configuration directory; nothing changed", e.problems(), true).failure();
+        }
+        ApplyResult result = apply(loaded.luns());
+        LOG.log(Level.INFO, "control: reloaded " + dir + ": " + describe(result));
+        return result;
+    }
+
+    static String describe(ApplyResult r) {
+        if (r.changedNothing()) {
+            return "nothing changed";
+        }
+        List<String> parts = new ArrayList<>();
+        Map.of("added", r.added(), "removed", r.removed(), "resized", r.resized(), "replaced", r.replaced())
+                .forEach((k, v) -> {
+                    if (!v.isEmpty()) {
+                        parts.add(k + " " + String.join(", ", v));
+                    }
+                });
+        parts.sort(null);
+        return String.join("; ", parts);
+    }
+
+    private List<LunConfig> current() {
+        return plane.luns().stream().map(ControlPlane.LunStatus::config).toList();
+    }
+
+    private static LunConfig find(List<LunConfig> luns, String name) throws Problem.Failure {
+        return luns.stream().filter(l -> l.name().equals(name)).findFirst()
+                .orElseThrow(() -> notFound(name).failure());
+    }
+
+    static Problem notFound(String name) {
+        return Problem.of(404, "not-found", "No such LUN", "no LUN named " + name, null);
+    }
+
+    private static List<LunConfig> without(List<LunConfig> luns, String name) {
+        return luns.stream().filter(l -> !l.name().equals(name)).toList();
+    }
+
+    /** The list with {@code lun} in the place of the LUN of its name (config order kept). */
+    private static List<LunConfig> replace(List<LunConfig> luns, LunConfig lun) {
+        return luns.stream().map(l -> l.name().equals(lun.name()) ? lun : l).toList();
+    }
+
+    private static String name(JsonObject body) throws Problem.Failure {
+        Object name = body.getValue("name");
+        if (!(name instanceof String text) || text.isEmpty()) {
+            throw Problem.of(400, "invalid", "Invalid LUN definition", "name: " + (name == null ? "missing" : "not a"
+                    + " name") + "; allowed: 1 to 63 lowercase letters, digits, '-' and '.', starting with a letter or"
+                    + " digit", "name").failure();
+        }
+        return text;
+    }
+
+    /** The LUN's keys through the config module's reader, as the file luns.d/NAME.yaml would be read. */
+    private LunConfig validate(String name, JsonObject keys, List<LunConfig> others) throws Problem.Failure {
+        try {
+            return ConfigLoader.readLun(name, keys.encodePrettily(), plane.configDir(), plane.serverConfig(), others);
+        } catch (ConfigException e) {
+            throw Problem.invalid("Invalid LUN definition", e.problems(), false).failure();
+        }
+    }
+
+    private ApplyResult apply(List<LunConfig> desired) throws Problem.Failure {
+        try {
+            return plane.apply(desired);
+        } catch (ControlException e) {
+            throw Problem.of(e).failure();
+        }
+    }
+
+    private void applyAndWrite(List<LunConfig> desired, LunConfig lun) throws Problem.Failure {
+        Optional<Path> dir = plane.configDir();
+        if (dir.isEmpty()) {
+            apply(desired);
+            return;
+        }
+        LunFiles.Pending pending;
+        try {
+            pending = LunFiles.prepare(dir.get(), lun, plane.serverConfig());
+        } catch (IOException | RuntimeException e) {
+            throw Problem.of(500, "write-back", "Cannot write the LUN file", "cannot write "
+                    + LunFiles.file(dir.get(), lun.name()) + ": " + e + "; nothing changed", null).failure();
+        }
+        try {
+            apply(desired);
+        } catch (Problem.Failure e) {
+            pending.abort();
+            throw e;
+        }
+        try {
+            pending.commit();
+        } catch (IOException e) {
+            pending.abort();
+            throw Problem.of(500, "write-back", "Applied but not written back", "LUN " + lun.name() + " is changed"
+                    + " on the server, but " + pending.target() + " could not be replaced (" + e + "); the next reload"
+                    + " undoes the change", null).failure();
+        }
+    }
+
+    /** RFC 7386 §2: members of the patch replace the target's, null removes, objects merge recursively. */
+    static JsonObject mergePatch(JsonObject target, JsonObject patch) {
+        JsonObject result = target.copy();
+        for (String key : patch.fieldNames()) {
+            Object value = patch.getValue(key);
+            if (value == null) {
+                result.remove(key);
+            } else if (value instanceof JsonObject object) {
+                Object existing = result.getValue(key);
+                result.put(key, mergePatch(existing instanceof JsonObject e ? e : new JsonObject(), object));
+            } else {
+                result.put(key, value);
+            }
+        }
+        return result;
+    }
+}

@@ -1,0 +1,83 @@
+package io.blocktarget.control;
+
+import io.blocktarget.config.LunConfig;
+import io.blocktarget.config.LunWriter;
+import io.blocktarget.config.ServerConfig;
+import io.blocktarget.server.ControlPlane;
+import io.blocktarget.server.ControlPlane.ApplyResult;
+import io.blocktarget.server.ControlPlane.SessionInfo;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The API's JSON shapes. A LUN is {@code name} plus the keys of its {@code luns.d/NAME.yaml} document (what POST
+ * takes and PATCH patches) plus a read-only {@code status} member: the effective exports (with derived names
+ * filled in), capacity in bytes, allocated bytes, commands in flight and the file it lives in.
+ */
+final class LunJson {
+    private LunJson() {
+    }
+
+    static JsonObject lun(ControlPlane.LunStatus status, ServerConfig server) {
+        LunConfig lun = status.config();
+        JsonObject json = new JsonObject().put("name", lun.name());
+        LunWriter.document(lun, server).forEach(json::put);
+        JsonObject state = new JsonObject()
+                .put("size-bytes", lun.size())
+                .put("block-count", lun.blockCount())
+                .put("allocated-bytes", status.allocatedBytes())
+                .put("in-flight", status.inFlight())
+                .put("source", Optional.ofNullable(lun.source()).map(Path::toString).orElse(null));
+        state.put("iscsi", lun.iscsi().map(e -> new JsonObject().put("target", e.target()).put("lun", e.lun()))
+                .orElse(null));
+        state.put("nvme", lun.nvme().map(e -> {
+            JsonObject nvme = new JsonObject().put("subsystem", e.subsystem()).put("nsid", e.nsid());
+            e.uuid().ifPresent(u -> nvme.put("uuid", u.toString()));
+            return nvme;
+        }).orElse(null));
+        return json.put("status", state);
+    }
+
+    /** GET /v1/luns: every LUN, and where changes go (the config dir, or memory only). */
+    static JsonObject luns(ControlPlane plane) {
+        JsonArray luns = new JsonArray();
+        ServerConfig server = plane.serverConfig();
+        for (ControlPlane.LunStatus status : plane.luns()) {
+            luns.add(lun(status, server));
+        }
+        Optional<Path> dir = plane.configDir();
+        return new JsonObject()
+                .put("config-dir", dir.map(Path::toString).orElse(null))
+                .put("persistence", dir.isPresent() ? "config-dir" : "memory")
+                .put("memory-budget-bytes", plane.memoryBudgetBytes())
+                .put("memory-used-bytes", plane.memoryUsedBytes())
+                .put("luns", luns);
+    }
+
+    static JsonObject session(SessionInfo s) {
+        JsonObject parameters = new JsonObject();
+        s.parameters().forEach(parameters::put);
+        return new JsonObject().put("id", s.id()).put("protocol", s.protocol()).put("initiator", s.initiator())
+                .put("target", s.target()).put("connections", new JsonArray(List.copyOf(s.connections())))
+                .put("parameters", parameters);
+    }
+
+    static JsonObject sessions(List<SessionInfo> sessions) {
+        JsonArray array = new JsonArray();
+        sessions.forEach(s -> array.add(session(s)));
+        return new JsonObject().put("sessions", array);
+    }
+
+    static JsonObject applied(ApplyResult r) {
+        return new JsonObject()
+                .put("added", new JsonArray(List.copyOf(r.added())))
+                .put("removed", new JsonArray(List.copyOf(r.removed())))
+                .put("resized", new JsonArray(List.copyOf(r.resized())))
+                .put("replaced", new JsonArray(List.copyOf(r.replaced())))
+                .put("changed", !r.changedNothing());
+    }
+}

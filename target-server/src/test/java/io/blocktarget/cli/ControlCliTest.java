@@ -1,0 +1,188 @@
+package io.blocktarget.cli;
+
+import io.blocktarget.config.ConfigLoader;
+import io.blocktarget.config.LunConfig;
+import io.blocktarget.control.ControlFixture;
+import io.blocktarget.control.InMemoryControlPlane;
+import io.blocktarget.server.ControlPlane.SessionInfo;
+import io.vertx.core.json.JsonObject;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The control clients (lun, sessions, reload, completion) against a running ControlServer over a real Unix socket:
+ * exit codes 0 / 1 (refused, with the server's detail) / 2 (usage) and what they print.
+ */
+class ControlCliTest {
+    @TempDir
+    Path tmp;
+    private InMemoryControlPlane plane;
+    private ControlFixture fixture;
+    private StringWriter out;
+    private StringWriter err;
+
+    @BeforeEach
+    void start() throws Exception {
+        plane = new InMemoryControlPlane(ConfigLoader.embeddedDefault().server(), Optional.empty(),
+                ConfigLoader.embeddedDefault().luns());
+        fixture = ControlFixture.start(plane, tmp);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        fixture.close();
+    }
+
+    private int run(String... args) {
+        out = new StringWriter();
+        err = new StringWriter();
+        CommandLine cl = Main.commandLine();
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        String[] withControl = new String[args.length + 2];
+        System.arraycopy(args, 0, withControl, 0, args.length);
+        withControl[args.length] = "--control";
+        withControl[args.length + 1] = fixture.socket.toString();
+        return cl.execute(withControl);
+    }
+
+    @Test
+    void lunAddResizeRm() {
+        assertThat(run("lun", "add", "t16", "--backend", "ram", "--size", "1GiB", "--logical-block-size", "16KiB"))
+                .as(err.toString()).isZero();
+        assertThat(out.toString()).isEqualTo("added LUN t16: 1 GiB ram, 16 KiB blocks (physical 16 KiB); iSCSI"
+                + " iqn.2026-11.io.blocktarget:t16 LUN 0; NVMe nqn.2026-11.io.blocktarget:t16 NSID 1\n"
+                + "note: the server has no config dir; the LUN lives in memory only\n");
+        LunConfig lun = plane.lunConfigs().getLast();
+        assertThat(lun.logicalBlockSize()).isEqualTo(16384);
+
+        assertThat(run("lun", "resize", "t16", "--size", "2GiB")).isZero();
+        assertThat(out.toString()).isEqualTo("resized LUN t16 to 2 GiB\n");
+        assertThat(plane.lunConfigs().getLast().size()).isEqualTo(2L << 30);
+
+        assertThat(run("lun", "rm", "t16")).isZero();
+        assertThat(out.toString()).isEqualTo("removed LUN t16\n");
+        assertThat(plane.lunConfigs()).extracting(LunConfig::name).doesNotContain("t16");
+    }
+
+    @Test
+    void setTakesAnyKeyDottedAndJsonValues() {
+        assertThat(run("lun", "add", "s", "--backend", "null", "--size", "1GiB", "--physical-block-size", "4KiB",
+                "--set", "export.nvme.nsid=9", "--set", "export.iscsi=false", "--set", "read-only=true",
+                "--set", "export.nvme.uuid=91fdba0d-f87b-4c25-b80f-db7be1418b9e")).as(err.toString()).isZero();
+        LunConfig lun = plane.lunConfigs().getLast();
+        assertThat(lun.nvme().orElseThrow().nsid()).isEqualTo(9);
+        assertThat(lun.nvme().orElseThrow().uuid()).isPresent();
+        assertThat(lun.iscsi()).isEmpty();
+        assertThat(lun.readOnly()).isTrue();
+        assertThat(lun.physicalBlockSize()).isEqualTo(4096);
+    }
+
+    @Test
+    void refusalIsExit1WithTheServersDetail() {
+        int applies = plane.applies();
+        assertThat(run("lun", "add", "bad", "--backend", "ram", "--size", "1GiB", "--logical-block-size", "3000"))
+                .isEqualTo(1);
+        assertThat(err.toString()).isEqualTo("blocktarget lun add: logical-block-size: 3000 is not a power of two;"
+                + " allowed: a power of two from 512 B to 64 KiB\n");
+        assertThat(run("lun", "add", "ram-4k", "--backend", "ram", "--size", "1GiB")).isEqualTo(1);
+        assertThat(err.toString()).startsWith("blocktarget lun add: a LUN named ram-4k exists");
+        assertThat(run("lun", "resize", "ram-16k", "--size", "20KiB")).isEqualTo(1);
+        assertThat(err.toString()).startsWith("blocktarget lun resize: size: 20KiB is not a multiple of the physical"
+                + " block size 16 KiB");
+        assertThat(run("lun", "rm", "nope")).isEqualTo(1);
+        assertThat(err.toString()).isEqualTo("blocktarget lun rm: no LUN named nope\n");
+        assertThat(run("reload")).isEqualTo(1);
+        assertThat(err.toString()).contains("started without --config");
+        assertThat(plane.applies()).isEqualTo(applies);
+    }
+
+    @Test
+    void severalProblemsArePrintedOnePerLine() {
+        assertThat(run("lun", "add", "bad", "--backend", "tape", "--size", "big")).isEqualTo(1);
+        assertThat(err.toString().lines().toList()).hasSize(3)
+                .element(0).asString().startsWith("blocktarget lun add: 2 problems; the first: ");
+    }
+
+    @Test
+    void usageErrorsAreExit2() {
+        assertThat(run("lun", "add", "x", "--size", "1GiB")).isEqualTo(2);
+        assertThat(err.toString()).contains("Missing required option: '--backend=ram|file|null'");
+        assertThat(run("lun", "add", "x", "--backend", "ram", "--set", "novalue")).isEqualTo(2);
+        assertThat(err.toString()).contains("--set novalue: allowed: KEY=VALUE");
+        assertThat(run("lun", "resize", "x")).isEqualTo(2);
+        assertThat(run("lun")).isEqualTo(2);
+        assertThat(run("lun", "add", "x", "--backend", "ram", "--set", "name=y")).isEqualTo(2);
+    }
+
+    @Test
+    void listSaysWhereChangesLive() {
+        assertThat(run("lun", "list")).isZero();
+        List<String> lines = out.toString().lines().toList();
+        assertThat(lines.getFirst()).startsWith("LUN      BACKEND  SIZE   LOGICAL  PHYSICAL  ISCSI TARGET");
+        assertThat(lines).anyMatch(l -> l.matches("ram-16k +ram +1 GiB +16384 +16384 +iqn.2026-11.io.blocktarget:ram-16k"
+                + " +0 +nqn.2026-11.io.blocktarget:ram-16k +1 +0"));
+        assertThat(lines.getLast()).isEqualTo("no config dir: changes live in memory only and are lost when the"
+                + " server stops");
+        assertThat(run("lun", "list", "--json")).isZero();
+        assertThat(new JsonObject(out.toString()).getString("persistence")).isEqualTo("memory");
+    }
+
+    @Test
+    void showPrintsTheLunsJson() {
+        assertThat(run("lun", "show", "ram-64k")).isZero();
+        JsonObject lun = new JsonObject(out.toString());
+        assertThat(lun.getString("logical-block-size")).isEqualTo("64KiB");
+        assertThat(run("lun", "show", "nope")).isEqualTo(1);
+    }
+
+    @Test
+    void sessionsTableAndJson() {
+        assertThat(run("sessions")).isZero();
+        assertThat(out.toString()).isEqualTo("no sessions\n");
+        plane.addSession(new SessionInfo("nvme:3", "nvme", "nqn.2014-08.org.nvmexpress:uuid:h", "", List.of("a -> b"),
+                Map.of("KATO", "5000")));
+        assertThat(run("sessions")).isZero();
+        assertThat(out.toString().lines().toList()).containsExactly(
+                "ID      PROTOCOL  INITIATOR                          TARGET       CONNECTIONS",
+                "nvme:3  nvme      nqn.2014-08.org.nvmexpress:uuid:h  (discovery)  1");
+        assertThat(run("sessions", "--json")).isZero();
+        assertThat(new JsonObject(out.toString()).getJsonArray("sessions").getJsonObject(0)
+                .getJsonObject("parameters").getString("KATO")).isEqualTo("5000");
+    }
+
+    @Test
+    void unreachableServerIsExit1() {
+        out = new StringWriter();
+        err = new StringWriter();
+        CommandLine cl = Main.commandLine();
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        assertThat(cl.execute("lun", "list", "--control", tmp.resolve("none.sock").toString())).isEqualTo(1);
+        assertThat(err.toString()).startsWith("blocktarget lun list: no control socket at " + tmp.resolve("none.sock"));
+    }
+
+    @Test
+    void bashCompletionCoversTheSubcommands() {
+        StringWriter script = new StringWriter();
+        CommandLine cl = Main.commandLine();
+        cl.setOut(new PrintWriter(script, true));
+        assertThat(cl.execute("completion", "bash")).isZero();
+        assertThat(script.toString()).contains("complete -F", "lun", "resize", "sessions", "reload", "--control");
+        StringWriter errors = new StringWriter();
+        cl.setErr(new PrintWriter(errors, true));
+        assertThat(cl.execute("completion", "fish")).isEqualTo(2);
+    }
+}

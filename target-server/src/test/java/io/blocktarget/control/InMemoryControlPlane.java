@@ -1,0 +1,161 @@
+package io.blocktarget.control;
+
+import io.blocktarget.config.BackendKind;
+import io.blocktarget.config.LunConfig;
+import io.blocktarget.config.ServerConfig;
+import io.blocktarget.server.ControlPlane;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A test double of the server's registry: it keeps the LUN list it is given and reports the difference, like the
+ * real {@link ControlPlane} does, without serving anything. Tests can make the next apply fail and add sessions.
+ * The control layer's tests run against it; the same tests can be pointed at a real server's control plane.
+ */
+public final class InMemoryControlPlane implements ControlPlane {
+    private final ServerConfig server;
+    private final Optional<Path> configDir;
+    private volatile List<LunConfig> luns;
+    private final List<SessionInfo> sessions = new CopyOnWriteArrayList<>();
+    private final AtomicInteger applies = new AtomicInteger();
+    private final AtomicInteger concurrent = new AtomicInteger();
+    private volatile int maxConcurrent;
+    private volatile ControlException refuseNext;
+    private volatile long applyDelayMillis;
+
+    public InMemoryControlPlane(ServerConfig server, Optional<Path> configDir, List<LunConfig> luns) {
+        this.server = server;
+        this.configDir = configDir;
+        this.luns = List.copyOf(luns);
+    }
+
+    /** The next {@link #apply} throws {@code e} and changes nothing. */
+    public void refuseNext(ControlException e) {
+        refuseNext = e;
+    }
+
+    /** Each apply takes this long (to let concurrent calls overlap if they were not serialized). */
+    public void applyDelay(long millis) {
+        applyDelayMillis = millis;
+    }
+
+    public void addSession(SessionInfo session) {
+        sessions.add(session);
+    }
+
+    public int applies() {
+        return applies.get();
+    }
+
+    /** The most applies that ran at the same time. */
+    public int maxConcurrentApplies() {
+        return maxConcurrent;
+    }
+
+    public List<LunConfig> lunConfigs() {
+        return luns;
+    }
+
+    @Override
+    public ServerConfig serverConfig() {
+        return server;
+    }
+
+    @Override
+    public Optional<Path> configDir() {
+        return configDir;
+    }
+
+    @Override
+    public List<LunStatus> luns() {
+        return luns.stream().map(l -> new LunStatus(l, 0, 0)).toList();
+    }
+
+    @Override
+    public Optional<LunStatus> lun(String name) {
+        return luns().stream().filter(s -> s.config().name().equals(name)).findFirst();
+    }
+
+    @Override
+    public ApplyResult reload() throws ControlException {
+        Path dir = configDir.orElseThrow(() -> new ControlException(ControlException.Kind.CONFLICT, null, null,
+                "no config directory"));
+        try {
+            return apply(io.blocktarget.config.ConfigLoader.load(dir).luns());
+        } catch (io.blocktarget.config.ConfigException e) {
+            throw new ControlException(ControlException.Kind.INVALID, null, null, e.getMessage());
+        }
+    }
+
+    @Override
+    public ApplyResult apply(List<LunConfig> desired) throws ControlException {
+        int now = concurrent.incrementAndGet();
+        maxConcurrent = Math.max(maxConcurrent, now);
+        try {
+            if (applyDelayMillis > 0) {
+                Thread.sleep(applyDelayMillis); // widens the window a missing serialization would show in
+            }
+            ControlException refusal = refuseNext;
+            if (refusal != null) {
+                refuseNext = null;
+                throw refusal;
+            }
+            applies.incrementAndGet();
+            Map<String, LunConfig> before = new HashMap<>();
+            luns.forEach(l -> before.put(l.name(), l));
+            List<String> added = new ArrayList<>();
+            List<String> resized = new ArrayList<>();
+            List<String> replaced = new ArrayList<>();
+            for (LunConfig lun : desired) {
+                LunConfig old = before.remove(lun.name());
+                if (old == null) {
+                    added.add(lun.name());
+                } else if (!old.equals(lun)) {
+                    (sameButSize(old, lun) ? resized : replaced).add(lun.name());
+                }
+            }
+            luns = List.copyOf(desired);
+            return new ApplyResult(added, List.copyOf(before.keySet()), resized, replaced);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ControlException(ControlException.Kind.UNAVAILABLE, null, null, "interrupted");
+        } finally {
+            concurrent.decrementAndGet();
+        }
+    }
+
+    private static boolean sameButSize(LunConfig a, LunConfig b) {
+        return Objects.equals(new LunConfig(a.name(), a.source(), a.backend(), 0, a.logicalBlockSize(),
+                a.physicalBlockSize(), a.iscsi(), a.nvme(), a.readOnly(), a.file(), a.access()),
+                new LunConfig(b.name(), b.source(), b.backend(), 0, b.logicalBlockSize(), b.physicalBlockSize(),
+                        b.iscsi(), b.nvme(), b.readOnly(), b.file(), b.access()));
+    }
+
+    @Override
+    public List<SessionInfo> sessions() {
+        return List.copyOf(sessions);
+    }
+
+    @Override
+    public boolean dropSession(String id) {
+        return sessions.removeIf(s -> s.id().equals(id));
+    }
+
+    @Override
+    public long memoryBudgetBytes() {
+        return server.memoryBudget();
+    }
+
+    @Override
+    public long memoryUsedBytes() {
+        return luns.stream().filter(l -> l.backend() == BackendKind.RAM).count() * 4096;
+    }
+}
