@@ -277,6 +277,36 @@ class ExtendedCopyTest {
         send(A, 0, list(11, 0, new byte[][] {tape})).assertCheck(0x5, 0x26, 0x00).assertParameterField(17, 4);
     }
 
+    @Test
+    void aReadFailureMidCopyIsCopyAbortedAtThatSegmentPointingAtTheSourceCscd() {
+        RamBlockDevice ram = Scsi.ram("xcu0", 512, 4096, 1 << 20);
+        io.blocktarget.block.BlockDevice bad = io.blocktarget.block.UncorrectableBlockDevice.wrap(ram);
+        RamBlockDevice other = Scsi.ram("xcu1", 512, 4096, 1 << 20);
+        ScsiTarget t = Scsi.target(bad, other);
+        try {
+            for (int lun = 0; lun < 2; lun++) {
+                Scsi.ready(t, A, lun);
+            }
+            byte[] data = Scsi.pattern(53, 512);
+            run(t, A, 0, ten(WRITE_10, 0, 0, 1), data).assertGood();
+            bad.uncorrectableBlocks().orElseThrow().mark(7, 1);
+            byte[] vpd0 = run(t, A, 0, Scsi.inquiry(true, 0x83, 512), null).assertGood().data();
+            byte[] vpd1 = run(t, A, 1, Scsi.inquiry(true, 0x83, 512), null).assertGood().data();
+            // CSCD 1 is LU 0 (the failing source): its descriptor starts at byte 16 + 32 = 48
+            byte[][] cscds = {cscd(Arrays.copyOfRange(vpd1, 8, 24), 512), cscd(Arrays.copyOfRange(vpd0, 8, 24), 512)};
+            // segment 0 copies, segment 1 reads the uncorrectable block: COPY ABORTED, UNRECOVERED READ ERROR,
+            // segment 1 (SPC §5.17.7.4 b), segment pointer SD = 0 at the source's CSCD descriptor (f)
+            assertCopyAborted(run(t, A, 1, xcopy(16 + 64 + 56), list(12, 0, cscds, segment(1, 0, 1, 0, 0),
+                    segment(1, 0, 1, 7, 1))), 0x11, 0x00, 1, 0x800030);
+            assertThat(run(t, A, 1, ten(READ_10, 0, 0, 1), null).data()).isEqualTo(data);
+            assertThat(run(t, A, 1, rcr(0x00, 12, 64), null).assertGood().data())
+                    .isEqualTo(cdb(0, 0, 0, 8, 0x02, 0, 1, 0x00, 0, 0, 0x02, 0x00));
+        } finally {
+            ram.close();
+            other.close();
+        }
+    }
+
     private static byte[] concat(byte[] a, byte[] b) {
         byte[] c = Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, c, a.length, b.length);
