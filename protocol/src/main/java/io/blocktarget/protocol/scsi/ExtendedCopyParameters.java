@@ -57,7 +57,7 @@ public record ExtendedCopyParameters(int listIdentifier, int listIdUsage, List<C
      */
     public record Segment(int offset, boolean dc, int source, int destination, int blocks, long sourceLba,
                           long destinationLba) {
-        /** ILLEGAL REQUEST field pointer to byte {@code relative} of this descriptor, e.g. +4 SOURCE CSCD DESCRIPTOR ID. */
+        /** ILLEGAL REQUEST field pointer at byte {@code relative} of the descriptor (+4: SOURCE CSCD ID). */
         public FieldPointer field(int relative) {
             return FieldPointer.parameter(offset + relative, 7);
         }

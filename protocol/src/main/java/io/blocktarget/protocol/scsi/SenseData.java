@@ -57,8 +57,9 @@ public record SenseData(SenseKey senseKey, int asc, int ascq, OptionalLong infor
     /**
      * COPY ABORTED {@code reason} for an EXTENDED COPY stopped while processing segment descriptor
      * {@code segment} (SPC §5.17.7.4 items b, f, g: errors detected during processing of segment
-     * descriptors): the segment number in the third and fourth bytes of COMMAND-SPECIFIC INFORMATION, {@code pointer} as the sense key specific segment pointer,
-     * INFORMATION not valid (no residual: nothing was written for that segment).
+     * descriptors): the segment number in the third and fourth bytes of COMMAND-SPECIFIC INFORMATION,
+     * {@code pointer} as the sense key specific segment pointer, INFORMATION not valid (no residual:
+     * nothing was written for that segment).
      */
     public static SenseData copyAborted(SenseReason reason, int segment, SegmentPointer pointer) {
         if (reason.senseKey() != SenseKey.COPY_ABORTED || (segment & ~0xFFFF) != 0) {
