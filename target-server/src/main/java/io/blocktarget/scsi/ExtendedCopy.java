@@ -9,7 +9,9 @@ import io.blocktarget.protocol.scsi.Parsed;
 import io.blocktarget.protocol.scsi.ReadCdb;
 import io.blocktarget.protocol.scsi.ReceiveCopyResultsCdb;
 import io.blocktarget.protocol.scsi.ScsiOpcode;
+import io.blocktarget.protocol.scsi.SegmentPointer;
 import io.blocktarget.protocol.scsi.SenseData;
+import io.blocktarget.protocol.scsi.SenseKey;
 import io.blocktarget.protocol.scsi.SenseReason;
 import io.blocktarget.protocol.scsi.WriteCdb;
 import io.netty.buffer.ByteBuf;
@@ -28,13 +30,18 @@ import java.util.concurrent.atomic.AtomicInteger;
  * (E4h) carrying the NAA designator VPD 83h reports; RECEIVE COPY RESULTS COPY STATUS and OPERATING
  * PARAMETERS (§6.18). The limits are {@link UnitLimits#COPY_LIMITS}, reported and enforced alike.
  *
- * <p>Everything that can be checked is checked before any block moves — descriptors, the logical
- * units named (COPY ABORTED, COPY TARGET DEVICE NOT REACHABLE for an NAA this target does not serve),
- * DISK BLOCK LENGTH against the unit's block size (equal source and destination block sizes only: no
- * PAD / CAT residue handling), MAXIMUM SEGMENT LENGTH, LBA ranges, write protection, the units' sanitize state (SBC-4 §4.11) and reservations
- * (each segment is a READ of its source and a WRITE of its destination for the sending nexus). Then the
- * segments run one after the other, each a read of the source and a write under the destination's
- * range lease; a backend failure stops the copy with COPY ABORTED and the segments done are reported.
+ * <p>Errors follow the two classes of the third-party copy model. Errors detected before segment
+ * descriptor processing starts (SPC §5.17.7.3) — descriptors, the logical units named (except COPY
+ * TARGET DEVICE NOT REACHABLE for an NAA this target does not serve, which Linux LIO also reports up
+ * front so that initiators fall back to reads and writes), DISK BLOCK LENGTH against the unit's block
+ * size (equal source and destination block sizes only: no PAD / CAT residue handling), MAXIMUM SEGMENT
+ * LENGTH, write protection, the units' sanitize state (SBC-4 §4.11) and reservations (each segment is a READ of its source and a WRITE of its
+ * destination for the sending nexus) — end the command with their own sense key and nothing is copied.
+ * Then the segments run one after the other, each a read of the source and a write under the
+ * destination's range lease. What is found while a segment is processed (§5.17.7.4) — a CSCD
+ * descriptor ID naming no CSCD descriptor, blocks beyond the source's or destination's capacity, a
+ * backend failure — stops the copy with COPY ABORTED, the number of that segment in COMMAND-SPECIFIC
+ * INFORMATION and a segment pointer; the segments before it are done and RECEIVE COPY RESULTS says so.
  */
 final class ExtendedCopy {
     /** How many finished copies' status each logical unit keeps for RECEIVE COPY RESULTS. */
@@ -61,7 +68,29 @@ final class ExtendedCopy {
         this.target = target;
     }
 
+    /** Offsets in a block to block segment descriptor (SPC §6.4.6.4, Table 151). */
+    private static final int SOURCE_ID = 4, DESTINATION_ID = 6, SOURCE_LBA = 12, DESTINATION_LBA = 20;
+
+    /**
+     * One segment of the plan; {@code source} / {@code destination} null when the segment's CSCD
+     * descriptor ID names no CSCD descriptor of the list.
+     */
     private record Resolved(LogicalUnit source, LogicalUnit destination, ExtendedCopyParameters.Segment segment) {
+    }
+
+    /** Why a copy stopped: sense data for CHECK CONDITION, or a status-only reason (BUSY). */
+    private record Failure(SenseReason statusOnly, SenseData sense) {
+        static Failure of(SenseData sense) {
+            return new Failure(null, sense);
+        }
+
+        void report(Task task) {
+            if (sense != null) {
+                task.fail(sense);
+            } else {
+                task.fail(statusOnly);
+            }
+        }
     }
 
     void execute(Task task, ExtendedCopyCdb cdb) {
@@ -102,20 +131,20 @@ final class ExtendedCopy {
         }
         List<Resolved> plan = new ArrayList<>();
         for (ExtendedCopyParameters.Segment s : p.segments()) {
-            LogicalUnit source = units.get(s.source());
-            LogicalUnit destination = units.get(s.destination());
+            // A CSCD descriptor ID past the end of the list: left for the segment's turn (see run).
+            LogicalUnit source = s.source() < units.size() ? units.get(s.source()) : null;
+            LogicalUnit destination = s.destination() < units.size() ? units.get(s.destination()) : null;
+            if (source == null || destination == null) {
+                plan.add(new Resolved(source, destination, s));
+                continue;
+            }
             int lbs = source.device().geometry().logicalBlockSize();
             if (destination.device().geometry().logicalBlockSize() != lbs) {
-                task.fail(SenseReason.INVALID_FIELD_IN_PARAMETER_LIST, s.field(6));
+                task.fail(SenseReason.INVALID_FIELD_IN_PARAMETER_LIST, s.field(DESTINATION_ID));
                 return;
             }
             if ((long) s.blocks() * lbs > limits.maximumSegmentLength()) {
                 task.fail(SenseReason.INVALID_FIELD_IN_PARAMETER_LIST, s.field(10));
-                return;
-            }
-            if (!source.device().geometry().contains(s.sourceLba(), s.blocks())
-                    || !destination.device().geometry().contains(s.destinationLba(), s.blocks())) {
-                task.fail(SenseReason.LBA_OUT_OF_RANGE);
                 return;
             }
             if (destination.device().readOnly()) {
@@ -167,13 +196,13 @@ final class ExtendedCopy {
             if (failure == null) {
                 task.good(transferred);
             } else {
-                task.fail(failure);
+                failure.report(task);
             }
         });
     }
 
     private interface Done {
-        void finished(int segments, long bytes, SenseReason failure);
+        void finished(int segments, long bytes, Failure failure);
     }
 
     /** Segment {@code index} and the rest; at most {@code COPY_LIMITS.maximumSegments()} deep when inline. */
@@ -184,13 +213,36 @@ final class ExtendedCopy {
         }
         Resolved r = plan.get(index);
         ExtendedCopyParameters.Segment s = r.segment();
+        // Found while processing segment `index` (SPC §5.17.7.4): COPY ABORTED, the segment number in
+        // COMMAND-SPECIFIC INFORMATION (item b), nothing written for it so INFORMATION not valid (c), and
+        // the byte in error as an offset in the segment descriptor, SD = 1 (g). §5.17.7.3 would equally
+        // allow refusing these before any segment runs (ILLEGAL REQUEST); Linux LIO finds both while
+        // copying and answers COPY ABORTED, which is what initiators meet, so the copy manager does too.
+        if (r.source() == null || r.destination() == null) {
+            // §6.4.6.1: a CSCD the SOURCE / DESTINATION CSCD DESCRIPTOR ID specifies is not accessible
+            // (here: there is no such CSCD descriptor) -> COPY ABORTED, UNREACHABLE COPY TARGET.
+            int field = r.source() == null ? SOURCE_ID : DESTINATION_ID;
+            done.finished(index, bytes, Failure.of(SenseData.copyAborted(SenseReason.UNREACHABLE_COPY_TARGET, index,
+                    SegmentPointer.inSegment(field, 7))));
+            return;
+        }
+        // The ranges are checked against the capacities of now (a unit may have been resized meanwhile).
+        if (!r.source().device().geometry().contains(s.sourceLba(), s.blocks())
+                || !r.destination().device().geometry().contains(s.destinationLba(), s.blocks())) {
+            int field = r.source().device().geometry().contains(s.sourceLba(), s.blocks())
+                    ? DESTINATION_LBA : SOURCE_LBA;
+            done.finished(index, bytes, Failure.of(SenseData.copyAborted(SenseReason.COPY_ABORTED_LBA_OUT_OF_RANGE,
+                    index, SegmentPointer.inSegment(field, 7))));
+            return;
+        }
         if (s.blocks() == 0) {
             run(plan, index + 1, bytes, done);
             return;
         }
         r.source().device().read(s.sourceLba(), s.blocks(), (data, readFailure) -> {
             if (readFailure != null) {
-                done.finished(index, bytes, copyAborted(readFailure, SenseReason.COPY_ABORTED_READ_ERROR));
+                done.finished(index, bytes, copyAborted(readFailure, SenseReason.COPY_ABORTED_READ_ERROR, index,
+                        s.source()));
                 return;
             }
             int length = data.readableBytes();
@@ -199,7 +251,8 @@ final class ExtendedCopy {
                         lease.release();
                         data.release();
                         if (writeFailure != null) {
-                            done.finished(index, bytes, copyAborted(writeFailure, SenseReason.COPY_ABORTED_WRITE_ERROR));
+                            done.finished(index, bytes, copyAborted(writeFailure, SenseReason.COPY_ABORTED_WRITE_ERROR,
+                                    index, s.destination()));
                         } else {
                             run(plan, index + 1, bytes + length, done);
                         }
@@ -207,14 +260,22 @@ final class ExtendedCopy {
         });
     }
 
-    /** A backend failure mid-copy: COPY ABORTED (SPC-4 §6.4.3), except a resource shortage, which is BUSY. */
-    private static SenseReason copyAborted(BlockIoException failure, SenseReason medium) {
-        SenseReason mapped = BlockErrors.reason(failure.error());
-        return switch (failure.error()) {
-            case INSUFFICIENT_RESOURCES, CLOSED -> mapped;
+    /**
+     * A backend failure mid-copy: COPY ABORTED (SPC §5.17.7.4) for segment {@code segment}, the segment
+     * pointer at the first byte of the CSCD descriptor of the failing unit (item f, SD = 0), except a
+     * resource shortage (BUSY) or a unit going away, which keep their own status / sense.
+     */
+    private static Failure copyAborted(BlockIoException failure, SenseReason medium, int segment, int cscdId) {
+        SenseReason reason = switch (failure.error()) {
+            case INSUFFICIENT_RESOURCES, CLOSED -> BlockErrors.reason(failure.error());
             case WRITE_PROTECTED -> SenseReason.COPY_ABORTED_WRITE_PROTECTED;
             default -> medium;
         };
+        if (reason.senseKey() != SenseKey.COPY_ABORTED) {
+            return new Failure(reason, null);
+        }
+        int cscd = ExtendedCopyParameters.HEADER_LENGTH + cscdId * ExtendedCopyParameters.CSCD_LENGTH;
+        return Failure.of(SenseData.copyAborted(reason, segment, SegmentPointer.inParameterList(cscd)));
     }
 
     private LogicalUnit find(byte[] naa) {

@@ -164,7 +164,8 @@ class ExtendedCopyTest {
         byte[][] big = {cscd(naa(0), 512)};
         send(A, 0, list(3, 0, big, segment(0, 0, 16385, 0, 0))).assertCheck(0x5, 0x26, 0x00)
                 .assertParameterField(16 + 32 + 10, 7);
-        send(A, 0, list(3, 0, big, segment(0, 0, 16384, 0, 0))).assertCheck(0x5, 0x21, 0x00); // then the range
+        // then the range, found when the segment is processed: COPY ABORTED at segment 0, SOURCE LBA (byte 12)
+        assertCopyAborted(send(A, 0, list(3, 0, big, segment(0, 0, 16384, 0, 0))), 0x21, 0x00, 0, 0xAF000C);
         // the whole list may not pass MAXIMUM DESCRIPTOR LIST LENGTH
         run(target, A, 0, xcopy(16 + 1025), new byte[16 + 1025]).assertCheck(0x5, 0x1A, 0x00).assertCdbField(10, 7);
     }
@@ -186,20 +187,132 @@ class ExtendedCopyTest {
                 .assertParameterField(16 + 29, 7);                                  // DISK BLOCK LENGTH
         send(A, 0, list(1, 0, new byte[][] {c0, cscd(naa(2), 4096)}, segment(0, 1, 8, 0, 0)))
                 .assertCheck(0x5, 0x26, 0x00).assertParameterField(80 + 6, 7);     // 512 -> 4096: no residue handling
-        send(A, 0, list(1, 0, new byte[][] {c0}, segment(0, 1, 1, 0, 0))).assertCheck(0x5, 0x26, 0x00)
-                .assertParameterField(48 + 6, 7);                                   // no CSCD 1
+        send(A, 0, list(1, 0, new byte[][] {c0}, segment(0, 0x0800, 1, 0, 0))).assertCheck(0x5, 0x26, 0x00)
+                .assertParameterField(48 + 6, 7);                                   // reserved CSCD descriptor ID
         send(A, 0, list(1, 0x08, new byte[][] {c0})).assertCheck(0x5, 0x26, 0x00).assertParameterField(1, 4);
         send(A, 0, list(1, 0x18, new byte[][] {c0})).assertCheck(0x5, 0x26, 0x00).assertParameterField(0, 7);
         byte[] inline = list(1, 0, new byte[][] {c0});
         inline[15] = 4;
         send(A, 0, inline).assertCheck(0x5, 0x26, 0x00).assertParameterField(12, 7);
-        // out of range: refused before anything is copied
-        run(target, A, 0, ten(WRITE_10, 0, 0, 1), Scsi.pattern(5, 512)).assertGood();
-        send(A, 0, list(1, 0, new byte[][] {c0, cscd(naa(1), 512)}, segment(0, 1, 1, 0, 0),
-                segment(0, 1, 2, 2047, 0))).assertCheck(0x5, 0x21, 0x00);
-        assertThat(run(target, A, 1, ten(READ_10, 0, 0, 1), null).data()).isEqualTo(new byte[512]);
         run(target, A, 0, xcopy(0), null).assertGood();
         run(target, A, 0, xcopy(40), new byte[20]).assertCheck(0x5, 0x24, 0x00).assertCdbField(10, 7);
+    }
+
+    /**
+     * Fixed-format sense (SPC-4 §4.5.3) of an EXTENDED COPY stopped while processing segment
+     * {@code segment} (SPC §5.17.7.4): COPY ABORTED, VALID = 0 (nothing of the segment was written),
+     * the segment number in the third and fourth bytes of COMMAND-SPECIFIC INFORMATION, and the
+     * three SENSE KEY SPECIFIC segment pointer bytes {@code sks} (SKSV, SD, BPV, bit; FIELD POINTER).
+     */
+    private static void assertCopyAborted(Scsi.Reply r, int asc, int ascq, int segment, int sks) {
+        assertThat(r.status()).isEqualTo(ScsiStatus.CHECK_CONDITION);
+        assertThat(r.sense()).isEqualTo(cdb(0x70, 0, 0x0A, 0, 0, 0, 0, 0x0A,
+                0, 0, segment >> 8, segment, asc, ascq, 0, sks >> 16, sks >> 8, sks));
+    }
+
+    @Test
+    void aSegmentNamingNoCscdDescriptorAbortsTheCopyAtThatSegment() {
+        byte[] data = Scsi.pattern(41, 2 * 512);
+        run(target, A, 0, ten(WRITE_10, 0, 0, 2), data).assertGood();
+        byte[][] cscds = {cscd(naa(0), 512), cscd(naa(1), 512)};
+        // SPC §6.4.6.1: the CSCD a DESTINATION CSCD DESCRIPTOR ID specifies is not accessible (there is
+        // no CSCD descriptor 2): COPY ABORTED, UNREACHABLE COPY TARGET; segment 1, SD = 1, byte 6 bit 7
+        assertCopyAborted(send(A, 0, list(9, 0, cscds, segment(0, 1, 1, 0, 0), segment(0, 2, 1, 1, 1))),
+                0x08, 0x04, 1, 0xAF0006);
+        // segment 0 was processed, segment 1 not; RECEIVE COPY RESULTS: completed with errors, 1 segment, 512 bytes
+        assertThat(run(target, A, 1, ten(READ_10, 0, 0, 2), null).data())
+                .isEqualTo(concat(Arrays.copyOf(data, 512), new byte[512]));
+        assertThat(run(target, A, 0, rcr(0x00, 9, 64), null).assertGood().data())
+                .isEqualTo(cdb(0, 0, 0, 8, 0x02, 0, 1, 0x00, 0, 0, 0x02, 0x00));
+        // the SOURCE CSCD DESCRIPTOR ID of the first segment: segment 0, byte 4; the last index that fits
+        // the list (1) is copied, the first that does not (2) is not
+        assertCopyAborted(send(A, 0, list(9, 0, cscds, segment(2, 1, 1, 0, 0))), 0x08, 0x04, 0, 0xAF0004);
+        send(A, 0, list(9, 0, cscds, segment(1, 1, 1, 0, 5))).assertGood();
+        // IDs that index no list (07FFh is the last that does, SPC Table 148) or are not supported:
+        // invalid parameter data, refused before any segment runs (§5.17.7.3) as ILLEGAL REQUEST
+        assertCopyAborted(send(A, 0, list(9, 0, cscds, segment(0, 0x07FF, 1, 0, 0))), 0x08, 0x04, 0, 0xAF0006);
+        for (int id : new int[] {0x0800, 0xC000, 0xF800, 0xFFFF}) {
+            send(A, 0, list(9, 0, cscds, segment(id, 1, 1, 0, 0))).assertCheck(0x5, 0x26, 0x00)
+                    .assertParameterField(16 + 64 + 4, 7);
+        }
+    }
+
+    @Test
+    void blocksBeyondACapacityAbortTheCopyAtThatSegment() {
+        byte[] data = Scsi.pattern(43, 512);
+        run(target, A, 0, ten(WRITE_10, 0, 0, 1), data).assertGood();
+        byte[][] cscds = {cscd(naa(0), 512), cscd(naa(1), 512)};
+        // the destination (2048 blocks): 2 blocks at 2046 fit, at 2047 they do not: COPY ABORTED, LOGICAL
+        // BLOCK ADDRESS OUT OF RANGE at segment 1, DESTINATION BLOCK DEVICE LOGICAL BLOCK ADDRESS (byte 20)
+        send(A, 0, list(10, 0, cscds, segment(0, 1, 2, 0, 2046))).assertGood();
+        assertCopyAborted(send(A, 0, list(10, 0, cscds, segment(0, 1, 1, 0, 0), segment(0, 1, 2, 0, 2047))),
+                0x21, 0x00, 1, 0xAF0014);
+        assertThat(run(target, A, 1, ten(READ_10, 0, 0, 1), null).data()).isEqualTo(data);   // segment 0 was done
+        assertThat(run(target, A, 0, rcr(0x00, 10, 64), null).assertGood().data())
+                .isEqualTo(cdb(0, 0, 0, 8, 0x02, 0, 1, 0x00, 0, 0, 0x02, 0x00));
+        // the source: SOURCE BLOCK DEVICE LOGICAL BLOCK ADDRESS (byte 12), nothing copied
+        run(target, A, 1, ten(WRITE_10, 0, 0, 1), new byte[512]).assertGood();
+        assertCopyAborted(send(A, 0, list(10, 0, cscds, segment(0, 1, 2, 2047, 0))), 0x21, 0x00, 0, 0xAF000C);
+        assertThat(run(target, A, 1, ten(READ_10, 0, 0, 1), null).data()).isEqualTo(new byte[512]);
+        // zero blocks at the capacity is no error; one past it is
+        send(A, 0, list(10, 0, cscds, segment(0, 1, 0, 0, 2048))).assertGood();
+        assertCopyAborted(send(A, 0, list(10, 0, cscds, segment(0, 1, 0, 0, 2049))), 0x21, 0x00, 0, 0xAF0014);
+    }
+
+    @Test
+    void theIdentificationCscdIgnoresLuIdTypeAndTheObsoleteNulBit() {
+        byte[] data = Scsi.pattern(47, 512);
+        run(target, A, 0, ten(WRITE_10, 0, 0, 1), data).assertGood();
+        // SPC §6.4.5.6: "The LU ID TYPE field shall be ignored in the Identification Descriptor CSCD
+        // descriptor" (01b proxy token, 10b / 11b reserved alike); byte 1 bit 5 (SPC-3's NUL) is obsolete
+        for (int byte1 : new int[] {0x40, 0x80, 0xC0, 0x20}) {
+            byte[] c0 = cscd(naa(0), 512), c1 = cscd(naa(1), 512);
+            c0[1] = (byte) byte1;
+            c1[1] = (byte) byte1;
+            run(target, A, 1, ten(WRITE_10, 0, 0, 1), new byte[512]).assertGood();
+            send(A, 0, list(11, 0, new byte[][] {c0, c1}, segment(0, 1, 1, 0, 0))).assertGood();
+            assertThat(run(target, A, 1, ten(READ_10, 0, 0, 1), null).data()).as("byte 1 %02x", byte1)
+                    .isEqualTo(data);
+        }
+        byte[] tape = cscd(naa(0), 512);
+        tape[1] = 0x01;                                                          // PERIPHERAL DEVICE TYPE 01h
+        send(A, 0, list(11, 0, new byte[][] {tape})).assertCheck(0x5, 0x26, 0x00).assertParameterField(17, 4);
+    }
+
+    @Test
+    void aReadFailureMidCopyIsCopyAbortedAtThatSegmentPointingAtTheSourceCscd() {
+        RamBlockDevice ram = Scsi.ram("xcu0", 512, 4096, 1 << 20);
+        io.blocktarget.block.BlockDevice bad = io.blocktarget.block.UncorrectableBlockDevice.wrap(ram);
+        RamBlockDevice other = Scsi.ram("xcu1", 512, 4096, 1 << 20);
+        ScsiTarget t = Scsi.target(bad, other);
+        try {
+            for (int lun = 0; lun < 2; lun++) {
+                Scsi.ready(t, A, lun);
+            }
+            byte[] data = Scsi.pattern(53, 512);
+            run(t, A, 0, ten(WRITE_10, 0, 0, 1), data).assertGood();
+            bad.uncorrectableBlocks().orElseThrow().mark(7, 1);
+            byte[] vpd0 = run(t, A, 0, Scsi.inquiry(true, 0x83, 512), null).assertGood().data();
+            byte[] vpd1 = run(t, A, 1, Scsi.inquiry(true, 0x83, 512), null).assertGood().data();
+            // CSCD 1 is LU 0 (the failing source): its descriptor starts at byte 16 + 32 = 48
+            byte[][] cscds = {cscd(Arrays.copyOfRange(vpd1, 8, 24), 512), cscd(Arrays.copyOfRange(vpd0, 8, 24), 512)};
+            // segment 0 copies, segment 1 reads the uncorrectable block: COPY ABORTED, UNRECOVERED READ ERROR,
+            // segment 1 (SPC §5.17.7.4 b), segment pointer SD = 0 at the source's CSCD descriptor (f)
+            assertCopyAborted(run(t, A, 1, xcopy(16 + 64 + 56), list(12, 0, cscds, segment(1, 0, 1, 0, 0),
+                    segment(1, 0, 1, 7, 1))), 0x11, 0x00, 1, 0x800030);
+            assertThat(run(t, A, 1, ten(READ_10, 0, 0, 1), null).data()).isEqualTo(data);
+            assertThat(run(t, A, 1, rcr(0x00, 12, 64), null).assertGood().data())
+                    .isEqualTo(cdb(0, 0, 0, 8, 0x02, 0, 1, 0x00, 0, 0, 0x02, 0x00));
+        } finally {
+            ram.close();
+            other.close();
+        }
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] c = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, c, a.length, b.length);
+        return c;
     }
 
     @Test

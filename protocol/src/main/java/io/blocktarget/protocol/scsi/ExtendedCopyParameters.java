@@ -22,6 +22,8 @@ public record ExtendedCopyParameters(int listIdentifier, int listIdUsage, List<C
     public static final int IDENTIFICATION_CSCD = 0xE4;
     public static final int BLOCK_TO_BLOCK = 0x02;
     public static final int LIST_ID_NOT_HELD = 0b11;
+    /** The largest CSCD descriptor ID that indexes the CSCD descriptor list (SPC §6.4.6.1, Table 148). */
+    public static final int MAXIMUM_CSCD_DESCRIPTOR_ID = 0x07FF;
 
     /** What the copy manager accepts (RECEIVE COPY RESULTS OPERATING PARAMETERS reports the same). */
     public record Limits(int maximumCscds, int maximumSegments, int maximumDescriptorListLength,
@@ -49,11 +51,13 @@ public record ExtendedCopyParameters(int listIdentifier, int listIdUsage, List<C
      *
      * @param offset          byte offset of the descriptor in the parameter list (for field pointers)
      * @param dc              DC: NUMBER OF BLOCKS counts destination blocks
+     * @param source          SOURCE CSCD DESCRIPTOR ID, 0..07FFh; may name no CSCD descriptor of the list
+     * @param destination     DESTINATION CSCD DESCRIPTOR ID, likewise
      * @param blocks          BLOCK DEVICE NUMBER OF BLOCKS
      */
     public record Segment(int offset, boolean dc, int source, int destination, int blocks, long sourceLba,
                           long destinationLba) {
-        /** Field pointer to this segment's SOURCE CSCD DESCRIPTOR ID (+0) or DESTINATION (+2) etc. */
+        /** ILLEGAL REQUEST field pointer at byte {@code relative} of the descriptor (+4: SOURCE CSCD ID). */
         public FieldPointer field(int relative) {
             return FieldPointer.parameter(offset + relative, 7);
         }
@@ -105,8 +109,11 @@ public record ExtendedCopyParameters(int listIdentifier, int listIdUsage, List<C
             if (type != IDENTIFICATION_CSCD) {
                 return invalid(SenseReason.UNSUPPORTED_TARGET_DESCRIPTOR_TYPE_CODE, at, 7);
             }
-            if ((list.getUnsignedByte(base + at + 1) & 0x1F) != Peripheral.DIRECT_ACCESS_BLOCK_DEVICE.deviceType()
-                    || (list.getUnsignedByte(base + at + 1) & 0xC0) != 0) {    // LU ID TYPE 00b, type 00h
+            // Byte 1: LU ID TYPE (7-6), obsolete (5, SPC-3's NUL), PERIPHERAL DEVICE TYPE (4-0). SPC §6.4.5.6:
+            // "The LU ID TYPE field shall be ignored in the Identification Descriptor CSCD descriptor", so a
+            // reserved 10b / 11b is no error here (§6.4.5.1's INVALID FIELD IN PARAMETER LIST for unsupported
+            // LU ID TYPEs is for CSCD descriptors that carry a LU IDENTIFIER); the obsolete bit is ignored too.
+            if ((list.getUnsignedByte(base + at + 1) & 0x1F) != Peripheral.DIRECT_ACCESS_BLOCK_DEVICE.deviceType()) {
                 return invalid(SenseReason.INVALID_FIELD_IN_PARAMETER_LIST, at + 1, 4);
             }
             int codeSet = list.getUnsignedByte(base + at + 4) & 0x0F;
@@ -144,12 +151,17 @@ public record ExtendedCopyParameters(int listIdentifier, int listIdUsage, List<C
             if ((b1 & 0x01) != 0) {                                     // CAT: no residue handling
                 return invalid(SenseReason.INVALID_FIELD_IN_PARAMETER_LIST, at + 1, 0);
             }
+            // CSCD descriptor IDs (SPC §6.4.6.1, Table 148): 0000h-07FFh index the CSCD descriptor list; the
+            // null-LU (C000h/C001h), ROD (F800h) and own-LU (FFFFh) codes are not supported and the rest is
+            // reserved: an invalid parameter, refused before any segment is processed (§5.17.7.3), as Linux
+            // LIO does. An index past the end of the list names no CSCD at all: that is found when the
+            // segment is processed (COPY ABORTED, see the copy manager), so it is not refused here.
             int source = list.getUnsignedShort(base + at + 4);
             int destination = list.getUnsignedShort(base + at + 6);
-            if (source >= cscds.size()) {
+            if (source > MAXIMUM_CSCD_DESCRIPTOR_ID) {
                 return invalid(SenseReason.INVALID_FIELD_IN_PARAMETER_LIST, at + 4, 7);
             }
-            if (destination >= cscds.size()) {
+            if (destination > MAXIMUM_CSCD_DESCRIPTOR_ID) {
                 return invalid(SenseReason.INVALID_FIELD_IN_PARAMETER_LIST, at + 6, 7);
             }
             segments.add(new Segment(at, (b1 & 0x02) != 0, source, destination,

@@ -17,9 +17,13 @@ import java.util.OptionalLong;
  * @param fieldPointer SENSE KEY SPECIFIC field pointer (ILLEGAL REQUEST only)
  * @param progressIndication SENSE KEY SPECIFIC progress indication (SPC-4 §4.5.2.4.4: NOT READY while an
  *                     operation such as SANITIZE runs), 0..65535 = fraction complete × 65536
+ * @param commandSpecificInformation COMMAND-SPECIFIC INFORMATION, a four-byte quantity (SPC-4 §4.5.2.3, §4.5.3),
+ *                     e.g. the segment number of an aborted EXTENDED COPY in its third and fourth bytes
+ * @param segmentPointer SENSE KEY SPECIFIC segment pointer (COPY ABORTED only, SPC-4 §4.5.2.4.5)
  */
 public record SenseData(SenseKey senseKey, int asc, int ascq, OptionalLong information,
-                        Optional<FieldPointer> fieldPointer, OptionalInt progressIndication) {
+                        Optional<FieldPointer> fieldPointer, OptionalInt progressIndication,
+                        OptionalLong commandSpecificInformation, Optional<SegmentPointer> segmentPointer) {
 
     /** Fixed format length: 8-byte header + ADDITIONAL SENSE LENGTH 10 (SPC-4 §4.5.3, Table 45). */
     public static final int FIXED_LENGTH = 18;
@@ -30,14 +34,39 @@ public record SenseData(SenseKey senseKey, int asc, int ascq, OptionalLong infor
         if ((asc & ~0xFF) != 0 || (ascq & ~0xFF) != 0) {
             throw new IllegalArgumentException("ASC/ASCQ out of range");
         }
-        if (fieldPointer.isPresent() && progressIndication.isPresent()
-                || (progressIndication.orElse(0) & ~0xFFFF) != 0) {
+        int sks = (fieldPointer.isPresent() ? 1 : 0) + (progressIndication.isPresent() ? 1 : 0)
+                + (segmentPointer.isPresent() ? 1 : 0);
+        if (sks > 1 || (progressIndication.orElse(0) & ~0xFFFF) != 0) {
             throw new IllegalArgumentException("one sense key specific field, progress 0..65535");
         }
+        if ((commandSpecificInformation.orElse(0) >>> 32) != 0) {
+            throw new IllegalArgumentException("COMMAND-SPECIFIC INFORMATION is a four-byte quantity here");
+        }
+    }
+
+    public SenseData(SenseKey senseKey, int asc, int ascq, OptionalLong information, Optional<FieldPointer> fieldPointer,
+                     OptionalInt progressIndication) {
+        this(senseKey, asc, ascq, information, fieldPointer, progressIndication, OptionalLong.empty(),
+                Optional.empty());
     }
 
     public SenseData(SenseKey senseKey, int asc, int ascq, OptionalLong information, Optional<FieldPointer> fieldPointer) {
         this(senseKey, asc, ascq, information, fieldPointer, OptionalInt.empty());
+    }
+
+    /**
+     * COPY ABORTED {@code reason} for an EXTENDED COPY stopped while processing segment descriptor
+     * {@code segment} (SPC §5.17.7.4 items b, f, g: errors detected during processing of segment
+     * descriptors): the segment number in the third and fourth bytes of COMMAND-SPECIFIC INFORMATION,
+     * {@code pointer} as the sense key specific segment pointer, INFORMATION not valid (no residual:
+     * nothing was written for that segment).
+     */
+    public static SenseData copyAborted(SenseReason reason, int segment, SegmentPointer pointer) {
+        if (reason.senseKey() != SenseKey.COPY_ABORTED || (segment & ~0xFFFF) != 0) {
+            throw new IllegalArgumentException("COPY ABORTED with a 16-bit segment number: " + reason + " " + segment);
+        }
+        return new SenseData(reason.senseKey(), reason.asc(), reason.ascq(), OptionalLong.empty(), Optional.empty(),
+                OptionalInt.empty(), OptionalLong.of(segment), Optional.of(pointer));
     }
 
     /** {@code reason} with a PROGRESS INDICATION of {@code progress} / 65536. */
@@ -51,11 +80,14 @@ public record SenseData(SenseKey senseKey, int asc, int ascq, OptionalLong infor
         if (progressIndication.isPresent()) {
             return 0x80 << 16 | progressIndication.getAsInt(); // SKSV, reserved, PROGRESS INDICATION
         }
+        if (segmentPointer.isPresent()) {
+            return segmentPointer.get().encodeSks();
+        }
         return fieldPointer.map(FieldPointer::encodeSks).orElse(0);
     }
 
     private boolean hasSenseKeySpecific() {
-        return fieldPointer.isPresent() || progressIndication.isPresent();
+        return fieldPointer.isPresent() || progressIndication.isPresent() || segmentPointer.isPresent();
     }
 
     public static SenseData of(SenseReason reason) {
@@ -67,7 +99,8 @@ public record SenseData(SenseKey senseKey, int asc, int ascq, OptionalLong infor
     }
 
     public SenseData withInformation(long value) {
-        return new SenseData(senseKey, asc, ascq, OptionalLong.of(value), fieldPointer, progressIndication);
+        return new SenseData(senseKey, asc, ascq, OptionalLong.of(value), fieldPointer, progressIndication,
+                commandSpecificInformation, segmentPointer);
     }
 
     /** Writes the sense data in descriptor format when {@code descriptorFormat} (D_SENSE = 1), else fixed. */
@@ -88,7 +121,7 @@ public record SenseData(SenseKey senseKey, int asc, int ascq, OptionalLong infor
         out.writeByte(senseKey.code());                                    // 2: FILEMARK/EOM/ILI/SDAT_OVFL = 0, SENSE KEY
         out.writeInt(valid ? (int) information.getAsLong() : 0);           // 3-6: INFORMATION
         out.writeByte(FIXED_LENGTH - 8);                                   // 7: ADDITIONAL SENSE LENGTH
-        out.writeInt(0);                                                   // 8-11: COMMAND-SPECIFIC INFORMATION
+        out.writeInt((int) commandSpecificInformation.orElse(0));          // 8-11: COMMAND-SPECIFIC INFORMATION
         out.writeByte(asc);                                                // 12
         out.writeByte(ascq);                                               // 13
         out.writeByte(0);                                                  // 14: FIELD REPLACEABLE UNIT CODE
@@ -96,11 +129,13 @@ public record SenseData(SenseKey senseKey, int asc, int ascq, OptionalLong infor
     }
 
     /**
-     * Descriptor format (SPC-4 §4.5.2, Table 26) with an Information descriptor (type 00h, §4.5.2.2)
-     * and a Sense key specific descriptor (type 02h, §4.5.2.4) when those are present.
+     * Descriptor format (SPC-4 §4.5.2, Table 26) with an Information descriptor (type 00h, §4.5.2.2),
+     * a Command-specific information descriptor (type 01h, §4.5.2.3) and a Sense key specific
+     * descriptor (type 02h, §4.5.2.4) when those are present, in that order.
      */
     public void encodeDescriptor(ByteBuf out) {
-        int additional = (information.isPresent() ? 12 : 0) + (hasSenseKeySpecific() ? 8 : 0);
+        int additional = (information.isPresent() ? 12 : 0) + (commandSpecificInformation.isPresent() ? 12 : 0)
+                + (hasSenseKeySpecific() ? 8 : 0);
         out.writeByte(RESPONSE_CODE_DESCRIPTOR_CURRENT); // 0
         out.writeByte(senseKey.code());                 // 1
         out.writeByte(asc);                             // 2
@@ -114,6 +149,12 @@ public record SenseData(SenseKey senseKey, int asc, int ascq, OptionalLong infor
             out.writeByte(0x80);                        // VALID = 1 (shall be one, §4.5.2.2)
             out.writeByte(0);
             out.writeLong(information.getAsLong());     // INFORMATION, 8 bytes
+        }
+        if (commandSpecificInformation.isPresent()) {
+            out.writeByte(0x01);                        // DESCRIPTOR TYPE: command-specific information
+            out.writeByte(0x0A);                        // ADDITIONAL LENGTH
+            out.writeShort(0);                          // reserved
+            out.writeLong(commandSpecificInformation.getAsLong()); // a four-byte quantity: first four bytes zero
         }
         if (hasSenseKeySpecific()) {
             out.writeByte(0x02);                        // DESCRIPTOR TYPE: sense key specific

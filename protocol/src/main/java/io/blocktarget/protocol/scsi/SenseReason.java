@@ -98,6 +98,10 @@ public enum SenseReason {
 
     // COPY ABORTED (0Ah): an EXTENDED COPY stopped (SPC-4 §6.4.3)
     COPY_TARGET_DEVICE_NOT_REACHABLE(CHECK_CONDITION, SenseKey.COPY_ABORTED, 0x0D, 0x02),
+    /** A segment's SOURCE / DESTINATION CSCD DESCRIPTOR ID names a CSCD the copy manager cannot reach (§6.4.6.1). */
+    UNREACHABLE_COPY_TARGET(CHECK_CONDITION, SenseKey.COPY_ABORTED, 0x08, 0x04),
+    /** A segment's blocks run past its source's or destination's capacity, found while processing it. */
+    COPY_ABORTED_LBA_OUT_OF_RANGE(CHECK_CONDITION, SenseKey.COPY_ABORTED, 0x21, 0x00),
     COPY_ABORTED_WRITE_PROTECTED(CHECK_CONDITION, SenseKey.COPY_ABORTED, 0x27, 0x00),
     COPY_ABORTED_READ_ERROR(CHECK_CONDITION, SenseKey.COPY_ABORTED, 0x11, 0x00),
     COPY_ABORTED_WRITE_ERROR(CHECK_CONDITION, SenseKey.COPY_ABORTED, 0x0C, 0x00),

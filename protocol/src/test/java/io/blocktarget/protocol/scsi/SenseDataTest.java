@@ -79,6 +79,35 @@ class SenseDataTest {
     }
 
     @Test
+    void copyAbortedCarriesTheSegmentNumberAndASegmentPointer() {
+        // SPC §5.17.7.4: segment number in the third and fourth bytes of COMMAND-SPECIFIC INFORMATION;
+        // segment pointer (SPC-4 §4.5.2.4.5): SKSV | SD (bit 5) | BPV | bit 7 = af, FIELD POINTER 0006h
+        SenseData inSegment = SenseData.copyAborted(SenseReason.UNREACHABLE_COPY_TARGET, 0x0102,
+                SegmentPointer.inSegment(6, 7));
+        assertThat(encode(inSegment::encodeFixed)).isEqualTo(hex("70 00 0a 00000000 0a 00000102 08 04 00 af0006"));
+        assertThat(encode(out -> inSegment.encode(out, true))).isEqualTo(hex("""
+                72 0a 08 04 00 00 00 14
+                01 0a 00 00 00 00 00 00 00 00 01 02
+                02 06 00 00 af 00 06 00
+                """)); // command-specific information descriptor (type 01h, a 4-byte quantity), SKS descriptor
+        // SD = 0, no bit: the first byte of a CSCD descriptor in the parameter list
+        SenseData inList = SenseData.copyAborted(SenseReason.COPY_ABORTED_READ_ERROR, 3,
+                SegmentPointer.inParameterList(48));
+        assertThat(encode(inList::encodeFixed)).isEqualTo(hex("70 00 0a 00000000 0a 00000003 11 00 00 800030"));
+    }
+
+    @Test
+    void copyAbortedIsOnlyForCopyAbortedReasonsAndSixteenBitSegments() {
+        assertThatThrownBy(() -> SenseData.copyAborted(SenseReason.LBA_OUT_OF_RANGE, 0,
+                SegmentPointer.inSegment(20, 7))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> SenseData.copyAborted(SenseReason.UNREACHABLE_COPY_TARGET, 0x10000,
+                SegmentPointer.inSegment(4, 7))).isInstanceOf(IllegalArgumentException.class);
+        SenseData last = SenseData.copyAborted(SenseReason.UNREACHABLE_COPY_TARGET, 0xFFFF,
+                SegmentPointer.inSegment(4, 7));
+        assertThat(encode(last::encodeFixed)).isEqualTo(hex("70 00 0a 00000000 0a 0000ffff 08 04 00 af0004"));
+    }
+
+    @Test
     void requestSenseWithNothingPending() {
         // REQUEST SENSE (SPC-4 §6.39) answers NO SENSE / NO ADDITIONAL SENSE INFORMATION in the format DESC asks
         SenseData none = SenseData.of(SenseReason.NO_SENSE);
