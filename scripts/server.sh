@@ -24,7 +24,8 @@ bt_ensure_jar() {
   if [ ! -f "$BT_JAR" ]; then
     why="first use"
   else
-    changed=$(bt_newer_source)
+    # || true: find stops with SIGPIPE once head has its line, which pipefail + set -e would make fatal
+    changed=$(bt_newer_source || true)
     [ -n "$changed" ] || return 0
     why="${changed#"$ROOT"/} is newer than the jar (git pull?)"
   fi

@@ -125,6 +125,41 @@ class DistIT {
         }
     }
 
+    /**
+     * The checkout launcher's build-on-first-use (scripts/server.sh, bt_ensure_jar, with Maven replaced by
+     * {@code true}) in a scratch tree: one stderr line saying why it builds, nothing when the jar is newest.
+     */
+    @Test
+    void checkoutLauncherSaysInOneLineWhyItBuilds() throws Exception {
+        Path root = Files.createDirectories(tmp.resolve("checkout"));
+        Files.writeString(root.resolve("pom.xml"), "<project/>");
+        Path source = Files.createDirectories(root.resolve("protocol/src/main/java")).resolve("Pdu.java");
+        Files.writeString(source, "class Pdu {}");
+        Path jar = Files.createDirectories(root.resolve("target-server/target")).resolve("blocktarget.jar");
+        java.nio.file.attribute.FileTime old = java.nio.file.attribute.FileTime.fromMillis(1_000_000_000_000L);
+        Files.setLastModifiedTime(root.resolve("pom.xml"), old);
+
+        Files.setLastModifiedTime(source, old);
+        assertThat(ensureJar(root).err).containsExactly("blocktarget: building the server, first use; log: target/build.log");
+
+        Files.writeString(jar, "jar");   // now newer than every source
+        assertThat(ensureJar(root).err).isEmpty();
+
+        // git pull: a source newer than the jar
+        Files.setLastModifiedTime(jar, old);
+        Files.setLastModifiedTime(source, java.nio.file.attribute.FileTime.fromMillis(old.toMillis() + 60_000));
+        assertThat(ensureJar(root).err).containsExactly("blocktarget: building the server, "
+                + "protocol/src/main/java/Pdu.java is newer than the jar (git pull?); log: target/build.log");
+    }
+
+    private static Result ensureJar(Path root) throws Exception {
+        Result r = run(new ProcessBuilder("bash", "-c",
+                "set -euo pipefail; ROOT=$1; MVN=true; source \"$2\"; bt_ensure_jar", "_",
+                root.toString(), ServerProcess.REPO.resolve("scripts/server.sh").toString()));
+        assertThat(r.exit).as(r.all()).isZero();
+        return r;
+    }
+
     private record Result(int exit, List<String> out, List<String> err) {
         String all() {
             return "stdout:\n" + String.join("\n", out) + "\nstderr:\n" + String.join("\n", err);
