@@ -14,10 +14,11 @@ import java.util.List;
  *
  * <p>Netty reports a leak only when the garbage collector has found an unreleased ByteBuf and a later
  * allocation polls for it, and then only as an ERROR log line that a passing test never shows. So after each
- * test this forces a collection, makes the allocations that poll, and turns every LEAK report collected by
- * {@link LeakReports}' detectors (level PARANOID: every buffer tracked, with its access records) into a
- * failure of that test. After each class once more, for leaks of the class's own background threads (event
- * loops shut down in {@code @AfterAll}). Where Netty is not on the test classpath (config) it does nothing.
+ * test that tracked a buffer this forces a collection, makes the allocations that poll, and turns every LEAK
+ * report collected by {@link LeakReports}' detectors (level PARANOID: every buffer tracked, with its access
+ * records) into a failure of that test. After each class always, for leaks of the class's own background
+ * threads (event loops shut down in {@code @AfterAll}). Where Netty is not on the test classpath (config) it
+ * does nothing.
  */
 public final class NettyLeakExtension implements BeforeAllCallback, AfterEachCallback, AfterAllCallback {
     private static final boolean NETTY = isPresent("io.netty.util.ResourceLeakDetectorFactory");
@@ -36,7 +37,7 @@ public final class NettyLeakExtension implements BeforeAllCallback, AfterEachCal
         if (NETTY) {
             LeakReports.verifyInstalled();
             // leaks of whatever ran before (another class, the engine) are not this class's
-            LeakReports.flush();
+            LeakReports.flush(false);
             LeakReports.drain();
         }
     }
@@ -44,20 +45,20 @@ public final class NettyLeakExtension implements BeforeAllCallback, AfterEachCal
     @Override
     public void afterEach(ExtensionContext context) {
         if (EACH_TEST) {
-            check(context);
+            check(context, false);
         }
     }
 
     @Override
     public void afterAll(ExtensionContext context) {
-        check(context);
+        check(context, true);
     }
 
-    private static void check(ExtensionContext context) {
+    private static void check(ExtensionContext context, boolean always) {
         if (!NETTY) {
             return;
         }
-        LeakReports.flush();
+        LeakReports.flush(always);
         List<String> leaks = LeakReports.drain();
         if (!leaks.isEmpty()) {
             throw new AssertionError(leaks.size() + " Netty LEAK report(s) after " + context.getDisplayName()
