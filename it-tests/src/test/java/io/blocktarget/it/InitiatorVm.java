@@ -97,6 +97,19 @@ final class InitiatorVm implements AutoCloseable {
         return result;
     }
 
+    /**
+     * Boots the guest and returns at once: run.sh streams the guest script's output to its stdout, so the test reads
+     * it line by line ({@link ServerProcess#awaitLine}) and acts on the server while the guest runs (the host side of
+     * an interactive check). {@code env} entries are {@code K=V}. No boot retry here: the caller sees run.sh's code.
+     */
+    ServerProcess startGuest(Path guestScript, List<String> env, String kernel, Duration timeout) throws IOException {
+        List<String> cmd = new ArrayList<>(List.of(VM_DIR.resolve("run.sh").toString(),
+                "--netns", namespace, "--kernel", kernel, "--timeout", Long.toString(timeout.toSeconds())));
+        env.forEach(e -> cmd.addAll(List.of("--env", e)));
+        cmd.add(guestScript.toAbsolutePath().toString());
+        return ServerProcess.exec(cmd, Map.of());
+    }
+
     @Override
     public void close() throws IOException, InterruptedException {
         run(List.of(VM_DIR.resolve("netns.sh").toString(), "down", namespace), Duration.ofSeconds(30));

@@ -142,6 +142,7 @@ final class ServerProcess implements AutoCloseable {
     @Override
     public void close() throws InterruptedException {
         if (process.isAlive()) {
+            process.descendants().forEach(ProcessHandle::destroyForcibly); // a guest's qemu under run.sh
             process.destroyForcibly();
             process.waitFor(10, TimeUnit.SECONDS);
         }
