@@ -9,7 +9,6 @@ import io.blocktarget.config.ConfigLoader;
 import io.blocktarget.config.ConfigProblem;
 import io.blocktarget.config.LunConfig;
 import io.blocktarget.config.ServerConfig;
-import io.blocktarget.nvme.NamespaceSpec;
 import io.blocktarget.nvme.NvmeSubsystems;
 import io.blocktarget.scsi.LogicalUnitSpec;
 import io.blocktarget.scsi.ScsiTarget;
@@ -358,11 +357,10 @@ final class Registry implements ControlPlane {
         for (LunConfig c : toOpen) {
             Lun lun = opened.get(c.name());
             next.put(c.name(), lun);
-            c.iscsi().ifPresent(e -> attachByTarget.computeIfAbsent(e.target(), t -> new ArrayList<>())
-                    .add(new LogicalUnitSpec(e.target(), e.lun(), lun.name(), lun.device(), lun.state())));
+            lun.logicalUnit().ifPresent(spec -> attachByTarget.computeIfAbsent(spec.targetName(),
+                    t -> new ArrayList<>()).add(spec));
             if (nvme != null) {
-                c.nvme().ifPresent(e -> nvme.attachNamespace(new NamespaceSpec(e.subsystem(), e.nsid(), lun.name(),
-                        lun.device(), lun.state()), Set.copyOf(c.access().hosts())));
+                lun.namespace().ifPresent(spec -> nvme.attachNamespace(spec, Set.copyOf(c.access().hosts())));
             }
         }
         java.util.Set<String> touched = new java.util.LinkedHashSet<>(detachByTarget.keySet());

@@ -202,8 +202,8 @@ public final class TargetServer {
         List<LogicalUnitSpec> units = new ArrayList<>();
         List<NamespaceSpec> namespaces = new ArrayList<>();
         for (Lun lun : luns) {
-            lun.config().iscsi().ifPresent(e -> units.add(new LogicalUnitSpec(e.target(), e.lun(), lun.name(), lun.device(), lun.state())));
-            lun.config().nvme().ifPresent(e -> namespaces.add(new NamespaceSpec(e.subsystem(), e.nsid(), lun.name(), lun.device(), lun.state(), e.uuid())));
+            lun.logicalUnit().ifPresent(units::add);
+            lun.namespace().ifPresent(namespaces::add);
         }
         IscsiSettings iscsiSettings = IscsiSettings.defaults()
                 .withPortals(server.iscsiPort() == 0 ? List.of() : List.of(new Portal(Portal.Service.ISCSI, bind, server.iscsiPort()).address()))
