@@ -77,13 +77,6 @@ final class ControlApi {
         Router router = Router.router(vertx);
         // The body is read before the token check: a request answered 401 with its body unread would leave the
         // paused request holding the keep-alive connection, and the client's next request on it would hang.
-        // One request per connection: with keep-alive, about one request in a few hundred on a reused connection
-        // was never answered (reproduced with Vert.x 5.0.7's client, GET and POST alternating; not with a connection
-        // per request, 0 of 3000 lost). The control API is a few requests per minute: a connect each costs nothing.
-        router.route().handler(ctx -> {
-            ctx.response().putHeader(HttpHeaders.CONNECTION, "close");
-            ctx.next();
-        });
         router.route().handler(BodyHandler.create(false).setBodyLimit(MAX_BODY_BYTES));
         token.ifPresent(t -> router.route().handler(bearer(t)));
         router.get("/openapi.json").handler(ctx -> ctx.response()

@@ -397,7 +397,10 @@ class ControlApiTest {
     @Test
     void repeatedChangeWithTheSameKeyIsAppliedOnce() throws Exception {
         start(Optional.empty());
-        io.vertx.core.http.HttpClient http = fixture.vertx.createHttpClient();
+        // a connection per request: Vert.x 5.0.7's client lost about one request in a few hundred on a reused
+        // connection of this socket (see ControlClient)
+        io.vertx.core.http.HttpClient http = fixture.vertx.createHttpClient(
+                new io.vertx.core.http.HttpClientOptions().setKeepAlive(false));
         try {
             List<String> answers = new ArrayList<>();
             for (int i = 0; i < 2; i++) {
