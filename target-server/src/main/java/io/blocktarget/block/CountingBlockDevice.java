@@ -11,13 +11,12 @@ import java.util.Objects;
  * Per operation: one {@code nanoTime} at submission and one at completion, a few {@code LongAdder} adds, and the
  * completion wrapper.
  */
-public final class CountingBlockDevice implements BlockDevice {
-    private final BlockDevice delegate;
+public final class CountingBlockDevice extends ForwardingBlockDevice {
     private final LunStats stats;
     private boolean released; // guarded by this; close() may be called more than once
 
     private CountingBlockDevice(BlockDevice delegate, LunStats stats) {
-        this.delegate = delegate;
+        super(delegate);
         this.stats = stats;
     }
 
@@ -27,33 +26,8 @@ public final class CountingBlockDevice implements BlockDevice {
         return new CountingBlockDevice(device, LunStats.acquire(device.name()));
     }
 
-    /** The backend itself (for what only a backend knows, such as the memory a RAM disk holds). */
-    public BlockDevice delegate() {
-        return delegate;
-    }
-
     public LunStats stats() {
         return stats;
-    }
-
-    @Override
-    public String name() {
-        return delegate.name();
-    }
-
-    @Override
-    public BlockGeometry geometry() {
-        return delegate.geometry();
-    }
-
-    @Override
-    public boolean readOnly() {
-        return delegate.readOnly();
-    }
-
-    @Override
-    public boolean volatileWriteCache() {
-        return delegate.volatileWriteCache();
     }
 
     @Override
@@ -104,21 +78,6 @@ public final class CountingBlockDevice implements BlockDevice {
     }
 
     /** Closes the backend and gives up this device's hold on the LUN's stats (once, however often called). */
-    @Override
-    public java.util.Optional<UncorrectableBlocks> uncorrectableBlocks() {
-        return delegate.uncorrectableBlocks();
-    }
-
-    @Override
-    public void resize(long newBlockCount, IoCallback<Void> callback) {
-        delegate.resize(newBlockCount, callback);
-    }
-
-    @Override
-    public long allocatedBytes() {
-        return delegate.allocatedBytes();
-    }
-
     @Override
     public void close() {
         try {

@@ -3,7 +3,6 @@ package io.blocktarget.block;
 import io.netty.buffer.ByteBuf;
 
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -13,12 +12,11 @@ import java.util.Optional;
  * Both command sets see the same state because it lives on the device. While no block is marked every operation
  * goes straight to the backend: one volatile read, no allocation.
  */
-public final class UncorrectableBlockDevice implements BlockDevice {
-    private final BlockDevice backend;
+public final class UncorrectableBlockDevice extends ForwardingBlockDevice {
     private final UncorrectableBlocks blocks = new UncorrectableBlocks();
 
     private UncorrectableBlockDevice(BlockDevice backend) {
-        this.backend = Objects.requireNonNull(backend, "backend");
+        super(backend);
     }
 
     /** {@code device} with an uncorrectable-block set (itself when it already has one). */
@@ -32,26 +30,6 @@ public final class UncorrectableBlockDevice implements BlockDevice {
     }
 
     @Override
-    public String name() {
-        return backend.name();
-    }
-
-    @Override
-    public BlockGeometry geometry() {
-        return backend.geometry();
-    }
-
-    @Override
-    public boolean readOnly() {
-        return backend.readOnly();
-    }
-
-    @Override
-    public boolean volatileWriteCache() {
-        return backend.volatileWriteCache();
-    }
-
-    @Override
     public void read(long lba, int blockCount, IoCallback<ByteBuf> callback) {
         if (!blocks.isEmpty()) {
             long bad = blocks.firstIn(lba, blockCount);
@@ -62,31 +40,26 @@ public final class UncorrectableBlockDevice implements BlockDevice {
                 return;
             }
         }
-        backend.read(lba, blockCount, callback);
+        delegate.read(lba, blockCount, callback);
     }
 
     @Override
     public void write(long lba, ByteBuf data, boolean fua, IoCallback<Void> callback) {
         if (blocks.isEmpty()) {
-            backend.write(lba, data, fua, callback);
+            delegate.write(lba, data, fua, callback);
             return;
         }
         long count = data.readableBytes() >>> geometry().logicalBlockShift();
-        backend.write(lba, data, fua, clearing(lba, count, callback));
-    }
-
-    @Override
-    public void flush(IoCallback<Void> callback) {
-        backend.flush(callback);
+        delegate.write(lba, data, fua, clearing(lba, count, callback));
     }
 
     @Override
     public void unmap(List<BlockRange> ranges, IoCallback<Void> callback) {
         if (blocks.isEmpty()) {
-            backend.unmap(ranges, callback);
+            delegate.unmap(ranges, callback);
             return;
         }
-        backend.unmap(ranges, (result, failure) -> {
+        delegate.unmap(ranges, (result, failure) -> {
             if (failure == null) {
                 ranges.forEach(r -> blocks.clear(r.lba(), r.count()));
             }
@@ -97,10 +70,10 @@ public final class UncorrectableBlockDevice implements BlockDevice {
     @Override
     public void writeZeroes(long lba, long blockCount, IoCallback<Void> callback) {
         if (blocks.isEmpty()) {
-            backend.writeZeroes(lba, blockCount, callback);
+            delegate.writeZeroes(lba, blockCount, callback);
             return;
         }
-        backend.writeZeroes(lba, blockCount, clearing(lba, blockCount, callback));
+        delegate.writeZeroes(lba, blockCount, clearing(lba, blockCount, callback));
     }
 
     private IoCallback<Void> clearing(long lba, long count, IoCallback<Void> callback) {
@@ -113,22 +86,7 @@ public final class UncorrectableBlockDevice implements BlockDevice {
     }
 
     @Override
-    public void resize(long newBlockCount, IoCallback<Void> callback) {
-        backend.resize(newBlockCount, callback);
-    }
-
-    @Override
-    public long allocatedBytes() {
-        return backend.allocatedBytes();
-    }
-
-    @Override
-    public void close() {
-        backend.close();
-    }
-
-    @Override
     public String toString() {
-        return backend.toString();
+        return delegate.toString();
     }
 }

@@ -1,0 +1,96 @@
+package io.blocktarget.block;
+
+import io.netty.buffer.ByteBuf;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A {@link BlockDevice} that passes every operation to the device it wraps. Decorators (per-LUN counting,
+ * uncorrectable blocks, test devices) extend it and override only what they change, so an SPI method added later
+ * (as {@link #resize}, {@link #allocatedBytes} and {@link #uncorrectableBlocks} were) reaches the backend through
+ * every decorator instead of falling to the interface's default.
+ */
+public abstract class ForwardingBlockDevice implements BlockDevice {
+    protected final BlockDevice delegate;
+
+    protected ForwardingBlockDevice(BlockDevice delegate) {
+        this.delegate = Objects.requireNonNull(delegate, "delegate");
+    }
+
+    /** The device this one wraps. */
+    public BlockDevice delegate() {
+        return delegate;
+    }
+
+    @Override
+    public String name() {
+        return delegate.name();
+    }
+
+    @Override
+    public BlockGeometry geometry() {
+        return delegate.geometry();
+    }
+
+    @Override
+    public boolean readOnly() {
+        return delegate.readOnly();
+    }
+
+    @Override
+    public boolean volatileWriteCache() {
+        return delegate.volatileWriteCache();
+    }
+
+    @Override
+    public void read(long lba, int blockCount, IoCallback<ByteBuf> callback) {
+        delegate.read(lba, blockCount, callback);
+    }
+
+    @Override
+    public void write(long lba, ByteBuf data, boolean fua, IoCallback<Void> callback) {
+        delegate.write(lba, data, fua, callback);
+    }
+
+    @Override
+    public void flush(IoCallback<Void> callback) {
+        delegate.flush(callback);
+    }
+
+    @Override
+    public void unmap(List<BlockRange> ranges, IoCallback<Void> callback) {
+        delegate.unmap(ranges, callback);
+    }
+
+    @Override
+    public void writeZeroes(long lba, long blockCount, IoCallback<Void> callback) {
+        delegate.writeZeroes(lba, blockCount, callback);
+    }
+
+    @Override
+    public Optional<UncorrectableBlocks> uncorrectableBlocks() {
+        return delegate.uncorrectableBlocks();
+    }
+
+    @Override
+    public void resize(long newBlockCount, IoCallback<Void> callback) {
+        delegate.resize(newBlockCount, callback);
+    }
+
+    @Override
+    public long allocatedBytes() {
+        return delegate.allocatedBytes();
+    }
+
+    @Override
+    public void close() {
+        delegate.close();
+    }
+
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + "[" + delegate + "]";
+    }
+}
