@@ -187,7 +187,7 @@ public final class ConfigLoader {
         LunConfig lun = result.lun().get();
         if (configDir.isEmpty()) {
             lun = new LunConfig(lun.name(), null, lun.backend(), lun.size(), lun.logicalBlockSize(),
-                    lun.physicalBlockSize(), lun.iscsi(), lun.nvme(), lun.readOnly(), lun.file(), lun.access());
+                    lun.physicalBlockSize(), lun.iscsi(), lun.nvme(), lun.readOnly(), lun.file(), lun.access(), lun.features());
         }
         return lun;
     }
@@ -216,7 +216,7 @@ public final class ConfigLoader {
                     + allowed)));
         }
         return new LunConfig(lun.name(), lun.source(), lun.backend(), bytes, lun.logicalBlockSize(),
-                lun.physicalBlockSize(), lun.iscsi(), lun.nvme(), lun.readOnly(), lun.file(), lun.access());
+                lun.physicalBlockSize(), lun.iscsi(), lun.nvme(), lun.readOnly(), lun.file(), lun.access(), lun.features());
     }
 
     /** Half of physical memory (of the container's limit, where the JVM sees one). */

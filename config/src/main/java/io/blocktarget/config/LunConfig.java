@@ -19,6 +19,7 @@ import java.util.Optional;
  * @param readOnly          writes are refused (DATA PROTECT / Namespace Is Write Protected)
  * @param file              present exactly when {@code backend == FILE}
  * @param access            CHAP and allowed NVMe hosts; {@link AccessConfig#OPEN} without an {@code access:} map
+ * @param features          knobs, atomic and zoned sections; {@link LunFeatures#NONE} when the file has none
  */
 public record LunConfig(
         String name,
@@ -31,7 +32,8 @@ public record LunConfig(
         Optional<NvmeExport> nvme,
         boolean readOnly,
         Optional<FileBackendConfig> file,
-        AccessConfig access) {
+        AccessConfig access,
+        LunFeatures features) {
 
     public LunConfig {
         Objects.requireNonNull(name, "name");
@@ -40,6 +42,15 @@ public record LunConfig(
         Objects.requireNonNull(nvme, "nvme");
         Objects.requireNonNull(file, "file");
         Objects.requireNonNull(access, "access");
+        Objects.requireNonNull(features, "features");
+    }
+
+    /** A LUN without round-2 sections ({@link LunFeatures#NONE}). */
+    public LunConfig(String name, Path source, BackendKind backend, long size, int logicalBlockSize,
+                     int physicalBlockSize, Optional<IscsiExport> iscsi, Optional<NvmeExport> nvme, boolean readOnly,
+                     Optional<FileBackendConfig> file, AccessConfig access) {
+        this(name, source, backend, size, logicalBlockSize, physicalBlockSize, iscsi, nvme, readOnly, file, access,
+                LunFeatures.NONE);
     }
 
     /** Number of logical blocks. */

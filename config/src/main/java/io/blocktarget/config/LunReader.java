@@ -106,12 +106,15 @@ final class LunReader {
         AccessReader.Access access = AccessReader.read(map, configDir, exports, problems.count() == beforeExports,
                 problems);
 
+        // Round-2 sections (LunFeatures): one reader each.
+        LunFeatures features = LunFeatures.NONE;
+
         if (problems.count() > before) {
             return new Result(Optional.empty(), exports.claims(), access.claims(), access.warnings());
         }
         LunConfig lun = new LunConfig(name, problems.file(), backend.orElseThrow(), size.orElseThrow(),
                 logical.orElseThrow().intValue(), physical.orElseThrow().intValue(), exports.iscsi(), exports.nvme(),
-                readOnly, file, access.config().orElseThrow());
+                readOnly, file, access.config().orElseThrow(), features);
         return new Result(Optional.of(lun), exports.claims(), access.claims(), access.warnings());
     }
 

@@ -134,9 +134,9 @@ public final class InMemoryControlPlane implements ControlPlane {
 
     private static boolean sameButSize(LunConfig a, LunConfig b) {
         return Objects.equals(new LunConfig(a.name(), a.source(), a.backend(), 0, a.logicalBlockSize(),
-                a.physicalBlockSize(), a.iscsi(), a.nvme(), a.readOnly(), a.file(), a.access()),
+                a.physicalBlockSize(), a.iscsi(), a.nvme(), a.readOnly(), a.file(), a.access(), a.features()),
                 new LunConfig(b.name(), b.source(), b.backend(), 0, b.logicalBlockSize(), b.physicalBlockSize(),
-                        b.iscsi(), b.nvme(), b.readOnly(), b.file(), b.access()));
+                        b.iscsi(), b.nvme(), b.readOnly(), b.file(), b.access(), b.features()));
     }
 
     @Override

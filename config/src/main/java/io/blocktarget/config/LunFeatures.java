@@ -1,0 +1,36 @@
+package io.blocktarget.config;
+
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The round-2 sections of a LUN file (DESIGN.md §10), kept apart from the geometry and exports of {@link LunConfig}
+ * so that each section is one record with its own reader. {@link #NONE} is what a file without any of them means:
+ * today's behaviour.
+ *
+ * @param knobs  advertised knobs ({@code commands:}, limits, identity); {@link DeviceKnobs#DEFAULTS} when absent
+ * @param atomic {@code atomic:}; empty = no atomicity beyond one logical block
+ * @param zoned  {@code zoned:}; empty = a conventional (not zoned) device
+ */
+public record LunFeatures(DeviceKnobs knobs, Optional<AtomicConfig> atomic, Optional<ZonedConfig> zoned) {
+
+    public static final LunFeatures NONE = new LunFeatures(DeviceKnobs.DEFAULTS, Optional.empty(), Optional.empty());
+
+    public LunFeatures {
+        Objects.requireNonNull(knobs, "knobs");
+        Objects.requireNonNull(atomic, "atomic");
+        Objects.requireNonNull(zoned, "zoned");
+    }
+
+    public LunFeatures withKnobs(DeviceKnobs value) {
+        return new LunFeatures(value, atomic, zoned);
+    }
+
+    public LunFeatures withAtomic(Optional<AtomicConfig> value) {
+        return new LunFeatures(knobs, value, zoned);
+    }
+
+    public LunFeatures withZoned(Optional<ZonedConfig> value) {
+        return new LunFeatures(knobs, atomic, value);
+    }
+}
