@@ -25,7 +25,8 @@ import org.snakeyaml.engine.v2.nodes.SequenceNode;
  * appear in a problem or warning.
  */
 final class AccessReader {
-    static final List<String> KEYS = List.of("chap", "hosts");
+    static final List<String> KEYS = List.of("chap", "hosts", "initiators", "dhchap");
+    static final List<String> DHCHAP_KEYS = List.of("host-secret-file", "ctrl-secret-file");
     static final List<String> CHAP_KEYS = List.of("user", "secret-file", "mutual-user", "mutual-secret-file");
 
     /** RFC 7143 §6.1: text values are at most 255 bytes; open-iscsi keeps CHAP names and secrets in 256-byte buffers. */
@@ -40,6 +41,8 @@ final class AccessReader {
             + " random bits needs IPsec; open-iscsi's node.session.auth.password holds at most 255 bytes)";
     static final String HOSTS_ALLOWED = "a list of host NQNs, e.g. [nqn.2014-08.org.nvmexpress:uuid:UUID] as in"
             + " /etc/nvme/hostnqn; leave hosts out to admit any host";
+    static final String INITIATORS_ALLOWED = "a list of iSCSI initiator names, e.g. [iqn.2004-10.com.ubuntu:01:abc] as"
+            + " in /etc/iscsi/initiatorname.iscsi; leave initiators out to admit any initiator";
     private static final String PAIR_ALLOWED = "both mutual-user and mutual-secret-file (mutual CHAP) or neither"
             + " (one-way CHAP)";
 
@@ -60,6 +63,7 @@ final class AccessReader {
         return text;
     });
     private static final ValueType<String> SECRET_PATH = ValueType.path(SECRET_ALLOWED);
+    private static final ValueType<String> DHCHAP_PATH = ValueType.path(DhchapSecret.ALLOWED);
 
     /**
      * What the {@code access:} map yields.
@@ -88,6 +92,8 @@ final class AccessReader {
                 .flatMap(node -> YamlMap.of(node, "access", KEYS, "an access map", problems));
         Optional<ChapConfig> chap = Optional.empty();
         List<String> hosts = List.of();
+        List<String> initiators = List.of();
+        Optional<DhchapConfig> dhchap = Optional.empty();
         if (access.isPresent()) {
             YamlMap map = access.get();
             if (map.has("chap")) {
@@ -104,11 +110,25 @@ final class AccessReader {
                             + " this LUN has export.nvme: false");
                 }
             }
+            if (map.has("initiators")) {
+                initiators = names(map, "initiators", INITIATORS_ALLOWED, Names::iqn, problems);
+                if (exportsOk && exports.iscsi().isEmpty()) {
+                    problems.add(map.line("initiators"), "access.initiators", "only allowed for a LUN exported over"
+                            + " iSCSI; this LUN has export.iscsi: false");
+                }
+            }
+            if (map.has("dhchap")) {
+                dhchap = dhchap(map, configDir, problems, warnings);
+                if (exportsOk && exports.nvme().isEmpty()) {
+                    problems.add(map.line("dhchap"), "access.dhchap", "only allowed for a LUN exported over NVMe/TCP;"
+                            + " this LUN has export.nvme: false");
+                }
+            }
         }
         if (problems.count() > before) {
             return new Access(Optional.empty(), List.of(), warnings);
         }
-        AccessConfig config = new AccessConfig(chap, hosts);
+        AccessConfig config = new AccessConfig(chap, hosts, initiators, dhchap);
         return new Access(Optional.of(config), claims(lun, access, exports, config, problems), warnings);
     }
 
@@ -122,6 +142,8 @@ final class AccessReader {
         lun.nvme().ifPresent(e -> claims.add(new AccessClaim("NVMe subsystem " + e.subsystem(), "access.hosts", file,
                 0, Set.copyOf(config.hosts()),
                 config.hosts().isEmpty() ? "no hosts list (any host)" : "hosts " + config.hosts())));
+        lun.iscsi().ifPresent(e -> claims.add(initiatorsClaim(e, config, file, 0)));
+        lun.nvme().ifPresent(e -> claims.add(dhchapClaim(e, config, file, 0)));
         return claims;
     }
 
@@ -134,7 +156,24 @@ final class AccessReader {
         exports.nvme().ifPresent(e -> claims.add(new AccessClaim("NVMe subsystem " + e.subsystem(), "access.hosts",
                 problems.file(), line(lun, access, "hosts"), Set.copyOf(config.hosts()),
                 config.hosts().isEmpty() ? "no hosts list (any host)" : "hosts " + config.hosts())));
+        exports.iscsi().ifPresent(e -> claims.add(initiatorsClaim(e, config, problems.file(),
+                line(lun, access, "initiators"))));
+        exports.nvme().ifPresent(e -> claims.add(dhchapClaim(e, config, problems.file(), line(lun, access, "dhchap"))));
         return claims;
+    }
+
+    /** The initiator list belongs to the target (RFC 7143 §11.13.5 0202 is about the target), like CHAP. */
+    private static AccessClaim initiatorsClaim(IscsiExport e, AccessConfig config, Path file, int line) {
+        return new AccessClaim("iSCSI target " + e.target(), "access.initiators", file, line,
+                Set.copyOf(config.initiators()), config.initiators().isEmpty() ? "no initiators list (any initiator)"
+                : "initiators " + config.initiators());
+    }
+
+    /** DH-HMAC-CHAP keys belong to the subsystem: one controller authenticates for all its namespaces. */
+    private static AccessClaim dhchapClaim(NvmeExport e, AccessConfig config, Path file, int line) {
+        return new AccessClaim("NVMe subsystem " + e.subsystem(), "access.dhchap", file, line,
+                config.dhchap().map(DhchapConfig::credentials), config.dhchap()
+                .map(d -> d.bidirectional() ? "bidirectional DH-HMAC-CHAP" : "DH-HMAC-CHAP").orElse("no dhchap"));
     }
 
     private static int line(YamlMap lun, Optional<YamlMap> access, String key) {
@@ -143,7 +182,13 @@ final class AccessReader {
     }
 
     private static Optional<ChapConfig> chap(YamlMap access, Path configDir, Problems problems, List<String> warnings) {
-        Optional<YamlMap> parsed = YamlMap.of(access.node("chap").orElseThrow(), "access.chap", CHAP_KEYS,
+        return chap(access, "chap", configDir, problems, warnings);
+    }
+
+    /** The CHAP map under {@code key} of {@code parent}: {@code access.chap}, or {@code discovery-chap} server-wide. */
+    static Optional<ChapConfig> chap(YamlMap parent, String key, Path configDir, Problems problems,
+                                     List<String> warnings) {
+        Optional<YamlMap> parsed = YamlMap.of(parent.node(key).orElseThrow(), parent.keyPath(key), CHAP_KEYS,
                 "a CHAP map", problems);
         if (parsed.isEmpty()) {
             return Optional.empty();
@@ -184,25 +229,26 @@ final class AccessReader {
      */
     private static Optional<String> secret(YamlMap chap, String key, Path configDir, Problems problems,
                                            List<String> warnings, boolean required) {
-        Optional<String> given = required ? chap.required(key, SECRET_PATH) : chap.value(key, SECRET_PATH);
+        Optional<String> given = required ? chap.required(key, pathType(chap, key)) : chap.value(key, pathType(chap, key));
         if (given.isEmpty()) {
             return Optional.empty();
         }
         String shown = given.get();
+        String allowedText = chap.keyPath(key).startsWith("access.dhchap.") ? DhchapSecret.ALLOWED : SECRET_ALLOWED;
         Path file = resolve(configDir, shown);
         if (!Files.exists(file)) {
-            chap.problem(key, shown + " does not exist (" + file + "); allowed: " + SECRET_ALLOWED);
+            chap.problem(key, shown + " does not exist (" + file + "); allowed: " + allowedText);
             return Optional.empty();
         }
         if (!Files.isRegularFile(file)) {
-            chap.problem(key, shown + " is not a regular file; allowed: " + SECRET_ALLOWED);
+            chap.problem(key, shown + " is not a regular file; allowed: " + allowedText);
             return Optional.empty();
         }
         byte[] bytes;
         try {
             bytes = Files.readAllBytes(file);
         } catch (IOException | RuntimeException e) {
-            chap.problem(key, shown + " cannot be read: " + YamlSource.describe(e) + "; allowed: " + SECRET_ALLOWED);
+            chap.problem(key, shown + " cannot be read: " + YamlSource.describe(e) + "; allowed: " + allowedText);
             return Optional.empty();
         }
         int length = bytes.length;
@@ -211,6 +257,9 @@ final class AccessReader {
             if (length > 0 && bytes[length - 1] == '\r') {
                 length--;
             }
+        }
+        if (chap.keyPath(key).startsWith("access.dhchap.")) {
+            return dhchapText(chap, key, shown, bytes, length);
         }
         if (length < MIN_SECRET_BYTES || length > MAX_CHAP_BYTES) {
             chap.problem(key, shown + " holds " + length + (length == 1 ? " byte" : " bytes")
@@ -239,6 +288,51 @@ final class AccessReader {
         return Optional.of(secret);
     }
 
+    private static ValueType<String> pathType(YamlMap map, String key) {
+        return map.keyPath(key).startsWith("access.dhchap.") ? DHCHAP_PATH : SECRET_PATH;
+    }
+
+    /** A DH-HMAC-CHAP secret file: the representation's text (checked by the caller), never quoted in a problem. */
+    private static Optional<String> dhchapText(YamlMap map, String key, String shown, byte[] bytes, int length) {
+        String text = new String(bytes, 0, length, StandardCharsets.US_ASCII);
+        try {
+            DhchapSecret.parse(text);
+        } catch (IllegalArgumentException e) {
+            map.problem(key, shown + " " + e.getMessage() + "; allowed: " + DhchapSecret.ALLOWED);
+            return Optional.empty();
+        } finally {
+            java.util.Arrays.fill(bytes, (byte) 0);
+        }
+        return Optional.of(text);
+    }
+
+    /** {@code access.dhchap}: {@code host-secret-file} required, {@code ctrl-secret-file} for bidirectional. */
+    private static Optional<DhchapConfig> dhchap(YamlMap access, Path configDir, Problems problems,
+                                                 List<String> warnings) {
+        Optional<YamlMap> parsed = YamlMap.of(access.node("dhchap").orElseThrow(), "access.dhchap", DHCHAP_KEYS,
+                "a DH-HMAC-CHAP map", problems);
+        if (parsed.isEmpty()) {
+            return Optional.empty();
+        }
+        YamlMap map = parsed.get();
+        Optional<String> host = secret(map, "host-secret-file", configDir, problems, warnings, true);
+        Optional<String> ctrl = secret(map, "ctrl-secret-file", configDir, problems, warnings, false);
+        if (host.isEmpty() || map.has("ctrl-secret-file") && ctrl.isEmpty()) {
+            return Optional.empty();
+        }
+        DhchapSecret hostSecret = DhchapSecret.parse(host.get());
+        Optional<DhchapSecret> ctrlSecret = ctrl.map(DhchapSecret::parse);
+        if (ctrlSecret.isPresent() && ctrlSecret.get().equals(hostSecret)) {
+            map.problem("ctrl-secret-file", map.text("ctrl-secret-file") + " holds the same key as "
+                    + map.text("host-secret-file") + "; allowed: a different key for each direction (NVMe Base 2.x"
+                    + " §8.3.4.5.1: the controller proves a key of its own)");
+            return Optional.empty();
+        }
+        return Optional.of(new DhchapConfig(hostSecret, ctrlSecret,
+                Optional.of(resolve(configDir, map.text("host-secret-file"))),
+                ctrl.map(c -> resolve(configDir, map.text("ctrl-secret-file")))));
+    }
+
     private static Path resolve(Path configDir, String written) {
         return configDir.toAbsolutePath().resolve(written).normalize();
     }
@@ -257,10 +351,16 @@ final class AccessReader {
 
     /** Each entry a valid NQN (NVMe Base §4.5), at least one, none twice. Empty after a problem. */
     private static List<String> hosts(YamlMap access, Problems problems) {
-        Node node = access.node("hosts").orElseThrow();
+        return names(access, "hosts", HOSTS_ALLOWED, Names::nqn, problems);
+    }
+
+    /** A list of names under {@code key}: each valid, at least one, none twice. Empty after a problem. */
+    private static List<String> names(YamlMap access, String key, String allowed, ValueType.TextParser<String> check,
+                                      Problems problems) {
+        Node node = access.node(key).orElseThrow();
         if (!(node instanceof SequenceNode list) || list.getValue().isEmpty()) {
             String what = node instanceof SequenceNode ? "an empty list" : YamlMap.describe(node) + " is not a list";
-            access.problem("hosts", what + "; allowed: " + HOSTS_ALLOWED);
+            access.problem(key, what + "; allowed: " + allowed);
             return List.of();
         }
         int before = problems.count();
@@ -269,20 +369,20 @@ final class AccessReader {
         for (Node entry : list.getValue()) {
             int line = YamlSource.line(entry);
             if (!(entry instanceof ScalarNode scalar) || YamlSource.isEmpty(entry)) {
-                problems.add(line, "access.hosts", YamlMap.describe(entry) + " is not an NQN; allowed: "
-                        + HOSTS_ALLOWED);
+                problems.add(line, access.keyPath(key), YamlMap.describe(entry) + " is not "
+                        + (key.equals("hosts") ? "an NQN" : "an iSCSI name") + "; allowed: " + allowed);
                 continue;
             }
             try {
-                String nqn = Names.nqn(scalar.getValue());
+                String nqn = check.parse(scalar.getValue());
                 Integer earlier = firstLine.putIfAbsent(nqn, line);
                 if (earlier != null) {
-                    problems.add(line, "access.hosts", nqn + " is listed twice (first on line " + earlier
-                            + "); allowed: each host once");
+                    problems.add(line, access.keyPath(key), nqn + " is listed twice (first on line " + earlier
+                            + "); allowed: each " + (key.equals("hosts") ? "host" : "initiator") + " once");
                 }
                 hosts.add(nqn);
             } catch (InvalidValue e) {
-                problems.add(line, "access.hosts", e);
+                problems.add(line, access.keyPath(key), e);
             }
         }
         return problems.count() > before ? List.of() : List.copyOf(hosts);

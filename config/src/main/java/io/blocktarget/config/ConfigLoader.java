@@ -90,7 +90,7 @@ public final class ConfigLoader {
             String what = Files.exists(dir) ? "not a directory" : "no such directory";
             throw new ConfigException(List.of(new ConfigProblem(dir, 0, "", what + "; allowed: " + DIR_ALLOWED)));
         }
-        ServerConfig server = readServer(dir, problems);
+        ServerConfig server = readServer(dir, problems, warnings);
         List<LunConfig> luns = new ArrayList<>();
         List<ExportClaim> claims = new ArrayList<>();
         List<AccessClaim> accessClaims = new ArrayList<>();
@@ -247,7 +247,7 @@ public final class ConfigLoader {
         }
     }
 
-    private static ServerConfig readServer(Path dir, List<ConfigProblem> problems) {
+    private static ServerConfig readServer(Path dir, List<ConfigProblem> problems, List<String> warnings) {
         Path file = dir.resolve(SERVER_FILE);
         if (!Files.exists(file)) {
             return ServerConfigReader.defaults(null, defaultMemoryBudget());
@@ -258,7 +258,7 @@ public final class ConfigLoader {
             return ServerConfigReader.defaults(file, defaultMemoryBudget());
         }
         try {
-            return ServerConfigReader.read(YamlSource.read(file, fileProblems), fileProblems);
+            return ServerConfigReader.read(YamlSource.read(file, fileProblems), fileProblems, warnings);
         } catch (RuntimeException e) {
             fileProblems.add(0, "", "cannot be read: " + YamlSource.describe(e));
             return ServerConfigReader.defaults(file, defaultMemoryBudget());

@@ -44,7 +44,7 @@ final class CrossChecks {
             AccessClaim earlier = first.putIfAbsent(claim.key() + " " + claim.address(), claim);
             if (earlier != null && !earlier.value().equals(claim.value())) {
                 String mine = claim.shown().equals(earlier.shown()) ? claim.shown() + " with other secrets" : claim.shown();
-                String unit = claim.key().equals("access.chap") ? "target" : "subsystem";
+                String unit = claim.address().startsWith("iSCSI") ? "target" : "subsystem";
                 problems.add(new ConfigProblem(claim.file(), claim.line(), claim.key(), "this file has " + mine
                         + " but " + earlier.where() + " has " + earlier.shown() + " for the same " + claim.address()
                         + "; allowed: the same " + claim.key() + " in every LUN file exporting one " + unit

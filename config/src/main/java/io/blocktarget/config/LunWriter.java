@@ -73,6 +73,10 @@ public final class LunWriter {
         if (!lun.access().hosts().isEmpty()) {
             access.put("hosts", List.copyOf(lun.access().hosts()));
         }
+        if (!lun.access().initiators().isEmpty()) {
+            access.put("initiators", List.copyOf(lun.access().initiators()));
+        }
+        lun.access().dhchap().ifPresent(dhchap -> access.put("dhchap", dhchap(lun, dhchap)));
         if (!access.isEmpty()) {
             doc.put("access", access);
         }
@@ -98,6 +102,13 @@ public final class LunWriter {
         map.put("secret-file", file(lun, chap.secretFile()));
         chap.mutualUser().ifPresent(user -> map.put("mutual-user", user));
         chap.mutualUser().ifPresent(user -> map.put("mutual-secret-file", file(lun, chap.mutualSecretFile())));
+        return map;
+    }
+
+    private static Map<String, Object> dhchap(LunConfig lun, DhchapConfig dhchap) {
+        Map<String, Object> map = new LinkedHashMap<>();
+        map.put("host-secret-file", file(lun, dhchap.hostSecretFile()));
+        dhchap.ctrlSecret().ifPresent(key -> map.put("ctrl-secret-file", file(lun, dhchap.ctrlSecretFile())));
         return map;
     }
 

@@ -2,6 +2,7 @@ package io.blocktarget.config;
 
 import java.nio.file.Path;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Server-wide settings from {@code blocktarget.yaml} (all optional).
@@ -18,6 +19,8 @@ import java.util.Objects;
  * @param poll          poll mode: the event loops spin instead of sleeping (one busy core each, lowest latency)
  * @param control       where the control API listens ({@code control-socket}, {@code control-listen},
  *                      {@code control-token-file})
+ * @param discoveryChap CHAP (and mutual CHAP) an iSCSI discovery session must pass ({@code discovery-chap},
+ *                      RFC 7143 §12.1.3); empty: discovery is open
  */
 public record ServerConfig(
         Path source,
@@ -30,7 +33,8 @@ public record ServerConfig(
         String nqnPrefix,
         int eventLoops,
         boolean poll,
-        ControlConfig control) {
+        ControlConfig control,
+        Optional<ChapConfig> discoveryChap) {
 
     public static final String DEFAULT_BIND_ADDRESS = "0.0.0.0";
     public static final int DEFAULT_ISCSI_PORT = 3260;
@@ -44,9 +48,18 @@ public record ServerConfig(
         Objects.requireNonNull(iqnPrefix, "iqnPrefix");
         Objects.requireNonNull(nqnPrefix, "nqnPrefix");
         Objects.requireNonNull(control, "control");
+        Objects.requireNonNull(discoveryChap, "discoveryChap");
         if (eventLoops < 0) {
             throw new IllegalArgumentException("eventLoops < 0");
         }
+    }
+
+    /** Open iSCSI discovery. */
+    public ServerConfig(Path source, String bindAddress, int iscsiPort, int nvmePort, int discoveryPort,
+                        long memoryBudget, String iqnPrefix, String nqnPrefix, int eventLoops, boolean poll,
+                        ControlConfig control) {
+        this(source, bindAddress, iscsiPort, nvmePort, discoveryPort, memoryBudget, iqnPrefix, nqnPrefix, eventLoops,
+                poll, control, Optional.empty());
     }
 
     /** The default control socket. */
@@ -69,36 +82,41 @@ public record ServerConfig(
 
     public ServerConfig withBindAddress(String address) {
         return new ServerConfig(source, address, iscsiPort, nvmePort, discoveryPort, memoryBudget, iqnPrefix,
-                nqnPrefix, eventLoops, poll, control);
+                nqnPrefix, eventLoops, poll, control, discoveryChap);
     }
 
     public ServerConfig withIscsiPort(int port) {
         return new ServerConfig(source, bindAddress, port, nvmePort, discoveryPort, memoryBudget, iqnPrefix,
-                nqnPrefix, eventLoops, poll, control);
+                nqnPrefix, eventLoops, poll, control, discoveryChap);
     }
 
     public ServerConfig withNvmePort(int port) {
         return new ServerConfig(source, bindAddress, iscsiPort, port, discoveryPort, memoryBudget, iqnPrefix,
-                nqnPrefix, eventLoops, poll, control);
+                nqnPrefix, eventLoops, poll, control, discoveryChap);
     }
 
     public ServerConfig withDiscoveryPort(int port) {
         return new ServerConfig(source, bindAddress, iscsiPort, nvmePort, port, memoryBudget, iqnPrefix,
-                nqnPrefix, eventLoops, poll, control);
+                nqnPrefix, eventLoops, poll, control, discoveryChap);
     }
 
     public ServerConfig withEventLoops(int count) {
         return new ServerConfig(source, bindAddress, iscsiPort, nvmePort, discoveryPort, memoryBudget, iqnPrefix,
-                nqnPrefix, count, poll, control);
+                nqnPrefix, count, poll, control, discoveryChap);
     }
 
     public ServerConfig withPoll(boolean on) {
         return new ServerConfig(source, bindAddress, iscsiPort, nvmePort, discoveryPort, memoryBudget, iqnPrefix,
-                nqnPrefix, eventLoops, on, control);
+                nqnPrefix, eventLoops, on, control, discoveryChap);
     }
 
     public ServerConfig withControl(ControlConfig newControl) {
         return new ServerConfig(source, bindAddress, iscsiPort, nvmePort, discoveryPort, memoryBudget, iqnPrefix,
-                nqnPrefix, eventLoops, poll, newControl);
+                nqnPrefix, eventLoops, poll, newControl, discoveryChap);
+    }
+
+    public ServerConfig withDiscoveryChap(Optional<ChapConfig> chap) {
+        return new ServerConfig(source, bindAddress, iscsiPort, nvmePort, discoveryPort, memoryBudget, iqnPrefix,
+                nqnPrefix, eventLoops, poll, control, chap);
     }
 }

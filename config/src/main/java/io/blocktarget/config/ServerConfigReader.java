@@ -19,7 +19,7 @@ import org.snakeyaml.engine.v2.nodes.Node;
 final class ServerConfigReader {
     static final List<String> KEYS = List.of(
             "bind", "iscsi-port", "nvme-port", "discovery-port", "memory-budget", "iqn-prefix", "nqn-prefix",
-            "event-loops", "poll", "control-socket", "control-listen", "control-token-file");
+            "event-loops", "poll", "control-socket", "control-listen", "control-token-file", "discovery-chap");
 
     private static final String PORT_ALLOWED = "0..65535 (0 disables the listener)";
     private static final ValueType<Long> PORT = ValueType.integer(0, 65535, PORT_ALLOWED);
@@ -75,6 +75,11 @@ final class ServerConfigReader {
 
     /** @param root the document, empty for an empty file (all defaults) */
     static ServerConfig read(Optional<Node> root, Problems problems) {
+        return read(root, problems, new java.util.ArrayList<>());
+    }
+
+    /** @param warnings gets e.g. a world-readable {@code discovery-chap} secret file */
+    static ServerConfig read(Optional<Node> root, Problems problems, List<String> warnings) {
         Path source = problems.file();
         Optional<YamlMap> parsed = root.flatMap(node ->
                 YamlMap.of(node, "", KEYS, "a map of server settings", problems));
@@ -101,7 +106,9 @@ final class ServerConfigReader {
                 map.value("nqn-prefix", NQN_PREFIX).orElse(ServerConfig.DEFAULT_NQN_PREFIX),
                 map.value("event-loops", EVENT_LOOPS).orElse(0L).intValue(),
                 map.value("poll", ValueType.BOOLEAN).orElse(false),
-                control(map, source == null ? Path.of("") : source.toAbsolutePath().getParent()));
+                control(map, source == null ? Path.of("") : source.toAbsolutePath().getParent()),
+                map.has("discovery-chap") ? AccessReader.chap(map, "discovery-chap", source == null ? Path.of("")
+                        : source.toAbsolutePath().getParent(), problems, warnings) : Optional.empty());
     }
 
     /**

@@ -198,7 +198,8 @@ class ServerConfigTest extends ConfigDirTest {
     void unknownServerKeyNamesTheAllowedKeys() {
         config.file("blocktarget.yaml", "bind: 0.0.0.0\nport: 3260\n");
         assertThat(config.problems()).containsExactly("blocktarget.yaml:2: port: unknown key; allowed keys: bind,"
-                + " iscsi-port, nvme-port, discovery-port, memory-budget, iqn-prefix, nqn-prefix, event-loops, poll, control-socket, control-listen, control-token-file");
+                + " iscsi-port, nvme-port, discovery-port, memory-budget, iqn-prefix, nqn-prefix, event-loops, poll, control-socket, control-listen, control-token-file,"
+                + " discovery-chap");
     }
 
     @Test
@@ -206,6 +207,7 @@ class ServerConfigTest extends ConfigDirTest {
         config.file("blocktarget.yaml", "just text\n");
         assertThat(config.problems()).containsExactly("blocktarget.yaml:1: just text is not a map of server settings;"
                 + " allowed: a map with the keys bind, iscsi-port, nvme-port, discovery-port, memory-budget,"
-                + " iqn-prefix, nqn-prefix, event-loops, poll, control-socket, control-listen, control-token-file");
+                + " iqn-prefix, nqn-prefix, event-loops, poll, control-socket, control-listen, control-token-file,"
+                + " discovery-chap");
     }
 }

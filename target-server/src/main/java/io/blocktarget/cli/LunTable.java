@@ -56,6 +56,10 @@ final class LunTable {
         if (!lun.access().hosts().isEmpty()) {
             flags.add("hosts=" + lun.access().hosts().size());
         }
+        if (!lun.access().initiators().isEmpty()) {
+            flags.add("initiators=" + lun.access().initiators().size());
+        }
+        lun.access().dhchap().ifPresent(d -> flags.add(d.bidirectional() ? "dhchap-bidi" : "dhchap"));
         lun.file().ifPresent(f -> {
             flags.add("path=" + f.path());
             if (f.directIo()) {

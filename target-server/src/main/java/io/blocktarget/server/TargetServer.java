@@ -207,7 +207,9 @@ public final class TargetServer {
         }
         IscsiSettings iscsiSettings = IscsiSettings.defaults()
                 .withPortals(server.iscsiPort() == 0 ? List.of() : List.of(new Portal(Portal.Service.ISCSI, bind, server.iscsiPort()).address()))
-                .withChap(chapByTarget(config.luns()));
+                .withChap(chapByTarget(config.luns()))
+                .withInitiators(initiatorsByTarget(config.luns()))
+                .withDiscoveryChap(server.discoveryChap().map(TargetServer::chap));
         Map<String, ScsiTarget> scsiTargets = ScsiTargetDevices.createTargets(units);
         iscsi = IscsiTransport.create(vertx, List.copyOf(scsiTargets.values()), iscsiSettings);
         List<NvmePort> nvmePorts = server.nvmePort() == 0 ? List.of() : List.of(new NvmePort(1, bind, server.nvmePort()));
@@ -233,6 +235,21 @@ public final class TargetServer {
                     new Chap(c.user(), c.secret(), c.mutualUser(), c.mutualSecret()))));
         }
         return chap;
+    }
+
+    /** Allowed InitiatorNames per iSCSI target name; targets without {@code access.initiators} are left out (any). */
+    static Map<String, Set<String>> initiatorsByTarget(List<LunConfig> luns) {
+        Map<String, Set<String>> initiators = new LinkedHashMap<>();
+        for (LunConfig lun : luns) {
+            if (!lun.access().initiators().isEmpty()) {
+                lun.iscsi().ifPresent(e -> initiators.putIfAbsent(e.target(), Set.copyOf(lun.access().initiators())));
+            }
+        }
+        return initiators;
+    }
+
+    private static Chap chap(io.blocktarget.config.ChapConfig c) {
+        return new Chap(c.user(), c.secret(), c.mutualUser(), c.mutualSecret());
     }
 
     /** Allowed host NQNs per NVM subsystem NQN; subsystems without {@code access.hosts} are left out (any host). */

@@ -90,6 +90,7 @@ public final class IscsiTestInitiator implements AutoCloseable {
     private int itt = 1;
     private int tsih;
     private final Map<String, String> negotiated = new LinkedHashMap<>();
+    private String initiatorName = INITIATOR_NAME;
 
     private IscsiTestInitiator(Socket socket, long isid) throws IOException {
         this.socket = socket;
@@ -104,6 +105,12 @@ public final class IscsiTestInitiator implements AutoCloseable {
         Socket s = new Socket();
         s.connect(address, 5000);
         return new IscsiTestInitiator(s, isid);
+    }
+
+    /** Logs in as {@code name} (InitiatorName, RFC 7143 §13.6) from now on instead of the default. */
+    public IscsiTestInitiator as(String name) {
+        this.initiatorName = name;
+        return this;
     }
 
     public int tsih() {
@@ -228,7 +235,7 @@ public final class IscsiTestInitiator implements AutoCloseable {
 
     /** Logs in to {@code target} (null: a discovery session) with the given operational offers. */
     public void login(String target, ChapSecrets chap, String... operational) throws IOException {
-        TextParameters first = TextParameters.of("InitiatorName", INITIATOR_NAME,
+        TextParameters first = TextParameters.of("InitiatorName", initiatorName,
                 "SessionType", target == null ? "Discovery" : "Normal",
                 "AuthMethod", chap == null ? "None" : "CHAP,None");
         if (target != null) {

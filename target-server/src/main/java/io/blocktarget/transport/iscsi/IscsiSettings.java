@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
 
 /**
  * What the iSCSI transport needs from the configuration.
@@ -21,17 +23,24 @@ import java.util.Objects;
  * @param nopInTimeout             how long a ping may stay unanswered before the connection is dropped
  * @param loginTimeout             how long a connection may stay in login
  * @param chap                     per-target CHAP credentials by target name; targets absent here use AuthMethod=None
+ * @param initiators               per-target allowed InitiatorNames; targets absent here admit any initiator
+ * @param discoveryChap            CHAP a discovery session must pass; empty: discovery uses AuthMethod=None
  */
 public record IscsiSettings(int portalGroupTag, List<String> portals, int queueDepth, int maxRecvDataSegmentLength,
                             int maxBurstLength, int firstBurstLength, int maxOutstandingR2T, int maxTransferLength,
                             Duration nopInInterval, Duration nopInTimeout, Duration loginTimeout,
-                            Map<String, Chap> chap) {
+                            Map<String, Chap> chap, Map<String, Set<String>> initiators,
+                            Optional<Chap> discoveryChap) {
     public static final int MIN_MAX_RECV_DATA_SEGMENT_LENGTH = 256 * 1024;
     private static final int MAX_24_BIT = 0xFF_FFFF;
 
     public IscsiSettings {
         portals = List.copyOf(portals);
         chap = Map.copyOf(chap);
+        Map<String, Set<String>> lists = new java.util.HashMap<>();
+        initiators.forEach((target, names) -> lists.put(target, Set.copyOf(names)));
+        initiators = Map.copyOf(lists);
+        Objects.requireNonNull(discoveryChap, "discoveryChap");
         Objects.requireNonNull(nopInInterval, "nopInInterval");
         Objects.requireNonNull(nopInTimeout, "nopInTimeout");
         Objects.requireNonNull(loginTimeout, "loginTimeout");
@@ -52,6 +61,24 @@ public record IscsiSettings(int portalGroupTag, List<String> portals, int queueD
         }
     }
 
+    /** Without initiator lists and with open discovery. */
+    public IscsiSettings(int portalGroupTag, List<String> portals, int queueDepth, int maxRecvDataSegmentLength,
+                         int maxBurstLength, int firstBurstLength, int maxOutstandingR2T, int maxTransferLength,
+                         Duration nopInInterval, Duration nopInTimeout, Duration loginTimeout, Map<String, Chap> chap) {
+        this(portalGroupTag, portals, queueDepth, maxRecvDataSegmentLength, maxBurstLength, firstBurstLength,
+                maxOutstandingR2T, maxTransferLength, nopInInterval, nopInTimeout, loginTimeout, chap, Map.of(),
+                Optional.empty());
+    }
+
+    /**
+     * Whether {@code initiatorName} may log in to {@code targetName} (and see it in SendTargets): RFC 7143 §11.13.5
+     * status 0202 "the initiator is not allowed access to the given target" otherwise.
+     */
+    public boolean admits(String targetName, String initiatorName) {
+        Set<String> allowed = initiators.get(targetName);
+        return allowed == null || allowed.contains(initiatorName);
+    }
+
     /** Linux-friendly defaults (DESIGN §5): 256 KiB segments, 1 MiB bursts, 16 MiB per command. */
     public static IscsiSettings defaults() {
         return new IscsiSettings(1, List.of(), 128, MIN_MAX_RECV_DATA_SEGMENT_LENGTH, 1024 * 1024, 256 * 1024, 4,
@@ -60,29 +87,44 @@ public record IscsiSettings(int portalGroupTag, List<String> portals, int queueD
 
     public IscsiSettings withPortals(List<String> newPortals) {
         return new IscsiSettings(portalGroupTag, newPortals, queueDepth, maxRecvDataSegmentLength, maxBurstLength,
-                firstBurstLength, maxOutstandingR2T, maxTransferLength, nopInInterval, nopInTimeout, loginTimeout, chap);
+                firstBurstLength, maxOutstandingR2T, maxTransferLength, nopInInterval, nopInTimeout, loginTimeout,
+                chap, initiators, discoveryChap);
     }
 
     public IscsiSettings withChap(Map<String, Chap> newChap) {
         return new IscsiSettings(portalGroupTag, portals, queueDepth, maxRecvDataSegmentLength, maxBurstLength,
                 firstBurstLength, maxOutstandingR2T, maxTransferLength, nopInInterval, nopInTimeout, loginTimeout,
-                newChap);
+                newChap, initiators, discoveryChap);
+    }
+
+    public IscsiSettings withInitiators(Map<String, Set<String>> newInitiators) {
+        return new IscsiSettings(portalGroupTag, portals, queueDepth, maxRecvDataSegmentLength, maxBurstLength,
+                firstBurstLength, maxOutstandingR2T, maxTransferLength, nopInInterval, nopInTimeout, loginTimeout,
+                chap, newInitiators, discoveryChap);
+    }
+
+    public IscsiSettings withDiscoveryChap(Optional<Chap> newDiscoveryChap) {
+        return new IscsiSettings(portalGroupTag, portals, queueDepth, maxRecvDataSegmentLength, maxBurstLength,
+                firstBurstLength, maxOutstandingR2T, maxTransferLength, nopInInterval, nopInTimeout, loginTimeout,
+                chap, initiators, newDiscoveryChap);
     }
 
     public IscsiSettings withBursts(int newMaxBurstLength, int newFirstBurstLength, int newMaxOutstandingR2T) {
         return new IscsiSettings(portalGroupTag, portals, queueDepth, maxRecvDataSegmentLength, newMaxBurstLength,
                 newFirstBurstLength, newMaxOutstandingR2T, maxTransferLength, nopInInterval, nopInTimeout,
-                loginTimeout, chap);
+                loginTimeout, chap, initiators, discoveryChap);
     }
 
     public IscsiSettings withNopIn(Duration interval, Duration timeout) {
         return new IscsiSettings(portalGroupTag, portals, queueDepth, maxRecvDataSegmentLength, maxBurstLength,
-                firstBurstLength, maxOutstandingR2T, maxTransferLength, interval, timeout, loginTimeout, chap);
+                firstBurstLength, maxOutstandingR2T, maxTransferLength, interval, timeout, loginTimeout,
+                chap, initiators, discoveryChap);
     }
 
     public IscsiSettings withQueueDepth(int depth) {
         return new IscsiSettings(portalGroupTag, portals, depth, maxRecvDataSegmentLength, maxBurstLength,
-                firstBurstLength, maxOutstandingR2T, maxTransferLength, nopInInterval, nopInTimeout, loginTimeout, chap);
+                firstBurstLength, maxOutstandingR2T, maxTransferLength, nopInInterval, nopInTimeout, loginTimeout,
+                chap, initiators, discoveryChap);
     }
 
     private static void check(long value, long min, long max, String name) {

@@ -82,6 +82,12 @@ public final class IscsiTransport {
      * away call {@link #logoutTarget}.
      */
     public void targets(Collection<ScsiTargetDevice> targets, Map<String, Chap> chapByTarget) {
+        targets(targets, chapByTarget, settings.initiators());
+    }
+
+    /** {@link #targets(Collection, Map)} with the initiator lists ({@code access.initiators}) by target name too. */
+    public void targets(Collection<ScsiTargetDevice> targets, Map<String, Chap> chapByTarget,
+                        Map<String, Set<String>> initiatorsByTarget) {
         Map<String, ScsiTargetDevice> byName = new LinkedHashMap<>();
         for (ScsiTargetDevice t : targets) {
             if (byName.put(t.targetName(), t) != null) {
@@ -89,7 +95,7 @@ public final class IscsiTransport {
             }
         }
         synchronized (this) {
-            this.settings = settings.withChap(chapByTarget);
+            this.settings = settings.withChap(chapByTarget).withInitiators(initiatorsByTarget);
             this.targets = Map.copyOf(byName);
         }
     }

@@ -177,7 +177,16 @@ final class LoginExchange {
             if (target.isEmpty()) {
                 return Optional.of(new LoginStep.Fail(LoginStatus.NOT_FOUND, "no target " + targetName.get()));
             }
+            if (!settings.admits(targetName.get(), initiatorName)) {
+                // §11.13.5: 0202 "the initiator is not allowed access to the given target" — an authorization
+                // failure, not 0201 (nothing was authenticated yet); checked before CHAP so no secret is tried.
+                return Optional.of(new LoginStep.Fail(LoginStatus.AUTHORIZATION_FAILURE,
+                        initiatorName + " is not on the initiators list of " + targetName.get()));
+            }
             chap = Optional.ofNullable(settings.chap().get(targetName.get()));
+        } else {
+            // §12.1.3 applies to discovery sessions as well: the server-wide discovery-chap.
+            chap = settings.discoveryChap();
         }
         if (request.tsih() != 0) {
             // MaxConnections=1: a connection can never be added to an existing session.

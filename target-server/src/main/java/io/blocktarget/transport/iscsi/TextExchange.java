@@ -19,6 +19,7 @@ import io.netty.buffer.Unpooled;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -80,7 +81,12 @@ final class TextExchange {
             if (p.key().equals(IscsiKey.SEND_TARGETS.keyName())) {
                 String own = connection.session().map(s -> s.key().targetName()).filter(n -> !n.isEmpty())
                         .orElse(null);
-                out.writeBytes(SendTargets.answer(p.value(), discovery, own, transport.targets().keySet(),
+                // RFC 7143 §11.13.5 / issue 14: an initiator sees no target it may not log in to (0202).
+                String initiator = connection.session().map(s -> s.key().initiatorName()).orElse("");
+                IscsiSettings settings = transport.settings();
+                List<String> visible = transport.targets().keySet().stream()
+                        .filter(name -> settings.admits(name, initiator)).toList();
+                out.writeBytes(SendTargets.answer(p.value(), discovery, own, visible,
                         transport.settings().portals(), transport.settings().portalGroupTag(),
                         connection.port().localAddress()));
                 continue;
