@@ -77,6 +77,7 @@ final class ServeCommand implements Callable<Integer> {
         for (String warning : config.warnings()) {
             LOG.log(Level.WARNING, warning);
         }
+        Exposure.warning(config).ifPresent(warning -> LOG.log(Level.WARNING, warning));
 
         TargetServer server = new TargetServer(config, Optional.ofNullable(configDir));
         CountDownLatch stopRequested = new CountDownLatch(1);
