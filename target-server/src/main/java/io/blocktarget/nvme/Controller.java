@@ -4,6 +4,7 @@ import io.blocktarget.block.Registrant;
 import io.blocktarget.protocol.nvme.ConnectCommand;
 import io.blocktarget.protocol.nvme.ConnectData;
 import io.blocktarget.protocol.nvme.ConnectResponse;
+import io.blocktarget.protocol.nvme.Dhchap;
 import io.blocktarget.protocol.nvme.ControllerRegister;
 import io.blocktarget.protocol.nvme.ControllerRegister.Cc;
 import io.blocktarget.protocol.nvme.ControllerRegister.Csts;
@@ -166,7 +167,9 @@ final class Controller {
         ControllerQueue queue = new ControllerQueue(this, qid, command.queueEntries(),
                 command.sqFlowControlDisabled(), connection);
         queues[qid] = queue;
-        return ConnectResult.accepted(queue, ConnectResponse.success(cntlid));
+        // Every I/O queue authenticates too (Base 2.2 §8.3.4.2: authentication is per queue).
+        return ConnectResult.accepted(queue, ConnectResponse.success(cntlid)
+                | (queue.authenticationRequired() ? Dhchap.CONNECT_ATR : 0));
     }
 
     /** A queue's connection is gone: an I/O queue is freed, the admin queue takes the controller with it. */

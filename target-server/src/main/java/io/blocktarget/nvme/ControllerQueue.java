@@ -24,6 +24,8 @@ final class ControllerQueue implements NvmeQueue {
     private final boolean sqFlowControlDisabled;
     private final NvmeHostConnection connection;
     private volatile State state = State.LIVE;
+    /** DH-HMAC-CHAP of this queue; null when the subsystem has no keys (then nothing is checked). */
+    private final Authentication authentication;
 
     ControllerQueue(Controller controller, int qid, int entries, boolean sqFlowControlDisabled,
                     NvmeHostConnection connection) {
@@ -32,6 +34,20 @@ final class ControllerQueue implements NvmeQueue {
         this.entries = entries;
         this.sqFlowControlDisabled = sqFlowControlDisabled;
         this.connection = connection;
+        this.authentication = controller.subsystem().dhchap()
+                .map(keys -> new Authentication(keys, controller.hostNqn(), controller.subsystem().nqn(),
+                        "NVMe controller " + controller.cntlid() + " QID " + qid + " (" + connection.peerAddress()
+                                + ")"))
+                .orElse(null);
+    }
+
+    boolean authenticationRequired() {
+        return authentication != null;
+    }
+
+    /** The queue's DH-HMAC-CHAP transaction, null when none is required. */
+    Authentication authentication() {
+        return authentication;
     }
 
     @Override
@@ -81,8 +97,14 @@ final class ControllerQueue implements NvmeQueue {
         } else if (sqe.fuse() != 0) {
             // Fused operations (Compare and Write) are not supported: FUSES = 0 in Identify Controller.
             done.complete(NvmeStatus.INVALID_FIELD, 0, 0, null);
+        } else if (sqe.isFabrics() && FabricsCommands.allowedBeforeAuthentication(sqe)) {
+            FabricsCommands.execute(this, sqe, dataOut, done);
+        } else if (authentication != null && !authentication.authenticated()) {
+            // Base 2.2 §8.3.4.2: until the queue is authenticated, only Connect, Authentication Send / Receive
+            // and Disconnect are processed; the rest is aborted with Authentication Required (nvmet: DNR set).
+            done.complete(NvmeStatus.AUTHENTICATION_REQUIRED, 0, 0, null);
         } else if (sqe.isFabrics()) {
-            FabricsCommands.execute(this, sqe, done);
+            FabricsCommands.execute(this, sqe, dataOut, done);
         } else if (controller.state() != ControllerState.ENABLED) {
             done.complete(NvmeStatus.COMMAND_SEQUENCE_ERROR, 0, 0, null);
         } else if (qid == 0) {

@@ -3,6 +3,7 @@ package io.blocktarget.nvme;
 import io.blocktarget.protocol.nvme.ConnectCommand;
 import io.blocktarget.protocol.nvme.ConnectData;
 import io.blocktarget.protocol.nvme.ConnectResponse;
+import io.blocktarget.protocol.nvme.Dhchap;
 import io.blocktarget.protocol.nvme.DiscoveryLog;
 import io.blocktarget.protocol.nvme.NvmeStatus;
 
@@ -12,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
@@ -135,8 +137,9 @@ public final class NvmeSubsystems implements NvmeTarget {
         if (controller == null) {
             return ConnectResult.refused(NvmeStatus.CONNECT_CONTROLLER_BUSY, 0);
         }
-        return ConnectResult.accepted(controller.attachAdmin(command, connection),
-                ConnectResponse.success(controller.cntlid()));
+        ControllerQueue admin = controller.attachAdmin(command, connection);
+        return ConnectResult.accepted(admin, ConnectResponse.success(controller.cntlid())
+                | (admin.authenticationRequired() ? Dhchap.CONNECT_ATR : 0));
     }
 
     private static ConnectResult invalidData(int offset) {
@@ -203,6 +206,17 @@ public final class NvmeSubsystems implements NvmeTarget {
         Subsystem subsystem = subsystems.get(subsystemNqn);
         if (subsystem != null && subsystem.kind() == Subsystem.Kind.NVM) {
             subsystem.allowedHosts(Subsystem.hosts(hostNqns));
+        }
+    }
+
+    /**
+     * Sets the DH-HMAC-CHAP keys of {@code subsystemNqn} (empty: none); queues connected from now on must
+     * authenticate with them (ATR in the Connect response). No-op for an unknown subsystem.
+     */
+    public void dhchap(String subsystemNqn, Optional<DhchapKeys> keys) {
+        Subsystem subsystem = subsystems.get(subsystemNqn);
+        if (subsystem != null && subsystem.kind() == Subsystem.Kind.NVM) {
+            subsystem.dhchap(keys);
         }
     }
 

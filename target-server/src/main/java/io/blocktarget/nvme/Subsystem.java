@@ -82,6 +82,17 @@ final class Subsystem {
         return serialNumber;
     }
 
+    /** DH-HMAC-CHAP keys (Base 2.2 §8.3.4); empty: no in-band authentication. Read at each Connect. */
+    private volatile java.util.Optional<DhchapKeys> dhchap = java.util.Optional.empty();
+
+    java.util.Optional<DhchapKeys> dhchap() {
+        return dhchap;
+    }
+
+    void dhchap(java.util.Optional<DhchapKeys> keys) {
+        this.dhchap = keys;
+    }
+
     void allowedHosts(Predicate<String> hosts) {
         this.allowedHosts = hosts;
     }

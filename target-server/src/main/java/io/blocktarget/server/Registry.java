@@ -393,6 +393,10 @@ final class Registry implements ControlPlane {
             desired.stream().flatMap(c -> c.nvme().stream()).map(e -> e.subsystem()).distinct()
                     .filter(nqn -> !TargetServer.hostsBySubsystem(desired).containsKey(nqn))
                     .forEach(nqn -> nvme.allowHosts(nqn, Set.of()));
+            // access.dhchap likewise: new keys apply to the next Connect and re-authentication of new queues
+            Map<String, io.blocktarget.nvme.DhchapKeys> keys = TargetServer.dhchapBySubsystem(desired);
+            desired.stream().flatMap(c -> c.nvme().stream()).map(e -> e.subsystem()).distinct()
+                    .forEach(nqn -> nvme.dhchap(nqn, java.util.Optional.ofNullable(keys.get(nqn))));
         }
         snapshot = new Snapshot(ordered, targets);
         if (iscsi != null) {

@@ -215,6 +215,7 @@ public final class TargetServer {
         List<NvmePort> nvmePorts = server.nvmePort() == 0 ? List.of() : List.of(new NvmePort(1, bind, server.nvmePort()));
         NvmeSubsystems subsystems = NvmeSubsystems.of(namespaces, nvmePorts, NvmeLimits.DEFAULT,
                 new VertxNvmeScheduler(vertx), hostsBySubsystem(config.luns()));
+        dhchapBySubsystem(config.luns()).forEach((nqn, keys) -> subsystems.dhchap(nqn, Optional.of(keys)));
         nvmeTcp = NvmeTcpTransport.create(vertx, subsystems, NvmeLimits.DEFAULT);
         registry = new Registry(server, configDir, memoryBudget, Registry.opener(memoryBudget, fileIoExecutor), luns,
                 scsiTargets, iscsi, subsystems);
@@ -250,6 +251,20 @@ public final class TargetServer {
 
     private static Chap chap(io.blocktarget.config.ChapConfig c) {
         return new Chap(c.user(), c.secret(), c.mutualUser(), c.mutualSecret());
+    }
+
+    /** DH-HMAC-CHAP keys per NVM subsystem NQN ({@code access.dhchap}); subsystems without are left out. */
+    static Map<String, io.blocktarget.nvme.DhchapKeys> dhchapBySubsystem(List<LunConfig> luns) {
+        Map<String, io.blocktarget.nvme.DhchapKeys> keys = new LinkedHashMap<>();
+        for (LunConfig lun : luns) {
+            lun.access().dhchap().ifPresent(d -> lun.nvme().ifPresent(e -> keys.putIfAbsent(e.subsystem(),
+                    new io.blocktarget.nvme.DhchapKeys(key(d.hostSecret()), d.ctrlSecret().map(TargetServer::key)))));
+        }
+        return keys;
+    }
+
+    private static io.blocktarget.nvme.DhchapKeys.Key key(io.blocktarget.config.DhchapSecret secret) {
+        return new io.blocktarget.nvme.DhchapKeys.Key(secret.transform(), secret.key());
     }
 
     /** Allowed host NQNs per NVM subsystem NQN; subsystems without {@code access.hosts} are left out (any host). */

@@ -40,6 +40,11 @@ final class TestHost {
         this.cntlid = admin.cntlid();
     }
 
+    /** A host around an admin queue connected elsewhere. */
+    static TestHost wrap(NvmeTarget target, String subnqn, NvmeQueue admin) {
+        return new TestHost(target, subnqn, new TestConnection(), admin);
+    }
+
     static TestHost connect(NvmeTarget target, String subnqn, long kato) {
         return connect(target, subnqn, kato, new TestConnection());
     }
@@ -48,7 +53,8 @@ final class TestHost {
         ConnectResult result = TestSupport.connect(target, 0, 31, kato, 0xFFFF, subnqn, TestSupport.HOST_NQN,
                 connection);
         assertThat(result.status()).isEqualTo(NvmeStatus.SUCCESS);
-        assertThat(result.dw0()).isEqualTo(result.queue().cntlid());
+        // DW0: CNTLID, and AUTHREQ.ATR (bit 17) when the subsystem requires DH-HMAC-CHAP
+        assertThat(result.dw0() & ~(1 << 17)).isEqualTo(result.queue().cntlid());
         return new TestHost(target, subnqn, connection, result.queue());
     }
 
