@@ -64,6 +64,48 @@ class AtomicWriteNvmeTest {
         host.admin.close();
     }
 
+    /**
+     * What Linux makes of Identify Namespace (drivers/nvme/host/core.c nvme_configure_atomic_write and
+     * nvme_update_disk_info, 2026), modelled from the bytes: {unit_min, unit_max, boundary, max, physical_block_size,
+     * minimum_io_size}. The controller's AWUPF is ignored; without NSFEAT bit 1 and NAWUPF one logical block.
+     */
+    static long[] linuxNvme(ByteBuf id) {
+        long bs = 1L << id.getUnsignedByte(128 + 2);
+        int nsfeat = id.getUnsignedByte(24);
+        if (id.getUnsignedShortLE(42) != 0) {                       // NABO: atomics off
+            return new long[] {0, 0, 0, 0, bs, bs};
+        }
+        long atomic = bs;
+        long boundary = 0;
+        if ((nsfeat & 0x2) != 0 && id.getUnsignedShortLE(36) != 0) {
+            atomic = (1L + id.getUnsignedShortLE(36)) * bs;
+            if (id.getUnsignedShortLE(44) != 0) {
+                boundary = (1L + id.getUnsignedShortLE(44)) * bs;
+            }
+        }
+        long phys = (nsfeat & 0x10) != 0 ? bs * (1 + id.getUnsignedShortLE(64)) : bs;
+        return new long[] {bs, Long.highestOneBit(atomic), boundary, atomic, Math.min(phys, atomic), phys};
+    }
+
+    /** The sysfs values LinuxAtomicIT expects over NVMe, from the model. */
+    @ParameterizedTest
+    @CsvSource({"4096,16384", "16384,65536", "512,4096", "65536,65536"})
+    void linuxWouldShowTheConfiguredLimits(int lbs, int pbs) {
+        RamBlockDevice device = new RamBlockDevice("m", new BlockGeometry(lbs, pbs, 1024), false, budget);
+        NamespaceSpec atomic = new NamespaceSpec(NQN, 1, "m", device,
+                new LunState("m", null, Optional.of(new AtomicWrites(16, 16, 1, 1))));
+        NamespaceSpec plain = new NamespaceSpec(NQN, 2, "p", device, new LunState("p"));
+        TestHost host = host(List.of(atomic, plain));
+        ByteBuf a = host.identifyData(0x00, 1);
+        assertThat(linuxNvme(a)).containsExactly(lbs, 16L * lbs, 16L * lbs, 16L * lbs, Math.min(pbs, 16L * lbs), pbs);
+        a.release();
+        ByteBuf p = host.identifyData(0x00, 2);
+        assertThat(linuxNvme(p)).containsExactly(lbs, lbs, 0, lbs, lbs, pbs);  // PBS only as minimum_io_size
+        p.release();
+        host.admin.close();
+        device.close();
+    }
+
     @Test
     void controllerValuesAreTheSmallestOfItsNamespaces() {
         TestHost host = host(List.of(spec(1, "a", 4096, Optional.of(new AtomicWrites(16, 0, 1, 1))),

@@ -132,6 +132,46 @@ class WriteAtomicTest {
         }
     }
 
+    /**
+     * What Linux sd makes of the Block Limits page (drivers/scsi/sd.c sd_config_atomic, 6.11 … 7.x), modelled from
+     * the bytes: {unit_min, unit_max, boundary, max} in bytes, all 0 when sd leaves atomic writes off.
+     */
+    static long[] linuxSd(byte[] page, int lbs, int pbs) {
+        long maxAtomic = u32(page, 44);
+        long alignment = u32(page, 48);
+        long granularity = u32(page, 52);
+        long withBoundary = u32(page, 56);
+        long boundarySize = u32(page, 60);
+        if (maxAtomic == 0 && withBoundary == 0) {
+            return new long[4];
+        }
+        long unitMin = Long.highestOneBit(granularity != 0 ? granularity : pbs / lbs);
+        long max = maxAtomic != 0 ? maxAtomic : withBoundary;
+        long unitMax = Long.highestOneBit(maxAtomic != 0 ? maxAtomic : boundarySize);
+        for (long g : new long[] {granularity, alignment}) {
+            if (g > 1 && (unitMin > 1 && unitMin % g != 0 || unitMax > 1 && unitMax % g != 0)) {
+                return new long[4];
+            }
+        }
+        return new long[] {unitMin * lbs, unitMax * lbs, 0, max * lbs};
+    }
+
+    /** The sysfs values LinuxAtomicIT expects over iSCSI, from the model: unit_min = granularity, no boundary. */
+    @ParameterizedTest
+    @ValueSource(ints = {512, 4096, 16384, 65536})
+    void linuxSdWouldShowTheConfiguredLimits(int lbs) {
+        try (Lu lu = Lu.of(lbs, Optional.of(new AtomicWrites(16, 16, 1, 1)))) {
+            assertThat(linuxSd(lu.run(Scsi.inquiry(true, 0xB0, 255), null).data(), lbs, lbs))
+                    .containsExactly(lbs, 16L * lbs, 0, 16L * lbs);
+        }
+        try (Lu lu = Lu.of(lbs, Optional.of(new AtomicWrites(16, 0, 2, 4)))) {   // alignment > granularity
+            assertThat(linuxSd(lu.run(Scsi.inquiry(true, 0xB0, 255), null).data(), lbs, lbs)).containsOnly(0L);
+        }
+        try (Lu lu = Lu.of(lbs, Optional.empty())) {
+            assertThat(linuxSd(lu.run(Scsi.inquiry(true, 0xB0, 255), null).data(), lbs, lbs)).containsOnly(0L);
+        }
+    }
+
     /** A plain WRITE of the same blocks still works beside atomic writes (shared range lock). */
     @Test
     void plainWritesAreUnaffected() {
