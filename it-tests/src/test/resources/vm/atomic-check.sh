@@ -74,7 +74,7 @@ for n in ${NAMES:-}; do
       if [ "$max_unit" -ge $((min * 2)) ]; then
         aw "$name" xfs_io-misaligned einval "$d" "$min" "$((min * 2))"
       fi
-      fio --name=a --filename="/dev/$d" --rw=randwrite --bs="$max_unit" --size=16M --direct=1 \
+      fio --name=a --filename="/dev/$d" --rw=randwrite --bs="$max_unit" --size=4M --direct=1 \
           --ioengine=pvsync2 --atomic=1 --verify=crc32c --do_verify=1 --verify_fatal=1 --output=/tmp/fio.out \
           >/dev/null 2>&1
       rc=$?; grep -q 'verify:' /tmp/fio.out && rc=1
