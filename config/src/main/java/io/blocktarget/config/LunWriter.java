@@ -80,6 +80,7 @@ public final class LunWriter {
         if (!access.isEmpty()) {
             doc.put("access", access);
         }
+        lun.features().atomic().ifPresent(atomic -> doc.put("atomic", atomic(atomic)));
         return doc;
     }
 
@@ -94,6 +95,16 @@ public final class LunWriter {
     private static Object size(long bytes) {
         String exact = Sizes.exact(bytes);
         return exact.equals(Long.toString(bytes)) ? (Object) bytes : exact;
+    }
+
+    /** Every key written, defaults too: scripts read the section back as it is. */
+    private static Map<String, Object> atomic(AtomicConfig atomic) {
+        Map<String, Object> map = new LinkedHashMap<>();
+        map.put("max-bytes", size(atomic.maxBytes()));
+        map.put("boundary-bytes", size(atomic.boundaryBytes()));
+        map.put("granularity-bytes", size(atomic.granularityBytes()));
+        map.put("alignment-bytes", size(atomic.alignmentBytes()));
+        return map;
     }
 
     private static Map<String, Object> chap(LunConfig lun, ChapConfig chap) {

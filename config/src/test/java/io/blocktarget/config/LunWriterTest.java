@@ -57,6 +57,8 @@ class LunWriterTest extends ConfigDirTest {
         config.lun("nul", "backend: null\nsize: 1003520\nexport: { iscsi: false, nvme: { nsid: 3 } }\n");
         config.lun("big", "backend: ram\nsize: 3TiB\nlogical-block-size: 64KiB\nphysical-block-size: 32MiB\n"
                 + "export: { nvme: false }\n");
+        config.lun("atom", "backend: ram\nsize: 1GiB\nlogical-block-size: 4KiB\n"
+                + "atomic: { max-bytes: 64KiB, boundary-bytes: 128KiB, granularity-bytes: 8KiB }\n");
         roundTrip();
         String text = Files.readString(tmp.resolve("luns.d/all.yaml"));
         assertThat(text).doesNotContain("alice-secret", "target-secret").contains(tmp.resolve("secrets/alice.secret")

@@ -49,6 +49,28 @@ public interface BlockDevice extends AutoCloseable {
      */
     void write(long lba, ByteBuf data, boolean fua, IoCallback<Void> callback);
 
+    /**
+     * Logical blocks an atomic write ({@link #writeAtomic}) must hold exclusively around its range: the command sets
+     * round the range lock of an atomic write out to multiples of it, so no other write, unmap or write zeroes of
+     * the same allocation unit runs while the unit is replaced. 0 (the default): this backend cannot apply a write
+     * all or nothing, and a LUN configuration asking for atomic writes on it is refused at load.
+     */
+    default int atomicWriteGranule() {
+        return 0;
+    }
+
+    /**
+     * Like {@link #write}, but all or nothing: a concurrent {@link #read} of any overlapping range (any thread,
+     * either protocol) returns either none or all of {@code data}, and a failed atomic write leaves the blocks as they
+     * were (SBC-4 §4.29 atomic writes; NVM Command Set §2.1.4 atomic operations). The caller holds the range lock
+     * exclusively over the range rounded out to {@link #atomicWriteGranule()}. Decorators that change writes (a
+     * torn-write fault) must leave this path whole. Backends with granule 0 fail it with INVALID_LENGTH.
+     */
+    default void writeAtomic(long lba, ByteBuf data, boolean fua, IoCallback<Void> callback) {
+        callback.complete(null, new BlockIoException(BlockError.INVALID_LENGTH,
+                name() + ": this backend cannot apply a write all or nothing"));
+    }
+
     /** Makes every completed write durable (file: fsync). */
     void flush(IoCallback<Void> callback);
 

@@ -51,6 +51,16 @@ public final class CountingBlockDevice extends ForwardingBlockDevice {
     }
 
     @Override
+    public void writeAtomic(long lba, ByteBuf data, boolean fua, IoCallback<Void> callback) {
+        long start = System.nanoTime();
+        long bytes = data.readableBytes();
+        delegate.writeAtomic(lba, data, fua, (result, failure) -> {
+            stats.record(LunStats.Op.WRITE, bytes, start, failure);
+            callback.complete(result, failure);
+        });
+    }
+
+    @Override
     public void flush(IoCallback<Void> callback) {
         long start = System.nanoTime();
         delegate.flush((result, failure) -> {

@@ -55,6 +55,16 @@ public abstract class ForwardingBlockDevice implements BlockDevice {
     }
 
     @Override
+    public int atomicWriteGranule() {
+        return delegate.atomicWriteGranule();
+    }
+
+    @Override
+    public void writeAtomic(long lba, ByteBuf data, boolean fua, IoCallback<Void> callback) {
+        delegate.writeAtomic(lba, data, fua, callback);
+    }
+
+    @Override
     public void flush(IoCallback<Void> callback) {
         delegate.flush(callback);
     }

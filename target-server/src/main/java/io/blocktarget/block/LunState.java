@@ -23,11 +23,13 @@ public final class LunState {
     private final RangeLocks rangeLocks = new RangeLocks();
     private final Reservations reservations;
     private final InFlight inFlight = new InFlight();
+    private final java.util.Optional<AtomicWrites> atomicWrites;
 
     /** Reservations in memory only: APTPL / PTPL are refused. */
     public LunState(String name) {
         this.name = Objects.requireNonNull(name, "name");
         this.reservations = new Reservations();
+        this.atomicWrites = java.util.Optional.empty();
     }
 
     /**
@@ -35,8 +37,23 @@ public final class LunState {
      * {@code luns.d/NAME.pr} beside the LUN's configuration; null = memory only, as {@link #LunState(String)}).
      */
     public LunState(String name, java.nio.file.Path reservationStateFile) {
+        this(name, reservationStateFile, java.util.Optional.empty());
+    }
+
+    /**
+     * As {@link #LunState(String, java.nio.file.Path)}, with the device's atomic write limits ({@code atomic:} of the
+     * LUN file; empty = no atomicity beyond one logical block), which both command sets advertise and honour.
+     */
+    public LunState(String name, java.nio.file.Path reservationStateFile,
+                    java.util.Optional<AtomicWrites> atomicWrites) {
         this.name = Objects.requireNonNull(name, "name");
         this.reservations = reservationStateFile == null ? new Reservations() : new Reservations(reservationStateFile);
+        this.atomicWrites = Objects.requireNonNull(atomicWrites, "atomicWrites");
+    }
+
+    /** The atomic write limits both command sets advertise and honour; empty = none beyond one logical block. */
+    public java.util.Optional<AtomicWrites> atomicWrites() {
+        return atomicWrites;
     }
 
     /** Commands executing on this device (both protocols) and the DRAINING state removal waits on. */

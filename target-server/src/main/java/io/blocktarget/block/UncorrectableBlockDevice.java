@@ -54,6 +54,16 @@ public final class UncorrectableBlockDevice extends ForwardingBlockDevice {
     }
 
     @Override
+    public void writeAtomic(long lba, ByteBuf data, boolean fua, IoCallback<Void> callback) {
+        if (blocks.isEmpty()) {
+            delegate.writeAtomic(lba, data, fua, callback);
+            return;
+        }
+        long count = data.readableBytes() >>> geometry().logicalBlockShift();
+        delegate.writeAtomic(lba, data, fua, clearing(lba, count, callback));
+    }
+
+    @Override
     public void unmap(List<BlockRange> ranges, IoCallback<Void> callback) {
         if (blocks.isEmpty()) {
             delegate.unmap(ranges, callback);

@@ -145,7 +145,8 @@ final class IdentifyCommands {
                 discovery ? 0 : ErrorLog.ENTRIES - 1, 0, ControllerConstants.KAS, IdentifyController.SQES_64, IdentifyController.CQES_16,
                 ControllerConstants.MAX_QUEUE_ENTRIES, subsystem.nn(),
                 discovery ? 0 : oncs(subsystem),
-                0, 0, vwc ? IdentifyController.VWC_PRESENT | IdentifyController.VWC_FLUSH_BROADCAST : 0, 0, 0,
+                0, 0, vwc ? IdentifyController.VWC_PRESENT | IdentifyController.VWC_FLUSH_BROADCAST : 0,
+                discovery ? 0 : NvmeAtomics.awun(subsystem), discovery ? 0 : NvmeAtomics.awun(subsystem), // AWUN, AWUPF
                 IdentifyController.SGLS_SUPPORTED | IdentifyController.SGLS_OFFSET, subsystem.nqn(),
                 discovery ? 0 : 4 + limits.ioInCapsuleDataBytes() / 16, discovery ? 0 : 1, 0, 0, 1,
                 OFCS_DISCONNECT);

@@ -74,11 +74,13 @@ final class Namespace {
         BlockGeometry g = geometry();
         IdentifyNamespace plain = IdentifyNamespace.of(g.blockCount(),
                 NamespaceGeometry.of(g.logicalBlockSize(), g.physicalBlockSize()), nguid, eui64, device().readOnly());
-        new IdentifyNamespace(plain.nsze(), plain.ncap(), plain.nuse(), plain.nsfeat(), plain.flbas(), NMIC_SHARED,
-                plain.dlfeat(), plain.nawun(), plain.nawupf(), plain.nacwu(), plain.nabspf(), plain.noiob(),
+        new IdentifyNamespace(plain.nsze(), plain.ncap(), plain.nuse(), NvmeAtomics.nsfeat(this, plain.nsfeat()),
+                plain.flbas(), NMIC_SHARED, plain.dlfeat(), NvmeAtomics.nawun(this), NvmeAtomics.nawun(this),
+                plain.nacwu(), NvmeAtomics.nabsn(this), plain.noiob(),
                 plain.npwg(), plain.npwa(), plain.npdg(), plain.npda(), plain.nows(), plain.anagrpid(),
                 plain.nsattr(), nguid, eui64, plain.lbaFormats()).encode(out);
         out.setByte(start + RESCAP_OFFSET, ReservationCommands.rescap(this)); // Identify Namespace byte 31
+        out.setShortLE(start + NvmeAtomics.NABSN_OFFSET, NvmeAtomics.nabsn(this)); // NABSN = NABSPF; NABO = 0
     }
 
     /** I/O Command Set Independent Identify Namespace (CNS 08h): ready, shared, VWC presence per namespace. */

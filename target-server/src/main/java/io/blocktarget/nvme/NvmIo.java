@@ -176,6 +176,20 @@ final class NvmIo {
         }
         // With the volatile write cache disabled (Set Features VWC WCE = 0) every write is written through.
         boolean fua = command.fua() || !controller.features().writeCacheEnabled();
+        if (NvmeAtomics.applies(ns, command.slba(), command.blocks())) {
+            // within NAWUN and not across an NABSN boundary: all or nothing (NVM Command Set §2.1.4.1)
+            io.blocktarget.block.AtomicWrites.write(ns.state().rangeLocks(), device, command.slba(), data, fua,
+                    (ignored, failure) -> {
+                        if (failure != null) {
+                            fail(done, failure);
+                        } else {
+                            stats.writeCommands.increment();
+                            stats.bytesWritten.add(length);
+                            Replies.status(done, NvmeStatus.SUCCESS);
+                        }
+                    });
+            return;
+        }
         // the range lock shared with SCSI: a COMPARE AND WRITE of these blocks is atomic against this write
         ns.state().rangeLocks().acquireShared(command.slba(), command.blocks(), lease ->
                 device.write(command.slba(), data, fua, (ignored, failure) -> {

@@ -55,12 +55,20 @@ final class InquiryHandler {
     private final String lunName;
     private final byte[] nameHash;
     private final UnitLimits limits;
+    private final Optional<io.blocktarget.protocol.scsi.BlockLimitsAtomicFields> atomicFields;
 
     InquiryHandler(String targetName, String lunName, UnitLimits limits) {
+        this(targetName, lunName, limits, Optional.empty());
+    }
+
+    /** With the Block Limits atomic fields (bytes 44-63) of a logical unit with atomic writes (SbcWriteAtomic). */
+    InquiryHandler(String targetName, String lunName, UnitLimits limits,
+                   Optional<io.blocktarget.protocol.scsi.BlockLimitsAtomicFields> atomicFields) {
         this.targetName = targetName;
         this.lunName = lunName;
         this.nameHash = sha256(lunName);
         this.limits = limits;
+        this.atomicFields = atomicFields;
     }
 
     void execute(Task task, InquiryCdb cdb) {
@@ -75,7 +83,11 @@ final class InquiryHandler {
             return;
         }
         ByteBuf out = Task.allocate(256);
+        int start = out.writerIndex();
         page.get().encode(out, Peripheral.DIRECT_ACCESS_BLOCK_DEVICE);
+        if (cdb.pageCode() == 0xB0) {
+            atomicFields.ifPresent(f -> f.encodeInto(out, start));
+        }
         task.parameterData(out, cdb.allocationLength());
     }
 

@@ -32,6 +32,7 @@ import io.blocktarget.protocol.scsi.TestUnitReadyCdb;
 import io.blocktarget.protocol.scsi.UnmapCdb;
 import io.blocktarget.protocol.scsi.VerifyCdb;
 import io.blocktarget.protocol.scsi.WriteAndVerifyCdb;
+import io.blocktarget.protocol.scsi.WriteAtomicCdb;
 import io.blocktarget.protocol.scsi.WriteCdb;
 import io.blocktarget.protocol.scsi.WriteSameCdb;
 
@@ -60,6 +61,7 @@ final class LogicalUnit {
     private final PersistentReserveCommands persistentReserve;
     private final SbcSanitize sanitize;
     private final ExtendedCopy extendedCopy;
+    private final SbcWriteAtomic writeAtomic;
     private final RangeLock rangeLock;
     private final TaskSet taskSet = new TaskSet();
     private final byte[] naa;
@@ -67,11 +69,14 @@ final class LogicalUnit {
     LogicalUnit(ScsiTarget target, LogicalUnitSpec spec) {
         this.target = target;
         this.spec = spec;
-        this.limits = UnitLimits.of(spec.device().geometry());
+        UnitLimits derived = UnitLimits.of(spec.device().geometry());
+        this.limits = spec.state().atomicWrites().isPresent() ? derived.withAtomicWrites() : derived;
         this.modePages = new ModePages(spec.device(), unitAttentions);
         this.reservations = new Reservations(spec.state().reservations(), unitAttentions);
         this.rangeLock = new RangeLock(spec.state().rangeLocks());
-        this.inquiry = new InquiryHandler(target.targetName(), spec.name(), limits);
+        this.inquiry = new InquiryHandler(target.targetName(), spec.name(), limits,
+                SbcWriteAtomic.blockLimits(spec.state()));
+        this.writeAtomic = new SbcWriteAtomic(spec.device(), modePages, spec.state());
         this.readWrite = new SbcReadWrite(spec.device(), limits, modePages, rangeLock);
         this.provisioning = new SbcProvisioning(spec.device(), limits, rangeLock);
         this.compareAndWrite = new CompareAndWrite(spec.device(), limits, rangeLock);
@@ -210,6 +215,7 @@ final class LogicalUnit {
             case ReceiveCopyResultsCdb c -> extendedCopy.receiveCopyResults(task, c);
             case ReadDefectDataCdb c -> SbcCapacity.readDefectData(task, c);
             case ReportTargetPortGroupsCdb c -> SpcHandlers.reportTargetPortGroups(task, c);
+            case WriteAtomicCdb c -> writeAtomic.execute(task, c);
             case CdbError e -> task.fail(e);
         }
     }
@@ -222,7 +228,8 @@ final class LogicalUnit {
     /** Commands that change the medium: DATA PROTECT on a read-only logical unit. */
     private static boolean writesMedium(Cdb cdb) {
         return cdb instanceof WriteCdb || cdb instanceof WriteAndVerifyCdb || cdb instanceof WriteSameCdb
-                || cdb instanceof UnmapCdb || cdb instanceof CompareAndWriteCdb || cdb instanceof SanitizeCdb;
+                || cdb instanceof UnmapCdb || cdb instanceof CompareAndWriteCdb || cdb instanceof SanitizeCdb
+                || cdb instanceof WriteAtomicCdb;
     }
 
     /** Tasks in execution (tests check that every one left). */

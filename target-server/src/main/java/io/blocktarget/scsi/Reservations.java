@@ -120,7 +120,8 @@ final class Reservations {
                  PreFetchCdb _, ReadDefectDataCdb _ -> Access.READ; // SBC-4 Table 13: as READ
             // REPORT TARGET PORT GROUPS is allowed under every reservation (SPC-4 Table 60): default
             case WriteCdb _, WriteAndVerifyCdb _, WriteSameCdb _, UnmapCdb _, CompareAndWriteCdb _, SanitizeCdb _,
-                 SynchronizeCacheCdb _, ModeSelectCdb _, StartStopUnitCdb _ -> Access.WRITE;
+                 SynchronizeCacheCdb _, ModeSelectCdb _, StartStopUnitCdb _,
+                 io.blocktarget.protocol.scsi.WriteAtomicCdb _ -> Access.WRITE;
             // INQUIRY, REPORT LUNS, REQUEST SENSE, TEST UNIT READY, READ CAPACITY, PR IN/OUT;
             // RESERVE(6)/RELEASE(6) decide for themselves below
             default -> Access.ALWAYS;

@@ -112,7 +112,8 @@ final class SbcSanitize {
         return cdb instanceof ReadCdb || cdb instanceof WriteCdb || cdb instanceof VerifyCdb
                 || cdb instanceof WriteAndVerifyCdb || cdb instanceof WriteSameCdb || cdb instanceof UnmapCdb
                 || cdb instanceof CompareAndWriteCdb || cdb instanceof PreFetchCdb
-                || cdb instanceof SynchronizeCacheCdb || cdb instanceof GetLbaStatusCdb;
+                || cdb instanceof SynchronizeCacheCdb || cdb instanceof GetLbaStatusCdb
+                || cdb instanceof io.blocktarget.protocol.scsi.WriteAtomicCdb;
     }
 
     void execute(Task task, SanitizeCdb cdb) {

@@ -71,12 +71,22 @@ record UnitLimits(long maximumTransferLength, long optimalTransferLength, int tr
         int caw = (int) Math.min(255, Math.max(1, maxTransfer / 2));
         boolean writeSame = lbs <= WRITE_SAME_SUPPORTED_UP_TO;
         Set<ScsiOpcode> ops = EnumSet.allOf(ScsiOpcode.class);
+        ops.remove(ScsiOpcode.WRITE_ATOMIC_16); // only with atomic writes: withAtomicWrites()
         if (!writeSame) {
             ops.remove(ScsiOpcode.WRITE_SAME_10);
             ops.remove(ScsiOpcode.WRITE_SAME_16);
         }
         return new UnitLimits(maxTransfer, optimal, granularity, caw, writeSame ? WRITE_SAME_BYTES / lbs : 0,
                 0xFFFF_FFFFL, UNMAP_DESCRIPTORS, maxTransfer, writeSame, writeSame, ops);
+    }
+
+    /** These limits with WRITE ATOMIC(16) supported: a logical unit whose device has atomic writes (SbcWriteAtomic). */
+    UnitLimits withAtomicWrites() {
+        Set<ScsiOpcode> ops = EnumSet.copyOf(supported);
+        ops.add(ScsiOpcode.WRITE_ATOMIC_16);
+        return new UnitLimits(maximumTransferLength, optimalTransferLength, transferGranularity, maximumCompareAndWrite,
+                maximumWriteSameLength, maximumUnmapLbaCount, maximumUnmapDescriptors, maximumPrefetchLength, lbpws,
+                lbpws10, ops);
     }
 
     /** Commands REPORT SUPPORTED OPERATION CODES lists, in operation code order. */

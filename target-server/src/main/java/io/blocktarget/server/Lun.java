@@ -28,7 +28,15 @@ public record Lun(LunConfig config, BlockDevice device, LunState state) {
      */
     public static LunState stateFor(LunConfig config) {
         return new LunState(config.name(),
-                config.source() == null ? null : config.source().resolveSibling(config.name() + ".pr"));
+                config.source() == null ? null : config.source().resolveSibling(config.name() + ".pr"),
+                atomicWrites(config));
+    }
+
+    /** {@code atomic:} in logical blocks, as both command sets use it (validated in bytes by the config reader). */
+    static java.util.Optional<io.blocktarget.block.AtomicWrites> atomicWrites(LunConfig config) {
+        long lbs = config.logicalBlockSize();
+        return config.features().atomic().map(a -> new io.blocktarget.block.AtomicWrites(a.maxBytes() / lbs,
+                a.boundaryBytes() / lbs, a.granularityBytes() / lbs, a.alignmentBytes() / lbs));
     }
 
     /** The SCSI logical unit this LUN is, when exported over iSCSI: one place builds it, at start and at runtime. */

@@ -7,8 +7,9 @@ import io.netty.buffer.ByteBuf;
  * Controller Data Structure, I/O Command Set Independent"), with the NVMe over Fabrics fields at 1792..2047.
  * Only the fields a fabrics target fills are components; the rest is written as zero.
  * <p>
- * AWUPF must stay 0 (one logical block) when namespaces report their own NAWUPF: Linux falls back to the
- * controller-wide AWUPF for any namespace whose NAWUPF is 0 (see {@link NamespaceGeometry}).
+ * AWUN / AWUPF must not exceed what any namespace gives: Linux before 2026 (and other hosts) fall back to the
+ * controller-wide AWUPF for any namespace whose NAWUPF is 0 (see {@link NamespaceGeometry}); the target sets them to
+ * the smallest NAWUN of the subsystem's namespaces, 0 unless every one has atomic writes.
  */
 public record IdentifyController(
         int vid, int ssvid, String sn, String mn, String fr, int rab, int ieee, int cmic, int mdts, int cntlid,

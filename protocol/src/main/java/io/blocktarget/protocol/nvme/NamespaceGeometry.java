@@ -2,18 +2,20 @@ package io.blocktarget.protocol.nvme;
 
 /**
  * The Identify Namespace fields that tell a host the logical and physical block size (DESIGN §4; NVM Command
- * Set §4.1.5.1 "Identify Namespace": LBADS, NSFEAT, NPWG/NPWA/NPDG/NPDA/NOWS, NAWUN/NAWUPF).
+ * Set §4.1.5.1 "Identify Namespace": LBADS, NSFEAT, NPWG/NPWA/NPDG/NPDA/NOWS).
  * <p>
- * Linux (drivers/nvme/host/core.c, nvme_update_disk_info / nvme_configure_atomic_write, checked against 6.x and
- * 7.2) sets physical_block_size = min(LBS × (1 + NPWG) when NSFEAT bit 4, LBS × (1 + NAWUPF) when NSFEAT bit 1
- * and NAWUPF ≠ 0 — else LBS × (1 + controller AWUPF)) and io_min = LBS × (1 + NPWG), io_opt = LBS × (1 + NOWS)
- * when NOWS ≠ 0. So both NPWG and NAWUPF say PBS/LBS − 1, both NSFEAT bits are set, and the controller's AWUPF
- * stays 0 so a namespace with PBS = LBS (NAWUPF 0) is not raised. The deallocate fields follow PBS too, so a
- * discard granularity matches the RAM disk's chunking.
+ * Linux (drivers/nvme/host/core.c, nvme_update_disk_info / nvme_configure_atomic_write, 2026) sets
+ * physical_block_size = min(LBS × (1 + NPWG) when NSFEAT bit 4, atomic unit), the atomic unit being LBS × (1 + NAWUPF)
+ * when NSFEAT bit 1 and NAWUPF ≠ 0, else LBS (it ignores the controller's AWUPF; kernels before 2026 used LBS ×
+ * (1 + AWUPF)); io_min = LBS × (1 + NPWG), io_opt = LBS × (1 + NOWS) when NOWS ≠ 0. NAWUPF is a power-fail atomicity
+ * promise, so the geometry sets only the performance hints (NSFEAT bit 4, NPWG = NPWA = NOWS = PBS/LBS − 1) and
+ * leaves NSFEAT bit 1, NAWUN and NAWUPF at 0: Linux then shows physical_block_size = LBS and minimum_io_size =
+ * optimal_io_size = PBS. A namespace with configured atomic writes sets the atomic fields itself. The deallocate
+ * fields follow PBS too, so a discard granularity matches the RAM disk's chunking.
  *
  * @param lbads log2(LBS), LBA format byte 2
- * @param nsfeat NSFEAT bits 1 (NSABP) and 4 (OPTPERF)
- * @param blocksPerPhysical PBS/LBS minus one — the 0's based value of NPWG, NPWA, NPDG, NPDA, NOWS, NAWUN, NAWUPF
+ * @param nsfeat NSFEAT bit 4 (OPTPERF)
+ * @param blocksPerPhysical PBS/LBS minus one — the 0's based value of NPWG, NPWA, NPDG, NPDA, NOWS
  */
 public record NamespaceGeometry(int lbs, int pbs, int lbads, int nsfeat, int blocksPerPhysical) {
     public static final int NSFEAT_THIN_PROVISIONING = 1;
@@ -33,7 +35,7 @@ public record NamespaceGeometry(int lbs, int pbs, int lbads, int nsfeat, int blo
                 || pbs > MAX_PBS) {
             throw new IllegalArgumentException("LBS " + lbs + " / PBS " + pbs + " outside powers of two 512..64K / LBS..32M");
         }
-        return new NamespaceGeometry(lbs, pbs, Integer.numberOfTrailingZeros(lbs), NSFEAT_NSABP | NSFEAT_OPTPERF,
+        return new NamespaceGeometry(lbs, pbs, Integer.numberOfTrailingZeros(lbs), NSFEAT_OPTPERF,
                 pbs / lbs - 1);
     }
 
@@ -57,11 +59,13 @@ public record NamespaceGeometry(int lbs, int pbs, int lbads, int nsfeat, int blo
         return blocksPerPhysical;
     }
 
+    /** 0: no atomicity beyond one logical block is claimed by the geometry alone. */
     public int nawun() {
-        return blocksPerPhysical;
+        return 0;
     }
 
+    /** 0: see {@link #nawun()}. */
     public int nawupf() {
-        return blocksPerPhysical;
+        return 0;
     }
 }

@@ -34,6 +34,7 @@ final class SbcCdbParser {
             case 0x93 -> writeSame(f, ScsiOpcode.WRITE_SAME_16);
             case 0x42 -> unmap(f);
             case 0x89 -> compareAndWrite(f);
+            case 0x9C -> writeAtomic(f);
             case 0x25 -> new ReadCapacity10Cdb(); // LBA and PMI are obsolete in SBC-4 and ignored
             case 0x9E -> serviceActionIn16(f);
             default -> throw new CdbFields.Rejected(CdbParser.unsupportedOpcode());
@@ -208,6 +209,23 @@ final class SbcCdbParser {
         int blocks = f.u8(13);
         f.checkLbaRange(lba, blocks);
         return new CompareAndWriteCdb(lba, blocks, f.bit(1, 4), f.bit(1, 3));
+    }
+
+    /**
+     * WRITE ATOMIC(16), SBC-4 §5.48: WRPROTECT zero (no protection information), DPO, FUA, LBA (2-9), ATOMIC
+     * BOUNDARY (10-11), TRANSFER LENGTH (12-13, 16 bits); byte 1 bit 2 reserved, bits 1-0 obsolete (ignored as in
+     * WRITE(16)); GROUP NUMBER ignored. The device server checks the atomic limits, which the parser does not know.
+     */
+    private static Cdb writeAtomic(CdbFields f) {
+        if (f.bits(1, 7, 5) != 0) {
+            throw invalidField(1, 7);
+        }
+        f.reserved(1, 0x04);
+        long lba = f.u64(2);
+        int boundary = f.u16(10);
+        int length = f.u16(12);
+        f.checkLbaRange(lba, length);
+        return new WriteAtomicCdb(lba, boundary, length, f.bit(1, 4), f.bit(1, 3));
     }
 
     /** SERVICE ACTION IN(16): READ CAPACITY(16) (SBC-4 §5.20) or GET LBA STATUS (§5.7). */

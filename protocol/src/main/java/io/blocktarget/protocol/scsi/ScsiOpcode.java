@@ -67,6 +67,8 @@ public enum ScsiOpcode {
     PRE_FETCH_16(0x90, -1, "90 02 ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
     SYNCHRONIZE_CACHE_16(0x91, -1, "91 02 ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
     WRITE_SAME_16(0x93, -1, "93 ff ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
+    /** WRITE ATOMIC(16), SBC-4 §5.48: listed and accepted only on logical units with atomic writes. */
+    WRITE_ATOMIC_16(0x9C, -1, "9c fc ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
     /** SERVICE ACTION IN(16) / READ CAPACITY(16), SBC-4 §5.20. */
     READ_CAPACITY_16(0x9E, 0x10, "9e 10 00 00 00 00 00 00 00 00 ff ff ff ff 00 05"),
     /** SERVICE ACTION IN(16) / GET LBA STATUS, SBC-4 §5.7. */

@@ -83,12 +83,11 @@ class IdentifyStructuresTest {
         putLe(e, 0, 262144, 8);      // 0 NSZE
         putLe(e, 8, 262144, 8);      // 8 NCAP
         putLe(e, 16, 262144, 8);     // 16 NUSE
-        e[24] = 0x12;                // 24 NSFEAT: bit 1 NSABP, bit 4 OPTPERF
+        e[24] = 0x10;                // 24 NSFEAT: bit 4 OPTPERF (bit 1 NSABP only with atomic writes)
         e[25] = 0;                   // 25 NLBAF: 1 format (0's based)
         e[26] = 0;                   // 26 FLBAS: format 0
         e[33] = 0x9;                 // 33 DLFEAT: read zeroes, DEAC in Write Zeroes
-        putLe(e, 34, 3, 2);          // 34 NAWUN: 4 blocks
-        putLe(e, 36, 3, 2);          // 36 NAWUPF
+        // 34 NAWUN, 36 NAWUPF: 0 — the geometry claims no atomicity beyond one block
         putLe(e, 64, 3, 2);          // 64 NPWG
         putLe(e, 66, 3, 2);          // 66 NPWA
         putLe(e, 68, 3, 2);          // 68 NPDG

@@ -35,6 +35,17 @@ public final class NullBlockDevice extends AbstractBlockDevice {
         callback.complete(null, checkWriteRequest(lba, data));
     }
 
+    /** Nothing is stored, so every write is trivially all or nothing (reads are zeros before and after). */
+    @Override
+    public int atomicWriteGranule() {
+        return 1;
+    }
+
+    @Override
+    public void writeAtomic(long lba, ByteBuf data, boolean fua, IoCallback<Void> callback) {
+        write(lba, data, fua, callback);
+    }
+
     @Override
     public void flush(IoCallback<Void> callback) {
         callback.complete(null, checkOpen());

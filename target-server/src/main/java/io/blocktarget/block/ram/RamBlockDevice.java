@@ -35,6 +35,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * writing to a socket. Writers hold a reference while copying for the same reason. Several event
  * loops may use one device: chunk allocation races are settled by CAS on the table slot.
  *
+ * <p>Atomic writes ({@link #writeAtomic}) copy on write: the chunks they touch are copied, the copies changed and
+ * then swapped into the table slot by slot. A read holds slices of the chunks it found, so it keeps seeing the
+ * version it started with even while its data is still being written to a socket (which no lock released at
+ * command completion could protect: the transport reads the slices later). A read within one chunk therefore sees
+ * an atomic write whole or not at all; a read spanning chunks checks {@link #atomicPublishes} (a seqlock: odd while
+ * a swap is under way) before and after taking its slices and starts again when it changed — the only cost reads
+ * pay, two volatile reads of a counter that changes only when an atomic write runs.
+ *
  * <p>All operations complete inline, before the method returns.
  */
 public final class RamBlockDevice extends AbstractBlockDevice {
@@ -48,6 +56,8 @@ public final class RamBlockDevice extends AbstractBlockDevice {
     private final AtomicLong allocatedBytes = new AtomicLong();
     /** Shared by all chunks of this device (they have one size): runs when a chunk's memory is freed. */
     private final Runnable chunkFreed;
+    /** Seqlock of atomic writes: incremented before and after the chunks of one are swapped in (odd = swapping). */
+    private final AtomicLong atomicPublishes = new AtomicLong();
 
     public RamBlockDevice(String name, BlockGeometry geometry, boolean readOnly, MemoryBudget budget) {
         super(name, geometry, readOnly);
@@ -88,9 +98,28 @@ public final class RamBlockDevice extends AbstractBlockDevice {
         } else if (offset + length <= chunkSize) {
             result = piece(position >>> chunkShift, offset, length);
         } else {
-            result = assemble(position, length);
+            result = assembleUntorn(position, length);
         }
         callback.complete(result, null);
+    }
+
+    /**
+     * {@link #assemble} with no atomic write's swap between its first and last chunk: the chunks of one atomic write
+     * are swapped in one at a time, so a read spanning chunks could otherwise take an old and a new one.
+     */
+    private ByteBuf assembleUntorn(long position, int length) {
+        for (;;) {
+            long before = atomicPublishes.get();
+            if ((before & 1) != 0) {
+                Thread.onSpinWait(); // a swap is a few CAS: over in nanoseconds
+                continue;
+            }
+            ByteBuf assembled = assemble(position, length);
+            if (atomicPublishes.get() == before) {
+                return assembled;
+            }
+            assembled.release();
+        }
     }
 
     private ByteBuf assemble(long position, int length) {
@@ -174,6 +203,85 @@ public final class RamBlockDevice extends AbstractBlockDevice {
             }
             fresh.release();   // another writer won the slot: free ours, write into theirs
         }
+    }
+
+    /** The chunk: an atomic write replaces whole chunks, so nothing else may change them meanwhile. */
+    @Override
+    public int atomicWriteGranule() {
+        return chunkSize >>> geometry().logicalBlockShift();
+    }
+
+    @Override
+    public void writeAtomic(long lba, ByteBuf data, boolean fua, IoCallback<Void> callback) {
+        BlockIoException failure = checkWriteRequest(lba, data);
+        if (failure == null) {
+            failure = copyOnWrite(lba << geometry().logicalBlockShift(), data);
+        }
+        callback.complete(null, failure);
+    }
+
+    /**
+     * Prepares a changed copy of every chunk the write touches (nothing visible yet: a failure here changes nothing)
+     * and swaps them in under the seqlock. The caller's exclusive range lock over whole chunks keeps every other
+     * write, unmap and write zeroes of these chunks out, so no update to the old chunk is lost and no slot changes
+     * under us.
+     */
+    private BlockIoException copyOnWrite(long position, ByteBuf data) {
+        long end = position + data.readableBytes();
+        long first = position >>> chunkShift;
+        int count = (int) (((end - 1) >>> chunkShift) - first + 1);
+        NativeByteBuf[] old = new NativeByteBuf[count];
+        NativeByteBuf[] fresh = new NativeByteBuf[count];
+        int sourceIndex = data.readerIndex();
+        long at = position;
+        for (int i = 0; i < count; i++) {
+            int offset = offsetInChunk(at);
+            int n = (int) Math.min(chunkSize - offset, end - at);
+            old[i] = acquire(first + i);
+            fresh[i] = allocate(old[i] != null || n == chunkSize);
+            if (fresh[i] == null) {
+                for (int j = 0; j <= i; j++) {
+                    if (old[j] != null) {
+                        old[j].release();
+                    }
+                    if (fresh[j] != null) {
+                        fresh[j].release();
+                    }
+                }
+                return new BlockIoException(BlockError.INSUFFICIENT_RESOURCES, name()
+                        + ": RAM disk memory budget exhausted or malloc failed (" + budget + ")");
+            }
+            if (old[i] != null) {
+                fresh[i].copyFrom(0, old[i], 0, chunkSize);
+            }
+            fresh[i].copyFrom(offset, data, sourceIndex, n);
+            sourceIndex += n;
+            at += n;
+        }
+        atomicPublishes.incrementAndGet();
+        try {
+            for (int i = 0; i < count; i++) {
+                boolean swapped = old[i] == null
+                        ? chunks.putIfAbsent(first + i, fresh[i])
+                        : chunks.replace(first + i, old[i], fresh[i]);
+                if (!swapped) {
+                    fresh[i].release(); // only close() empties slots under the range lock: the data is gone anyway
+                } else if (old[i] != null) {
+                    old[i].release();   // the table's reference: readers' slices keep the old version alive
+                }
+            }
+        } finally {
+            atomicPublishes.incrementAndGet();
+        }
+        for (NativeByteBuf o : old) {
+            if (o != null) {
+                o.release();            // ours, from acquire
+            }
+        }
+        if (state() == State.CLOSED) {
+            releaseAll();
+        }
+        return null;
     }
 
     @Override

@@ -74,6 +74,11 @@ final class SparseArray<T> {
         return leaf(index, true).compareAndSet(slot(index, 0), null, value);
     }
 
+    /** Replaces {@code expected} (non-null) by {@code value}; false when the slot no longer holds {@code expected}. */
+    boolean replace(long index, T expected, T value) {
+        return leaf(index, true).compareAndSet(slot(index, 0), expected, value);
+    }
+
     /** Empties the slot and returns what it held, or null. */
     T remove(long index) {
         AtomicReferenceArray<Object> leaf = leaf(index, false);
