@@ -56,6 +56,15 @@ public enum NvmeStatus {
     ATTEMPTED_WRITE_TO_READ_ONLY_RANGE(StatusCodeType.COMMAND_SPECIFIC, 0x82, true),
     /** Copy over MSRC, MSSRL or MCL (NVM Command Set §3.2.2). */
     COMMAND_SIZE_LIMIT_EXCEEDED(StatusCodeType.COMMAND_SPECIFIC, 0x83, true),
+    // Zoned Namespace Command Set 1.1 §3.3.1 Figure "Status Code – Command Specific Status Values"
+    ZONE_BOUNDARY_ERROR(StatusCodeType.COMMAND_SPECIFIC, 0xB8, true),
+    ZONE_IS_FULL(StatusCodeType.COMMAND_SPECIFIC, 0xB9, true),
+    ZONE_IS_READ_ONLY(StatusCodeType.COMMAND_SPECIFIC, 0xBA, true),
+    ZONE_IS_OFFLINE(StatusCodeType.COMMAND_SPECIFIC, 0xBB, true),
+    ZONE_INVALID_WRITE(StatusCodeType.COMMAND_SPECIFIC, 0xBC, true),
+    TOO_MANY_ACTIVE_ZONES(StatusCodeType.COMMAND_SPECIFIC, 0xBD, true),
+    TOO_MANY_OPEN_ZONES(StatusCodeType.COMMAND_SPECIFIC, 0xBE, true),
+    INVALID_ZONE_STATE_TRANSITION(StatusCodeType.COMMAND_SPECIFIC, 0xBF, true),
     // Fabrics Connect / Discovery command specific (Base §4.2.3.2, Connect response §6.3)
     CONNECT_INCOMPATIBLE_FORMAT(StatusCodeType.COMMAND_SPECIFIC, 0x80, true),
     /** The host may retry later (e.g. the controller ID is in use), so DNR stays clear. */
