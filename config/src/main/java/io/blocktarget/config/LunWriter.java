@@ -76,6 +76,7 @@ public final class LunWriter {
         if (!access.isEmpty()) {
             doc.put("access", access);
         }
+        lun.features().zoned().ifPresent(zoned -> doc.put("zoned", ZonedReader.document(zoned)));
         return doc;
     }
 

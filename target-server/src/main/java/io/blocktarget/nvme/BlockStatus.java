@@ -22,7 +22,7 @@ final class BlockStatus {
             case WRITE_ERROR -> NvmeStatus.WRITE_FAULT;
             // the server is shutting the LUN down: not ready, retryable elsewhere (no DNR)
             case CLOSED -> NvmeStatus.NAMESPACE_NOT_READY;
-            // zoned devices (ZNS §4.1.1.1 status codes; the table is on BlockError)
+            // ZNS 1.1 §3.3.1 (the zone model's table is on BlockError)
             case ZONE_UNALIGNED_WRITE -> NvmeStatus.ZONE_INVALID_WRITE;
             case ZONE_BOUNDARY_ERROR, ZONE_GAP_ACCESS, ZONE_READ_BOUNDARY -> NvmeStatus.ZONE_BOUNDARY_ERROR;
             case ZONE_FULL -> NvmeStatus.ZONE_IS_FULL;
@@ -31,8 +31,7 @@ final class BlockStatus {
             case ZONE_TOO_MANY_OPEN -> NvmeStatus.TOO_MANY_OPEN_ZONES;
             case ZONE_TOO_MANY_ACTIVE -> NvmeStatus.TOO_MANY_ACTIVE_ZONES;
             case ZONE_INVALID_STATE_TRANSITION -> NvmeStatus.INVALID_ZONE_STATE_TRANSITION;
-            // ZNS has no "read past the write pointer" error (such reads return zeros); the model refuses them only
-            // when the LUN's reads are restricted (ZBC URSWRZ = 0), the nearest ZNS status is the boundary one
+            // reads past the write pointer are refused only with restricted reads, which ZNS has no name for
             case ZONE_INVALID_READ -> NvmeStatus.ZONE_BOUNDARY_ERROR;
         };
     }

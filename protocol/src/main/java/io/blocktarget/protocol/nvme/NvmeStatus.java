@@ -58,8 +58,7 @@ public enum NvmeStatus {
     ATTEMPTED_WRITE_TO_READ_ONLY_RANGE(StatusCodeType.COMMAND_SPECIFIC, 0x82, true),
     /** Copy over MSRC, MSSRL or MCL (NVM Command Set §3.2.2). */
     COMMAND_SIZE_LIMIT_EXCEEDED(StatusCodeType.COMMAND_SPECIFIC, 0x83, true),
-    // Zoned Namespace Command Set command specific (ZNS §4.1.1.1, Figure "Status Code – Command Specific Status
-    // Values"). DNR as QEMU sets it: repeating the same command cannot succeed until the host changes the zone.
+    // Zoned Namespace Command Set 1.1 §3.3.1 Figure "Status Code – Command Specific Status Values"
     ZONE_BOUNDARY_ERROR(StatusCodeType.COMMAND_SPECIFIC, 0xB8, true),
     ZONE_IS_FULL(StatusCodeType.COMMAND_SPECIFIC, 0xB9, true),
     ZONE_IS_READ_ONLY(StatusCodeType.COMMAND_SPECIFIC, 0xBA, true),
