@@ -8,6 +8,7 @@
 # Lines for the host: DISK <name> <dev> <logical> <physical> <size_bytes>, CHECK <name> <what> OK|FAIL [detail].
 # Env: TARGET_ADDR (run.sh), NQN_PREFIX, LUNS, FS (0/1).
 set -u
+exec 3>&1   # the host's stdout, also from inside redirected commands
 echo "# kernel $(uname -r) zoned-nvme"
 check() { # name what rc [detail]
   if [ "$3" = 0 ]; then echo "CHECK $1 $2 OK ${4:-}"; else echo "CHECK $1 $2 FAIL ${4:-}"; fi
@@ -24,7 +25,7 @@ nvme_dev() { # nqn -> nvmeXnY
   done
   return 1
 }
-wait_dev() { n=300; while [ $n -gt 0 ]; do nvme_dev "$1" && return 0; n=$((n - 1)); sleep 0.2; done; return 1; }
+wait_dev() { tries=300; while [ $tries -gt 0 ]; do nvme_dev "$1" && return 0; tries=$((tries - 1)); sleep 0.2; done; return 1; }
 idns() { # dev field -> value (decimal) from `nvme zns id-ns`
   v=$(nvme zns id-ns "/dev/$1" 2>/dev/null | sed -n "s/^$2 *: *//p" | head -n1)
   [ -n "$v" ] && echo $((v))
@@ -96,24 +97,46 @@ EOF2
   eq "$n" reset-all-empty $zones "$(grep -c 'zcond: *1(' /tmp/rep2.out)"
   dd if="/dev/$dev" of=/tmp/z.back bs="$lbs" skip=$z1 count=1 iflag=direct 2>/dev/null
   head -c "$lbs" /dev/zero | cmp -s - /tmp/z.back; check "$n" reset-reads-zeros $?
-  if [ "${FS:-0}" = 1 ]; then
-    mkdir -p /mnt/t
-    if mkfs.btrfs -f -O zoned "/dev/$dev" >/tmp/mkfs.out 2>&1; then
-      check "$n" mkfs.btrfs-zoned 0
-      if mount -t btrfs "/dev/$dev" /mnt/t 2>/tmp/mount.out; then
-        dd if=/dev/urandom of=/tmp/f bs=1M count=8 2>/dev/null; want=$(md5sum </tmp/f | cut -d' ' -f1)
-        cp /tmp/f /mnt/t/f && sync && umount /mnt/t && echo 3 > /proc/sys/vm/drop_caches &&
-          mount -t btrfs "/dev/$dev" /mnt/t && got=$(md5sum </mnt/t/f | cut -d' ' -f1)
-        [ "${got:-}" = "$want" ]; check "$n" btrfs-checksum $? "${got:-none}"
-        umount /mnt/t 2>/dev/null
-      else
-        check "$n" mount.btrfs 1 "$(cat /tmp/mount.out | tr '\n' ' ' | cut -c1-200) $(dmesg | grep -i btrfs | tail -n 3 | tr '\n' ' ')"
-      fi
-    else
-      check "$n" mkfs.btrfs-zoned 1 "$(tail -n 3 /tmp/mkfs.out | tr '\n' ' ')"
-    fi
-  fi
-  nvme disconnect -n "$nqn" >/dev/null 2>&1
+  DEVS="${DEVS:-} $n:$dev"
 done
+# --- file systems last, each step bounded: a hang is reported with the kernel log, not a dead guest -----------
+# bounded SECONDS CMD...: runs CMD in the background; rc of CMD, or 124 (and the dmesg tail) when it is still running
+bounded() {
+  secs=$1; shift
+  "$@" & pid=$!
+  while [ "$secs" -gt 0 ] && kill -0 "$pid" 2>/dev/null; do sleep 1; secs=$((secs - 1)); done
+  if kill -0 "$pid" 2>/dev/null; then
+    echo w > /proc/sysrq-trigger 2>/dev/null   # blocked tasks' stacks into the kernel log
+    sleep 2
+    dmesg | grep -v 'hung_task_timeout_secs\|Not tainted' | tail -n 60 | sed 's/^/# hung: /' >&3
+    return 124
+  fi
+  wait "$pid"
+}
+roundtrip() { # dev; says how far it got
+  dd if=/dev/urandom of=/tmp/f bs=1M count=8 2>/dev/null
+  echo "# btrfs: cp" >&3; cp /tmp/f /mnt/t/f || return 1
+  echo "# btrfs: sync" >&3; sync || return 1
+  echo "# btrfs: umount" >&3; umount /mnt/t || return 1
+  echo 3 > /proc/sys/vm/drop_caches
+  echo "# btrfs: mount again" >&3; mount -t btrfs "/dev/$1" /mnt/t || return 1
+  [ "$(md5sum </mnt/t/f | cut -d' ' -f1)" = "$(md5sum </tmp/f | cut -d' ' -f1)" ]
+}
+if [ "${FS:-0}" = 1 ]; then
+  mkdir -p /mnt/t
+  for nd in $DEVS; do
+    n=${nd%%:*}; dev=${nd#*:}
+    bounded 300 mkfs.btrfs -f -O zoned "/dev/$dev" >/tmp/mkfs.out 2>&1
+    rc=$?; check "$n" mkfs.btrfs-zoned $rc "$(tail -n 3 /tmp/mkfs.out | tr '\n' ' ' | cut -c1-200)"
+    [ $rc = 0 ] || continue
+    bounded 300 mount -t btrfs "/dev/$dev" /mnt/t 2>/tmp/mount.out
+    rc=$?; check "$n" mount.btrfs $rc "$(tr '\n' ' ' </tmp/mount.out | cut -c1-200)"
+    [ $rc = 0 ] || continue
+    bounded 400 roundtrip "$dev"
+    rc=$?; check "$n" btrfs-checksum $rc "8 MiB file: cp, sync, umount, drop caches, mount, md5sum"
+    [ $rc = 124 ] || umount /mnt/t 2>/dev/null
+  done
+fi
+for nd in $DEVS; do nvme disconnect -n "$NQN_PREFIX${nd%%:*}" >/dev/null 2>&1; done
 dmesg | grep -iE 'nvme|zone|btrfs' | tail -n 20 | sed 's/^/# dmesg: /'
 exit 0

@@ -48,10 +48,11 @@ class LinuxZonedNvmeIT {
     void zonedNamespacesOverNvmeTcpAt4kAnd16k() throws Exception {
         InitiatorVm.assumeAvailable();
         List<Lun> luns = List.of(
-                // capacity below the zone size, limits, a 256 KiB append limit (ZASL 6)
-                new Lun("zns-4k", 4096, 64 * MIB, 48 * MIB, 8, 12, 256 * 1024, 256 * 1024, 1024 * MIB),
                 // capacity = size, no limits, append up to MDTS (1 MiB)
-                new Lun("zns-16k", 16384, 32 * MIB, 32 * MIB, 0, 0, 0, MIB, 1024 * MIB));
+                new Lun("zns-16k", 16384, 32 * MIB, 32 * MIB, 0, 0, 0, MIB, 1024 * MIB),
+                // capacity below the zone size, limits, a 256 KiB append limit (ZASL 6)
+                new Lun("zns-4k", 4096, 64 * MIB, 48 * MIB, 8, 12, 256 * 1024, 256 * 1024, 1024 * MIB));
+
         Files.createDirectories(dir.resolve("luns.d"));
         for (Lun lun : luns) {
             Files.writeString(dir.resolve("luns.d/" + lun.name() + ".yaml"), lun.yaml());
