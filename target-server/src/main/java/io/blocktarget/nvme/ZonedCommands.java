@@ -41,7 +41,7 @@ final class ZonedCommands {
     }
 
     /** The zone state of the addressed namespace, or null after completing the command. */
-    private <T> Zones zones(Namespace ns, NvmeCompletion done) {
+    private Zones zones(Namespace ns, NvmeCompletion done) {
         Zones zones = ns.zones();
         if (zones == null || !controller.zonedCommandSetEnabled()) {
             Replies.status(done, NvmeStatus.INVALID_OPCODE);
