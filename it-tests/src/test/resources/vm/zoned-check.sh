@@ -19,8 +19,8 @@ sd_of() { # iqn -> sdX of LUN 0
   done
   return 1
 }
-wp_of() { # dev start-sector -> wptr (hex) of the zone starting there
-  blkzone report -o "$2" -c 1 "/dev/$1" | sed -n 's/.*wptr \(0x[0-9a-f]*\).*/\1/p'
+wp_of() { # dev start-sector -> the write pointer's offset in the zone, in sectors (blkzone prints it relative)
+  printf '%d' "$(blkzone report -o "$2" -c 1 "/dev/$1" | sed -n 's/.*wptr \(0x[0-9a-f]*\).*/\1/p')"
 }
 
 timeout 60 iscsiadm -m discovery -t sendtargets -p "$PORTAL" >/tmp/disc.out 2>&1
@@ -56,14 +56,14 @@ for pair in $IQNS; do
   dd if=/dev/urandom of=/tmp/w bs=1M count=1 2>/dev/null
   dd if=/tmp/w of=/dev/$d bs=1M count=1 seek=$((start / 2048)) oflag=direct 2>/tmp/dd.out
   check "$name" write-at-wp $? "$(tail -n 1 /tmp/dd.out)"
-  wp=$(wp_of "$d" "$start"); [ "$(printf '%d' "$wp")" = $((start + 2048)) ]; check "$name" wp-moved $? "wptr $wp"
+  wp=$(wp_of "$d" "$start"); [ "$wp" = 2048 ]; check "$name" wp-moved $? "wptr +$wp"
   dd if=/tmp/w of=/dev/$d bs=1M count=1 seek=$((start / 2048)) oflag=direct 2>/tmp/dd.out
   [ $? != 0 ]; check "$name" unaligned-write-refused $? "$(tail -n 1 /tmp/dd.out)"
   dmesg | grep -E "\[$d\].*(Sense|ASC|Unaligned|unaligned)" | tail -n 2 | sed 's/^/# dmesg: /'
   dd if=/dev/$d of=/tmp/r bs=1M count=1 skip=$((start / 2048)) iflag=direct 2>/dev/null && cmp -s /tmp/w /tmp/r
   check "$name" read-back $?
   blkzone reset -o "$start" -c 1 /dev/$d; rc=$?
-  wp=$(wp_of "$d" "$start"); [ $rc = 0 ] && [ "$(printf '%d' "$wp")" = "$start" ]; check "$name" blkzone-reset-one $? "wptr $wp"
+  wp=$(wp_of "$d" "$start"); [ $rc = 0 ] && [ "$wp" = 0 ]; check "$name" blkzone-reset-one $? "wptr +$wp"
   head -c 1048576 /dev/zero >/tmp/zero
   dd if=/dev/$d of=/tmp/r bs=1M count=1 skip=$((start / 2048)) iflag=direct 2>/dev/null && cmp -s /tmp/r /tmp/zero
   check "$name" reset-reads-zeros $?
