@@ -63,6 +63,9 @@ final class ZbcCommands {
         long room = cdb.allocationLength() <= ReportZonesData.HEADER_LENGTH ? 0
                 : (cdb.allocationLength() - ReportZonesData.HEADER_LENGTH + ZoneDescriptor.LENGTH - 1)
                 / ZoneDescriptor.LENGTH;
+        // at most one maximum transfer of data (8 MiB, 131071 descriptors, what Linux asks at most): a 4 GiB
+        // allocation length must not make a 128 MiB buffer; the ZONE LIST LENGTH still counts what matches
+        room = Math.min(room, (UnitLimits.MAXIMUM_TRANSFER_BYTES - ReportZonesData.HEADER_LENGTH) / ZoneDescriptor.LENGTH);
         List<ZoneDescriptor> reported = new ArrayList<>((int) Math.min(room, 1024));
         long matched = 0;
         int first = zones.zoneIndex(cdb.zoneStartLba());

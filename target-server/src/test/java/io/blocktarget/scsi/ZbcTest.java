@@ -181,6 +181,7 @@ class ZbcTest {
             byte[] from = u.run(reportZones(300, 64 + 64, true, 0), null).assertGood().data();
             assertThat(u64(from, 64 + 16)).isEqualTo(256);           // the zone holding LBA 300
             u.run(reportZones(511, 128, false, 0), null).assertGood();  // the last LBA
+            assertThat(u.run(reportZones(0, 0xFFFF_FFFFL, false, 0), null).assertGood().data()).hasSize(64 + 8 * 64);
             u.run(reportZones(512, 128, false, 0), null).assertCheck(0x5, 0x21, 0x00);
         }
     }
