@@ -61,17 +61,20 @@ final class LogicalUnit {
     private final SbcSanitize sanitize;
     private final ExtendedCopy extendedCopy;
     private final RangeLock rangeLock;
+    /** ZBC-2 commands when the device is zoned (host managed); empty for every other unit. */
+    private final Optional<ZbcCommands> zbc;
     private final TaskSet taskSet = new TaskSet();
     private final byte[] naa;
 
     LogicalUnit(ScsiTarget target, LogicalUnitSpec spec) {
         this.target = target;
         this.spec = spec;
-        this.limits = UnitLimits.of(spec.device().geometry());
+        this.zbc = spec.device().zones().map(ZbcCommands::new);
+        this.limits = UnitLimits.of(spec.device().geometry(), zbc.isPresent());
         this.modePages = new ModePages(spec.device(), unitAttentions);
         this.reservations = new Reservations(spec.state().reservations(), unitAttentions);
         this.rangeLock = new RangeLock(spec.state().rangeLocks());
-        this.inquiry = new InquiryHandler(target.targetName(), spec.name(), limits);
+        this.inquiry = new InquiryHandler(target.targetName(), spec.name(), limits, zbc);
         this.readWrite = new SbcReadWrite(spec.device(), limits, modePages, rangeLock);
         this.provisioning = new SbcProvisioning(spec.device(), limits, rangeLock);
         this.compareAndWrite = new CompareAndWrite(spec.device(), limits, rangeLock);
@@ -188,7 +191,7 @@ final class LogicalUnit {
             case StartStopUnitCdb _ -> task.good(); // nothing spins: accepted (SBC-4 §5.25)
             case ReportSupportedOperationCodesCdb c -> SpcHandlers.reportSupportedOperationCodes(task, c, limits);
             case ReadCapacity10Cdb _ -> SbcCapacity.readCapacity10(task, geometry);
-            case ReadCapacity16Cdb c -> SbcCapacity.readCapacity16(task, c, geometry);
+            case ReadCapacity16Cdb c -> SbcCapacity.readCapacity16(task, c, geometry, zbc.isPresent());
             case ModeSenseCdb c -> modePages.modeSense(task, c);
             case ModeSelectCdb c -> modePages.modeSelect(task, c);
             case ReadCdb c -> readWrite.read(task, c);
@@ -210,6 +213,9 @@ final class LogicalUnit {
             case ReceiveCopyResultsCdb c -> extendedCopy.receiveCopyResults(task, c);
             case ReadDefectDataCdb c -> SbcCapacity.readDefectData(task, c);
             case ReportTargetPortGroupsCdb c -> SpcHandlers.reportTargetPortGroups(task, c);
+            // UnitLimits lets these through on zoned units only
+            case io.blocktarget.protocol.scsi.ReportZonesCdb c -> zbc.orElseThrow().reportZones(task, c);
+            case io.blocktarget.protocol.scsi.ZbcOutCdb c -> zbc.orElseThrow().zbcOut(task, c);
             case CdbError e -> task.fail(e);
         }
     }
@@ -222,7 +228,8 @@ final class LogicalUnit {
     /** Commands that change the medium: DATA PROTECT on a read-only logical unit. */
     private static boolean writesMedium(Cdb cdb) {
         return cdb instanceof WriteCdb || cdb instanceof WriteAndVerifyCdb || cdb instanceof WriteSameCdb
-                || cdb instanceof UnmapCdb || cdb instanceof CompareAndWriteCdb || cdb instanceof SanitizeCdb;
+                || cdb instanceof UnmapCdb || cdb instanceof CompareAndWriteCdb || cdb instanceof SanitizeCdb
+                || cdb instanceof io.blocktarget.protocol.scsi.ZbcOutCdb;
     }
 
     /** Tasks in execution (tests check that every one left). */
