@@ -81,6 +81,7 @@ public final class LunWriter {
             doc.put("access", access);
         }
         lun.features().atomic().ifPresent(atomic -> doc.put("atomic", atomic(atomic)));
+        lun.features().zoned().ifPresent(zoned -> doc.put("zoned", ZonedReader.document(zoned)));
         return doc;
     }
 

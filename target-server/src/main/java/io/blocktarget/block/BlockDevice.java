@@ -93,6 +93,14 @@ public interface BlockDevice extends AutoCloseable {
     }
 
     /**
+     * The zone state of a zoned device ({@link io.blocktarget.block.zoned.ZonedBlockDevice}); decorators forward it.
+     * Empty: a conventional device, and neither command set pays anything for zones.
+     */
+    default java.util.Optional<io.blocktarget.block.zoned.Zones> zones() {
+        return java.util.Optional.empty();
+    }
+
+    /**
      * Changes the capacity to {@code newBlockCount} logical blocks (block size unchanged); {@link #geometry()} reports
      * the new count once the callback has run, and commands range-check against it from then on. Growing exposes
      * blocks that read as zeros; shrinking discards the blocks past the new end (RAM: their memory returns to the

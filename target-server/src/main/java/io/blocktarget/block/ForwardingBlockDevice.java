@@ -85,6 +85,11 @@ public abstract class ForwardingBlockDevice implements BlockDevice {
     }
 
     @Override
+    public Optional<io.blocktarget.block.zoned.Zones> zones() {
+        return delegate.zones();
+    }
+
+    @Override
     public void resize(long newBlockCount, IoCallback<Void> callback) {
         delegate.resize(newBlockCount, callback);
     }

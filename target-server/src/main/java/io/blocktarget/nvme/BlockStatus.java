@@ -22,6 +22,17 @@ final class BlockStatus {
             case WRITE_ERROR -> NvmeStatus.WRITE_FAULT;
             // the server is shutting the LUN down: not ready, retryable elsewhere (no DNR)
             case CLOSED -> NvmeStatus.NAMESPACE_NOT_READY;
+            // ZNS 1.1 §3.3.1 (the zone model's table is on BlockError)
+            case ZONE_UNALIGNED_WRITE -> NvmeStatus.ZONE_INVALID_WRITE;
+            case ZONE_BOUNDARY_ERROR, ZONE_GAP_ACCESS, ZONE_READ_BOUNDARY -> NvmeStatus.ZONE_BOUNDARY_ERROR;
+            case ZONE_FULL -> NvmeStatus.ZONE_IS_FULL;
+            case ZONE_READ_ONLY -> NvmeStatus.ZONE_IS_READ_ONLY;
+            case ZONE_OFFLINE -> NvmeStatus.ZONE_IS_OFFLINE;
+            case ZONE_TOO_MANY_OPEN -> NvmeStatus.TOO_MANY_OPEN_ZONES;
+            case ZONE_TOO_MANY_ACTIVE -> NvmeStatus.TOO_MANY_ACTIVE_ZONES;
+            case ZONE_INVALID_STATE_TRANSITION -> NvmeStatus.INVALID_ZONE_STATE_TRANSITION;
+            // reads past the write pointer are refused only with restricted reads, which ZNS has no name for
+            case ZONE_INVALID_READ -> NvmeStatus.ZONE_BOUNDARY_ERROR;
         };
     }
 }

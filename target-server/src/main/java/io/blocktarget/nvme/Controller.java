@@ -47,6 +47,9 @@ final class Controller {
     private final ReservationCommands reservations;
     private final ControllerQueue[] queues = new ControllerQueue[ControllerConstants.MAX_IO_QUEUES + 1];
     private volatile ControllerState state = ControllerState.CONNECTED;
+    /** CC.CSS of the enabled controller, read by the zoned I/O path without locking. */
+    private volatile int css = ControllerConstants.CC_CSS_NVM;
+    private final ChangedZones changedZones = new ChangedZones(this);
     private int cc;
     /** CSTS.CFS as register bits: set when the host enabled the controller with a configuration it cannot run. */
     private int fatalStatus;
@@ -113,6 +116,19 @@ final class Controller {
         return errors;
     }
 
+    /** The Changed Zone List log pages and their Zone Descriptor Changed notice (ZNS §5.3.1). */
+    ChangedZones changedZones() {
+        return changedZones;
+    }
+
+    /**
+     * Whether the host enabled every I/O Command Set (CC.CSS = 110b): only then do zoned namespaces take the
+     * Zoned Namespace commands; with CC.CSS = 000b (NVM only) they answer the NVM commands alone (as QEMU does).
+     */
+    boolean zonedCommandSetEnabled() {
+        return css == ControllerConstants.CC_CSS_ALL_IO_COMMAND_SETS;
+    }
+
     Aborts aborts() {
         return aborts;
     }
@@ -132,7 +148,8 @@ final class Controller {
 
     /** OAES: the notices this controller can send. */
     int oaes() {
-        return isDiscovery() ? IdentifyController.OAES_DISCOVERY_LOG_CHANGE : IdentifyController.OAES_NAMESPACE_ATTRIBUTE;
+        return isDiscovery() ? IdentifyController.OAES_DISCOVERY_LOG_CHANGE
+                : IdentifyController.OAES_NAMESPACE_ATTRIBUTE | IdentifyController.OAES_ZONE_DESCRIPTOR_CHANGED;
     }
 
     /** Binds the admin queue (QID 0) and starts the keep-alive timer. */
@@ -231,6 +248,7 @@ final class Controller {
                 transitionTo(ControllerState.SHUTDOWN, neu.shn() == Cc.SHN_NORMAL ? "normal shutdown" : "abrupt shutdown");
             } else if (neu.en() && !old.en()) {
                 if (runnable(neu)) {
+                    css = neu.css();
                     transitionTo(ControllerState.ENABLED, "CC.EN = 1");
                 } else {
                     fatalStatus = 1;
@@ -244,9 +262,13 @@ final class Controller {
         return NvmeStatus.SUCCESS;
     }
 
-    /** CC values this controller supports (Base §3.1.4.5): NVM command set, 4 KiB pages, 64/16-byte entries. */
+    /**
+     * CC values this controller supports (Base §3.1.4.5): NVM command set alone or all I/O command sets (CAP.CSS bits
+     * 0 and 6; 111b admin-only is not offered), 4 KiB pages, 64/16-byte entries.
+     */
     private static boolean runnable(Cc cc) {
-        return cc.css() == 0 && cc.mps() == 0 && cc.ams() == 0 && cc.iosqes() == ControllerConstants.IOSQES
+        return (cc.css() == ControllerConstants.CC_CSS_NVM || cc.css() == ControllerConstants.CC_CSS_ALL_IO_COMMAND_SETS)
+                && cc.mps() == 0 && cc.ams() == 0 && cc.iosqes() == ControllerConstants.IOSQES
                 && cc.iocqes() == ControllerConstants.IOCQES;
     }
 

@@ -42,13 +42,20 @@ final class ControllerConstants {
     /** CC.IOSQES / IOCQES the controller accepts: 64-byte SQEs, 16-byte CQEs. */
     static final int IOSQES = 6;
     static final int IOCQES = 4;
+    /** CC.CSS values (Base 2.0 §3.1.4.5): 000b NVM Command Set only, 110b every I/O Command Set CAP.CSS lists. */
+    static final int CC_CSS_NVM = 0b000;
+    static final int CC_CSS_ALL_IO_COMMAND_SETS = 0b110;
 
     private ControllerConstants() {
     }
 
-    /** CAP for every controller: MQES, CQR (contiguous queues required, as on fabrics), TO, CSS = NVM, MPSMIN 0. */
+    /**
+     * CAP for every controller: MQES, CQR (contiguous queues required, as on fabrics), TO, MPSMIN 0, and CSS = NVM
+     * plus "one or more I/O Command Sets" (bit 6): hosts then write CC.CSS = 110b and the Zoned Namespace Command
+     * Set is enabled beside NVM (Base 2.0 §3.1.4.1; Linux nvme_enable_ctrl does so whenever bit 6 is set).
+     */
     static long cap() {
         return new ControllerRegister.Cap(MAX_QUEUE_ENTRIES - 1, true, 0, CAP_TO, 0, false,
-                ControllerRegister.Cap.CSS_NVM, 0, 0).encode();
+                ControllerRegister.Cap.CSS_NVM | ControllerRegister.Cap.CSS_IO_COMMAND_SETS, 0, 0).encode();
     }
 }

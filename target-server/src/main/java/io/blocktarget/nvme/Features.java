@@ -24,7 +24,8 @@ import java.util.Set;
 final class Features {
     private static final Set<FeatureId> NVM = EnumSet.of(FeatureId.ARBITRATION, FeatureId.POWER_MANAGEMENT,
             FeatureId.TEMPERATURE_THRESHOLD, FeatureId.VOLATILE_WRITE_CACHE, FeatureId.NUMBER_OF_QUEUES,
-            FeatureId.INTERRUPT_COALESCING, FeatureId.ASYNC_EVENT_CONFIGURATION, FeatureId.KEEP_ALIVE_TIMER);
+            FeatureId.INTERRUPT_COALESCING, FeatureId.ASYNC_EVENT_CONFIGURATION, FeatureId.KEEP_ALIVE_TIMER,
+            FeatureId.IO_COMMAND_SET_PROFILE);
     private static final Set<FeatureId> DISCOVERY = EnumSet.of(FeatureId.ASYNC_EVENT_CONFIGURATION,
             FeatureId.KEEP_ALIVE_TIMER);
     /** Get Features SEL 011b result bit 2: the feature is changeable (Base §5.15.2). */
@@ -102,6 +103,14 @@ final class Features {
                 return;
             }
             case FeatureValue.KeepAliveTimer k -> controller.setKato(k.katoMillis());
+            case FeatureValue.IoCommandSetProfile p -> {
+                // Base 2.0 §5.27.1.21: the index must name a combination of Identify CNS 1Ch; there is one (0)
+                if (p.iocsci() != ZonedIdentify.COMBINATION_INDEX) {
+                    Replies.status(done, NvmeStatus.IO_COMMAND_SET_COMBINATION_REJECTED);
+                    return;
+                }
+                store(value);
+            }
             case FeatureValue.AsyncEventConfiguration a -> controller.events().configure(a.bits());
             case FeatureValue.PowerManagement p -> {
                 if (p.ps() != 0) { // NPSS = 0: power state 0 only

@@ -16,7 +16,8 @@ import java.util.function.Consumer;
 import java.util.function.BiConsumer;
 
 /**
- * Identify (Base §5.17): CNS 00h, 01h, 02h, 03h, 05h, 06h, 08h on NVM controllers, CNS 01h on the discovery
+ * Identify (Base §5.17): CNS 00h, 01h, 02h, 03h, 05h, 06h, 08h, 1Ch on NVM controllers (CSI 02h: {@link
+ * ZonedIdentify}), CNS 01h on the discovery
  * controller; any other CNS is Invalid Field in Command. Namespace structures for a valid but inactive NSID
  * (≤ NN, not attached) are zero filled; NSID 0, FFFFFFFFh or above NN is Invalid Namespace or Format.
  */
@@ -56,14 +57,18 @@ final class IdentifyCommands {
             case IdentifyCommand.CNS_CS_INDEPENDENT_NAMESPACE ->
                     namespace(subsystem, nsid, done, Namespace::encodeIdentifyCsIndependent);
             case IdentifyCommand.CNS_CS_NAMESPACE -> {
-                if (command.csi() != IdentifyCommand.CSI_NVM) {
+                if (command.csi() == IdentifyCommand.CSI_ZNS) {
+                    ZonedIdentify.namespace(subsystem, nsid, done);
+                } else if (command.csi() != IdentifyCommand.CSI_NVM) {
                     Replies.status(done, NvmeStatus.INVALID_FIELD);
                 } else {
                     namespace(subsystem, nsid, done, (ns, out) -> NvmIdentifyNamespace.PLAIN.encode(out));
                 }
             }
             case IdentifyCommand.CNS_CS_CONTROLLER -> {
-                if (command.csi() != IdentifyCommand.CSI_NVM) {
+                if (command.csi() == IdentifyCommand.CSI_ZNS) {
+                    ZonedIdentify.controller(controller, done);
+                } else if (command.csi() != IdentifyCommand.CSI_NVM) {
                     Replies.status(done, NvmeStatus.INVALID_FIELD);
                 } else {
                     // VSL = MDTS (NvmMediaCommands enforces it: Verify buffers its read); no Write Zeroes /
@@ -90,11 +95,12 @@ final class IdentifyCommands {
                     reply(done, ns::encodeDescriptors);
                 }
             }
+            case IdentifyCommand.CNS_IO_COMMAND_SET -> ZonedIdentify.commandSets(done);
             default -> Replies.status(done, NvmeStatus.INVALID_FIELD);
         }
     }
 
-    private static void namespace(Subsystem subsystem, long nsid, NvmeCompletion done,
+    static void namespace(Subsystem subsystem, long nsid, NvmeCompletion done,
                                   BiConsumer<Namespace, ByteBuf> encoder) {
         Namespace ns = subsystem.namespace(nsid);
         if (ns != null) {
@@ -106,7 +112,7 @@ final class IdentifyCommands {
         }
     }
 
-    private static void reply(NvmeCompletion done, Consumer<ByteBuf> encoder) {
+    static void reply(NvmeCompletion done, Consumer<ByteBuf> encoder) {
         Replies.data(done, IdentifyCommand.DATA_SIZE, encoder);
     }
 

@@ -1,6 +1,8 @@
 package io.blocktarget.nvme;
 
 import io.blocktarget.protocol.nvme.AdminOpcode;
+import io.blocktarget.protocol.nvme.ChangedZoneList;
+import io.blocktarget.protocol.nvme.IdentifyCommand;
 import io.blocktarget.protocol.nvme.GetLogPageCommand;
 import io.blocktarget.protocol.nvme.LogPages;
 import io.blocktarget.protocol.nvme.NvmOpcode;
@@ -18,7 +20,8 @@ import io.blocktarget.protocol.nvme.DiscoveryLog;
 /**
  * Get Log Page (Base §5.16): each page is encoded whole and the requested window (LPO, NUMD) cut from it,
  * zero filled past its end; an offset beyond the page is Invalid Field. NVM controllers serve Error
- * Information, SMART / Health, Firmware Slot, Changed Namespace List and Commands Supported and Effects; the
+ * Information, SMART / Health, Firmware Slot, Changed Namespace List, Commands Supported and Effects (per CSI) and
+ * Changed Zone List (BFh); the
  * discovery controller serves the Discovery log (70h). Anything else is Invalid Log Page.
  */
 final class LogPageCommands {
@@ -67,8 +70,31 @@ final class LogPageCommands {
                 reply(command, done, LogPages.CHANGED_NAMESPACES_SIZE,
                         out -> LogPages.encodeChangedNamespaces(out, changed));
             }
-            case GetLogPageCommand.LID_COMMANDS_SUPPORTED_AND_EFFECTS -> reply(command, done,
-                    LogPages.COMMAND_EFFECTS_SIZE, out -> LogPages.encodeCommandEffects(out, ADMIN_EFFECTS, IO_EFFECTS));
+            case GetLogPageCommand.LID_COMMANDS_SUPPORTED_AND_EFFECTS -> {
+                // one page per command set, CSI in CDW14 (Base 2.0 §5.16.1.6); Linux reads CSI 02h for a zoned
+                // namespace and makes it read-only unless Zone Append is supported there (drivers/nvme/host/zns.c)
+                int[] io = switch (command.csi()) {
+                    case IdentifyCommand.CSI_NVM -> IO_EFFECTS;
+                    case IdentifyCommand.CSI_ZNS -> ZNS_IO_EFFECTS;
+                    default -> null;
+                };
+                if (io == null) {
+                    Replies.status(done, NvmeStatus.INVALID_FIELD);
+                } else {
+                    reply(command, done, LogPages.COMMAND_EFFECTS_SIZE,
+                            out -> LogPages.encodeCommandEffects(out, ADMIN_EFFECTS, io));
+                }
+            }
+            case GetLogPageCommand.LID_CHANGED_ZONE_LIST -> {
+                // namespace scoped (ZNS §5.3.1): an active zoned namespace, else Invalid Field
+                Namespace ns = controller.subsystem().namespace(Integer.toUnsignedLong(command.nsid()));
+                if (ns == null || ns.zones() == null) {
+                    Replies.status(done, NvmeStatus.INVALID_FIELD);
+                } else {
+                    List<Long> zones = controller.changedZones().read(ns.nsid(), command.rae());
+                    reply(command, done, ChangedZoneList.SIZE, out -> ChangedZoneList.encode(out, zones));
+                }
+            }
             case ReservationNotification.LID -> controller.reservations().logPage(command,
                     encoder -> reply(command, done, ReservationNotification.SIZE, encoder));
             default -> Replies.status(done, NvmeStatus.INVALID_LOG_PAGE);
@@ -122,5 +148,14 @@ final class LogPageCommands {
                 NvmOpcode.COPY, NvmOpcode.WRITE_UNCORRECTABLE)) {
             IO_EFFECTS[op.code()] = LogPages.EFFECT_CSUPP | LogPages.EFFECT_LBCC;
         }
+    }
+
+    /** CSI 02h: the NVM commands (zoned namespaces take them all, under the zone rules) and the three of ZNS §3.4. */
+    private static final int[] ZNS_IO_EFFECTS = IO_EFFECTS.clone();
+
+    static {
+        ZNS_IO_EFFECTS[NvmOpcode.ZONE_MANAGEMENT_RECEIVE.code()] = LogPages.EFFECT_CSUPP;
+        ZNS_IO_EFFECTS[NvmOpcode.ZONE_MANAGEMENT_SEND.code()] = LogPages.EFFECT_CSUPP | LogPages.EFFECT_LBCC;
+        ZNS_IO_EFFECTS[NvmOpcode.ZONE_APPEND.code()] = LogPages.EFFECT_CSUPP | LogPages.EFFECT_LBCC;
     }
 }

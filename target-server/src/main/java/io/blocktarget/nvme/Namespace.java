@@ -3,6 +3,10 @@ package io.blocktarget.nvme;
 import io.blocktarget.block.BlockDevice;
 import io.blocktarget.block.BlockGeometry;
 import io.blocktarget.block.LunState;
+import io.blocktarget.block.zoned.ZoneCondition;
+import io.blocktarget.block.zoned.ZoneListener;
+import io.blocktarget.block.zoned.Zones;
+import io.blocktarget.protocol.nvme.IdentifyCommand;
 import io.blocktarget.protocol.nvme.IdentifyNamespace;
 import io.blocktarget.protocol.nvme.IdentifyNamespaceCsIndependent;
 import io.blocktarget.protocol.nvme.NamespaceGeometry;
@@ -31,12 +35,19 @@ final class Namespace {
     private final byte[] nguid;
     private final byte[] eui64;
     private final byte[] uuid;
+    private final Zones zones;
+    private volatile ZoneListener zoneListener;
 
     Namespace(NamespaceSpec spec) {
         if (spec.nsid() < 1 || spec.nsid() > 0xFFFF_FFFEL) {
             throw new IllegalArgumentException("NSID " + spec.nsid() + " of " + spec.name() + " outside 1..FFFFFFFEh");
         }
         this.spec = spec;
+        this.zones = spec.device().zones().orElse(null);
+        if (zones != null && zones.layout().conventionalZones() > 0) {
+            throw new IllegalArgumentException("zoned LUN " + spec.name() + " has conventional zones, which the NVMe Zoned"
+                    + " Namespace Command Set does not have: export it over iSCSI only");
+        }
         byte[] hash = sha256("blocktarget namespace " + spec.name());
         this.nguid = Arrays.copyOfRange(hash, 0, 16);
         this.eui64 = Arrays.copyOfRange(hash, 16, 24);
@@ -62,6 +73,40 @@ final class Namespace {
 
     BlockGeometry geometry() {
         return spec.device().geometry();
+    }
+
+    /**
+     * The zone state when the LUN is zoned (a Zoned Namespace, CSI 02h), else null. ZNS knows only sequential-write-
+     * required zones, so a zoned LUN with conventional zones cannot be a namespace: refused at construction.
+     */
+    Zones zones() {
+        return zones;
+    }
+
+    /**
+     * Feeds the Changed Zone List of {@code subsystem}'s controllers from the zone state (ZNS §5.3.1): a zone the
+     * device made Read Only or Offline (a fault rule, the control plane) — changes the host made itself are not
+     * listed. Called when the namespace joins the subsystem; {@link #unwatchZones} when it leaves.
+     */
+    void watchZones(Subsystem subsystem) {
+        if (zones != null) {
+            ZoneListener listener = (zone, from, cause) -> {
+                ZoneCondition to = zone.condition();
+                if (cause == ZoneListener.Cause.DEVICE && (to == ZoneCondition.READ_ONLY || to == ZoneCondition.OFFLINE)) {
+                    subsystem.controllers().forEach(c -> c.changedZones().zoneChanged(nsid(), zone.start()));
+                }
+            };
+            zoneListener = listener;
+            zones.addListener(listener);
+        }
+    }
+
+    void unwatchZones() {
+        ZoneListener listener = zoneListener;
+        if (listener != null) {
+            zones.removeListener(listener);
+            zoneListener = null;
+        }
     }
 
     byte[] nguid() {
@@ -91,11 +136,11 @@ final class Namespace {
                 .encode(out);
     }
 
-    /** Namespace Identification Descriptors (CNS 03h): EUI-64, NGUID, UUID and CSI = NVM. */
+    /** Namespace Identification Descriptors (CNS 03h): EUI-64, NGUID, UUID and CSI (NVM, or Zoned Namespace). */
     void encodeDescriptors(ByteBuf out) {
         NamespaceLists.encodeDescriptors(out, List.of(NamespaceLists.Descriptor.eui64(eui64),
                 NamespaceLists.Descriptor.nguid(nguid), NamespaceLists.Descriptor.uuid(uuid),
-                NamespaceLists.Descriptor.csi(0)));
+                NamespaceLists.Descriptor.csi(zones == null ? IdentifyCommand.CSI_NVM : IdentifyCommand.CSI_ZNS)));
     }
 
     /** Without export.nvme.uuid: name based, so stable across restarts. */

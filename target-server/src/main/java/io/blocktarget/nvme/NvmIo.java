@@ -40,11 +40,13 @@ final class NvmIo {
     private final Controller controller;
     private final NvmMediaCommands media;
     private final NvmCopy copy;
+    private final ZonedCommands zoned;
 
     NvmIo(Controller controller) {
         this.controller = controller;
         this.media = new NvmMediaCommands(controller, this);
         this.copy = new NvmCopy(controller, this);
+        this.zoned = new ZonedCommands(controller, this);
     }
 
     void execute(Sqe sqe, ByteBuf dataOut, NvmeCompletion done) {
@@ -80,6 +82,9 @@ final class NvmIo {
             case VERIFY -> media.verify(sqe, done);
             case WRITE_UNCORRECTABLE -> media.writeUncorrectable(sqe, done);
             case COPY -> copy.execute(sqe, dataOut, done);
+            case ZONE_MANAGEMENT_SEND -> zoned.send(sqe, done);
+            case ZONE_MANAGEMENT_RECEIVE -> zoned.receive(sqe, done);
+            case ZONE_APPEND -> zoned.append(sqe, dataOut, done);
             case RESERVATION_REGISTER, RESERVATION_REPORT, RESERVATION_ACQUIRE, RESERVATION_RELEASE ->
                     controller.reservations().execute(sqe, dataOut, done);
             default -> Replies.status(done, NvmeStatus.INVALID_OPCODE);

@@ -50,6 +50,7 @@ final class Subsystem {
             }
         }
         this.namespaces = Collections.unmodifiableNavigableMap(map);
+        map.values().forEach(ns -> ns.watchZones(this));
         // Identify SN: 20 ASCII characters, the same for every controller of the subsystem (Linux checks that).
         this.serialNumber = HexFormat.of().formatHex(Namespace.sha256("blocktarget subsystem " + nqn), 0, 10);
         this.allowedHosts = allowedHosts;
@@ -118,6 +119,7 @@ final class Subsystem {
         TreeMap<Long, Namespace> map = new TreeMap<>(namespaces);
         map.put(ns.nsid(), ns);
         namespaces = Collections.unmodifiableNavigableMap(map);
+        ns.watchZones(this);
         return true;
     }
 
@@ -127,6 +129,7 @@ final class Subsystem {
         Namespace removed = map.remove(nsid);
         if (removed != null) {
             namespaces = Collections.unmodifiableNavigableMap(map);
+            removed.unwatchZones();
         }
         return removed;
     }

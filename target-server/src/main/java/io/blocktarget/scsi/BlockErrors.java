@@ -25,6 +25,20 @@ final class BlockErrors {
             case WRITE_ERROR -> SenseReason.WRITE_ERROR;
             // the server is shutting the LUN down
             case CLOSED -> SenseReason.LOGICAL_UNIT_NOT_READY_CAUSE_NOT_REPORTABLE;
+            // ZBC-2 §4.4.3 (the zone model's table is on BlockError)
+            case ZONE_UNALIGNED_WRITE -> SenseReason.UNALIGNED_WRITE_COMMAND;
+            case ZONE_BOUNDARY_ERROR -> SenseReason.WRITE_BOUNDARY_VIOLATION;
+            // libzbc's "WRITE full zone" test: a full zone has no valid write pointer to be unaligned to
+            case ZONE_FULL -> SenseReason.INVALID_FIELD_IN_CDB;
+            case ZONE_READ_ONLY -> SenseReason.ZONE_IS_READ_ONLY;
+            case ZONE_OFFLINE -> SenseReason.ZONE_IS_OFFLINE;
+            // ZBC-2 has one resource error for both limits
+            case ZONE_TOO_MANY_OPEN, ZONE_TOO_MANY_ACTIVE -> SenseReason.INSUFFICIENT_ZONE_RESOURCES;
+            // a zone operation that does not apply is GOOD in ZBC-2; the ZBC handler never lets this reach here
+            case ZONE_INVALID_STATE_TRANSITION -> SenseReason.INVALID_FIELD_IN_CDB;
+            case ZONE_GAP_ACCESS -> SenseReason.ATTEMPT_TO_ACCESS_GAP_ZONE;
+            case ZONE_INVALID_READ -> SenseReason.ATTEMPT_TO_READ_INVALID_DATA;
+            case ZONE_READ_BOUNDARY -> SenseReason.READ_BOUNDARY_VIOLATION;
         };
     }
 }

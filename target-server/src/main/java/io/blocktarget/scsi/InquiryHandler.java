@@ -51,29 +51,42 @@ final class InquiryHandler {
     static final int TPGS_IMPLICIT = 0b01;
     static final List<Integer> VPD_PAGES = List.of(0x00, 0x80, 0x83, 0xB0, 0xB1, 0xB2);
 
+    /** A zoned unit's pages: no B2h (no provisioning, ZBC-2 §4.1), B6h added. */
+    static final List<Integer> ZONED_VPD_PAGES = List.of(0x00, 0x80, 0x83, 0xB0, 0xB1, 0xB6);
+
     private final String targetName;
     private final String lunName;
     private final byte[] nameHash;
     private final UnitLimits limits;
     private final Optional<io.blocktarget.protocol.scsi.BlockLimitsAtomicFields> atomicFields;
+    private final Optional<ZbcCommands> zbc;
+    private final Peripheral peripheral;
 
     InquiryHandler(String targetName, String lunName, UnitLimits limits) {
-        this(targetName, lunName, limits, Optional.empty());
+        this(targetName, lunName, limits, Optional.empty(), Optional.empty());
     }
 
-    /** With the Block Limits atomic fields (bytes 44-63) of a logical unit with atomic writes (SbcWriteAtomic). */
+    /**
+     * @param atomicFields the Block Limits atomic fields (bytes 44-63) of a logical unit with atomic writes
+     *                     (SbcWriteAtomic)
+     * @param zbc          peripheral device type 14h (host managed zoned, ZBC-2 §6.4.2) and the B6h page
+     */
     InquiryHandler(String targetName, String lunName, UnitLimits limits,
-                   Optional<io.blocktarget.protocol.scsi.BlockLimitsAtomicFields> atomicFields) {
+                   Optional<io.blocktarget.protocol.scsi.BlockLimitsAtomicFields> atomicFields,
+                   Optional<ZbcCommands> zbc) {
         this.targetName = targetName;
         this.lunName = lunName;
         this.nameHash = sha256(lunName);
         this.limits = limits;
         this.atomicFields = atomicFields;
+        this.zbc = zbc;
+        this.peripheral = zbc.isPresent() ? Peripheral.HOST_MANAGED_ZONED_BLOCK_DEVICE
+                : Peripheral.DIRECT_ACCESS_BLOCK_DEVICE;
     }
 
     void execute(Task task, InquiryCdb cdb) {
         if (!cdb.evpd()) {
-            task.parameterData(standard(Peripheral.DIRECT_ACCESS_BLOCK_DEVICE, TPGS_IMPLICIT, true),
+            task.parameterData(standard(peripheral, TPGS_IMPLICIT, true),
                     cdb.allocationLength());
             return;
         }
@@ -84,7 +97,7 @@ final class InquiryHandler {
         }
         ByteBuf out = Task.allocate(256);
         int start = out.writerIndex();
-        page.get().encode(out, Peripheral.DIRECT_ACCESS_BLOCK_DEVICE);
+        page.get().encode(out, peripheral);
         if (cdb.pageCode() == 0xB0) {
             atomicFields.ifPresent(f -> f.encodeInto(out, start));
         }
@@ -113,12 +126,14 @@ final class InquiryHandler {
 
     private Optional<VpdPage> vpdPage(int pageCode, ItNexus nexus) {
         return Optional.ofNullable(switch (pageCode) {
-            case 0x00 -> new SupportedVpdPages(VPD_PAGES);
+            case 0x00 -> new SupportedVpdPages(zbc.isPresent() ? ZONED_VPD_PAGES : VPD_PAGES);
             case 0x80 -> new UnitSerialNumberVpd(serialNumber());
             case 0x83 -> deviceIdentification(nexus);
             case 0xB0 -> blockLimits();
+            // ZONED = 00b for host managed too: the device type says it (ZBC-2 §6.5.1)
             case 0xB1 -> BlockDeviceCharacteristicsVpd.nonRotating();
-            case 0xB2 -> provisioning();
+            case 0xB2 -> zbc.isPresent() ? null : provisioning();
+            case 0xB6 -> zbc.map(ZbcCommands::characteristics).orElse(null);
             default -> null;
         });
     }

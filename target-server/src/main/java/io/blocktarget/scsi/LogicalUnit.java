@@ -63,19 +63,22 @@ final class LogicalUnit {
     private final ExtendedCopy extendedCopy;
     private final SbcWriteAtomic writeAtomic;
     private final RangeLock rangeLock;
+    /** ZBC-2 commands when the device is zoned (host managed); empty for every other unit. */
+    private final Optional<ZbcCommands> zbc;
     private final TaskSet taskSet = new TaskSet();
     private final byte[] naa;
 
     LogicalUnit(ScsiTarget target, LogicalUnitSpec spec) {
         this.target = target;
         this.spec = spec;
-        UnitLimits derived = UnitLimits.of(spec.device().geometry());
+        this.zbc = spec.device().zones().map(ZbcCommands::new);
+        UnitLimits derived = UnitLimits.of(spec.device().geometry(), zbc.isPresent());
         this.limits = spec.state().atomicWrites().isPresent() ? derived.withAtomicWrites() : derived;
         this.modePages = new ModePages(spec.device(), unitAttentions);
         this.reservations = new Reservations(spec.state().reservations(), unitAttentions);
         this.rangeLock = new RangeLock(spec.state().rangeLocks());
         this.inquiry = new InquiryHandler(target.targetName(), spec.name(), limits,
-                SbcWriteAtomic.blockLimits(spec.state()));
+                SbcWriteAtomic.blockLimits(spec.state()), zbc);
         this.writeAtomic = new SbcWriteAtomic(spec.device(), modePages, spec.state());
         this.readWrite = new SbcReadWrite(spec.device(), limits, modePages, rangeLock);
         this.provisioning = new SbcProvisioning(spec.device(), limits, rangeLock);
@@ -193,7 +196,7 @@ final class LogicalUnit {
             case StartStopUnitCdb _ -> task.good(); // nothing spins: accepted (SBC-4 §5.25)
             case ReportSupportedOperationCodesCdb c -> SpcHandlers.reportSupportedOperationCodes(task, c, limits);
             case ReadCapacity10Cdb _ -> SbcCapacity.readCapacity10(task, geometry);
-            case ReadCapacity16Cdb c -> SbcCapacity.readCapacity16(task, c, geometry);
+            case ReadCapacity16Cdb c -> SbcCapacity.readCapacity16(task, c, geometry, zbc.isPresent());
             case ModeSenseCdb c -> modePages.modeSense(task, c);
             case ModeSelectCdb c -> modePages.modeSelect(task, c);
             case ReadCdb c -> readWrite.read(task, c);
@@ -216,6 +219,9 @@ final class LogicalUnit {
             case ReadDefectDataCdb c -> SbcCapacity.readDefectData(task, c);
             case ReportTargetPortGroupsCdb c -> SpcHandlers.reportTargetPortGroups(task, c);
             case WriteAtomicCdb c -> writeAtomic.execute(task, c);
+            // UnitLimits lets these through on zoned units only
+            case io.blocktarget.protocol.scsi.ReportZonesCdb c -> zbc.orElseThrow().reportZones(task, c);
+            case io.blocktarget.protocol.scsi.ZbcOutCdb c -> zbc.orElseThrow().zbcOut(task, c);
             case CdbError e -> task.fail(e);
         }
     }
@@ -229,7 +235,8 @@ final class LogicalUnit {
     private static boolean writesMedium(Cdb cdb) {
         return cdb instanceof WriteCdb || cdb instanceof WriteAndVerifyCdb || cdb instanceof WriteSameCdb
                 || cdb instanceof UnmapCdb || cdb instanceof CompareAndWriteCdb || cdb instanceof SanitizeCdb
-                || cdb instanceof WriteAtomicCdb;
+                || cdb instanceof WriteAtomicCdb
+                || cdb instanceof io.blocktarget.protocol.scsi.ZbcOutCdb;
     }
 
     /** Tasks in execution (tests check that every one left). */

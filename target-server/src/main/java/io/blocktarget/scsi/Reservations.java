@@ -117,11 +117,13 @@ final class Reservations {
         return switch (cdb) {
             // RSOC reads like MODE SENSE: allowed under Write Exclusive, a conflict under Exclusive Access
             case ReadCdb _, VerifyCdb _, ModeSenseCdb _, GetLbaStatusCdb _, ReportSupportedOperationCodesCdb _,
-                 PreFetchCdb _, ReadDefectDataCdb _ -> Access.READ; // SBC-4 Table 13: as READ
+                 PreFetchCdb _, ReadDefectDataCdb _, io.blocktarget.protocol.scsi.ReportZonesCdb _ ->
+                    Access.READ; // SBC-4 Table 13: as READ; ZBC-2 Table 4: REPORT ZONES as READ
             // REPORT TARGET PORT GROUPS is allowed under every reservation (SPC-4 Table 60): default
             case WriteCdb _, WriteAndVerifyCdb _, WriteSameCdb _, UnmapCdb _, CompareAndWriteCdb _, SanitizeCdb _,
                  SynchronizeCacheCdb _, ModeSelectCdb _, StartStopUnitCdb _,
-                 io.blocktarget.protocol.scsi.WriteAtomicCdb _ -> Access.WRITE;
+                 io.blocktarget.protocol.scsi.WriteAtomicCdb _,
+                 io.blocktarget.protocol.scsi.ZbcOutCdb _ -> Access.WRITE; // ZBC-2 Table 4: ZBC OUT as WRITE
             // INQUIRY, REPORT LUNS, REQUEST SENSE, TEST UNIT READY, READ CAPACITY, PR IN/OUT;
             // RESERVE(6)/RELEASE(6) decide for themselves below
             default -> Access.ALWAYS;

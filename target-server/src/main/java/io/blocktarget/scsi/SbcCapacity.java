@@ -29,14 +29,23 @@ final class SbcCapacity {
      * blocks read zeros, true of every backend).
      */
     static void readCapacity16(Task task, ReadCapacity16Cdb cdb, BlockGeometry g) {
+        readCapacity16(task, cdb, g, false);
+    }
+
+    /**
+     * With {@code zoned} (ZBC-2 §5.1): RC BASIS 01b, the returned LBA is the device's last (Linux then skips the
+     * REPORT ZONES capacity check's override), and LBPME = LBPRZ = 0: no logical block provisioning on a host managed
+     * device.
+     */
+    static void readCapacity16(Task task, ReadCapacity16Cdb cdb, BlockGeometry g, boolean zoned) {
         ReadCapacity16Data.Exponent exponent = ReadCapacity16Data.lbppbe(g.logicalBlockSize(), g.physicalBlockSize());
         if (exponent.capped()) {
             LOG.log(System.Logger.Level.DEBUG, "physical block exponent capped at 15 for PBS {0} / LBS {1}",
                     g.physicalBlockSize(), g.logicalBlockSize());
         }
         ByteBuf out = Task.allocate(ReadCapacity16Data.LENGTH);
-        new ReadCapacity16Data(g.blockCount() - 1, g.logicalBlockSize(), 0, false, exponent.value(), true, true, 0)
-                .encode(out);
+        new ReadCapacity16Data(g.blockCount() - 1, g.logicalBlockSize(), 0, false, exponent.value(), !zoned, !zoned, 0,
+                zoned ? ReadCapacity16Data.RC_BASIS_LAST_LBA : 0).encode(out);
         task.parameterData(out, cdb.allocationLength());
     }
 

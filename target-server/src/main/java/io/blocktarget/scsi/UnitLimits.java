@@ -63,7 +63,23 @@ record UnitLimits(long maximumTransferLength, long optimalTransferLength, int tr
                 ? EnumSet.noneOf(ScsiOpcode.class) : EnumSet.copyOf(supported));
     }
 
+    /** The ZBC IN / ZBC OUT commands, supported on zoned logical units only. */
+    static final Set<ScsiOpcode> ZBC = EnumSet.of(ScsiOpcode.ZBC_IN_REPORT_ZONES, ScsiOpcode.ZBC_OUT_CLOSE_ZONE,
+            ScsiOpcode.ZBC_OUT_FINISH_ZONE, ScsiOpcode.ZBC_OUT_OPEN_ZONE, ScsiOpcode.ZBC_OUT_RESET_WRITE_POINTER);
+    /**
+     * What a host-managed zoned unit does not support (ZBC-2 §4.1: no logical block provisioning — LBPME = 0 — so no
+     * UNMAP, GET LBA STATUS or WRITE SAME with UNMAP; SANITIZE would have to reset every zone, which it does not).
+     */
+    static final Set<ScsiOpcode> NOT_ZONED = EnumSet.of(ScsiOpcode.UNMAP, ScsiOpcode.GET_LBA_STATUS,
+            ScsiOpcode.SANITIZE_OVERWRITE, ScsiOpcode.SANITIZE_BLOCK_ERASE, ScsiOpcode.SANITIZE_CRYPTOGRAPHIC_ERASE,
+            ScsiOpcode.SANITIZE_EXIT_FAILURE_MODE);
+
     static UnitLimits of(BlockGeometry g) {
+        return of(g, false);
+    }
+
+    /** With {@code zoned}: the ZBC commands in, provisioning and SANITIZE out (see {@link #NOT_ZONED}). */
+    static UnitLimits of(BlockGeometry g, boolean zoned) {
         int lbs = g.logicalBlockSize();
         long maxTransfer = Math.max(1, MAXIMUM_TRANSFER_BYTES / lbs);
         int granularity = Math.min(g.logicalBlocksPerPhysicalBlock(), 1 << 15);
@@ -76,8 +92,10 @@ record UnitLimits(long maximumTransferLength, long optimalTransferLength, int tr
             ops.remove(ScsiOpcode.WRITE_SAME_10);
             ops.remove(ScsiOpcode.WRITE_SAME_16);
         }
+        ops.removeAll(zoned ? NOT_ZONED : ZBC);
         return new UnitLimits(maxTransfer, optimal, granularity, caw, writeSame ? WRITE_SAME_BYTES / lbs : 0,
-                0xFFFF_FFFFL, UNMAP_DESCRIPTORS, maxTransfer, writeSame, writeSame, ops);
+                zoned ? 0 : 0xFFFF_FFFFL, zoned ? 0 : UNMAP_DESCRIPTORS, maxTransfer, writeSame && !zoned,
+                writeSame && !zoned, ops);
     }
 
     /** These limits with WRITE ATOMIC(16) supported: a logical unit whose device has atomic writes (SbcWriteAtomic). */
@@ -107,6 +125,13 @@ record UnitLimits(long maximumTransferLength, long optimalTransferLength, int tr
      */
     Optional<CdbError> refusal(int code, int serviceAction) {
         if (ScsiOpcode.definesServiceActions(code)) {
+            if (supported.stream().noneMatch(s -> s.code() == code)) {
+                // no service action of it is supported (ZBC IN / OUT on a unit that is not zoned): the operation
+                // code itself is unsupported (SPC-5 §4.2.5.1)
+                boolean known = Arrays.stream(ScsiOpcode.values()).anyMatch(o -> o.code() == code);
+                return known ? Optional.of(new CdbError(SenseReason.INVALID_COMMAND_OPERATION_CODE,
+                        Optional.of(FieldPointer.cdb(0, 7)))) : Optional.empty();
+            }
             Optional<ScsiOpcode> op = ScsiOpcode.of(code, serviceAction);
             if (op.isPresent() && !supports(op.get())) {
                 return Optional.of(new CdbError(SenseReason.INVALID_FIELD_IN_CDB, Optional.of(FieldPointer.cdb(1, 4))));

@@ -8,6 +8,8 @@ import io.blocktarget.block.file.FileBlockDevice;
 import io.blocktarget.block.nil.NullBlockDevice;
 import io.blocktarget.block.ram.MemoryBudget;
 import io.blocktarget.block.ram.RamBlockDevice;
+import io.blocktarget.block.zoned.ZoneLayout;
+import io.blocktarget.block.zoned.ZonedBlockDevice;
 import io.blocktarget.config.FileBackendConfig;
 import io.blocktarget.config.LunConfig;
 
@@ -26,7 +28,7 @@ final class BlockDevices {
         // every backend keeps an uncorrectable-block set (NVMe Write Uncorrectable; SCSI reads see it too), and is
         // counted outermost (per-LUN metrics see every outcome, the uncorrectable reads included)
         return CountingBlockDevice.wrap(UncorrectableBlockDevice.wrap(switch (lun.backend()) {
-            case RAM -> new RamBlockDevice(lun.name(), geometry, lun.readOnly(), budget);
+            case RAM -> zoned(lun, new RamBlockDevice(lun.name(), geometry, lun.readOnly(), budget));
             case NULL -> new NullBlockDevice(lun.name(), geometry, lun.readOnly());
             case FILE -> {
                 FileBackendConfig file = lun.file().orElseThrow(
@@ -39,5 +41,19 @@ final class BlockDevices {
                         new FileBlockDevice.Options(file.create(), file.directIo(), lun.readOnly()), fileIoExecutor);
             }
         }));
+    }
+
+    /**
+     * A RAM LUN with {@code zoned:} becomes a {@link ZonedBlockDevice} over it (the config allows zones on RAM only).
+     * Write granularity 1: the model is shared by SCSI and NVMe, and ZNS has no physical-block rule for writes (Linux's
+     * sd keeps to the physical block on its own: zone_write_granularity); reads unrestricted (URSWRZ), which Linux's
+     * sd requires of host-managed disks.
+     */
+    private static BlockDevice zoned(LunConfig lun, BlockDevice ram) {
+        return lun.features().zoned().<BlockDevice>map(z -> {
+            long lbs = lun.logicalBlockSize();
+            return new ZonedBlockDevice(ram, new ZoneLayout(z.zoneSize() / lbs, z.zoneCapacity() / lbs,
+                    z.conventionalZones(), z.maxOpen(), z.maxActive(), z.zoneAppendMaxBytes() / lbs, 1, true));
+        }).orElse(ram);
     }
 }

@@ -33,9 +33,10 @@ class AdminStartupTest {
         TestHost host = TestHost.connect(target, NQN, 5000);
         assertThat(host.cntlid).isBetween(1, 0xFFEF);
 
-        // Property Get CAP (8 bytes): MQES 3FFh (bits 15:0), CQR bit 16, TO 15 (bits 31:24), CSS NVM (bit 37), MPSMIN 0
+        // Property Get CAP (8 bytes): MQES 3FFh (bits 15:0), CQR bit 16, TO 15 (bits 31:24), CSS NVM (bit 37) and
+        // I/O Command Sets (bit 43, for zoned namespaces), MPSMIN 0
         long cap = host.propertyGet(ControllerRegister.CAP);
-        assertThat(cap).isEqualTo(0x3FFL | 1L << 16 | 15L << 24 | 1L << 37);
+        assertThat(cap).isEqualTo(0x3FFL | 1L << 16 | 15L << 24 | 1L << 37 | 1L << 43);
         assertThat(host.propertyGet(ControllerRegister.CSTS)).isZero();
         // Property Set CC: EN, IOSQES 6, IOCQES 4
         assertThat(host.propertySet(ControllerRegister.CC, TestHost.CC_ENABLE)).isEqualTo(NvmeStatus.SUCCESS);
@@ -63,7 +64,7 @@ class AdminStartupTest {
             assertThat((int) id.getUnsignedByte(258)).isEqualTo(3);                   // ACL
             assertThat((int) id.getUnsignedByte(259)).isEqualTo(3);                   // AERL
             assertThat((int) id.getUnsignedByte(261)).isEqualTo(0b110);               // LPA effects + extended data
-            assertThat(id.getIntLE(92)).isEqualTo(1 << 8);                      // OAES namespace attribute notices
+            assertThat(id.getIntLE(92)).isEqualTo(1 << 8 | 1 << 27);            // OAES namespace attribute, zone descriptor changed notices
             assertThat(id.getIntLE(96)).isEqualTo(1);                           // CTRATT 128-bit host id
             assertThat(id.getUnsignedShortLE(528)).isZero();                    // AWUPF stays 0
             assertThat(id.toString(768, NQN.length(), StandardCharsets.UTF_8)).isEqualTo(NQN);

@@ -25,6 +25,18 @@ class BlockStatusTest {
         expected.put(BlockError.READ_ERROR, new Row(2, 0x81, false));
         expected.put(BlockError.WRITE_ERROR, new Row(2, 0x80, false));
         expected.put(BlockError.CLOSED, new Row(0, 0x82, false));
+        // ZNS 1.1 §3.3.1 command specific statuses
+        expected.put(BlockError.ZONE_UNALIGNED_WRITE, new Row(1, 0xBC, true));
+        expected.put(BlockError.ZONE_BOUNDARY_ERROR, new Row(1, 0xB8, true));
+        expected.put(BlockError.ZONE_FULL, new Row(1, 0xB9, true));
+        expected.put(BlockError.ZONE_READ_ONLY, new Row(1, 0xBA, true));
+        expected.put(BlockError.ZONE_OFFLINE, new Row(1, 0xBB, true));
+        expected.put(BlockError.ZONE_TOO_MANY_OPEN, new Row(1, 0xBE, true));
+        expected.put(BlockError.ZONE_TOO_MANY_ACTIVE, new Row(1, 0xBD, true));
+        expected.put(BlockError.ZONE_INVALID_STATE_TRANSITION, new Row(1, 0xBF, true));
+        expected.put(BlockError.ZONE_GAP_ACCESS, new Row(1, 0xB8, true));
+        expected.put(BlockError.ZONE_INVALID_READ, new Row(1, 0xB8, true));
+        expected.put(BlockError.ZONE_READ_BOUNDARY, new Row(1, 0xB8, true));
         assertThat(expected.keySet()).containsExactlyInAnyOrder(BlockError.values());
         expected.forEach((error, row) -> {
             NvmeStatus status = BlockStatus.of(error);

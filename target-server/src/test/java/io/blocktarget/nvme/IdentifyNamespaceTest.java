@@ -112,10 +112,11 @@ class IdentifyNamespaceTest {
             assertThat(r.status().dnr()).isTrue();
         }
         assertThat(host.identify(0x03, 3, 0).status()).isEqualTo(NvmeStatus.INVALID_NAMESPACE_OR_FORMAT);
-        // a command set other than NVM, and CNS values we do not serve
+        // a command set we do not have (Key Value, CSI 01h) or not this namespace's (ZNS), CNS values we do not serve
         assertThat(host.identify(0x05, 2, 2).status()).isEqualTo(NvmeStatus.INVALID_FIELD);
-        assertThat(host.identify(0x06, 0, 2).status()).isEqualTo(NvmeStatus.INVALID_FIELD);
-        for (int cns : new int[] {0x04, 0x07, 0x10, 0x12, 0x13, 0x1C}) {
+        assertThat(host.identify(0x05, 2, 1).status()).isEqualTo(NvmeStatus.INVALID_FIELD);
+        assertThat(host.identify(0x06, 0, 1).status()).isEqualTo(NvmeStatus.INVALID_FIELD);
+        for (int cns : new int[] {0x04, 0x07, 0x10, 0x12, 0x13}) {
             assertThat(host.identify(cns, 0, 0).status()).as("CNS %x", cns).isEqualTo(NvmeStatus.INVALID_FIELD);
         }
         // the data pointer must hold 4096 bytes

@@ -5,6 +5,8 @@ import io.blocktarget.block.BlockGeometry;
 import io.blocktarget.block.file.FileBlockDevice;
 import io.blocktarget.block.ram.MemoryBudget;
 import io.blocktarget.block.ram.RamBlockDevice;
+import io.blocktarget.block.zoned.ZoneLayout;
+import io.blocktarget.block.zoned.ZonedBlockDevice;
 import io.blocktarget.nvme.NamespaceSpec;
 import io.blocktarget.nvme.NvmeLimits;
 import io.blocktarget.nvme.NvmePort;
@@ -28,7 +30,8 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * The NVMe/TCP side of the server, in-process: Vert.x NetServers on 127.0.0.1 (an I/O port serving every
  * subsystem and a discovery-only port), {@link NvmeTcpTransport} over {@link NvmeTargets#create}, one 16 MiB RAM
- * namespace per logical block size, subsystem {@code nqn.2026-11.io.blocktarget:ram-<lbs>}, NSID 1.
+ * namespace per logical block size, subsystem {@code nqn.2026-11.io.blocktarget:ram-<lbs>}, NSID 1, and zoned ones
+ * ({@code zns-<lbs>}, {@link #ZONED_BLOCK_SIZES}).
  */
 final class LoopbackNvmeServer implements AutoCloseable {
     static final int[] BLOCK_SIZES = {512, 1024, 2048, 4096, 8192, 16384, 32768, 65536};
@@ -50,6 +53,18 @@ final class LoopbackNvmeServer implements AutoCloseable {
         return "nqn.2026-11.io.blocktarget:ram-" + lbs;
     }
 
+    /** Zoned namespaces (ZNS): 16 zones of 1 MiB, capacity 768 KiB, 4 open / 6 active, Zone Append up to 64 KiB. */
+    static final int[] ZONED_BLOCK_SIZES = {4096, 16384};
+    static final long ZONE_BYTES = 1L << 20;
+    static final long ZONE_CAPACITY_BYTES = 768L << 10;
+    static final int ZONED_MAX_OPEN = 4;
+    static final int ZONED_MAX_ACTIVE = 6;
+    static final int ZONE_APPEND_MAX_BYTES = 64 << 10;
+
+    static String zonedNqn(int lbs) {
+        return "nqn.2026-11.io.blocktarget:zns-" + lbs;
+    }
+
     LoopbackNvmeServer() throws Exception {
         AtomicReference<NvmeTcpTransport> ref = new AtomicReference<>();
         ioPort = listen(ref, false);
@@ -61,6 +76,14 @@ final class LoopbackNvmeServer implements AutoCloseable {
                     new BlockGeometry(lbs, Math.max(lbs, 4096), NAMESPACE_BYTES / lbs), false, budget);
             devices.add(d);
             namespaces.add(new NamespaceSpec(nqn(lbs), 1, "ram-" + lbs, d));
+        }
+        for (int lbs : ZONED_BLOCK_SIZES) {
+            RamBlockDevice media = new RamBlockDevice("zns-" + lbs, new BlockGeometry(lbs, lbs, NAMESPACE_BYTES / lbs),
+                    false, budget);
+            ZonedBlockDevice d = new ZonedBlockDevice(media, new ZoneLayout(ZONE_BYTES / lbs, ZONE_CAPACITY_BYTES / lbs,
+                    0, ZONED_MAX_OPEN, ZONED_MAX_ACTIVE, ZONE_APPEND_MAX_BYTES / lbs, 1, true));
+            devices.add(d);
+            namespaces.add(new NamespaceSpec(zonedNqn(lbs), 1, "zns-" + lbs, d));
         }
         file = Files.createTempFile("nvmetcp-it", ".img");
         Files.delete(file);

@@ -23,6 +23,7 @@ public sealed interface FeatureValue {
             case INTERRUPT_COALESCING -> Parsed.ok(new InterruptCoalescing(v & 0xFF, v >>> 8 & 0xFF));
             case ASYNC_EVENT_CONFIGURATION -> Parsed.ok(new AsyncEventConfiguration(v));
             case KEEP_ALIVE_TIMER -> Parsed.ok(new KeepAliveTimer(Integer.toUnsignedLong(v)));
+            case IO_COMMAND_SET_PROFILE -> Parsed.ok(new IoCommandSetProfile(v & 0x1FF));
             default -> Parsed.invalid(NvmeStatus.INVALID_FIELD);
         };
     }
@@ -116,6 +117,17 @@ public sealed interface FeatureValue {
     }
 
     /** Keep Alive Timer (0Fh): KATO in milliseconds. */
+    /** I/O Command Set Profile (19h, Base 2.0 §5.27.1.21): IOCSCI bits 8:0, an index into Identify CNS 1Ch. */
+    record IoCommandSetProfile(int iocsci) implements FeatureValue {
+        public FeatureId fid() {
+            return FeatureId.IO_COMMAND_SET_PROFILE;
+        }
+
+        public int encode() {
+            return iocsci & 0x1FF;
+        }
+    }
+
     record KeepAliveTimer(long katoMillis) implements FeatureValue {
         public FeatureId fid() {
             return FeatureId.KEEP_ALIVE_TIMER;

@@ -14,6 +14,8 @@ public record GetLogPageCommand(int cid, int nsid, int lid, int lsp, boolean rae
     public static final int LID_COMMANDS_SUPPORTED_AND_EFFECTS = 0x05;
     public static final int LID_DISCOVERY = 0x70;
     public static final int LID_ANA = 0x0C;
+    /** Changed Zone List, namespace scoped (ZNS §5.3.1): the zones whose descriptors the controller changed. */
+    public static final int LID_CHANGED_ZONE_LIST = 0xBF;
 
     /** Bytes requested: (NUMD + 1) dwords. */
     public long lengthBytes() {

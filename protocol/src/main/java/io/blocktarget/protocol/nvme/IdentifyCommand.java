@@ -17,8 +17,12 @@ public record IdentifyCommand(int cid, int nsid, int cns, int cntid, int cnssid,
     public static final int CNS_CS_CONTROLLER = 0x06;
     public static final int CNS_CS_ACTIVE_NAMESPACES = 0x07;
     public static final int CNS_CS_INDEPENDENT_NAMESPACE = 0x08;
+    /** Identify I/O Command Set data structure (Base 2.0 §5.17.2.21): the command set combinations. */
+    public static final int CNS_IO_COMMAND_SET = 0x1C;
     /** Command Set Identifier of the NVM Command Set. */
     public static final int CSI_NVM = 0x00;
+    /** Command Set Identifier of the Zoned Namespace Command Set (Base 2.0 Figure "Command Set Identifiers"). */
+    public static final int CSI_ZNS = 0x02;
 
     public static Parsed<IdentifyCommand> parse(Sqe sqe) {
         if (sqe.opcode() != AdminOpcode.IDENTIFY.code()) {

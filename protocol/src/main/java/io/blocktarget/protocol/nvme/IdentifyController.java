@@ -27,6 +27,8 @@ public record IdentifyController(
     /** OAES bit 8: Namespace Attribute Notices; bit 31: Discovery Log Page Change Notices. */
     public static final int OAES_NAMESPACE_ATTRIBUTE = 1 << 8;
     public static final int OAES_DISCOVERY_LOG_CHANGE = 1 << 31;
+    /** OAES bit 27: Zone Descriptor Changed Notices (ZNS §4.1.2, Identify Controller changes). */
+    public static final int OAES_ZONE_DESCRIPTOR_CHANGED = 1 << 27;
     /** CTRATT bit 0: 128-bit Host Identifier supported (required for fabrics). */
     public static final int CTRATT_HOST_ID_128 = 1;
     /** LPA bit 1: Commands Supported and Effects log; bit 2: extended data (offset, NUMDU) for Get Log Page. */

@@ -3,11 +3,17 @@ package io.blocktarget.protocol.nvme;
 import io.blocktarget.protocol.WireCode;
 import java.util.Optional;
 
-/** NVM Command Set I/O opcodes (NVM Command Set §3, Figure "Opcodes for NVM Commands"); 7Fh is Fabrics. */
+/**
+ * I/O opcodes of the NVM Command Set (NVM Command Set §3, Figure "Opcodes for NVM Commands") and the three the
+ * Zoned Namespace Command Set adds (ZNS §3.4); 7Fh is Fabrics.
+ */
 public enum NvmOpcode implements WireCode {
     FLUSH(0x00), WRITE(0x01), READ(0x02), WRITE_UNCORRECTABLE(0x04), COMPARE(0x05), WRITE_ZEROES(0x08),
     DATASET_MANAGEMENT(0x09), VERIFY(0x0C), RESERVATION_REGISTER(0x0D), RESERVATION_REPORT(0x0E),
-    RESERVATION_ACQUIRE(0x11), RESERVATION_RELEASE(0x15), COPY(0x19), FABRICS(0x7F);
+    RESERVATION_ACQUIRE(0x11), RESERVATION_RELEASE(0x15), COPY(0x19),
+    // Zoned Namespace Command Set (ZNS §3.4, Figure "Opcodes for Zoned Namespace Commands")
+    ZONE_MANAGEMENT_SEND(0x79), ZONE_MANAGEMENT_RECEIVE(0x7A), ZONE_APPEND(0x7D),
+    FABRICS(0x7F);
 
     private final int code;
 

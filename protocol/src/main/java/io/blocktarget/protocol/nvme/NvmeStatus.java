@@ -33,6 +33,8 @@ public enum NvmeStatus {
     COMMAND_INTERRUPTED(StatusCodeType.GENERIC, 0x21, false),
     /** Data digest mismatch on a data PDU (NVMe/TCP §3.6.2.11: retryable, not connection-fatal). */
     TRANSIENT_TRANSPORT_ERROR(StatusCodeType.GENERIC, 0x22, false),
+    /** Base 2.0 §5.27.1.21: Set Features I/O Command Set Profile with an index that names no combination. */
+    IO_COMMAND_SET_COMBINATION_REJECTED(StatusCodeType.GENERIC, 0x2B, true),
     // Generic, NVM Command Set specific values (80h..), NVM Command Set §4.1.1.1
     LBA_OUT_OF_RANGE(StatusCodeType.GENERIC, 0x80, true),
     CAPACITY_EXCEEDED(StatusCodeType.GENERIC, 0x81, true),
@@ -56,6 +58,15 @@ public enum NvmeStatus {
     ATTEMPTED_WRITE_TO_READ_ONLY_RANGE(StatusCodeType.COMMAND_SPECIFIC, 0x82, true),
     /** Copy over MSRC, MSSRL or MCL (NVM Command Set §3.2.2). */
     COMMAND_SIZE_LIMIT_EXCEEDED(StatusCodeType.COMMAND_SPECIFIC, 0x83, true),
+    // Zoned Namespace Command Set 1.1 §3.3.1 Figure "Status Code – Command Specific Status Values"
+    ZONE_BOUNDARY_ERROR(StatusCodeType.COMMAND_SPECIFIC, 0xB8, true),
+    ZONE_IS_FULL(StatusCodeType.COMMAND_SPECIFIC, 0xB9, true),
+    ZONE_IS_READ_ONLY(StatusCodeType.COMMAND_SPECIFIC, 0xBA, true),
+    ZONE_IS_OFFLINE(StatusCodeType.COMMAND_SPECIFIC, 0xBB, true),
+    ZONE_INVALID_WRITE(StatusCodeType.COMMAND_SPECIFIC, 0xBC, true),
+    TOO_MANY_ACTIVE_ZONES(StatusCodeType.COMMAND_SPECIFIC, 0xBD, true),
+    TOO_MANY_OPEN_ZONES(StatusCodeType.COMMAND_SPECIFIC, 0xBE, true),
+    INVALID_ZONE_STATE_TRANSITION(StatusCodeType.COMMAND_SPECIFIC, 0xBF, true),
     // Fabrics Connect / Discovery command specific (Base §4.2.3.2, Connect response §6.3)
     CONNECT_INCOMPATIBLE_FORMAT(StatusCodeType.COMMAND_SPECIFIC, 0x80, true),
     /** The host may retry later (e.g. the controller ID is in use), so DNR stays clear. */

@@ -7,6 +7,8 @@ package io.blocktarget.protocol.scsi;
 public record Peripheral(int qualifier, int deviceType) {
     /** A direct access block device (SBC) that is connected. */
     public static final Peripheral DIRECT_ACCESS_BLOCK_DEVICE = new Peripheral(0, 0x00);
+    /** A host managed zoned block device (ZBC-2 §6.4.2, device type 14h): Linux's TYPE_ZBC. */
+    public static final Peripheral HOST_MANAGED_ZONED_BLOCK_DEVICE = new Peripheral(0, 0x14);
     /**
      * INQUIRY to a LUN that does not exist: qualifier 011b, type 1Fh (SPC-4 §6.6.2), which Linux
      * scsi_scan treats as "no LU here".

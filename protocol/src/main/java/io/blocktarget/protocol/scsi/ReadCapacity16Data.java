@@ -12,14 +12,22 @@ import io.netty.buffer.ByteBuf;
  * @param lowestAlignedLba LOWEST ALIGNED LOGICAL BLOCK ADDRESS, 14 bits
  */
 public record ReadCapacity16Data(long lastLba, int blockLength, int pType, boolean protEn, int lbppbe,
-                                 boolean lbpme, boolean lbprz, int lowestAlignedLba) {
+                                 boolean lbpme, boolean lbprz, int lowestAlignedLba, int rcBasis) {
     public static final int LENGTH = 32;
+    /** RC BASIS 01b (ZBC-2 §5.1 Table 33): the RETURNED LOGICAL BLOCK ADDRESS is the last LBA of the device. */
+    public static final int RC_BASIS_LAST_LBA = 0b01;
 
     public ReadCapacity16Data {
         if (lastLba < 0 || blockLength <= 0 || (pType & ~0x7) != 0 || (lbppbe & ~0xF) != 0
-                || (lowestAlignedLba & ~0x3FFF) != 0) {
+                || (lowestAlignedLba & ~0x3FFF) != 0 || (rcBasis & ~0x3) != 0) {
             throw new IllegalArgumentException("READ CAPACITY(16) field out of range");
         }
+    }
+
+    /** RC BASIS 00b: what every non-zoned device reports. */
+    public ReadCapacity16Data(long lastLba, int blockLength, int pType, boolean protEn, int lbppbe, boolean lbpme,
+                              boolean lbprz, int lowestAlignedLba) {
+        this(lastLba, blockLength, pType, protEn, lbppbe, lbpme, lbprz, lowestAlignedLba, 0);
     }
 
     /**
@@ -44,7 +52,7 @@ public record ReadCapacity16Data(long lastLba, int blockLength, int pType, boole
     public void encode(ByteBuf out) {
         out.writeLong(lastLba);                                              // 0-7: RETURNED LOGICAL BLOCK ADDRESS
         out.writeInt(blockLength);                                           // 8-11: LOGICAL BLOCK LENGTH IN BYTES
-        out.writeByte(pType << 1 | (protEn ? 1 : 0));                        // 12: RC BASIS = 0, P_TYPE, PROT_EN
+        out.writeByte(rcBasis << 4 | pType << 1 | (protEn ? 1 : 0));         // 12: RC BASIS, P_TYPE, PROT_EN
         out.writeByte(lbppbe);                                               // 13: P_I_EXPONENT = 0, LBPPBE
         out.writeShort((lbpme ? 0x8000 : 0) | (lbprz ? 0x4000 : 0) | lowestAlignedLba); // 14-15
         out.writeZero(16);                                                   // 16-31: reserved

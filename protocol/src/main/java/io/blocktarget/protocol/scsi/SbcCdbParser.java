@@ -37,6 +37,8 @@ final class SbcCdbParser {
             case 0x9C -> writeAtomic(f);
             case 0x25 -> new ReadCapacity10Cdb(); // LBA and PMI are obsolete in SBC-4 and ignored
             case 0x9E -> serviceActionIn16(f);
+            case 0x94 -> zbcOut(f);
+            case 0x95 -> zbcIn(f);
             default -> throw new CdbFields.Rejected(CdbParser.unsupportedOpcode());
         };
     }
@@ -229,6 +231,42 @@ final class SbcCdbParser {
     }
 
     /** SERVICE ACTION IN(16): READ CAPACITY(16) (SBC-4 §5.20) or GET LBA STATUS (§5.7). */
+    /**
+     * ZBC OUT (ZBC-2 §5.2): ZONE ID bytes 2-9, ZONE COUNT bytes 12-13, ALL byte 14 bit 0. Service actions other than
+     * the four ZBC-2 defines for host-managed devices (05h SEQUENTIALIZE ZONE is host-aware only) are INVALID FIELD
+     * at the SERVICE ACTION.
+     */
+    private static Cdb zbcOut(CdbFields f) {
+        f.reserved(1, 0xE0);
+        int sa = f.bits(1, 4, 0);
+        ZbcOutCdb.Action action = null;
+        for (ZbcOutCdb.Action a : ZbcOutCdb.Action.values()) {
+            if (a.serviceAction() == sa) {
+                action = a;
+            }
+        }
+        if (action == null) {
+            throw invalidField(1, 4);
+        }
+        f.reservedBytes(10, 11);
+        f.reserved(14, 0xFE);
+        return new ZbcOutCdb(action, f.u64(2), f.u16(12), f.bit(14, 0));
+    }
+
+    /** ZBC IN (ZBC-2 §5.4): REPORT ZONES only; REPORTING OPTIONS ZBC-2 does not define are INVALID FIELD. */
+    private static Cdb zbcIn(CdbFields f) {
+        f.reserved(1, 0xE0);
+        if (f.bits(1, 4, 0) != ScsiOpcode.ZBC_IN_REPORT_ZONES.serviceAction()) {
+            throw invalidField(1, 4);
+        }
+        f.reserved(14, 0x40);
+        int options = f.bits(14, 5, 0);
+        if (!ReportZonesCdb.defined(options)) {
+            throw invalidField(14, 5);
+        }
+        return new ReportZonesCdb(f.u64(2), f.u32(10), f.bit(14, 7), options);
+    }
+
     private static Cdb serviceActionIn16(CdbFields f) {
         f.reserved(1, 0xE0);
         int sa = f.bits(1, 4, 0);

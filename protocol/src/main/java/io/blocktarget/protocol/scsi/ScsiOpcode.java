@@ -69,6 +69,13 @@ public enum ScsiOpcode {
     WRITE_SAME_16(0x93, -1, "93 ff ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
     /** WRITE ATOMIC(16), SBC-4 §5.48: listed and accepted only on logical units with atomic writes. */
     WRITE_ATOMIC_16(0x9C, -1, "9c fc ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
+    /** ZBC OUT, ZBC-2 §5.2-§5.6: zoned logical units only. */
+    ZBC_OUT_CLOSE_ZONE(0x94, 0x01, "94 01 ff ff ff ff ff ff ff ff 00 00 ff ff 01 05"),
+    ZBC_OUT_FINISH_ZONE(0x94, 0x02, "94 02 ff ff ff ff ff ff ff ff 00 00 ff ff 01 05"),
+    ZBC_OUT_OPEN_ZONE(0x94, 0x03, "94 03 ff ff ff ff ff ff ff ff 00 00 ff ff 01 05"),
+    ZBC_OUT_RESET_WRITE_POINTER(0x94, 0x04, "94 04 ff ff ff ff ff ff ff ff 00 00 ff ff 01 05"),
+    /** ZBC IN / REPORT ZONES, ZBC-2 §5.4: zoned logical units only. */
+    ZBC_IN_REPORT_ZONES(0x95, 0x00, "95 00 ff ff ff ff ff ff ff ff ff ff ff ff bf 05"),
     /** SERVICE ACTION IN(16) / READ CAPACITY(16), SBC-4 §5.20. */
     READ_CAPACITY_16(0x9E, 0x10, "9e 10 00 00 00 00 00 00 00 00 ff ff ff ff 00 05"),
     /** SERVICE ACTION IN(16) / GET LBA STATUS, SBC-4 §5.7. */
@@ -150,7 +157,7 @@ public enum ScsiOpcode {
      */
     public static boolean definesServiceActions(int code) {
         return switch (code & 0xFF) {
-            case 0x48, 0x5E, 0x5F, 0x7F, 0x83, 0x84, 0x9E, 0x9F, 0xA3, 0xA4, 0xA9, 0xAB -> true;
+            case 0x48, 0x5E, 0x5F, 0x7F, 0x83, 0x84, 0x94, 0x95, 0x9E, 0x9F, 0xA3, 0xA4, 0xA9, 0xAB -> true;
             default -> false;
         };
     }
