@@ -76,6 +76,7 @@ public final class LunWriter {
         if (!access.isEmpty()) {
             doc.put("access", access);
         }
+        KnobsReader.write(lun.features().knobs(), doc);
         return doc;
     }
 
