@@ -68,7 +68,7 @@ final class LogPageCommands {
                         out -> LogPages.encodeChangedNamespaces(out, changed));
             }
             case GetLogPageCommand.LID_COMMANDS_SUPPORTED_AND_EFFECTS -> reply(command, done,
-                    LogPages.COMMAND_EFFECTS_SIZE, out -> LogPages.encodeCommandEffects(out, ADMIN_EFFECTS, IO_EFFECTS));
+                    LogPages.COMMAND_EFFECTS_SIZE, out -> LogPages.encodeCommandEffects(out, ADMIN_EFFECTS, ioEffects(controller)));
             case ReservationNotification.LID -> controller.reservations().logPage(command,
                     encoder -> reply(command, done, ReservationNotification.SIZE, encoder));
             default -> Replies.status(done, NvmeStatus.INVALID_LOG_PAGE);
@@ -105,6 +105,21 @@ final class LogPageCommands {
 
     private static final int[] ADMIN_EFFECTS = new int[256];
     private static final int[] IO_EFFECTS = new int[256];
+
+    /** The I/O commands supported, without the ones the subsystem's knobs switch off (as ONCS says). */
+    private static int[] ioEffects(Controller controller) {
+        if (controller.isDiscovery()) {
+            return IO_EFFECTS;
+        }
+        io.blocktarget.config.DeviceKnobs knobs = controller.subsystem().knobs();
+        int[] effects = IO_EFFECTS.clone();
+        for (NvmOpcode op : NvmOpcode.values()) {
+            if (!Namespace.supports(knobs, op)) {
+                effects[op.code()] = 0;
+            }
+        }
+        return effects;
+    }
 
     static {
         for (AdminOpcode op : List.of(AdminOpcode.GET_LOG_PAGE, AdminOpcode.IDENTIFY, AdminOpcode.ABORT,
