@@ -80,11 +80,13 @@ is file sd-discard-max "$S" discard_max_hw_bytes 16777216     # MAXIMUM UNMAP LB
 is file sd-discard-granularity "$S" discard_granularity 65536 # OPTIMAL UNMAP GRANULARITY 16 x 4 KiB
 is file sd-rotational "$S" rotational 1                       # MEDIUM ROTATION RATE 7200
 is file sd-write-cache "$S" write_cache "write back"          # caching page WCE = 1
+is file sd-max-sectors "$S" max_sectors_kb 1024               # MAXIMUM TRANSFER LENGTH 256 x 4 KiB
+is file sd-write-zeroes "$S" write_zeroes_max_bytes 8388608   # MAXIMUM WRITE SAME LENGTH 2048 x 4 KiB
 vendor=$(tr -d ' ' <"/sys/block/$S/device/vendor"); model=$(sed 's/ *$//' <"/sys/block/$S/device/model")
 [ "$vendor" = ACME ] && [ "$model" = KnobDisk ]; check file sd-identity $? "vendor=$vendor model=$model"
 if vpd_bl "$S"; then
-  bl_has "maximum transfer length: 256"; check file sg-vpd-max-transfer $?
-  bl_has "optimal transfer length: 64"; check file sg-vpd-optimal-transfer $?
+  bl_has "maximum transfer length: 0x100"; check file sg-vpd-max-transfer $?   # sg_vpd prints hex
+  bl_has "optimal transfer length: 0x40"; check file sg-vpd-optimal-transfer $?
   bl_has "maximum write same length: 0x800"; check file sg-vpd-max-write-same $?
 else
   echo "# sg_vpd: not in the guest (sg3_utils missing)"
@@ -93,6 +95,7 @@ fi
 # --- from the LUN file: NVMe ---------------------------------------------------------------
 is file nvme-optimal-io "$N" optimal_io_size 262144           # NOWS 63
 is file nvme-write-cache "$N" write_cache "write back"        # VWC present
+is file nvme-rotational "$N" rotational 1                     # CNS 08h NSFEAT bit 4 (7.x reads it)
 nvme id-ctrl "/dev/$N" >/tmp/idc 2>&1; nvme id-ns "/dev/$N" >/tmp/idn 2>&1
 sn=$(field /tmp/idc sn); mn=$(field /tmp/idc mn); vwc=$(field /tmp/idc vwc); oncs=$(field /tmp/idc oncs)
 npwg=$(field /tmp/idn npwg); npdg=$(field /tmp/idn npdg); nows=$(field /tmp/idn nows); npwa=$(field /tmp/idn npwa)
@@ -107,11 +110,14 @@ until_ok "$WAIT" q_is "$N" optimal_io_size 524288
 check runtime nvme-optimal-io-changed $? "optimal_io_size=$(q "$N" optimal_io_size) (AEN, no reconnect)"
 nvme id-ns "/dev/$N" >/tmp/idn 2>&1; nows=$(field /tmp/idn nows)
 [ "$nows" = 127 ]; check runtime nvme-id-ns-nows $? "nows=$nows"
+until_ok "$WAIT" q_is "$N" rotational 0
+check runtime nvme-rotational-changed $? "rotational=$(q "$N" rotational)"
 until_ok "$WAIT" sd_rescanned_to "$S" rotational 0
 check runtime sd-rotational-changed $? "rotational=$(q "$S" rotational) after rescan"
 is runtime sd-optimal-io-changed "$S" optimal_io_size 524288
+is runtime sd-max-sectors-changed "$S" max_sectors_kb 512
 if vpd_bl "$S"; then
-  bl_has "maximum transfer length: 128"; check runtime sg-vpd-max-transfer $?
+  bl_has "maximum transfer length: 0x80"; check runtime sg-vpd-max-transfer $?
 fi
 show "$S"; show "$N"
 # data path still works on both after the change (same device, nothing reconnected)

@@ -66,9 +66,11 @@ class LinuxKnobsIT {
                 assertThat(report.failures()).as(report.output() + "\nserver log:\n" + String.join("\n", server.stderr()))
                         .isEmpty();
                 for (String what : List.of("sd-optimal-io", "sd-discard-max", "sd-discard-granularity",
-                        "sd-rotational", "sd-write-cache", "sd-identity", "nvme-optimal-io", "nvme-write-cache",
-                        "nvme-id-ctrl-identity", "nvme-id-ns-granularities", "nvme-optimal-io-changed",
-                        "nvme-id-ns-nows", "sd-rotational-changed", "sd-optimal-io-changed",
+                        "sd-rotational", "sd-write-cache", "sd-max-sectors", "sd-write-zeroes", "sd-identity",
+                        "sg-vpd-max-transfer", "sg-vpd-max-write-same", "nvme-optimal-io", "nvme-write-cache",
+                        "nvme-rotational", "nvme-id-ctrl-identity", "nvme-id-ns-granularities",
+                        "nvme-optimal-io-changed", "nvme-id-ns-nows", "nvme-rotational-changed",
+                        "sd-rotational-changed", "sd-optimal-io-changed", "sd-max-sectors-changed",
                         "same-bytes-both-protocols")) {
                     assertThat(report.checks()).as(what).anyMatch(c -> c.what().equals(what) && c.ok());
                 }
