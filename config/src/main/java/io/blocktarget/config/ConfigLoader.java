@@ -171,6 +171,7 @@ public final class ConfigLoader {
         for (LunConfig other : others) {
             claims.addAll(ExportReader.claims(other));
             accessClaims.addAll(AccessReader.claims(other));
+            accessClaims.addAll(KnobsReader.claims(other));
         }
         claims.addAll(result.claims());
         accessClaims.addAll(result.accessClaims());

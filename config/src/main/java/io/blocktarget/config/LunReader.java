@@ -12,7 +12,8 @@ import org.snakeyaml.engine.v2.nodes.Node;
 /** Reads one {@code luns.d/NAME.yaml}: a LUN is built only when the file has no problem at all. */
 final class LunReader {
     static final List<String> KEYS = List.of("backend", "size", "logical-block-size", "physical-block-size",
-            "read-only", "export", "access", "path", "create", "direct-io", "atomic", "zoned");
+            "read-only", "export", "access", "path", "create", "direct-io", "atomic", "zoned", "commands", "limits",
+            "rotational", "identity");
     private static final List<String> FILE_KEYS = List.of("path", "create", "direct-io");
 
     static final int MIN_LOGICAL_BLOCK_SIZE = 512;
@@ -108,6 +109,7 @@ final class LunReader {
 
         // Round-2 sections (LunFeatures): one reader each.
         LunFeatures features = LunFeatures.NONE;
+        features = features.withKnobs(KnobsReader.read(map, logical, physical, problems));
         features = features.withAtomic(AtomicReader.read(map, backend, logical, problems));
         features = features.withZoned(ZonedReader.read(map, backend, logical, physical, size, problems));
 
@@ -117,7 +119,9 @@ final class LunReader {
         LunConfig lun = new LunConfig(name, problems.file(), backend.orElseThrow(), size.orElseThrow(),
                 logical.orElseThrow().intValue(), physical.orElseThrow().intValue(), exports.iscsi(), exports.nvme(),
                 readOnly, file, access.config().orElseThrow(), features);
-        return new Result(Optional.of(lun), exports.claims(), access.claims(), access.warnings());
+        List<AccessClaim> claims = new java.util.ArrayList<>(access.claims());
+        claims.addAll(KnobsReader.claims(lun, problems.file(), key -> KnobsReader.line(map, key, problems)));
+        return new Result(Optional.of(lun), exports.claims(), claims, access.warnings());
     }
 
     /** Given: checked against the logical block size. Absent: 4096 for 512-byte LUNs (512e), else the logical size. */

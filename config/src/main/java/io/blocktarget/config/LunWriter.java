@@ -80,6 +80,7 @@ public final class LunWriter {
         if (!access.isEmpty()) {
             doc.put("access", access);
         }
+        KnobsReader.write(lun.features().knobs(), doc);
         lun.features().atomic().ifPresent(atomic -> doc.put("atomic", atomic(atomic)));
         lun.features().zoned().ifPresent(zoned -> doc.put("zoned", ZonedReader.document(zoned)));
         return doc;

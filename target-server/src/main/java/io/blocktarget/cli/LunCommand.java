@@ -26,9 +26,9 @@ import java.util.Map;
 
 /** {@code blocktarget lun add|resize|rm|list|show}: LUNs of a running server, through its control API. */
 @Command(name = "lun", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-        description = "Add, resize, remove and list the LUNs of a running server (its control API).",
-        subcommands = {LunCommand.Add.class, LunCommand.Resize.class, LunCommand.Remove.class, LunCommand.ListLuns.class,
-            LunCommand.Show.class})
+        description = "Add, resize, tune, remove and list the LUNs of a running server (its control API).",
+        subcommands = {LunCommand.Add.class, LunCommand.Resize.class, LunCommand.SetKeys.class, LunCommand.Remove.class,
+            LunCommand.ListLuns.class, LunCommand.Show.class})
 final class LunCommand implements Runnable {
     @Spec
     CommandSpec spec;
@@ -36,7 +36,7 @@ final class LunCommand implements Runnable {
     @Override
     public void run() {
         throw new CommandLine.ParameterException(spec.commandLine(),
-                "Missing required subcommand (add, resize, rm, list or show)");
+                "Missing required subcommand (add, resize, set, rm, list or show)");
     }
 
     static String path(String name) {
@@ -111,7 +111,7 @@ final class LunCommand implements Runnable {
             return null;
         }
 
-        private static Object value(String text) {
+        static Object value(String text) {
             try {
                 Object value = Json.decodeValue(text);
                 return value == null ? text : value;
@@ -120,7 +120,7 @@ final class LunCommand implements Runnable {
             }
         }
 
-        private static void put(JsonObject object, String[] path, Object value) {
+        static void put(JsonObject object, String[] path, Object value) {
             JsonObject at = object;
             for (int i = 0; i < path.length - 1; i++) {
                 Object next = at.getValue(path[i]);
@@ -165,6 +165,51 @@ final class LunCommand implements Runnable {
             }
             out.println("resized LUN " + name + " to " + ConfigLoader.formatSize(
                     response.json().getJsonObject("status").getLong("size-bytes")));
+            return Main.EXIT_OK;
+        }
+    }
+
+    @Command(name = "set", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+            description = "Change keys of a LUN in place (a merge patch of its luns.d file), e.g. knobs:"
+                    + " commands.write-same=true limits.max-transfer=1MiB rotational=true identity.serial=SN1;"
+                    + " KEY=null goes back to the default. A knob-only change keeps the sessions: iSCSI initiators"
+                    + " get a unit attention, NVMe hosts a namespace change notice.")
+    static final class SetKeys extends ClientCommand {
+        @Parameters(index = "0", paramLabel = "NAME")
+        String name;
+
+        @Parameters(index = "1..*", arity = "1..*", paramLabel = "KEY=VALUE", description = "Dotted for nested keys;"
+                + " VALUE is JSON when it parses as JSON (true, 7), null removes the key, else text (1MiB).")
+        List<String> settings = new ArrayList<>();
+
+        private JsonObject body;
+
+        @Override
+        String checkUsage() {
+            body = new JsonObject();
+            for (String setting : settings) {
+                int eq = setting.indexOf('=');
+                if (eq <= 0) {
+                    return setting + ": allowed: KEY=VALUE, e.g. commands.write-same=true";
+                }
+                String key = setting.substring(0, eq);
+                if (key.equals("name") || key.startsWith(".") || key.endsWith(".") || key.contains("..")) {
+                    return setting + ": " + key + " is not a LUN key; allowed: a key of luns.d/NAME.yaml, dotted for"
+                            + " nested keys";
+                }
+                String text = setting.substring(eq + 1);
+                Add.put(body, key.split("\\."), text.equals("null") ? null : Add.value(text));
+            }
+            return null;
+        }
+
+        @Override
+        int run(ControlClient client, PrintWriter out, PrintWriter err) throws UnreachableException {
+            Response response = client.call(HttpMethod.PATCH, path(name), body);
+            if (!response.ok()) {
+                return refused(response, err);
+            }
+            out.println("changed LUN " + name + ": " + summary(response.json()));
             return Main.EXIT_OK;
         }
     }

@@ -78,6 +78,7 @@ final class LunJson {
                 .put("removed", new JsonArray(List.copyOf(r.removed())))
                 .put("resized", new JsonArray(List.copyOf(r.resized())))
                 .put("replaced", new JsonArray(List.copyOf(r.replaced())))
+                .put("retuned", new JsonArray(List.copyOf(r.retuned())))
                 .put("changed", !r.changedNothing());
     }
 }

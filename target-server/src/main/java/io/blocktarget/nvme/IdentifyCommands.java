@@ -127,9 +127,20 @@ final class IdentifyCommands {
 
     /** ONCS of an NVM controller: every NVM command it executes (NvmIo), Write Uncorrectable where devices allow. */
     static int oncs(Subsystem subsystem) {
-        return IdentifyController.ONCS_COMPARE | IdentifyController.ONCS_DSM | IdentifyController.ONCS_WRITE_ZEROES
-                | IdentifyController.ONCS_VERIFY | IdentifyController.ONCS_COPY | IdentifyController.ONCS_RESERVATIONS
+        io.blocktarget.config.DeviceKnobs knobs = subsystem.knobs();
+        return bit(knobs, io.blocktarget.protocol.nvme.NvmOpcode.COMPARE, IdentifyController.ONCS_COMPARE)
+                | bit(knobs, io.blocktarget.protocol.nvme.NvmOpcode.DATASET_MANAGEMENT, IdentifyController.ONCS_DSM)
+                | bit(knobs, io.blocktarget.protocol.nvme.NvmOpcode.WRITE_ZEROES, IdentifyController.ONCS_WRITE_ZEROES)
+                | bit(knobs, io.blocktarget.protocol.nvme.NvmOpcode.VERIFY, IdentifyController.ONCS_VERIFY)
+                | bit(knobs, io.blocktarget.protocol.nvme.NvmOpcode.COPY, IdentifyController.ONCS_COPY)
+                | IdentifyController.ONCS_RESERVATIONS
                 | (NvmMediaCommands.writeUncorrectableSupported(subsystem) ? IdentifyController.ONCS_WRITE_UNCORRECTABLE : 0);
+    }
+
+    /** An ONCS bit as {@code commands:} says: advertised exactly where {@link Namespace#supports} executes it. */
+    private static int bit(io.blocktarget.config.DeviceKnobs knobs, io.blocktarget.protocol.nvme.NvmOpcode opcode,
+                           int bit) {
+        return Namespace.supports(knobs, opcode) ? bit : 0;
     }
 
     /** Identify Controller (Base §5.17.2.1) with the fabrics fields of NVMe-oF / NVMe/TCP. */
@@ -138,8 +149,11 @@ final class IdentifyCommands {
         NvmeLimits limits = controller.target().limits();
         boolean discovery = controller.isDiscovery();
         boolean vwc = subsystem.volatileWriteCache();
-        return new IdentifyController(0, 0, subsystem.serialNumber(), ControllerConstants.MODEL,
-                ControllerConstants.FIRMWARE, 6, 0,
+        io.blocktarget.config.DeviceKnobs knobs = subsystem.knobs();
+        return new IdentifyController(0, 0, subsystem.serialNumber(),
+                knobs.identity(io.blocktarget.config.DeviceKnobs.Identity.PRODUCT).orElse(ControllerConstants.MODEL),
+                knobs.identity(io.blocktarget.config.DeviceKnobs.Identity.REVISION).orElse(ControllerConstants.FIRMWARE),
+                6, 0,
                 discovery ? 0 : CMIC_MULTI_PORT | CMIC_MULTI_CONTROLLER,
                 IdentifyController.mdtsFor(limits.maxDataTransferBytes(), ControllerConstants.MPSMIN_BYTES),
                 controller.cntlid(), ControllerConstants.VERSION.encode(), controller.oaes(),

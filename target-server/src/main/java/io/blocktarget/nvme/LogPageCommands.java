@@ -74,8 +74,8 @@ final class LogPageCommands {
                 // one page per command set, CSI in CDW14 (Base 2.0 §5.16.1.6); Linux reads CSI 02h for a zoned
                 // namespace and makes it read-only unless Zone Append is supported there (drivers/nvme/host/zns.c)
                 int[] io = switch (command.csi()) {
-                    case IdentifyCommand.CSI_NVM -> IO_EFFECTS;
-                    case IdentifyCommand.CSI_ZNS -> ZNS_IO_EFFECTS;
+                    case IdentifyCommand.CSI_NVM -> ioEffects(controller, IO_EFFECTS);
+                    case IdentifyCommand.CSI_ZNS -> ioEffects(controller, ZNS_IO_EFFECTS);
                     default -> null;
                 };
                 if (io == null) {
@@ -131,6 +131,22 @@ final class LogPageCommands {
 
     private static final int[] ADMIN_EFFECTS = new int[256];
     private static final int[] IO_EFFECTS = new int[256];
+
+    /** The I/O commands supported, without the ones the subsystem's knobs switch off (as ONCS says). */
+    /** {@code base} (the NVM or the ZNS command set's page) without the commands the subsystem's knobs switch off. */
+    private static int[] ioEffects(Controller controller, int[] base) {
+        if (controller.isDiscovery()) {
+            return base;
+        }
+        io.blocktarget.config.DeviceKnobs knobs = controller.subsystem().knobs();
+        int[] effects = base.clone();
+        for (NvmOpcode op : NvmOpcode.values()) {
+            if (!Namespace.supports(knobs, op)) {
+                effects[op.code()] = 0;
+            }
+        }
+        return effects;
+    }
 
     static {
         for (AdminOpcode op : List.of(AdminOpcode.GET_LOG_PAGE, AdminOpcode.IDENTIFY, AdminOpcode.ABORT,

@@ -7,6 +7,11 @@ import io.blocktarget.block.zoned.ZoneCondition;
 import io.blocktarget.block.zoned.ZoneListener;
 import io.blocktarget.block.zoned.Zones;
 import io.blocktarget.protocol.nvme.IdentifyCommand;
+import io.blocktarget.config.DeviceKnobs;
+import io.blocktarget.config.DeviceKnobs.Command;
+import io.blocktarget.config.DeviceKnobs.Identity;
+import io.blocktarget.config.DeviceKnobs.Limit;
+import io.blocktarget.protocol.nvme.NvmOpcode;
 import io.blocktarget.protocol.nvme.IdentifyNamespace;
 import io.blocktarget.protocol.nvme.IdentifyNamespaceCsIndependent;
 import io.blocktarget.protocol.nvme.NamespaceGeometry;
@@ -37,6 +42,8 @@ final class Namespace {
     private final byte[] uuid;
     private final Zones zones;
     private volatile ZoneListener zoneListener;
+    /** The optional NVM commands the knobs switch off; empty for nearly every namespace. */
+    private final java.util.Set<NvmOpcode> refused;
 
     Namespace(NamespaceSpec spec) {
         if (spec.nsid() < 1 || spec.nsid() > 0xFFFF_FFFEL) {
@@ -49,8 +56,18 @@ final class Namespace {
                     + " Namespace Command Set does not have: export it over iSCSI only");
         }
         byte[] hash = sha256("blocktarget namespace " + spec.name());
-        this.nguid = Arrays.copyOfRange(hash, 0, 16);
-        this.eui64 = Arrays.copyOfRange(hash, 16, 24);
+        DeviceKnobs knobs = spec.features().knobs();
+        this.nguid = knobs.identity(Identity.NGUID).map(java.util.HexFormat.of()::parseHex)
+                .orElseGet(() -> Arrays.copyOfRange(hash, 0, 16));
+        this.eui64 = knobs.identity(Identity.EUI64).map(java.util.HexFormat.of()::parseHex)
+                .orElseGet(() -> Arrays.copyOfRange(hash, 16, 24));
+        java.util.EnumSet<NvmOpcode> off = java.util.EnumSet.noneOf(NvmOpcode.class);
+        for (NvmOpcode op : NvmOpcode.values()) {
+            if (!supports(knobs, op)) {
+                off.add(op);
+            }
+        }
+        this.refused = off;
         this.uuid = spec.uuid().map(Namespace::bytes).orElseGet(() -> derivedUuid(spec.name()));
     }
 
@@ -113,16 +130,71 @@ final class Namespace {
         return nguid.clone();
     }
 
+    /** The LUN's knobs ({@code commands:}, {@code limits:}, {@code rotational:}, {@code identity:}). */
+    DeviceKnobs knobs() {
+        return spec.features().knobs();
+    }
+
+    NamespaceSpec spec() {
+        return spec;
+    }
+
+    /**
+     * Whether this namespace executes {@code opcode}: the optional NVM commands {@code commands:} may switch off
+     * (Compare, Write Zeroes, Dataset Management = {@code unmap}, Verify, Copy) — the same switches ONCS advertises
+     * ({@link IdentifyCommands#oncs}); a switched-off one is Invalid Command Opcode (Base §4.2.3 / NVM Command Set
+     * §3). FUA has no switch in NVMe (every Write may set it), so {@code commands.fua} does not apply here.
+     */
+    boolean supports(NvmOpcode opcode) {
+        return supports(knobs(), opcode);
+    }
+
+    /** {@link #supports(NvmOpcode)} by operation code, free when no command is switched off (the hot path). */
+    boolean supports(int opcode) {
+        if (refused.isEmpty()) {
+            return true;
+        }
+        return NvmOpcode.of(opcode).map(op -> !refused.contains(op)).orElse(true);
+    }
+
+    static boolean supports(DeviceKnobs knobs, NvmOpcode opcode) {
+        Command command = switch (opcode) {
+            case COMPARE -> Command.COMPARE;
+            case WRITE_ZEROES -> Command.WRITE_ZEROES;
+            case DATASET_MANAGEMENT -> Command.UNMAP;
+            case VERIFY -> Command.VERIFY;
+            case COPY -> Command.COPY;
+            default -> null;
+        };
+        return command == null || knobs.command(command, true);
+    }
+
+    /**
+     * The 0's based NPWG / NPWA, NPDG / NPDA and NOWS (NVM Command Set Identify Namespace, NSFEAT bit 4 OPTPERF):
+     * {@code limits.optimal-transfer-granularity} (also the write alignment), {@code limits.unmap-granularity}
+     * (also the deallocate alignment: NPDA counts blocks, unlike SCSI's alignment offset, which has no NVMe twin)
+     * and {@code limits.optimal-transfer}; PBS / LBS − 1 each when not given.
+     */
+    int[] preferredGranularities(NamespaceGeometry g) {
+        int lbs = g.lbs();
+        DeviceKnobs k = knobs();
+        int npwg = k.limit(Limit.OPTIMAL_TRANSFER_GRANULARITY).map(b -> (int) (b / lbs) - 1).orElse(g.npwg());
+        int npdg = k.limit(Limit.UNMAP_GRANULARITY).map(b -> (int) (b / lbs) - 1).orElse(g.npdg());
+        int nows = k.limit(Limit.OPTIMAL_TRANSFER).map(b -> (int) (b / lbs) - 1).orElse(g.nows());
+        return new int[] {npwg, npwg, npdg, npdg, nows};
+    }
+
     /** Identify Namespace (CNS 00h): size, LBA format, PBS hints (NPWG/NAWUPF), shared (NMIC), identifiers. */
     void encodeIdentify(ByteBuf out) {
         int start = out.writerIndex();
         BlockGeometry g = geometry();
-        IdentifyNamespace plain = IdentifyNamespace.of(g.blockCount(),
-                NamespaceGeometry.of(g.logicalBlockSize(), g.physicalBlockSize()), nguid, eui64, device().readOnly());
+        NamespaceGeometry geometry = NamespaceGeometry.of(g.logicalBlockSize(), g.physicalBlockSize());
+        IdentifyNamespace plain = IdentifyNamespace.of(g.blockCount(), geometry, nguid, eui64, device().readOnly());
+        int[] p = preferredGranularities(geometry);
         new IdentifyNamespace(plain.nsze(), plain.ncap(), plain.nuse(), NvmeAtomics.nsfeat(this, plain.nsfeat()),
                 plain.flbas(), NMIC_SHARED, plain.dlfeat(), NvmeAtomics.nawun(this), NvmeAtomics.nawun(this),
                 plain.nacwu(), NvmeAtomics.nabsn(this), plain.noiob(),
-                plain.npwg(), plain.npwa(), plain.npdg(), plain.npda(), plain.nows(), plain.anagrpid(),
+                p[0], p[1], p[2], p[3], p[4], plain.anagrpid(),
                 plain.nsattr(), nguid, eui64, plain.lbaFormats()).encode(out);
         out.setByte(start + RESCAP_OFFSET, ReservationCommands.rescap(this)); // Identify Namespace byte 31
         out.setShortLE(start + NvmeAtomics.NABSN_OFFSET, NvmeAtomics.nabsn(this)); // NABSN = NABSPF; NABO = 0
@@ -131,7 +203,10 @@ final class Namespace {
     /** I/O Command Set Independent Identify Namespace (CNS 08h): ready, shared, VWC presence per namespace. */
     void encodeIdentifyCsIndependent(ByteBuf out) {
         IdentifyNamespaceCsIndependent ready = IdentifyNamespaceCsIndependent.ready(device().readOnly());
-        int nsfeat = device().volatileWriteCache() ? 0 : IdentifyNamespaceCsIndependent.NSFEAT_VWC_NOT_PRESENT;
+        // bit 5 per namespace like VWC in Identify Controller (commands.write-cache first); bit 4 = rotational:
+        boolean cache = knobs().command(Command.WRITE_CACHE, device().volatileWriteCache());
+        int nsfeat = (cache ? 0 : IdentifyNamespaceCsIndependent.NSFEAT_VWC_NOT_PRESENT)
+                | (knobs().rotational().orElse(false) ? IdentifyNamespaceCsIndependent.NSFEAT_ROTATIONAL : 0);
         new IdentifyNamespaceCsIndependent(nsfeat, NMIC_SHARED, ReservationCommands.rescap(this), 0, 0, ready.nsattr(), 0, 0, ready.nstat())
                 .encode(out);
     }

@@ -54,6 +54,11 @@ final class NvmIo {
         // namespace is as good as gone (Invalid Namespace or Format).
         Namespace addressed = controller.subsystem().namespace(Integer.toUnsignedLong(sqe.nsid()));
         if (addressed != null) {
+            if (!addressed.supports(sqe.opcode())) {
+                // advertise == enforce: an optional command the namespace's knobs switch off (ONCS bit clear)
+                Replies.status(done, NvmeStatus.INVALID_OPCODE);
+                return;
+            }
             InFlight inFlight = addressed.state().inFlight();
             if (!inFlight.enter()) {
                 Replies.status(done, NvmeStatus.INVALID_NAMESPACE_OR_FORMAT);

@@ -289,6 +289,27 @@ public final class NvmeSubsystems implements NvmeTarget {
         subsystem.controllers().forEach(c -> c.events().namespaceChanged(nsid));
     }
 
+    /**
+     * New knobs for namespace {@code spec.nsid()} over the same device (issue 11): the namespace is replaced in
+     * place — controllers, queues and commands in flight stay — and the subsystem's controllers get a Namespace
+     * Attribute Changed notice (Base §5.2; Linux rescans the namespace). Identify Controller fields (SN, MN, FR, ONCS,
+     * VWC) change too; a host reads those again only when it resets or reconnects the controller.
+     *
+     * @return false when there is no such namespace with that device (the caller attaches it instead)
+     */
+    public synchronized boolean retuneNamespace(NamespaceSpec spec) {
+        Subsystem subsystem = subsystems.get(spec.subsystemNqn());
+        if (subsystem == null || subsystem.kind() != Subsystem.Kind.NVM) {
+            return false;
+        }
+        Namespace old = subsystem.namespace(spec.nsid());
+        if (old == null || old.device() != spec.device() || !subsystem.replace(new Namespace(spec))) {
+            return false;
+        }
+        namespaceChanged(spec.subsystemNqn(), spec.nsid());
+        return true;
+    }
+
     /** Signals that the discovery information changed: GENCTR advances and discovery controllers are notified. */
     public void discoveryChanged() {
         genctr.incrementAndGet();

@@ -80,7 +80,7 @@ final class Subsystem {
     }
 
     String serialNumber() {
-        return serialNumber;
+        return knobs().identity(io.blocktarget.config.DeviceKnobs.Identity.SERIAL).orElse(serialNumber);
     }
 
     /** DH-HMAC-CHAP keys (Base 2.2 §8.3.4); empty: no in-band authentication. Read at each Connect. */
@@ -139,8 +139,30 @@ final class Subsystem {
         return namespaces.isEmpty() ? 0 : namespaces.lastKey();
     }
 
+    /** VWC: {@code commands.write-cache} where given (the LUNs of a subsystem agree), else any device's cache. */
     boolean volatileWriteCache() {
-        return namespaces.values().stream().anyMatch(ns -> ns.device().volatileWriteCache());
+        return knobs().command(io.blocktarget.config.DeviceKnobs.Command.WRITE_CACHE,
+                namespaces.values().stream().anyMatch(ns -> ns.device().volatileWriteCache()));
+    }
+
+    /**
+     * The knobs that are controller fields (SN, MN, FR, ONCS, VWC): the config module makes the LUNs of one
+     * subsystem agree on them, so the first namespace speaks for all; none = the defaults.
+     */
+    io.blocktarget.config.DeviceKnobs knobs() {
+        var all = namespaces;
+        return all.isEmpty() ? io.blocktarget.config.DeviceKnobs.DEFAULTS : all.firstEntry().getValue().knobs();
+    }
+
+    /** A namespace with new knobs over the same device, in place (issue 11); false when {@code nsid} is not there. */
+    synchronized boolean replace(Namespace ns) {
+        if (!namespaces.containsKey(ns.nsid())) {
+            return false;
+        }
+        TreeMap<Long, Namespace> map = new TreeMap<>(namespaces);
+        map.put(ns.nsid(), ns);
+        namespaces = Collections.unmodifiableNavigableMap(map);
+        return true;
     }
 
     /** Registers a new controller under a free CNTLID; null when all 65519 are in use. */

@@ -61,17 +61,25 @@ final class InquiryHandler {
     private final Optional<io.blocktarget.protocol.scsi.BlockLimitsAtomicFields> atomicFields;
     private final Optional<ZbcCommands> zbc;
     private final Peripheral peripheral;
+    private final io.blocktarget.config.DeviceKnobs knobs;
 
     InquiryHandler(String targetName, String lunName, UnitLimits limits) {
-        this(targetName, lunName, limits, Optional.empty(), Optional.empty());
+        this(targetName, lunName, limits, io.blocktarget.config.DeviceKnobs.DEFAULTS);
+    }
+
+    /** With the LUN's {@code identity:} knobs (vendor, product, revision, serial, naa) over the derived names. */
+    InquiryHandler(String targetName, String lunName, UnitLimits limits, io.blocktarget.config.DeviceKnobs knobs) {
+        this(targetName, lunName, limits, knobs, Optional.empty(), Optional.empty());
     }
 
     /**
+     * @param knobs        the LUN's {@code identity:} knobs (vendor, product, revision, serial, naa) over the derived
+     *                     names
      * @param atomicFields the Block Limits atomic fields (bytes 44-63) of a logical unit with atomic writes
      *                     (SbcWriteAtomic)
      * @param zbc          peripheral device type 14h (host managed zoned, ZBC-2 §6.4.2) and the B6h page
      */
-    InquiryHandler(String targetName, String lunName, UnitLimits limits,
+    InquiryHandler(String targetName, String lunName, UnitLimits limits, io.blocktarget.config.DeviceKnobs knobs,
                    Optional<io.blocktarget.protocol.scsi.BlockLimitsAtomicFields> atomicFields,
                    Optional<ZbcCommands> zbc) {
         this.targetName = targetName;
@@ -82,12 +90,16 @@ final class InquiryHandler {
         this.zbc = zbc;
         this.peripheral = zbc.isPresent() ? Peripheral.HOST_MANAGED_ZONED_BLOCK_DEVICE
                 : Peripheral.DIRECT_ACCESS_BLOCK_DEVICE;
+        this.knobs = knobs;
+    }
+
+    private String identity(io.blocktarget.config.DeviceKnobs.Identity key, String fallback) {
+        return knobs.identity(key).orElse(fallback);
     }
 
     void execute(Task task, InquiryCdb cdb) {
         if (!cdb.evpd()) {
-            task.parameterData(standard(peripheral, TPGS_IMPLICIT, true),
-                    cdb.allocationLength());
+            task.parameterData(standardData(), cdb.allocationLength());
             return;
         }
         Optional<VpdPage> page = vpdPage(cdb.pageCode(), task.nexus());
@@ -115,8 +127,24 @@ final class InquiryHandler {
 
     /** With {@code thirdPartyCopy}, 3PC = 1: the logical unit is a copy manager (EXTENDED COPY, SPC-4 §6.6.2). */
     static ByteBuf standard(Peripheral peripheral, int tpgs, boolean thirdPartyCopy) {
+        return standard(peripheral, tpgs, thirdPartyCopy, VENDOR_ID, PRODUCT_ID, PRODUCT_REVISION);
+    }
+
+    /**
+     * This logical unit's standard data: 3PC as {@code commands.copy} says, T10 VENDOR IDENTIFICATION, PRODUCT
+     * IDENTIFICATION and PRODUCT REVISION LEVEL from {@code identity:} (Linux: /sys/block/X/device/vendor, model, rev).
+     */
+    ByteBuf standardData() {
+        return standard(peripheral, TPGS_IMPLICIT, limits.thirdPartyCopy(),
+                identity(io.blocktarget.config.DeviceKnobs.Identity.VENDOR, VENDOR_ID),
+                identity(io.blocktarget.config.DeviceKnobs.Identity.PRODUCT, PRODUCT_ID),
+                identity(io.blocktarget.config.DeviceKnobs.Identity.REVISION, PRODUCT_REVISION));
+    }
+
+    private static ByteBuf standard(Peripheral peripheral, int tpgs, boolean thirdPartyCopy, String vendor,
+                                    String product, String revision) {
         StandardInquiryData data = new StandardInquiryData(peripheral, false, StandardInquiryData.VERSION_SPC_4,
-                false, true, tpgs, thirdPartyCopy, false, true, VENDOR_ID, PRODUCT_ID, PRODUCT_REVISION,
+                false, true, tpgs, thirdPartyCopy, false, true, vendor, product, revision,
                 List.of(VersionDescriptor.SAM_5, VersionDescriptor.ISCSI, VersionDescriptor.SPC_4,
                         VersionDescriptor.SBC_3));
         ByteBuf out = Task.allocate(StandardInquiryData.LENGTH);
@@ -131,15 +159,35 @@ final class InquiryHandler {
             case 0x83 -> deviceIdentification(nexus);
             case 0xB0 -> blockLimits();
             // ZONED = 00b for host managed too: the device type says it (ZBC-2 §6.5.1)
-            case 0xB1 -> BlockDeviceCharacteristicsVpd.nonRotating();
+            case 0xB1 -> blockDeviceCharacteristics();
             case 0xB2 -> zbc.isPresent() ? null : provisioning();
             case 0xB6 -> zbc.map(ZbcCommands::characteristics).orElse(null);
             default -> null;
         });
     }
 
-    /** The logical unit's NAA 6h designator (VPD 83h), which EXTENDED COPY CSCDs name it by. */
+    /**
+     * Block Device Characteristics (SBC-4 §6.6.2): MEDIUM ROTATION RATE from {@code rotational:} (1 = non-rotating),
+     * the rest as {@link BlockDeviceCharacteristicsVpd#nonRotating()}.
+     */
+    BlockDeviceCharacteristicsVpd blockDeviceCharacteristics() {
+        BlockDeviceCharacteristicsVpd plain = BlockDeviceCharacteristicsVpd.nonRotating();
+        return new BlockDeviceCharacteristicsVpd(limits.mediumRotationRate(), plain.productType(),
+                plain.nominalFormFactor(), plain.fuab(), plain.vbuls());
+    }
+
+    /**
+     * The logical unit's NAA 6h designator (VPD 83h), which EXTENDED COPY CSCDs name it by: {@code identity.naa}
+     * (32 hex digits, the first 6: NAA, then 24 bits IEEE COMPANY_ID, 36 bits VENDOR SPECIFIC IDENTIFIER, 64 bits
+     * extension; SPC-5 §7.7.6.6.6), else derived from the name.
+     */
     Designator.NaaRegisteredExtended naa() {
+        java.util.Optional<String> given = knobs.identity(io.blocktarget.config.DeviceKnobs.Identity.NAA);
+        if (given.isPresent()) {
+            String hex = given.get();
+            return new Designator.NaaRegisteredExtended(Integer.parseInt(hex.substring(1, 7), 16),
+                    Long.parseLong(hex.substring(7, 16), 16), Long.parseUnsignedLong(hex.substring(16), 16));
+        }
         return new Designator.NaaRegisteredExtended(NAA_COMPANY_ID, (bits(0, 8) >>> 28) & 0xF_FFFF_FFFFL, bits(8, 8));
     }
 
@@ -154,9 +202,9 @@ final class InquiryHandler {
         }
     }
 
-    /** 32 hex digits of the name's SHA-256: printable, unique per name, the same on every start. */
+    /** {@code identity.serial}, else 32 hex digits of the name's SHA-256: printable, unique per name, stable. */
     String serialNumber() {
-        return HexFormat.of().formatHex(nameHash, 0, 16);
+        return identity(io.blocktarget.config.DeviceKnobs.Identity.SERIAL, HexFormat.of().formatHex(nameHash, 0, 16));
     }
 
     /**
@@ -168,7 +216,8 @@ final class InquiryHandler {
     private DeviceIdentificationVpd deviceIdentification(ItNexus nexus) {
         List<Designator> designators = new ArrayList<>();
         designators.add(naa());
-        designators.add(new Designator.T10VendorId(VENDOR_ID, printable(lunName, 200)));
+        designators.add(new Designator.T10VendorId(identity(io.blocktarget.config.DeviceKnobs.Identity.VENDOR,
+                VENDOR_ID), printable(lunName, 200)));
         OptionalInt iscsi = OptionalInt.of(Designator.PROTOCOL_ISCSI);
         if (nexus.relativeTargetPort() >= 1 && nexus.relativeTargetPort() <= 0xFFFF) {
             designators.add(new Designator.RelativeTargetPort(nexus.relativeTargetPort(), iscsi));
@@ -191,8 +240,8 @@ final class InquiryHandler {
     BlockLimitsVpd blockLimits() {
         return new BlockLimitsVpd(true, limits.maximumCompareAndWrite(), limits.transferGranularity(),
                 limits.maximumTransferLength(), limits.optimalTransferLength(), limits.maximumPrefetchLength(),
-                limits.maximumUnmapLbaCount(), limits.maximumUnmapDescriptors(), limits.transferGranularity(),
-                OptionalLong.of(0), limits.maximumWriteSameLength());
+                limits.maximumUnmapLbaCount(), limits.maximumUnmapDescriptors(), limits.optimalUnmapGranularity(),
+                OptionalLong.of(limits.unmapGranularityAlignment()), limits.maximumWriteSameLength());
     }
 
     /**
@@ -200,7 +249,7 @@ final class InquiryHandler {
      * zeros (LBPRZ = 001b); WRITE SAME with UNMAP (LBPWS, LBPWS10) as {@link UnitLimits} says.
      */
     LogicalBlockProvisioningVpd provisioning() {
-        return new LogicalBlockProvisioningVpd(0, true, limits.lbpws(), limits.lbpws10(), 1, false, 0,
+        return new LogicalBlockProvisioningVpd(0, limits.lbpu(), limits.lbpws(), limits.lbpws10(), 1, false, 0,
                 LogicalBlockProvisioningVpd.ProvisioningType.THIN_PROVISIONED, 0, Optional.empty());
     }
 

@@ -50,14 +50,16 @@ final class LogicalUnit {
 
     private final ScsiTarget target;
     private final LogicalUnitSpec spec;
-    private final UnitLimits limits;
+    // Knob-derived (UnitLimits and the handlers built on it): replaced together by retune(), read per command.
+    private volatile LogicalUnitSpec current;
+    private volatile UnitLimits limits;
     private final UnitAttentions unitAttentions = new UnitAttentions();
     private final ModePages modePages;
     private final Reservations reservations;
-    private final InquiryHandler inquiry;
-    private final SbcReadWrite readWrite;
-    private final SbcProvisioning provisioning;
-    private final CompareAndWrite compareAndWrite;
+    private volatile InquiryHandler inquiry;
+    private volatile SbcReadWrite readWrite;
+    private volatile SbcProvisioning provisioning;
+    private volatile CompareAndWrite compareAndWrite;
     private final PersistentReserveCommands persistentReserve;
     private final SbcSanitize sanitize;
     private final ExtendedCopy extendedCopy;
@@ -66,27 +68,77 @@ final class LogicalUnit {
     /** ZBC-2 commands when the device is zoned (host managed); empty for every other unit. */
     private final Optional<ZbcCommands> zbc;
     private final TaskSet taskSet = new TaskSet();
-    private final byte[] naa;
+    private volatile byte[] naa;
 
     LogicalUnit(ScsiTarget target, LogicalUnitSpec spec) {
         this.target = target;
         this.spec = spec;
+        this.current = spec;
         this.zbc = spec.device().zones().map(ZbcCommands::new);
-        UnitLimits derived = UnitLimits.of(spec.device().geometry(), zbc.isPresent());
-        this.limits = spec.state().atomicWrites().isPresent() ? derived.withAtomicWrites() : derived;
-        this.modePages = new ModePages(spec.device(), unitAttentions);
+        this.limits = limitsOf(spec, zbc.isPresent());
+        this.modePages = new ModePages(spec.device(), unitAttentions, limits);
         this.reservations = new Reservations(spec.state().reservations(), unitAttentions);
         this.rangeLock = new RangeLock(spec.state().rangeLocks());
-        this.inquiry = new InquiryHandler(target.targetName(), spec.name(), limits,
-                SbcWriteAtomic.blockLimits(spec.state()), zbc);
         this.writeAtomic = new SbcWriteAtomic(spec.device(), modePages, spec.state());
-        this.readWrite = new SbcReadWrite(spec.device(), limits, modePages, rangeLock);
-        this.provisioning = new SbcProvisioning(spec.device(), limits, rangeLock);
-        this.compareAndWrite = new CompareAndWrite(spec.device(), limits, rangeLock);
         this.persistentReserve = new PersistentReserveCommands(reservations);
         this.sanitize = new SbcSanitize(spec.device(), rangeLock);
         this.extendedCopy = new ExtendedCopy(target);
+        build(spec);
+    }
+
+    /** The knob-derived handlers of {@code spec}, from one {@link UnitLimits}. */
+    private void build(LogicalUnitSpec spec) {
+        UnitLimits l = limitsOf(spec, zbc.isPresent());
+        this.inquiry = new InquiryHandler(target.targetName(), spec.name(), l, spec.features().knobs(),
+                SbcWriteAtomic.blockLimits(spec.state()), zbc);
+        this.readWrite = new SbcReadWrite(spec.device(), l, modePages, rangeLock);
+        this.provisioning = new SbcProvisioning(spec.device(), l, rangeLock);
+        this.compareAndWrite = new CompareAndWrite(spec.device(), l, rangeLock);
         this.naa = inquiry.naaBytes();
+        this.limits = l;
+        this.current = spec;
+    }
+
+    /** Geometry and knobs, then zoned (ZBC in, provisioning out), then WRITE ATOMIC(16) where the device has atomics. */
+    private static UnitLimits limitsOf(LogicalUnitSpec spec, boolean zoned) {
+        UnitLimits derived = UnitLimits.of(spec.device().geometry(), spec.features().knobs(), zoned);
+        return spec.state().atomicWrites().isPresent() ? derived.withAtomicWrites() : derived;
+    }
+
+    /**
+     * New knobs for the same device (issue 11: a knob-only change keeps sessions, data and reservations): the limits
+     * and identity are rebuilt, and every I_T nexus learns it from a unit attention — INQUIRY DATA HAS CHANGED
+     * (3Fh/03h) when what INQUIRY returns changed (VPD pages, identity, supported commands), MODE PARAMETERS CHANGED
+     * (2Ah/01h) when only the mode pages did (SPC-5 §5.14, §6.9.1). A command already dispatched finishes with
+     * the handlers it started with.
+     */
+    void retune(LogicalUnitSpec spec) {
+        UnitLimits before = limits;
+        io.blocktarget.config.DeviceKnobs oldKnobs = current.features().knobs();
+        build(spec);
+        boolean modes = modePages.retune(limits);
+        boolean inquiryChanged = !oldKnobs.identity().equals(spec.features().knobs().identity())
+                || !withoutModeFields(before).equals(withoutModeFields(limits));
+        if (inquiryChanged) {
+            unitAttentions.raiseForOthers(null, SenseReason.INQUIRY_DATA_HAS_CHANGED);
+        }
+        if (modes) {
+            unitAttentions.raiseForOthers(null, SenseReason.MODE_PARAMETERS_CHANGED);
+        }
+    }
+
+    /** The limits without what only the mode pages show (DPOFUA, WCE). */
+    private static UnitLimits withoutModeFields(UnitLimits l) {
+        return new UnitLimits(l.maximumTransferLength(), l.optimalTransferLength(), l.transferGranularity(),
+                l.maximumCompareAndWrite(), l.maximumWriteSameLength(), l.maximumUnmapLbaCount(),
+                l.maximumUnmapDescriptors(), l.maximumPrefetchLength(), l.lbpws(), l.lbpws10(), l.supported(),
+                l.optimalUnmapGranularity(), l.unmapGranularityAlignment(), l.lbpu(), true, l.thirdPartyCopy(),
+                l.mediumRotationRate(), Optional.empty());
+    }
+
+    /** The spec this unit serves now (its knobs change with {@link #retune}). */
+    LogicalUnitSpec spec() {
+        return current;
     }
 
     /** For the copy manager of any logical unit of this target (EXTENDED COPY CSCDs). */

@@ -37,8 +37,10 @@ final class ModePages {
 
     private final BlockDevice device;
     private final UnitAttentions unitAttentions;
-    private final CachingModePage cachingDefault;
-    private final CachingModePage cachingChangeable;
+    // From the knobs (UnitLimits): replaced by retune(), under the monitor.
+    private volatile CachingModePage cachingDefault;
+    private volatile CachingModePage cachingChangeable;
+    private volatile boolean dpoFua = true;
     /** Replaced whole under the monitor, read without it (volatile publication). */
     private volatile Current current;
 
@@ -53,6 +55,31 @@ final class ModePages {
         this.cachingDefault = new CachingModePage(cache, false);
         this.cachingChangeable = new CachingModePage(cache, false);
         reset();
+    }
+
+    /**
+     * With the knobs of {@code limits}: {@code commands.write-cache} sets the default WCE (true on a device without a
+     * cache advertises one whose SYNCHRONIZE CACHE has nothing to do; false makes every write FUA until an initiator
+     * sets WCE), {@code commands.fua} the DPOFUA bit.
+     */
+    ModePages(BlockDevice device, UnitAttentions unitAttentions, UnitLimits limits) {
+        this(device, unitAttentions);
+        retune(limits);
+    }
+
+    /**
+     * New knobs: the caching page's default and changeable values and DPOFUA; the current caching page returns to the
+     * new default. True when what MODE SENSE returns changed (the caller raises MODE PARAMETERS CHANGED).
+     */
+    synchronized boolean retune(UnitLimits limits) {
+        boolean cache = device.volatileWriteCache();
+        CachingModePage nextDefault = new CachingModePage(limits.writeCache().orElse(cache), false);
+        boolean changed = !nextDefault.equals(current.caching()) || dpoFua != limits.dpoFua();
+        cachingDefault = nextDefault;
+        cachingChangeable = new CachingModePage(cache, false);
+        dpoFua = limits.dpoFua();
+        current = new Current(nextDefault, current.control());
+        return changed;
     }
 
     /** D_SENSE: sense data in descriptor format (SPC-4 §4.5.1). */
@@ -95,7 +122,7 @@ final class ModePages {
             return;
         }
         List<ModePage> pages = ((Parsed.Ok<List<ModePage>>) selected).value();
-        ModeSenseData data = new ModeSenseData(0, device.readOnly(), true,
+        ModeSenseData data = new ModeSenseData(0, device.readOnly(), dpoFua,
                 cdb.dbd() ? Optional.empty() : Optional.of(blockDescriptor()), cdb.llbaa(), pages);
         ByteBuf out = Task.allocate(128);
         if (cdb.tenByte()) {

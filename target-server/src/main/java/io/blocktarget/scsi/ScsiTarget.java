@@ -241,6 +241,25 @@ public final class ScsiTarget implements ScsiTargetDevice {
                 .raiseForOthers(null, SenseReason.REPORTED_LUNS_DATA_HAS_CHANGED));
     }
 
+    /**
+     * The knobs of {@code spec.lun()} changed, its device did not (issue 11): the unit stays — sessions, unit
+     * attentions, reservations and tasks in flight with it — and rebuilds its limits and identity, telling every
+     * nexus with INQUIRY DATA HAS CHANGED or MODE PARAMETERS CHANGED ({@link LogicalUnit#retune}).
+     *
+     * @return false when no such LUN is attached (the caller attaches it instead)
+     */
+    public synchronized boolean retune(LogicalUnitSpec spec) {
+        Mounted mounted = inventory.units().get(spec.lun());
+        if (mounted == null || mounted.spec().device() != spec.device()) {
+            return false;
+        }
+        TreeMap<Long, Mounted> map = new TreeMap<>(inventory.units());
+        map.put(spec.lun(), new Mounted(mounted.unit(), spec));
+        inventory = Inventory.of(map);
+        mounted.unit().retune(spec);
+        return true;
+    }
+
     /** The capacity of {@code lun} changed (SBC-4 §4.6): CAPACITY DATA HAS CHANGED for every nexus. */
     public void capacityDataChanged(long lun) {
         Mounted mounted = inventory.units().get(lun);

@@ -1,6 +1,9 @@
 package io.blocktarget.scsi;
 
 import io.blocktarget.block.BlockGeometry;
+import io.blocktarget.config.DeviceKnobs;
+import io.blocktarget.config.DeviceKnobs.Command;
+import io.blocktarget.config.DeviceKnobs.Limit;
 import io.blocktarget.protocol.scsi.CdbError;
 import io.blocktarget.protocol.scsi.FieldPointer;
 import io.blocktarget.protocol.scsi.ScsiOpcode;
@@ -27,6 +30,11 @@ import java.util.Set;
  * does not implement (SPC-5 §4.2.5.1 / §6.35.1; SBC-4 §4.7.3.4 requires LBPWS = 1 for WRITE SAME(16)
  * with UNMAP, and a WRITE SAME without UNMAP on such a LUN would still be a WRITE SAME RSOC denies).
  *
+ * <p>Knobs ({@link DeviceKnobs}, issue 11) replace the defaults: {@code commands:} removes commands from
+ * {@link #supported} (or adds WRITE SAME above 4 KiB blocks, to reproduce the 7.3 bug on purpose), {@code limits:}
+ * sets the lengths. {@code commands.compare} and {@code commands.write-zeroes} have no SCSI command of their own
+ * (Linux zeroes with WRITE SAME): they are NVMe-only.
+ *
  * @param maximumTransferLength    8 MiB worth of blocks, at least 1 (SBC-4 §6.6.3)
  * @param optimalTransferLength    max(1 MiB, PBS) worth of blocks, at most the maximum. Not smaller: Linux 6.1
  *                                 sd sets max_sectors to it (seen in the initiator VM: one physical block
@@ -41,11 +49,23 @@ import java.util.Set;
  * @param lbpws                    WRITE SAME(16) with UNMAP = 1 (B2h LBPWS)
  * @param lbpws10                  WRITE SAME(10) with UNMAP = 1 (B2h LBPWS10)
  * @param supported                the commands RSOC lists and the dispatcher accepts
+ * @param optimalUnmapGranularity  B0h OPTIMAL UNMAP GRANULARITY (a hint; Linux discard_granularity)
+ * @param unmapGranularityAlignment B0h UNMAP GRANULARITY ALIGNMENT, sent with UGAVALID = 1
+ * @param lbpu                     B2h LBPU: UNMAP is supported
+ * @param dpoFua                   DPOFUA of the mode parameter header (SBC-4 §6.5.1): Linux sends FUA writes
+ * @param thirdPartyCopy           3PC of the standard INQUIRY data: EXTENDED COPY is supported
+ * @param mediumRotationRate       B1h MEDIUM ROTATION RATE: 1 = non-rotating, else rpm (Linux queue/rotational)
+ * @param writeCache               the default WCE of the caching mode page; empty = the backend's cache decides
  */
 record UnitLimits(long maximumTransferLength, long optimalTransferLength, int transferGranularity,
                   int maximumCompareAndWrite, long maximumWriteSameLength, long maximumUnmapLbaCount,
                   int maximumUnmapDescriptors, long maximumPrefetchLength, boolean lbpws, boolean lbpws10,
-                  Set<ScsiOpcode> supported) {
+                  Set<ScsiOpcode> supported, long optimalUnmapGranularity, long unmapGranularityAlignment,
+                  boolean lbpu, boolean dpoFua, boolean thirdPartyCopy, int mediumRotationRate,
+                  java.util.Optional<Boolean> writeCache) {
+    /** A typical rotational disk's rate for {@code rotational: true}: any value above 1 makes Linux say rotational. */
+    static final int ROTATIONAL_RPM = 7200;
+
     static final int MAXIMUM_TRANSFER_BYTES = 8 << 20;
     static final int OPTIMAL_TRANSFER_BYTES = 1 << 20;
     static final long WRITE_SAME_BYTES = 1L << 30;
@@ -74,28 +94,82 @@ record UnitLimits(long maximumTransferLength, long optimalTransferLength, int tr
             ScsiOpcode.SANITIZE_OVERWRITE, ScsiOpcode.SANITIZE_BLOCK_ERASE, ScsiOpcode.SANITIZE_CRYPTOGRAPHIC_ERASE,
             ScsiOpcode.SANITIZE_EXIT_FAILURE_MODE);
 
+    /** The limits before knobs existed, with today's unmap, FUA, copy, rotation and cache defaults. */
+    UnitLimits(long maximumTransferLength, long optimalTransferLength, int transferGranularity,
+               int maximumCompareAndWrite, long maximumWriteSameLength, long maximumUnmapLbaCount,
+               int maximumUnmapDescriptors, long maximumPrefetchLength, boolean lbpws, boolean lbpws10,
+               Set<ScsiOpcode> supported) {
+        this(maximumTransferLength, optimalTransferLength, transferGranularity, maximumCompareAndWrite,
+                maximumWriteSameLength, maximumUnmapLbaCount, maximumUnmapDescriptors, maximumPrefetchLength, lbpws,
+                lbpws10, supported, transferGranularity, 0, true, true, true,
+                io.blocktarget.protocol.scsi.BlockDeviceCharacteristicsVpd.NON_ROTATING, java.util.Optional.empty());
+    }
+
     static UnitLimits of(BlockGeometry g) {
-        return of(g, false);
+        return of(g, DeviceKnobs.DEFAULTS, false);
     }
 
     /** With {@code zoned}: the ZBC commands in, provisioning and SANITIZE out (see {@link #NOT_ZONED}). */
     static UnitLimits of(BlockGeometry g, boolean zoned) {
+        return of(g, DeviceKnobs.DEFAULTS, zoned);
+    }
+
+    static UnitLimits of(BlockGeometry g, DeviceKnobs knobs) {
+        return of(g, knobs, false);
+    }
+
+    /**
+     * The one derivation: geometry defaults, then what the LUN's knobs say (validated by the config module); a zoned
+     * unit adds the ZBC commands and has no provisioning ({@link #NOT_ZONED}) whatever the knobs say.
+     */
+    static UnitLimits of(BlockGeometry g, DeviceKnobs knobs, boolean zoned) {
         int lbs = g.logicalBlockSize();
-        long maxTransfer = Math.max(1, MAXIMUM_TRANSFER_BYTES / lbs);
-        int granularity = Math.min(g.logicalBlocksPerPhysicalBlock(), 1 << 15);
-        long optimal = Math.min(maxTransfer, Math.max(OPTIMAL_TRANSFER_BYTES, g.physicalBlockSize()) / lbs);
+        long maxTransfer = knobs.limit(Limit.MAX_TRANSFER).map(b -> b / lbs)
+                .orElse((long) Math.max(1, MAXIMUM_TRANSFER_BYTES / lbs));
+        int granularity = knobs.limit(Limit.OPTIMAL_TRANSFER_GRANULARITY).map(b -> (int) (b / lbs))
+                .orElse(Math.min(g.logicalBlocksPerPhysicalBlock(), 1 << 15));
+        long optimal = knobs.limit(Limit.OPTIMAL_TRANSFER).map(b -> b / lbs)
+                .orElse(Math.min(maxTransfer, Math.max(OPTIMAL_TRANSFER_BYTES, g.physicalBlockSize()) / lbs));
         int caw = (int) Math.min(255, Math.max(1, maxTransfer / 2));
-        boolean writeSame = lbs <= WRITE_SAME_SUPPORTED_UP_TO;
+        boolean writeSame = knobs.command(Command.WRITE_SAME, lbs <= WRITE_SAME_SUPPORTED_UP_TO);
+        boolean unmap = knobs.command(Command.UNMAP, true);
+        boolean copy = knobs.command(Command.COPY, true);
         Set<ScsiOpcode> ops = EnumSet.allOf(ScsiOpcode.class);
         ops.remove(ScsiOpcode.WRITE_ATOMIC_16); // only with atomic writes: withAtomicWrites()
         if (!writeSame) {
             ops.remove(ScsiOpcode.WRITE_SAME_10);
             ops.remove(ScsiOpcode.WRITE_SAME_16);
         }
+        if (!unmap) {
+            ops.remove(ScsiOpcode.UNMAP);
+        }
+        if (!knobs.command(Command.COMPARE_AND_WRITE, true)) {
+            ops.remove(ScsiOpcode.COMPARE_AND_WRITE);
+        }
+        if (!knobs.command(Command.VERIFY, true)) {
+            ops.removeAll(EnumSet.of(ScsiOpcode.VERIFY_10, ScsiOpcode.VERIFY_12, ScsiOpcode.VERIFY_16));
+        }
+        if (!knobs.command(Command.GET_LBA_STATUS, true)) {
+            ops.remove(ScsiOpcode.GET_LBA_STATUS);
+        }
+        if (!copy) {
+            ops.removeAll(EnumSet.of(ScsiOpcode.EXTENDED_COPY_LID1, ScsiOpcode.RECEIVE_COPY_RESULTS_COPY_STATUS,
+                    ScsiOpcode.RECEIVE_COPY_RESULTS_OPERATING_PARAMETERS));
+        }
         ops.removeAll(zoned ? NOT_ZONED : ZBC);
-        return new UnitLimits(maxTransfer, optimal, granularity, caw, writeSame ? WRITE_SAME_BYTES / lbs : 0,
-                zoned ? 0 : 0xFFFF_FFFFL, zoned ? 0 : UNMAP_DESCRIPTORS, maxTransfer, writeSame && !zoned,
-                writeSame && !zoned, ops);
+        boolean provisioning = unmap && !zoned;
+        long writeSameLength = !writeSame ? 0
+                : knobs.limit(Limit.MAX_WRITE_SAME).map(b -> b / lbs).orElse(Math.max(1, WRITE_SAME_BYTES / lbs));
+        long unmapGranularity = knobs.limit(Limit.UNMAP_GRANULARITY).map(b -> b / lbs)
+                .orElse((long) Math.min(g.logicalBlocksPerPhysicalBlock(), 1 << 15));
+        int rotation = knobs.rotational().orElse(false) ? ROTATIONAL_RPM
+                : io.blocktarget.protocol.scsi.BlockDeviceCharacteristicsVpd.NON_ROTATING;
+        return new UnitLimits(maxTransfer, optimal, granularity, caw, writeSameLength,
+                zoned ? 0 : knobs.limit(Limit.MAX_UNMAP).map(b -> b / lbs).orElse(0xFFFF_FFFFL),
+                zoned ? 0 : knobs.limit(Limit.MAX_UNMAP_DESCRIPTORS).map(Long::intValue).orElse(UNMAP_DESCRIPTORS),
+                maxTransfer, writeSame && provisioning, writeSame && provisioning, ops, unmapGranularity,
+                knobs.limit(Limit.UNMAP_ALIGNMENT).map(b -> b / lbs).orElse(0L), provisioning,
+                knobs.command(Command.FUA, true), copy, rotation, knobs.command(Command.WRITE_CACHE));
     }
 
     /** These limits with WRITE ATOMIC(16) supported: a logical unit whose device has atomic writes (SbcWriteAtomic). */
@@ -104,7 +178,8 @@ record UnitLimits(long maximumTransferLength, long optimalTransferLength, int tr
         ops.add(ScsiOpcode.WRITE_ATOMIC_16);
         return new UnitLimits(maximumTransferLength, optimalTransferLength, transferGranularity, maximumCompareAndWrite,
                 maximumWriteSameLength, maximumUnmapLbaCount, maximumUnmapDescriptors, maximumPrefetchLength, lbpws,
-                lbpws10, ops);
+                lbpws10, ops, optimalUnmapGranularity, unmapGranularityAlignment, lbpu, dpoFua, thirdPartyCopy,
+                mediumRotationRate, writeCache);
     }
 
     /** Commands REPORT SUPPORTED OPERATION CODES lists, in operation code order. */

@@ -83,9 +83,15 @@ public interface ControlPlane {
     }
 
     /** What {@link #apply} changed, by LUN name. */
-    record ApplyResult(List<String> added, List<String> removed, List<String> resized, List<String> replaced) {
+    record ApplyResult(List<String> added, List<String> removed, List<String> resized, List<String> replaced,
+                       List<String> retuned) {
+        /** Without knob-only changes ({@code retuned}: same device, sessions kept, initiators told). */
+        public ApplyResult(List<String> added, List<String> removed, List<String> resized, List<String> replaced) {
+            this(added, removed, resized, replaced, List.of());
+        }
+
         public boolean changedNothing() {
-            return added.isEmpty() && removed.isEmpty() && resized.isEmpty() && replaced.isEmpty();
+            return added.isEmpty() && removed.isEmpty() && resized.isEmpty() && replaced.isEmpty() && retuned.isEmpty();
         }
     }
 

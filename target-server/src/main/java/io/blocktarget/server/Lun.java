@@ -41,12 +41,13 @@ public record Lun(LunConfig config, BlockDevice device, LunState state) {
 
     /** The SCSI logical unit this LUN is, when exported over iSCSI: one place builds it, at start and at runtime. */
     public java.util.Optional<io.blocktarget.scsi.LogicalUnitSpec> logicalUnit() {
-        return config.iscsi().map(e -> new io.blocktarget.scsi.LogicalUnitSpec(e.target(), e.lun(), name(), device, state));
+        return config.iscsi().map(e -> new io.blocktarget.scsi.LogicalUnitSpec(e.target(), e.lun(), name(), device, state,
+                config.features()));
     }
 
     /** The NVMe namespace this LUN is, when exported over NVMe/TCP (with its configured UUID, if any). */
     public java.util.Optional<io.blocktarget.nvme.NamespaceSpec> namespace() {
         return config.nvme().map(e -> new io.blocktarget.nvme.NamespaceSpec(e.subsystem(), e.nsid(), name(), device,
-                state, e.uuid()));
+                state, e.uuid(), config.features()));
     }
 }

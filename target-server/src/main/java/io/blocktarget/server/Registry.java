@@ -233,7 +233,7 @@ final class Registry implements ControlPlane {
 
     static String describe(ApplyResult r) {
         return r.changedNothing() ? "no change" : "added " + r.added() + ", removed " + r.removed() + ", resized "
-                + r.resized() + ", replaced " + r.replaced();
+                + r.resized() + ", replaced " + r.replaced() + (r.retuned().isEmpty() ? "" : ", retuned " + r.retuned());
     }
 
     @Override
@@ -272,6 +272,8 @@ final class Registry implements ControlPlane {
         List<LunConfig> toOpen = new ArrayList<>();
         List<Resized> toResize = new ArrayList<>();
         List<Lun> toRemove = new ArrayList<>();
+        List<String> retuned = new ArrayList<>();
+        List<Resized> toRetune = new ArrayList<>();
         for (LunConfig c : desired) {
             Lun old = now.get(c.name());
             if (old == null) {
@@ -279,6 +281,9 @@ final class Registry implements ControlPlane {
                 toOpen.add(c);
             } else if (sameExcept(old.config(), c, Set.of())) {
                 continue;
+            } else if (knobsOnly(old.config(), c)) {
+                retuned.add(c.name());
+                toRetune.add(new Resized(old, c));
             } else if (sameExcept(old.config(), c, Set.of("size")) && c.size() % c.logicalBlockSize() == 0) {
                 resized.add(c.name());
                 toResize.add(new Resized(old, c));
@@ -295,7 +300,7 @@ final class Registry implements ControlPlane {
             }
         }
         ApplyResult result = new ApplyResult(List.copyOf(added), List.copyOf(removed), List.copyOf(resized),
-                List.copyOf(replaced));
+                List.copyOf(replaced), List.copyOf(retuned));
         if (result.changedNothing()) {
             return result;
         }
@@ -350,6 +355,23 @@ final class Registry implements ControlPlane {
             if (nvme != null) {
                 r.after().nvme().ifPresent(e -> nvme.namespaceChanged(e.subsystem(), e.nsid()));
             }
+        }
+
+        // 3b. Knob-only changes: the same device and state under the new config, units and namespaces retuned in
+        // place (sessions stay; SCSI unit attention INQUIRY DATA / MODE PARAMETERS CHANGED, NVMe namespace change).
+        for (Resized r : toRetune) {
+            Lun lun = new Lun(r.after(), r.before().device(), r.before().state());
+            next.put(lun.name(), lun);
+            lun.logicalUnit().ifPresent(spec -> {
+                ScsiTarget target = targets.get(spec.targetName());
+                if (target != null) {
+                    target.retune(spec);
+                }
+            });
+            if (nvme != null) {
+                lun.namespace().ifPresent(nvme::retuneNamespace);
+            }
+            LOG.log(Level.INFO, "LUN " + lun.name() + " retuned (knobs changed; sessions kept)");
         }
 
         // 4. Additions (and the new half of replacements).
@@ -523,6 +545,16 @@ final class Registry implements ControlPlane {
         } finally {
             applying.unlock();
         }
+    }
+
+    /**
+     * Whether {@code a} and {@code b} differ only in their knobs ({@code commands:}, {@code limits:}, {@code
+     * rotational:}, {@code identity:}): a change the command sets apply to the open device in place.
+     */
+    static boolean knobsOnly(LunConfig a, LunConfig b) {
+        return sameExcept(a, b, Set.of("features"))
+                && a.features().withKnobs(b.features().knobs()).equals(b.features())
+                && !a.features().knobs().equals(b.features().knobs());
     }
 
     /**

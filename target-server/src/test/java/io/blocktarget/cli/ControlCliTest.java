@@ -90,6 +90,30 @@ class ControlCliTest {
         assertThat(lun.physicalBlockSize()).isEqualTo(4096);
     }
 
+    /** Issue 11: {@code lun set NAME key=value ...} patches knobs in place; null goes back to the default. */
+    @Test
+    void lunSetChangesKnobs() {
+        assertThat(run("lun", "set", "ram-16k", "commands.write-same=true", "limits.max-transfer=1MiB",
+                "identity.serial=SN-7", "rotational=true")).as(err.toString()).isZero();
+        assertThat(out.toString()).startsWith("changed LUN ram-16k: 1 GiB ram, 16 KiB blocks");
+        io.blocktarget.config.DeviceKnobs knobs = plane.lunConfigs().stream().filter(l -> l.name().equals("ram-16k"))
+                .findFirst().orElseThrow().features().knobs();
+        assertThat(knobs.command(io.blocktarget.config.DeviceKnobs.Command.WRITE_SAME)).contains(true);
+        assertThat(knobs.limit(io.blocktarget.config.DeviceKnobs.Limit.MAX_TRANSFER)).contains(1L << 20);
+        assertThat(knobs.identity(io.blocktarget.config.DeviceKnobs.Identity.SERIAL)).contains("SN-7");
+        assertThat(knobs.rotational()).contains(true);
+
+        assertThat(run("lun", "set", "ram-16k", "rotational=null")).as(err.toString()).isZero();
+        assertThat(plane.lunConfigs().stream().filter(l -> l.name().equals("ram-16k")).findFirst().orElseThrow()
+                .features().knobs().rotational()).isEmpty();
+
+        assertThat(run("lun", "set", "ram-16k", "limits.max-transfer=20KiB")).isEqualTo(1);
+        assertThat(err.toString()).isEqualTo("blocktarget lun set: limits.max-transfer: 20KiB is not a multiple of"
+                + " the logical block size (16 KiB); allowed: a multiple of the logical block size up to 8 MiB\n");
+        assertThat(run("lun", "set", "ram-16k")).isEqualTo(2);
+        assertThat(run("lun", "set", "ram-16k", "novalue")).isEqualTo(2);
+    }
+
     @Test
     void refusalIsExit1WithTheServersDetail() {
         int applies = plane.applies();

@@ -282,6 +282,41 @@ class ControlApiTest {
         assertThat(ConfigLoader.load(dir).luns()).isEqualTo(plane.lunConfigs());
     }
 
+    /** Issue 11: knobs by PATCH — validated like the file (400 naming the dotted key), written back, shown. */
+    @Test
+    void knobsArePatchedValidatedAndWrittenBack() throws Exception {
+        startWithConfigDir();
+        Path dir = plane.configDir().orElseThrow();
+        assertThat(post("/v1/luns", "{\"name\": \"k\", \"backend\": \"ram\", \"size\": \"1GiB\","
+                + " \"logical-block-size\": \"16KiB\"}").status()).isEqualTo(201);
+        int applies = plane.applies();
+        assertProblem(fixture.call(HttpMethod.PATCH, "/v1/luns/k",
+                new JsonObject("{\"limits\": {\"max-transfer\": \"20KiB\"}}")), 400, "limits.max-transfer");
+        assertProblem(fixture.call(HttpMethod.PATCH, "/v1/luns/k",
+                new JsonObject("{\"limits\": {\"max-write-same\": \"1MiB\"}}")), 400, "limits.max-write-same");
+        assertProblem(fixture.call(HttpMethod.PATCH, "/v1/luns/k",
+                new JsonObject("{\"commands\": {\"write-same\": \"yes\"}}")), 400, "commands.write-same");
+        assertProblem(fixture.call(HttpMethod.PATCH, "/v1/luns/k",
+                new JsonObject("{\"identity\": {\"vendor\": \"TOO-LONG-VENDOR\"}}")), 400, "identity.vendor");
+        assertThat(plane.applies()).isEqualTo(applies);
+
+        Response r = fixture.call(HttpMethod.PATCH, "/v1/luns/k", new JsonObject("{\"commands\": {\"write-same\":"
+                + " true}, \"limits\": {\"max-transfer\": \"1MiB\"}, \"rotational\": true}"));
+        assertThat(r.status()).as(r.body()).isEqualTo(200);
+        assertThat(r.json().getJsonObject("commands").getBoolean("write-same")).isTrue();
+        assertThat(r.json().getJsonObject("limits").getString("max-transfer")).isEqualTo("1MiB");
+        assertThat(Files.readString(dir.resolve("luns.d/k.yaml")))
+                .contains("commands:\n  write-same: true\n").contains("limits:\n  max-transfer: 1MiB\n")
+                .contains("rotational: true\n");
+        assertThat(ConfigLoader.load(dir).luns()).isEqualTo(plane.lunConfigs());
+
+        // null takes a knob back to its default
+        Response back = fixture.call(HttpMethod.PATCH, "/v1/luns/k", new JsonObject("{\"rotational\": null,"
+                + " \"limits\": null}"));
+        assertThat(back.status()).as(back.body()).isEqualTo(200);
+        assertThat(Files.readString(dir.resolve("luns.d/k.yaml"))).doesNotContain("rotational").doesNotContain("limits");
+    }
+
     @Test
     void reloadAppliesTheDirectoryAndABrokenOneChangesNothing() throws Exception {
         startWithConfigDir();

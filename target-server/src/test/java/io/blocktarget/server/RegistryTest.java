@@ -405,6 +405,59 @@ class RegistryTest {
         return done;
     }
 
+    /** {@code base} with other knobs: a knob-only change. */
+    private static LunConfig withKnobs(LunConfig base, io.blocktarget.config.DeviceKnobs knobs) {
+        return new LunConfig(base.name(), base.source(), base.backend(), base.size(), base.logicalBlockSize(),
+                base.physicalBlockSize(), base.iscsi(), base.nvme(), base.readOnly(), base.file(), base.access(),
+                base.features().withKnobs(knobs));
+    }
+
+    /**
+     * Issue 11: a change of knobs only is "retuned" — the same device (data kept, nothing reopened), the same
+     * logical unit (the nexus keeps its state) which raises INQUIRY DATA HAS CHANGED, the namespace replaced in
+     * place; a knob change together with another key is still a replacement.
+     */
+    @Test
+    void aKnobOnlyChangeIsRetunedInPlace() throws Exception {
+        LunConfig plain = shared("a", 0, 1 << 20, 4096);
+        registry.apply(List.of(plain));
+        BlockDevice device = opened.get("a");
+        Io.write(device, 0, new byte[4096]);
+        io.blocktarget.scsi.ScsiTargetDevice target = registry.snapshot().scsiTargets().get(SHARED_TARGET);
+        ItNexus nexus = new ItNexus("iqn.2026-11.test:host,i,0x23d000000001", SHARED_TARGET + ",t,0x0001", 1);
+        release(runScsi(target, nexus, 0, new byte[] {0x00, 0, 0, 0, 0, 0}).get(5, TimeUnit.SECONDS)); // POWER ON
+        ScsiResponse ready = runScsi(target, nexus, 0, new byte[] {0x00, 0, 0, 0, 0, 0}).get(5, TimeUnit.SECONDS);
+        assertThat(ready.status()).isEqualTo(io.blocktarget.protocol.scsi.ScsiStatus.GOOD);
+
+        io.blocktarget.config.DeviceKnobs knobs = io.blocktarget.config.DeviceKnobs.DEFAULTS.withLimits(
+                Map.of(io.blocktarget.config.DeviceKnobs.Limit.MAX_TRANSFER, 1L << 20));
+        ApplyResult result = registry.apply(List.of(withKnobs(plain, knobs)));
+
+        assertThat(result).isEqualTo(new ApplyResult(List.of(), List.of(), List.of(), List.of(), List.of("a")));
+        assertThat(Registry.describe(result)).isEqualTo("added [], removed [], resized [], replaced [], retuned [a]");
+        assertThat(openOrder).containsExactly("a");                          // nothing reopened
+        assertThat(registry.snapshot().lun("a").orElseThrow().device()).isSameAs(device);
+        assertThat(registry.lun("a").orElseThrow().config().features().knobs()).isEqualTo(knobs);
+        assertThat(registry.snapshot().scsiTargets().get(SHARED_TARGET)).isSameAs(target);
+        ScsiResponse attention = runScsi(target, nexus, 0, new byte[] {0x00, 0, 0, 0, 0, 0}).get(5, TimeUnit.SECONDS);
+        assertThat((int) attention.senseData().getUnsignedByte(12)).isEqualTo(0x3F);  // INQUIRY DATA HAS CHANGED
+        assertThat((int) attention.senseData().getUnsignedByte(13)).isEqualTo(0x03);
+        release(attention);
+        // READ(10) of 257 blocks: above the new 1 MiB maximum transfer
+        ScsiResponse tooLong = runScsi(target, nexus, 0, new byte[] {0x28, 0, 0, 0, 0, 0, 0, 0x01, 0x01, 0})
+                .get(5, TimeUnit.SECONDS);
+        assertThat((int) tooLong.senseData().getUnsignedByte(12)).isEqualTo(0x24);
+        release(tooLong);
+        assertThat(Io.read(device, 0, 1)).isEqualTo(new byte[4096]);       // data still there
+
+        // knobs and size at once: not a retune
+        LunConfig both = new LunConfig("a", null, BackendKind.RAM, 2 << 20, 4096, 4096, plain.iscsi(), plain.nvme(),
+                false, Optional.empty(), AccessConfig.OPEN, plain.features());
+        assertThat(registry.apply(List.of(both)).replaced()).containsExactly("a");
+        // back to the same knobs is no change
+        assertThat(registry.apply(List.of(both)).changedNothing()).isTrue();
+    }
+
     @Test
     void reloadWithoutAConfigDirIsUnavailable() {
         assertThatThrownBy(registry::reload).isInstanceOf(ControlException.class)

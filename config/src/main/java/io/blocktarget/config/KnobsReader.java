@@ -1,0 +1,315 @@
+package io.blocktarget.config;
+
+import io.blocktarget.config.DeviceKnobs.Command;
+import io.blocktarget.config.DeviceKnobs.Identity;
+import io.blocktarget.config.DeviceKnobs.Limit;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.ToIntFunction;
+
+/**
+ * Reads the knobs of a LUN file ({@link DeviceKnobs}): {@code commands:}, {@code limits:}, {@code rotational:} and
+ * {@code identity:}, each value checked alone and then against the geometry and the other knobs, and writes them back
+ * for {@link LunWriter}. Knobs that are fields of an NVMe controller rather than of a namespace (Identify Controller
+ * SN / MN / FR, ONCS, VWC: Base §5.17.2.1) are claimed per subsystem so that the LUN files sharing a subsystem must
+ * agree ({@link CrossChecks#accessConflicts}).
+ */
+final class KnobsReader {
+    static final List<String> KEYS = List.of("commands", "limits", "rotational", "identity");
+    /** Today's WRITE SAME rule (Linux 7.3 sd BUG above 4 KiB, DESIGN §9): the default of commands.write-same. */
+    static final int WRITE_SAME_DEFAULT_UP_TO = 4096;
+    /** The largest MAXIMUM TRANSFER LENGTH the SCSI layer supports (its default); a knob may only lower it. */
+    static final long MAX_TRANSFER_CEILING = 8L << 20;
+    /** NPWG / NPDG / NOWS are 16-bit 0's based counts of blocks (NVM Command Set Identify Namespace). */
+    static final long NVME_16_BIT_BLOCKS = 1L << 16;
+    static final long MAX_UNMAP_DESCRIPTORS = 4095; // (65535 - 8) / 16: the 16-bit PARAMETER LIST LENGTH of UNMAP
+
+    /** Knob keys whose value the LUN files of one NVMe subsystem must share: Identify Controller fields. */
+    static final List<Command> SUBSYSTEM_COMMANDS = List.of(Command.COMPARE, Command.WRITE_ZEROES, Command.UNMAP,
+            Command.VERIFY, Command.COPY, Command.WRITE_CACHE);
+    static final List<Identity> SUBSYSTEM_IDENTITY = List.of(Identity.PRODUCT, Identity.REVISION, Identity.SERIAL);
+
+    private static final String BOOLEAN_MAP = "a map of command: true or false";
+
+    private KnobsReader() {
+    }
+
+    /**
+     * The knobs of one LUN file; {@link DeviceKnobs#DEFAULTS} when it has none or when something is wrong (then the
+     * problem has been added and the LUN is not built).
+     */
+    static DeviceKnobs read(YamlMap lun, Optional<Long> logical, Optional<Long> physical, Problems problems) {
+        int before = problems.count();
+        Map<Command, Boolean> commands = commands(lun, problems);
+        Optional<Boolean> rotational = lun.has("rotational") ? lun.value("rotational", ValueType.BOOLEAN)
+                : Optional.empty();
+        Map<Identity, String> identity = identity(lun, problems);
+        Map<Limit, Long> limits = Map.of();
+        if (logical.isPresent() && physical.isPresent()) {
+            limits = limits(lun, logical.get(), physical.get(), commands, problems);
+        }
+        if (problems.count() > before) {
+            return DeviceKnobs.DEFAULTS;
+        }
+        return new DeviceKnobs(commands, limits, rotational, identity);
+    }
+
+    private static Map<Command, Boolean> commands(YamlMap lun, Problems problems) {
+        Map<Command, Boolean> commands = new EnumMap<>(Command.class);
+        Optional<YamlMap> map = lun.node("commands").flatMap(node -> YamlMap.of(node, "commands",
+                Arrays.stream(Command.values()).map(Command::key).toList(), BOOLEAN_MAP, problems));
+        map.ifPresent(m -> {
+            for (Command c : Command.values()) {
+                if (m.has(c.key())) {
+                    m.value(c.key(), ValueType.BOOLEAN).ifPresent(v -> commands.put(c, v));
+                }
+            }
+        });
+        return commands;
+    }
+
+    private static Map<Identity, String> identity(YamlMap lun, Problems problems) {
+        Map<Identity, String> identity = new EnumMap<>(Identity.class);
+        Optional<YamlMap> map = lun.node("identity").flatMap(node -> YamlMap.of(node, "identity",
+                Arrays.stream(Identity.values()).map(Identity::key).toList(), "an identity map", problems));
+        map.ifPresent(m -> {
+            for (Identity k : Identity.values()) {
+                if (m.has(k.key())) {
+                    m.value(k.key(), identityType(k)).ifPresent(v -> identity.put(k, v));
+                }
+            }
+        });
+        return identity;
+    }
+
+    /** What each identity string may be: what fits the narrowest field that carries it. */
+    static ValueType<String> identityType(Identity key) {
+        return switch (key) {
+            case VENDOR -> ascii(8, "the SCSI T10 vendor identification");
+            case PRODUCT -> ascii(16, "the SCSI product identification (also the NVMe model number)");
+            case REVISION -> ascii(4, "the SCSI product revision level (also the NVMe firmware revision)");
+            case SERIAL -> ascii(20, "the NVMe serial number field (also the SCSI unit serial number)");
+            case NAA -> hex(16, "32 hex digits starting with 6 (an NAA 6h registered extended designator)", true);
+            case NGUID -> hex(16, "32 hex digits, not all zero", false);
+            case EUI64 -> hex(8, "16 hex digits, not all zero", false);
+        };
+    }
+
+    private static ValueType<String> ascii(int max, String field) {
+        String allowed = "1 to " + max + " printable ASCII characters, no leading or trailing space (" + field + ")";
+        return ValueType.text("a name", allowed, text -> {
+            if (text.isEmpty() || text.length() > max) {
+                throw new InvalidValue(text + " has " + text.length() + " characters", allowed);
+            }
+            if (!text.strip().equals(text)) {
+                throw new InvalidValue("'" + text + "' has a leading or trailing space", allowed);
+            }
+            for (int i = 0; i < text.length(); i++) {
+                char c = text.charAt(i);
+                if (c < 0x20 || c > 0x7E) {
+                    throw new InvalidValue(text + " has a character that is not printable ASCII", allowed);
+                }
+            }
+            return text;
+        });
+    }
+
+    private static ValueType<String> hex(int bytes, String allowed, boolean naa) {
+        return ValueType.text("hex digits", allowed, text -> {
+            String digits = text.strip().toLowerCase(java.util.Locale.ROOT);
+            if (digits.length() != 2 * bytes || !digits.chars().allMatch(c -> Character.digit(c, 16) >= 0)) {
+                throw new InvalidValue(text + " is not " + 2 * bytes + " hex digits", allowed);
+            }
+            if (naa && digits.charAt(0) != '6') {
+                throw new InvalidValue(text + " does not start with 6 (NAA 6h)", allowed);
+            }
+            if (digits.chars().allMatch(c -> c == '0')) {
+                throw new InvalidValue(text + " is all zero (means: no identifier)", allowed);
+            }
+            return digits;
+        });
+    }
+
+    private static Map<Limit, Long> limits(YamlMap lun, long lbs, long pbs, Map<Command, Boolean> commands,
+                                           Problems problems) {
+        Map<Limit, Long> limits = new EnumMap<>(Limit.class);
+        Optional<YamlMap> parsed = lun.node("limits").flatMap(node -> YamlMap.of(node, "limits",
+                Arrays.stream(Limit.values()).map(Limit::key).toList(), "a limits map", problems));
+        if (parsed.isEmpty()) {
+            return limits;
+        }
+        YamlMap m = parsed.get();
+        long maxTransferBlocks = Math.max(1, MAX_TRANSFER_CEILING / lbs);
+        for (Limit l : Limit.values()) {
+            if (m.has(l.key())) {
+                m.value(l.key(), type(l, lbs)).ifPresent(v -> limits.put(l, v));
+            }
+        }
+        int before = problems.count();
+        // single-value ranges that depend on the block size
+        check(m, limits, Limit.MAX_TRANSFER, lbs, maxTransferBlocks,
+                "a multiple of the logical block size up to " + Sizes.format(maxTransferBlocks * lbs));
+        check(m, limits, Limit.OPTIMAL_TRANSFER, lbs, Math.min(maxTransferBlocks, NVME_16_BIT_BLOCKS),
+                "a multiple of the logical block size up to max-transfer");
+        check(m, limits, Limit.OPTIMAL_TRANSFER_GRANULARITY, lbs, NVME_16_BIT_BLOCKS - 1,
+                "a multiple of the logical block size up to 65535 blocks");
+        check(m, limits, Limit.MAX_UNMAP, lbs, 0xFFFF_FFFEL,
+                "a multiple of the logical block size up to 4294967294 blocks (absent: no limit)");
+        check(m, limits, Limit.UNMAP_GRANULARITY, lbs, NVME_16_BIT_BLOCKS,
+                "a multiple of the logical block size up to 65536 blocks");
+        check(m, limits, Limit.UNMAP_ALIGNMENT, lbs, NVME_16_BIT_BLOCKS,
+                "a multiple of the logical block size, smaller than unmap-granularity");
+        check(m, limits, Limit.MAX_WRITE_SAME, lbs, 0xFFFF_FFFFL,
+                "a multiple of the logical block size up to 4294967295 blocks");
+        if (problems.count() > before) {
+            return limits;
+        }
+        // combinations
+        long maxTransfer = limits.getOrDefault(Limit.MAX_TRANSFER, maxTransferBlocks * lbs);
+        Long optimal = limits.get(Limit.OPTIMAL_TRANSFER);
+        if (optimal != null && optimal > maxTransfer) {
+            m.problem(Limit.OPTIMAL_TRANSFER.key(), m.text(Limit.OPTIMAL_TRANSFER.key()) + " is more than max-transfer ("
+                    + Sizes.format(maxTransfer) + "); allowed: at most max-transfer");
+        }
+        Long granularity = limits.get(Limit.OPTIMAL_TRANSFER_GRANULARITY);
+        if (optimal != null && granularity != null && optimal % granularity != 0) {
+            m.problem(Limit.OPTIMAL_TRANSFER.key(), m.text(Limit.OPTIMAL_TRANSFER.key())
+                    + " is not a multiple of optimal-transfer-granularity (" + Sizes.format(granularity)
+                    + "); allowed: a multiple of it");
+        }
+        long unmapGranularity = limits.getOrDefault(Limit.UNMAP_GRANULARITY, Math.min(pbs, (1L << 15) * lbs));
+        Long alignment = limits.get(Limit.UNMAP_ALIGNMENT);
+        if (alignment != null && alignment >= unmapGranularity) {
+            m.problem(Limit.UNMAP_ALIGNMENT.key(), m.text(Limit.UNMAP_ALIGNMENT.key())
+                    + " is not smaller than unmap-granularity (" + Sizes.format(unmapGranularity)
+                    + "); allowed: a multiple of the logical block size smaller than unmap-granularity");
+        }
+        if (!commands.getOrDefault(Command.UNMAP, true)) {
+            for (Limit l : List.of(Limit.MAX_UNMAP, Limit.MAX_UNMAP_DESCRIPTORS, Limit.UNMAP_GRANULARITY,
+                    Limit.UNMAP_ALIGNMENT)) {
+                if (limits.containsKey(l)) {
+                    m.problem(l.key(), "given with commands.unmap: false; allowed: only while UNMAP is on");
+                }
+            }
+        }
+        boolean writeSame = commands.getOrDefault(Command.WRITE_SAME, lbs <= WRITE_SAME_DEFAULT_UP_TO);
+        if (!writeSame && limits.containsKey(Limit.MAX_WRITE_SAME)) {
+            String why = commands.containsKey(Command.WRITE_SAME) ? "commands.write-same: false"
+                    : "WRITE SAME off (the default above 4 KiB logical blocks)";
+            m.problem(Limit.MAX_WRITE_SAME.key(), "given with " + why
+                    + "; allowed: only while WRITE SAME is on (commands: {write-same: true})");
+        }
+        return limits;
+    }
+
+    private static ValueType<Long> type(Limit l, long lbs) {
+        if (!l.isSize()) {
+            return ValueType.integer(1, MAX_UNMAP_DESCRIPTORS, "1.." + MAX_UNMAP_DESCRIPTORS);
+        }
+        return Sizes.SIZE_TYPE;
+    }
+
+    /** A size that must be a positive multiple of the logical block size and at most {@code maxBlocks} of them. */
+    private static void check(YamlMap m, Map<Limit, Long> limits, Limit l, long lbs, long maxBlocks, String allowed) {
+        Long bytes = limits.get(l);
+        if (bytes == null) {
+            return;
+        }
+        String text = m.text(l.key());
+        boolean zeroAllowed = l == Limit.UNMAP_ALIGNMENT;
+        if (bytes % lbs != 0 || (bytes == 0 && !zeroAllowed)) {
+            m.problem(l.key(), text + " is not " + (bytes == 0 ? "positive" : "a multiple of the logical block size ("
+                    + Sizes.format(lbs) + ")") + "; allowed: " + allowed);
+            limits.remove(l);
+        } else if (bytes / lbs > maxBlocks) {
+            m.problem(l.key(), text + " is out of range; allowed: " + allowed);
+            limits.remove(l);
+        }
+    }
+
+    /**
+     * The per-subsystem claims of a LUN exported over NVMe (the controller fields), compared across LUN files.
+     *
+     * @param line the line of a dotted key in the file, 0 when unknown
+     */
+    static List<AccessClaim> claims(LunConfig lun, Path file, ToIntFunction<String> line) {
+        List<AccessClaim> claims = new ArrayList<>();
+        if (lun.nvme().isEmpty()) {
+            return claims;
+        }
+        String address = "NVMe subsystem " + lun.nvme().get().subsystem();
+        DeviceKnobs knobs = lun.features().knobs();
+        for (Command c : SUBSYSTEM_COMMANDS) {
+            String key = "commands." + c.key();
+            Optional<Boolean> v = knobs.command(c);
+            claims.add(new AccessClaim(address, key, file, line.applyAsInt(key), v,
+                    v.map(b -> key + ": " + b).orElse("no " + key)));
+        }
+        for (Identity k : SUBSYSTEM_IDENTITY) {
+            String key = "identity." + k.key();
+            Optional<String> v = knobs.identity(k);
+            claims.add(new AccessClaim(address, key, file, line.applyAsInt(key), v,
+                    v.map(s -> key + ": " + s).orElse("no " + key)));
+        }
+        return claims;
+    }
+
+    /** The claims of a validated LUN, as if read from its file again (lines unknown). */
+    static List<AccessClaim> claims(LunConfig lun) {
+        return claims(lun, ExportReader.source(lun), key -> 0);
+    }
+
+    /** The line of a dotted knob key ({@code commands.compare}) in a LUN file's map: the inner key, else the section. */
+    static int line(YamlMap lun, String dotted, Problems problems) {
+        int dot = dotted.indexOf('.');
+        String section = dotted.substring(0, dot);
+        Optional<org.snakeyaml.engine.v2.nodes.Node> node = lun.node(section);
+        if (node.isPresent() && node.get() instanceof org.snakeyaml.engine.v2.nodes.MappingNode mapping) {
+            for (var tuple : mapping.getValue()) {
+                if (tuple.getKeyNode() instanceof org.snakeyaml.engine.v2.nodes.ScalarNode s
+                        && s.getValue().equals(dotted.substring(dot + 1))) {
+                    return YamlSource.line(s);
+                }
+            }
+        }
+        // absent: the line of what makes the claim, the NVMe export
+        return lun.line(section) > 0 ? lun.line(section) : lun.line("export");
+    }
+
+    /** The knob sections of a LUN file document, only what was given (the inverse of {@link #read}). */
+    static void write(DeviceKnobs knobs, Map<String, Object> doc) {
+        if (!knobs.commands().isEmpty()) {
+            Map<String, Object> commands = new LinkedHashMap<>();
+            knobs.commands().forEach((c, v) -> commands.put(c.key(), v));
+            doc.put("commands", commands);
+        }
+        if (!knobs.limits().isEmpty()) {
+            Map<String, Object> limits = new LinkedHashMap<>();
+            knobs.limits().forEach((l, v) -> limits.put(l.key(), l.isSize() ? sizeValue(v) : v));
+            doc.put("limits", limits);
+        }
+        knobs.rotational().ifPresent(r -> doc.put("rotational", r));
+        if (!knobs.identity().isEmpty()) {
+            Map<String, Object> identity = new LinkedHashMap<>();
+            knobs.identity().forEach((k, v) -> identity.put(k.key(), v));
+            doc.put("identity", identity);
+        }
+    }
+
+    private static Object sizeValue(long bytes) {
+        String exact = Sizes.exact(bytes);
+        return exact.equals(Long.toString(bytes)) ? (Object) bytes : exact;
+    }
+
+    static byte[] hexBytes(String digits) {
+        return HexFormat.of().parseHex(digits);
+    }
+}

@@ -1,0 +1,93 @@
+package io.blocktarget.it;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * LUN knobs (issue 11 item 1) as a Linux 7.x host sees them, on both protocols ({@code vm/knobs-check.sh}): the LUN
+ * file sets limits, rotational, write-cache and identity, and /sys/block/X/queue, sg_vpd -p bl and nvme id-ctrl /
+ * id-ns must show them; then {@code blocktarget lun set} changes the optimal and maximum transfer and rotational on
+ * the running server — NVMe must follow by itself (Namespace Attribute Changed), sd after a rescan — while the
+ * sessions stay and the data path works.
+ */
+class LinuxKnobsIT {
+    private static final String IQN = "iqn.2026-11.io.blocktarget:knob";
+    private static final String NQN = "nqn.2026-11.io.blocktarget:knob";
+    private static final Duration STEP = Duration.ofSeconds(240);
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void knobsFromTheLunFileAndAtRuntimeSeenByLinux() throws Exception {
+        InitiatorVm.assumeAvailable();
+        Path socket = dir.resolve("control.sock");
+        Files.writeString(dir.resolve("blocktarget.yaml"), "control-socket: " + socket + "\n");
+        Files.createDirectories(dir.resolve("luns.d"));
+        Files.writeString(dir.resolve("luns.d/knob.yaml"), """
+                backend: ram
+                size: 256MiB
+                logical-block-size: 4KiB
+                rotational: true
+                commands: {write-cache: true}
+                limits:
+                  max-transfer: 1MiB
+                  optimal-transfer: 256KiB
+                  optimal-transfer-granularity: 64KiB
+                  max-unmap: 16MiB
+                  unmap-granularity: 64KiB
+                  max-write-same: 8MiB
+                identity: {vendor: ACME, product: KnobDisk, serial: KNOB0001}
+                """);
+        Path script = Path.of(LinuxKnobsIT.class.getResource("/vm/knobs-check.sh").toURI());
+        try (InitiatorVm vm = InitiatorVm.create("knobs");
+             ServerProcess server = vm.startServer("serve", "--config", dir.toString(), "--bind", InitiatorVm.TARGET_ADDR)) {
+            server.awaitLine(false, l -> l.contains("serving 1 LUN"), Duration.ofSeconds(60));
+            try (ServerProcess guest = vm.startGuest(script, List.of("IQN=" + IQN, "NQN=" + NQN, "WAIT=150"),
+                    "latest", Duration.ofMinutes(12))) {
+                guest.awaitLine(true, l -> l.equals("STEP file"), STEP);
+                cli("lun", "set", "knob", "limits.optimal-transfer=512KiB", "limits.max-transfer=512KiB",
+                        "rotational=false", "--control", socket.toString());
+                assertThat(Files.readString(dir.resolve("luns.d/knob.yaml"))).as("written back to the LUN file")
+                        .contains("optimal-transfer: 512KiB").contains("rotational: false");
+                guest.awaitLine(true, l -> l.equals("STEP runtime"), STEP);
+                int rc = guest.awaitExit(Duration.ofMinutes(5));
+                GuestReport report = GuestReport.parse(String.join("\n", guest.stdout()));
+                System.out.println("[knobs / kernel latest]\n" + report.output());
+                assertThat(rc).as("guest exit code; output:\n%s\nserver log:\n%s", report.output(),
+                        String.join("\n", server.stderr())).isZero();
+                assertThat(report.failures()).as(report.output() + "\nserver log:\n" + String.join("\n", server.stderr()))
+                        .isEmpty();
+                for (String what : List.of("sd-optimal-io", "sd-discard-max", "sd-discard-granularity",
+                        "sd-rotational", "sd-write-cache", "sd-max-sectors", "sd-write-zeroes", "sd-identity",
+                        "sg-vpd-max-transfer", "sg-vpd-max-write-same", "nvme-optimal-io", "nvme-write-cache",
+                        "nvme-rotational", "nvme-id-ctrl-identity", "nvme-id-ns-granularities",
+                        "nvme-optimal-io-changed", "nvme-id-ns-nows", "nvme-rotational-changed",
+                        "sd-rotational-changed", "sd-optimal-io-changed", "sd-max-sectors-changed",
+                        "same-bytes-both-protocols")) {
+                    assertThat(report.checks()).as(what).anyMatch(c -> c.what().equals(what) && c.ok());
+                }
+                assertThat(server.stderr()).anyMatch(l -> l.contains("LUN knob retuned"));
+            }
+            server.terminate();
+            assertThat(server.awaitExit(Duration.ofSeconds(60))).as(String.join("\n", server.stderr())).isZero();
+            assertThat(server.stderr()).noneMatch(l -> l.contains("LEAK:"));
+        }
+    }
+
+    /** Runs the CLI against the control socket; it must exit 0. */
+    private static void cli(String... args) throws Exception {
+        try (ServerProcess cli = ServerProcess.start(args)) {
+            int rc = cli.awaitExit(Duration.ofSeconds(60));
+            assertThat(rc).as(String.join(" ", args) + "\nstdout:\n" + String.join("\n", cli.stdout())
+                    + "\nstderr:\n" + String.join("\n", cli.stderr())).isZero();
+        }
+    }
+}
