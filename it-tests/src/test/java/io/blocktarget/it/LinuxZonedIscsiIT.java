@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class LinuxZonedIscsiIT {
     private static final long MIB = 1L << 20;
-    private static final Duration RUN = Duration.ofMinutes(14);
+    private static final Duration RUN = Duration.ofMinutes(11);
 
     @TempDir
     Path dir;
