@@ -112,6 +112,12 @@ final class LunReader {
         features = features.withKnobs(KnobsReader.read(map, logical, physical, problems));
         features = features.withAtomic(AtomicReader.read(map, backend, logical, problems));
         features = features.withZoned(ZonedReader.read(map, backend, logical, physical, size, problems));
+        if (features.zoned().filter(z -> z.conventionalZones() > 0).isPresent() && exports.nvme().isPresent()) {
+            // NVMe ZNS knows sequential-write-required zones only (ZNS 1.1 §2.1): such a LUN cannot be a namespace
+            problems.add(map.line("zoned"), "zoned.conventional-zones", features.zoned().get().conventionalZones()
+                    + " conventional zones, but the LUN is exported over NVMe too, whose Zoned Namespaces have none;"
+                    + " allowed: 0, or export: {nvme: false}");
+        }
 
         if (problems.count() > before) {
             return new Result(Optional.empty(), exports.claims(), access.claims(), access.warnings());

@@ -9,6 +9,8 @@ import org.junit.jupiter.api.Test;
 /** The {@code zoned:} section: defaults, every rule with its exact problem, the writer's round trip. */
 class ZonedConfigTest extends ConfigDirTest {
     private static final String RAM_4K = "backend: ram\nsize: 1GiB\nlogical-block-size: 4KiB\n";
+    /** Conventional zones are iSCSI only (NVMe ZNS has none). */
+    private static final String RAM_4K_ISCSI = RAM_4K + "export: { nvme: false }\n";
 
     @Test
     void minimalSectionTakesTheDefaults() throws Exception {
@@ -19,7 +21,7 @@ class ZonedConfigTest extends ConfigDirTest {
 
     @Test
     void everyKey() throws Exception {
-        config.lun("z", RAM_4K + """
+        config.lun("z", RAM_4K_ISCSI + """
                 zoned:
                   model: host-managed
                   zone-size: 64MiB
@@ -31,6 +33,16 @@ class ZonedConfigTest extends ConfigDirTest {
                 """);
         assertThat(config.loadLun("z").features().zoned()).contains(new ZonedConfig(ZonedConfig.Model.HOST_MANAGED,
                 64L << 20, 48L << 20, 2, 8, 12, 512L << 10));
+    }
+
+    @Test
+    void conventionalZonesAreRefusedWhenTheLunIsAlsoAnNvmeNamespace() throws Exception {
+        config.lun("z", RAM_4K + "zoned:\n  zone-size: 64MiB\n  conventional-zones: 1\n");
+        assertThat(config.problems()).containsExactly("luns.d/z.yaml:4: zoned.conventional-zones: 1 conventional zones,"
+                + " but the LUN is exported over NVMe too, whose Zoned Namespaces have none; allowed: 0, or export:"
+                + " {nvme: false}");
+        config.lun("z", RAM_4K + "zoned:\n  zone-size: 64MiB\n  conventional-zones: 0\n");
+        assertThat(config.loadLun("z").features().zoned()).isPresent();
     }
 
     @Test
@@ -117,24 +129,24 @@ class ZonedConfigTest extends ConfigDirTest {
 
     @Test
     void conventionalZonesLeaveOneSequentialZone() throws Exception {
-        config.lun("z", RAM_4K + "zoned:\n  zone-size: 64MiB\n  conventional-zones: 16\n");
-        assertThat(config.problems()).containsExactly("luns.d/z.yaml:6: zoned.conventional-zones: 16 is out of range;"
+        config.lun("z", RAM_4K_ISCSI + "zoned:\n  zone-size: 64MiB\n  conventional-zones: 16\n");
+        assertThat(config.problems()).containsExactly("luns.d/z.yaml:7: zoned.conventional-zones: 16 is out of range;"
                 + " allowed: 0 .. the number of zones - 1 (15): at least one zone must be sequential");
-        config.lun("z", RAM_4K + "zoned:\n  zone-size: 64MiB\n  conventional-zones: 15\n");   // the limit
+        config.lun("z", RAM_4K_ISCSI + "zoned:\n  zone-size: 64MiB\n  conventional-zones: 15\n");   // the limit
         assertThat(config.loadLun("z").features().zoned().orElseThrow().conventionalZones()).isEqualTo(15);
-        config.lun("z", RAM_4K + "zoned:\n  zone-size: 64MiB\n  conventional-zones: -1\n");
+        config.lun("z", RAM_4K_ISCSI + "zoned:\n  zone-size: 64MiB\n  conventional-zones: -1\n");
         assertThat(config.problems()).hasSize(1).first().asString().contains("conventional-zones: -1 is out of range");
     }
 
     @Test
     void limitsFromZeroToTheSequentialZones() throws Exception {
-        config.lun("z", RAM_4K + "zoned:\n  zone-size: 64MiB\n  conventional-zones: 2\n  max-open: 15\n");
-        assertThat(config.problems()).containsExactly("luns.d/z.yaml:7: zoned.max-open: 15 is out of range; allowed:"
+        config.lun("z", RAM_4K_ISCSI + "zoned:\n  zone-size: 64MiB\n  conventional-zones: 2\n  max-open: 15\n");
+        assertThat(config.problems()).containsExactly("luns.d/z.yaml:8: zoned.max-open: 15 is out of range; allowed:"
                 + " 0 (no limit) .. the number of sequential zones (14)");
-        config.lun("z", RAM_4K + "zoned:\n  zone-size: 64MiB\n  conventional-zones: 2\n  max-active: -1\n");
-        assertThat(config.problems()).containsExactly("luns.d/z.yaml:7: zoned.max-active: -1 is out of range; allowed:"
+        config.lun("z", RAM_4K_ISCSI + "zoned:\n  zone-size: 64MiB\n  conventional-zones: 2\n  max-active: -1\n");
+        assertThat(config.problems()).containsExactly("luns.d/z.yaml:8: zoned.max-active: -1 is out of range; allowed:"
                 + " 0 (no limit) .. the number of sequential zones (14)");
-        config.lun("z", RAM_4K + "zoned:\n  zone-size: 64MiB\n  conventional-zones: 2\n  max-open: 14\n"
+        config.lun("z", RAM_4K_ISCSI + "zoned:\n  zone-size: 64MiB\n  conventional-zones: 2\n  max-open: 14\n"
                 + "  max-active: 14\n");
         assertThat(config.loadLun("z").features().zoned().orElseThrow().maxActive()).isEqualTo(14);
     }
@@ -175,7 +187,7 @@ class ZonedConfigTest extends ConfigDirTest {
     @Test
     void writerRoundTripsAndLeavesDefaultsOut() throws Exception {
         config.lun("a", RAM_4K + "zoned:\n  zone-size: 64MiB\n");
-        config.lun("b", RAM_4K + """
+        config.lun("b", RAM_4K_ISCSI + """
                 zoned:
                   zone-size: 64MiB
                   zone-capacity: 48MiB

@@ -28,7 +28,9 @@ class LinuxZonedIscsiIT {
 
     private record Lun(String name, int lbs, long size, long zoneSize, long capacity, int conventional, int maxOpen) {
         String file() {
-            return "backend: ram\nsize: " + size / MIB + "MiB\nlogical-block-size: " + lbs + "\nzoned:\n"
+            // conventional zones: iSCSI only (NVMe Zoned Namespaces have none; the config refuses them there)
+            return "backend: ram\nsize: " + size / MIB + "MiB\nlogical-block-size: " + lbs
+                    + "\nexport: { nvme: false }\nzoned:\n"
                     + "  zone-size: " + zoneSize / MIB + "MiB\n  zone-capacity: " + capacity / MIB + "MiB\n"
                     + "  conventional-zones: " + conventional + "\n  max-open: " + maxOpen + "\n";
         }
