@@ -30,6 +30,7 @@ class ZonedLunTest {
                 backend: ram
                 size: 256MiB
                 logical-block-size: 16KiB
+                export: { nvme: false }
                 zoned:
                   zone-size: 16MiB
                   zone-capacity: 12MiB
