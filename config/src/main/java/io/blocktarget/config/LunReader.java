@@ -12,7 +12,7 @@ import org.snakeyaml.engine.v2.nodes.Node;
 /** Reads one {@code luns.d/NAME.yaml}: a LUN is built only when the file has no problem at all. */
 final class LunReader {
     static final List<String> KEYS = List.of("backend", "size", "logical-block-size", "physical-block-size",
-            "read-only", "export", "access", "path", "create", "direct-io");
+            "read-only", "export", "access", "path", "create", "direct-io", "faults");
     private static final List<String> FILE_KEYS = List.of("path", "create", "direct-io");
 
     static final int MIN_LOGICAL_BLOCK_SIZE = 512;
@@ -107,7 +107,7 @@ final class LunReader {
                 problems);
 
         // Round-2 sections (LunFeatures): one reader each.
-        LunFeatures features = LunFeatures.NONE;
+        LunFeatures features = LunFeatures.NONE.withFaults(FaultReader.read(map, problems));
 
         if (problems.count() > before) {
             return new Result(Optional.empty(), exports.claims(), access.claims(), access.warnings());

@@ -76,6 +76,9 @@ public final class LunWriter {
         if (!access.isEmpty()) {
             doc.put("access", access);
         }
+        if (!lun.features().faults().isEmpty()) {
+            doc.put("faults", lun.features().faults().stream().map(FaultWriter::document).toList());
+        }
         return doc;
     }
 

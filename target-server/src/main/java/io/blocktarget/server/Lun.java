@@ -15,6 +15,8 @@ public record Lun(LunConfig config, BlockDevice device, LunState state) {
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(device, "device");
         Objects.requireNonNull(state, "state");
+        // fault rules that need the data (corrupted reads, torn writes) act on the device both protocols use
+        device = io.blocktarget.block.fault.FaultBlockDevice.wrap(device, state.faults());
     }
 
     public String name() {
@@ -27,8 +29,10 @@ public record Lun(LunConfig config, BlockDevice device, LunState state) {
      * keeps them in memory only and refuses APTPL.
      */
     public static LunState stateFor(LunConfig config) {
-        return new LunState(config.name(),
+        LunState state = new LunState(config.name(),
                 config.source() == null ? null : config.source().resolveSibling(config.name() + ".pr"));
+        config.features().faults().forEach(rule -> state.faults().add(FaultRules.of(rule), rule));
+        return state;
     }
 
     /** The SCSI logical unit this LUN is, when exported over iSCSI: one place builds it, at start and at runtime. */

@@ -133,6 +133,11 @@ final class Registry implements ControlPlane {
     }
 
     @Override
+    public Optional<io.blocktarget.block.fault.LunFaults> faults(String name) {
+        return snapshot.luns().stream().filter(l -> l.name().equals(name)).findFirst().map(l -> l.state().faults());
+    }
+
+    @Override
     public Optional<LunStatus> lun(String name) {
         return snapshot.lun(name).map(Registry::status);
     }
