@@ -162,13 +162,13 @@ final class FaultReader {
         long after = 0;
         boolean counting = trigger == FaultRuleConfig.Trigger.FIRST || trigger == FaultRuleConfig.Trigger.EVERY;
         if (counting) {
-            count = m.required("count", ValueType.integer(1, Long.MAX_VALUE, "a count of commands, at least 1"))
+            count = required(m, node, problems, "count", ValueType.integer(1, Long.MAX_VALUE, "a count of commands, at least 1"))
                     .orElse(1L);
         } else {
             only(m, "count", "trigger: first or every", trigger);
         }
         if (trigger == FaultRuleConfig.Trigger.PROBABILITY) {
-            probability = m.required("probability", ValueType.text("a probability", "a number in (0, 1], e.g. 0.01",
+            probability = required(m, node, problems, "probability", ValueType.text("a probability", "a number in (0, 1], e.g. 0.01",
                     text -> {
                         try {
                             double p = Double.parseDouble(text);
@@ -186,14 +186,14 @@ final class FaultReader {
             only(m, "seed", "trigger: probability", trigger);
         }
         if (trigger == FaultRuleConfig.Trigger.AFTER) {
-            after = m.required("after", DURATION).orElse(0L);
+            after = required(m, node, problems, "after", DURATION).orElse(0L);
         } else {
             only(m, "after", "trigger: after", trigger);
         }
         if (trigger == FaultRuleConfig.Trigger.ONCE_PER_LBA && !m.has("lba") && problems.count() == before) {
             m.problem("trigger", "once-per-lba needs an lba range; allowed: lba: " + LBA_ALLOWED);
         }
-        Optional<FaultRuleConfig.Action> actionValue = m.required("action", ACTION);
+        Optional<FaultRuleConfig.Action> actionValue = required(m, node, problems, "action", ACTION);
         FaultRuleConfig.Action action = actionValue.orElse(FaultRuleConfig.Action.MEDIUM_ERROR);
         Optional<FaultRuleConfig.Sense> sense = Optional.empty();
         Optional<FaultRuleConfig.NvmeCode> nvmeStatus = Optional.empty();
@@ -212,7 +212,7 @@ final class FaultReader {
             only(m, "nvme-status", "action: status", action);
         }
         if (action == FaultRuleConfig.Action.DELAY) {
-            delay = m.required("delay", DURATION).orElse(0L);
+            delay = required(m, node, problems, "delay", DURATION).orElse(0L);
             jitter = m.value("jitter", DURATION, 0L).orElse(0L);
         } else {
             only(m, "delay", "action: delay", action);
@@ -243,6 +243,15 @@ final class FaultReader {
         }
         return Optional.of(new FaultRuleConfig(id, ops, lba[0], lba[1], scsi, nvme, initiator, queue, trigger, count,
                 probability, seed, after, action, sense, nvmeStatus, delay, jitter, persist));
+    }
+
+    /** Like {@link YamlMap#required}, but a missing key is reported at the rule's own line. */
+    private static <T> Optional<T> required(YamlMap m, Node rule, Problems problems, String key, ValueType<T> type) {
+        if (!m.has(key)) {
+            problems.add(YamlSource.line(rule), m.keyPath(key), "missing; allowed: " + type.allowed());
+            return Optional.empty();
+        }
+        return m.value(key, type);
     }
 
     private static void only(YamlMap m, String key, String with, Object actual) {
