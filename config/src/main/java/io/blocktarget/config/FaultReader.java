@@ -20,9 +20,7 @@ final class FaultReader {
     static final List<String> KEYS = List.of("id", "ops", "lba", "scsi-opcodes", "nvme-opcodes", "initiator", "queue",
             "trigger", "count", "probability", "seed", "after", "action", "sense", "nvme-status", "delay", "jitter",
             "persist-blocks");
-    /** The block layer's IoKind config names (a target-server test pins that both lists agree). */
-    static final List<String> OPS = List.of("read", "write", "flush", "unmap", "write-zeroes", "compare", "verify",
-            "copy", "atomic-write", "zone-management", "zone-append", "other");
+    static final List<String> OPS = FaultRuleConfig.OPERATION_KINDS;
     static final Pattern ID = Pattern.compile("[a-z0-9][a-z0-9-]{0,31}");
     static final String ID_ALLOWED = "1 to 32 lower-case letters, digits and -, starting with a letter or digit";
     static final String LBA_ALLOWED = "an LBA or an inclusive range FIRST-LAST, e.g. 1000-1099";

@@ -35,6 +35,10 @@ public record FaultRuleConfig(String id, List<String> ops, long firstLba, long l
                               Action action, Optional<Sense> sense, Optional<NvmeCode> nvmeStatus, long delayNanos,
                               long jitterNanos, long persistBlocks) {
 
+    /** {@code ops:} values: the block layer's IoKind config names (a target-server test pins that both agree). */
+    public static final List<String> OPERATION_KINDS = List.of("read", "write", "flush", "unmap", "write-zeroes",
+            "compare", "verify", "copy", "atomic-write", "zone-management", "zone-append", "other");
+
     /** {@code trigger:} values. */
     public enum Trigger {
         ALWAYS, FIRST, EVERY, PROBABILITY, AFTER, ONCE_PER_LBA;
