@@ -150,7 +150,7 @@ class FaultRulesScsiTest {
     }
 
     @Test
-    void aDelayedCommandCompletesNoSoonerThanTheDelay() {
+    void aDelayedCommandCompletesNoSoonerThanTheDelay() throws InterruptedException {
         byte[] data = Scsi.pattern(9, LBS);
         write(3, data).assertGood();
         add("slow", FaultMatch.ANY.withKinds(EnumSet.of(IoKind.READ)), new FaultTrigger.Always(),
@@ -158,6 +158,11 @@ class FaultRulesScsiTest {
         long start = System.nanoTime();
         assertThat(read(A, 3, 1).assertGood().data()).isEqualTo(data);
         assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(200));
+        // the task leaves the task set on the timer's thread just after its response: wait for that thread's next
+        // task (it runs one at a time), so the tear-down's count is not a race
+        java.util.concurrent.CountDownLatch timerPassed = new java.util.concurrent.CountDownLatch(1);
+        io.blocktarget.block.fault.FaultTimer.schedule(timerPassed::countDown, 0);
+        assertThat(timerPassed.await(30, TimeUnit.SECONDS)).isTrue();
     }
 
     /** A command whose completion the test keeps. */
