@@ -31,8 +31,13 @@ public record Lun(LunConfig config, BlockDevice device, LunState state) {
     public static LunState stateFor(LunConfig config) {
         LunState state = new LunState(config.name(),
                 config.source() == null ? null : config.source().resolveSibling(config.name() + ".pr"));
-        config.features().faults().forEach(rule -> state.faults().add(FaultRules.of(rule), rule));
+        installFaults(state, config);
         return state;
+    }
+
+    /** Makes the LUN file's {@code faults:} the rules of {@code state} (counters from zero), in one swap. */
+    static void installFaults(LunState state, LunConfig config) {
+        state.faults().replace(FaultRules.of(config.features().faults()), config.features().faults());
     }
 
     /** The SCSI logical unit this LUN is, when exported over iSCSI: one place builds it, at start and at runtime. */

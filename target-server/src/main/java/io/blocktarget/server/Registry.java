@@ -276,6 +276,7 @@ final class Registry implements ControlPlane {
         List<String> replaced = new ArrayList<>();
         List<LunConfig> toOpen = new ArrayList<>();
         List<Resized> toResize = new ArrayList<>();
+        List<Resized> refaulted = new ArrayList<>();
         List<Lun> toRemove = new ArrayList<>();
         for (LunConfig c : desired) {
             Lun old = now.get(c.name());
@@ -284,6 +285,8 @@ final class Registry implements ControlPlane {
                 toOpen.add(c);
             } else if (sameExcept(old.config(), c, Set.of())) {
                 continue;
+            } else if (onlyFaultsDiffer(old.config(), c)) {
+                refaulted.add(new Resized(old, c)); // issue 11: the device and its data stay, the rules change
             } else if (sameExcept(old.config(), c, Set.of("size")) && c.size() % c.logicalBlockSize() == 0) {
                 resized.add(c.name());
                 toResize.add(new Resized(old, c));
@@ -301,7 +304,7 @@ final class Registry implements ControlPlane {
         }
         ApplyResult result = new ApplyResult(List.copyOf(added), List.copyOf(removed), List.copyOf(resized),
                 List.copyOf(replaced));
-        if (result.changedNothing()) {
+        if (result.changedNothing() && refaulted.isEmpty()) {
             return result;
         }
 
@@ -355,6 +358,14 @@ final class Registry implements ControlPlane {
             if (nvme != null) {
                 r.after().nvme().ifPresent(e -> nvme.namespaceChanged(e.subsystem(), e.nsid()));
             }
+        }
+
+        // 3b. Fault rules changed in a LUN file: installed in place (runtime-added rules give way to the file's).
+        for (Resized r : refaulted) {
+            next.put(r.after().name(), new Lun(r.after(), r.before().device(), r.before().state()));
+            Lun.installFaults(r.before().state(), r.after());
+            LOG.log(Level.INFO, "LUN " + r.after().name() + ": fault rules from its file installed ("
+                    + r.after().features().faults().size() + ")");
         }
 
         // 4. Additions (and the new half of replacements).
@@ -530,6 +541,13 @@ final class Registry implements ControlPlane {
      * moved, or an API edit, is no change). Compares record components, so keys the config module adds later take
      * part without this code knowing them.
      */
+    /** Whether only the {@code faults:} list differs: rules change in place, the device is not reopened. */
+    static boolean onlyFaultsDiffer(LunConfig a, LunConfig b) {
+        return sameExcept(a, b, Set.of("features"))
+                && a.features().withFaults(List.of()).equals(b.features().withFaults(List.of()))
+                && !a.features().faults().equals(b.features().faults());
+    }
+
     static boolean sameExcept(LunConfig a, LunConfig b, Set<String> except) {
         for (RecordComponent component : LunConfig.class.getRecordComponents()) {
             if (component.getName().equals("source") || except.contains(component.getName())) {

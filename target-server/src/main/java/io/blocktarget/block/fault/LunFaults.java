@@ -111,9 +111,21 @@ public final class LunFaults {
     }
 
     /** Replaces every rule (a LUN file's {@code faults:}); counters start from zero. */
-    public synchronized void replace(List<FaultRule> rules) {
+    public void replace(List<FaultRule> rules) {
+        replace(rules, rules);
+    }
+
+    /** As {@link #replace(List)}, each rule with the origin at the same index (its configuration form). */
+    public synchronized void replace(List<FaultRule> rules, List<?> origins) {
+        if (rules.size() != origins.size()) {
+            throw new IllegalArgumentException(rules.size() + " rules, " + origins.size() + " origins");
+        }
         long now = clock.getAsLong();
-        installed = Installed.of(rules.stream().map(r -> new ActiveRule(r, r, now)).toList());
+        List<ActiveRule> all = new ArrayList<>();
+        for (int i = 0; i < rules.size(); i++) {
+            all.add(new ActiveRule(rules.get(i), origins.get(i), now));
+        }
+        installed = Installed.of(all);
     }
 
     /** A fresh id not in use: {@code f1}, {@code f2} … */
