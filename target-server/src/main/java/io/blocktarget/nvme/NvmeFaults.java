@@ -52,10 +52,11 @@ final class NvmeFaults {
         }
         switch (hit.action()) {
             case FaultAction.Fail f -> {
-                if (command.lba() >= 0) {
-                    errorLbas.put(key(qid, sqe.cid()), hit.firstLba());
+                NvmeStatus status = status(f.status(), command.kind());
+                if (command.lba() >= 0 && ErrorLog.records(status)) {
+                    errorLbas.put(key(qid, sqe.cid()), hit.firstLba()); // taken by this completion's log entry
                 }
-                done.complete(status(f.status(), command.kind()), 0, 0, null);
+                done.complete(status, 0, 0, null);
             }
             case FaultAction.Delay d -> FaultTimer.schedule(() -> {
                 try {

@@ -419,6 +419,8 @@ final class Registry implements ControlPlane {
             LOG.log(Level.INFO, "iSCSI target " + gone + " removed; " + asked + " session(s) asked to log out");
         }
         toRemove.forEach(old -> old.state().inFlight().drain());   // all refuse at once, then each is waited for
+        // commands a no-response rule holds would never drain: they end now, as on a pulled disk
+        toRemove.forEach(old -> old.state().faults().holds().release(h -> true));
         for (Lun old : toRemove) {
             drainAndClose(old);
         }

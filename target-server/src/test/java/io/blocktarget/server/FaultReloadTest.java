@@ -74,6 +74,22 @@ class FaultReloadTest {
     }
 
     @Test
+    void removingTheLunEndsTheCommandsItsRulesHold() throws Exception {
+        registry.apply(List.of(lun(", \"faults\": [{\"action\": \"no-response\"}]")));
+        LunState state = registry.snapshot().luns().getFirst().state();
+        java.util.concurrent.atomic.AtomicInteger released = new java.util.concurrent.atomic.AtomicInteger();
+        assertThat(state.inFlight().enter()).isTrue();
+        state.faults().holds().hold("nexus", 1, () -> {
+            released.incrementAndGet();
+            state.inFlight().exit(); // as the held command's completion does
+        });
+        registry.apply(List.of());
+        assertThat(released).as("released once, so the removal drained it").hasValue(1);
+        assertThat(state.inFlight().count()).isZero();
+        assertThat(state.faults().holds().size()).isZero();
+    }
+
+    @Test
     void onlyFaultsDifferIsExactlyThat() throws Exception {
         LunConfig a = lun("");
         LunConfig b = lun(", \"faults\": [{\"action\": \"busy\"}]");
