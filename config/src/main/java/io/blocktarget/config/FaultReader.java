@@ -19,7 +19,7 @@ import org.snakeyaml.engine.v2.nodes.SequenceNode;
 final class FaultReader {
     static final List<String> KEYS = List.of("id", "ops", "lba", "scsi-opcodes", "nvme-opcodes", "initiator", "queue",
             "trigger", "count", "probability", "seed", "after", "action", "sense", "nvme-status", "delay", "jitter",
-            "persist-blocks");
+            "persist-blocks", "iops", "bandwidth");
     static final List<String> OPS = FaultRuleConfig.OPERATION_KINDS;
     static final Pattern ID = Pattern.compile("[a-z0-9][a-z0-9-]{0,31}");
     static final String ID_ALLOWED = "1 to 32 lower-case letters, digits and -, starting with a letter or digit";
@@ -28,6 +28,7 @@ final class FaultReader {
     static final String SENSE_ALLOWED = "KEY/ASC/ASCQ in hex, e.g. 3/11/00 (SENSE KEY 0..f, ASC and ASCQ 00..ff)";
     static final String NVME_ALLOWED = "SCT/SC in hex, not 0/00, e.g. 2/81 (Unrecovered Read"
             + " Error), 0/82 (Namespace Not Ready), 2/80 (Write Fault)";
+    static final String THROTTLE_ALLOWED = "bytes per second as a size, e.g. 100MiB or 100MiB/s";
     private static final long MAX_DURATION = 3_600_000_000_000L;
 
     private static final ValueType<String> IDV = ValueType.text("an id", ID_ALLOWED, text -> {
@@ -216,6 +217,28 @@ final class FaultReader {
             only(m, "delay", "action: delay", action);
             only(m, "jitter", "action: delay", action);
         }
+        long iops = 0;
+        long bandwidth = 0;
+        if (action == FaultRuleConfig.Action.THROTTLE) {
+            iops = m.value("iops", ValueType.integer(1, 100_000_000, "commands per second, 1 to 100000000"), 0L)
+                    .orElse(0L);
+            bandwidth = m.value("bandwidth", ValueType.text("a bandwidth", THROTTLE_ALLOWED, text -> {
+                String t = text.strip();
+                String size = t.endsWith("/s") ? t.substring(0, t.length() - 2).strip() : t;
+                long bytes = Sizes.parse(size);
+                if (bytes <= 0) {
+                    throw new InvalidValue(text + " is not positive", THROTTLE_ALLOWED);
+                }
+                return bytes;
+            }), 0L).orElse(0L);
+            if (!m.has("iops") && !m.has("bandwidth")) {
+                m.problem("action", "throttle needs iops, bandwidth or both; allowed: iops: a number per second;"
+                        + " bandwidth: " + THROTTLE_ALLOWED);
+            }
+        } else {
+            only(m, "iops", "action: throttle", action);
+            only(m, "bandwidth", "action: throttle", action);
+        }
         if (action == FaultRuleConfig.Action.TORN_WRITE) {
             persist = m.value("persist-blocks", ValueType.integer(0, Integer.MAX_VALUE,
                     "blocks of the write that persist, 0 = half of them"), 0L).orElse(0L);
@@ -240,7 +263,7 @@ final class FaultReader {
             return Optional.empty();
         }
         return Optional.of(new FaultRuleConfig(id, ops, lba[0], lba[1], scsi, nvme, initiator, queue, trigger, count,
-                probability, seed, after, action, sense, nvmeStatus, delay, jitter, persist));
+                probability, seed, after, action, sense, nvmeStatus, delay, jitter, persist, iops, bandwidth));
     }
 
     /** Like {@link YamlMap#required}, but a missing key is reported at the rule's own line. */

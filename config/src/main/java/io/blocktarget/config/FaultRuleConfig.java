@@ -28,12 +28,14 @@ import java.util.OptionalInt;
  * @param delayNanos    delay: the fixed part
  * @param jitterNanos   delay: the random part's bound
  * @param persistBlocks torn-write: blocks that persist (0 = half)
+ * @param iops          throttle: commands per second (0 = no limit)
+ * @param bandwidth     throttle: bytes per second (0 = no limit)
  */
 public record FaultRuleConfig(String id, List<String> ops, long firstLba, long lastLba, List<Integer> scsiOpcodes,
                               List<Integer> nvmeOpcodes, Optional<String> initiator, OptionalInt queue,
                               Trigger trigger, long count, double probability, long seed, long afterNanos,
                               Action action, Optional<Sense> sense, Optional<NvmeCode> nvmeStatus, long delayNanos,
-                              long jitterNanos, long persistBlocks) {
+                              long jitterNanos, long persistBlocks, long iops, long bandwidth) {
 
     /** {@code ops:} values: the block layer's IoKind config names (a target-server test pins that both agree). */
     public static final List<String> OPERATION_KINDS = List.of("read", "write", "flush", "unmap", "write-zeroes",
@@ -50,7 +52,8 @@ public record FaultRuleConfig(String id, List<String> ops, long firstLba, long l
 
     /** {@code action:} values. */
     public enum Action {
-        MEDIUM_ERROR, NOT_READY, BUSY, TASK_SET_FULL, ABORTED, STATUS, NO_RESPONSE, DELAY, CORRUPT_READ, TORN_WRITE;
+        MEDIUM_ERROR, NOT_READY, BUSY, TASK_SET_FULL, ABORTED, STATUS, NO_RESPONSE, DELAY, THROTTLE, CORRUPT_READ,
+        TORN_WRITE;
 
         public String configName() {
             return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
@@ -98,6 +101,6 @@ public record FaultRuleConfig(String id, List<String> ops, long firstLba, long l
     public FaultRuleConfig withId(String value) {
         return new FaultRuleConfig(value, ops, firstLba, lastLba, scsiOpcodes, nvmeOpcodes, initiator, queue, trigger,
                 count, probability, seed, afterNanos, action, sense, nvmeStatus, delayNanos, jitterNanos,
-                persistBlocks);
+                persistBlocks, iops, bandwidth);
     }
 }

@@ -49,6 +49,13 @@ public final class FaultWriter {
                 doc.put("jitter", FaultReader.formatDuration(r.jitterNanos()));
             }
         }
+        if (r.iops() != 0) {
+            doc.put("iops", r.iops());
+        }
+        if (r.bandwidth() != 0) {
+            String exact = Sizes.exact(r.bandwidth());
+            doc.put("bandwidth", exact.equals(Long.toString(r.bandwidth())) ? (Object) r.bandwidth() : exact);
+        }
         if (r.action() == FaultRuleConfig.Action.TORN_WRITE && r.persistBlocks() != 0) {
             doc.put("persist-blocks", r.persistBlocks());
         }

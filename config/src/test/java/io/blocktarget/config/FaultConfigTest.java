@@ -43,10 +43,12 @@ class FaultConfigTest extends ConfigDirTest {
                   - { id: h, action: task-set-full }
                   - { id: i, action: aborted }
                   - { id: j, action: no-response }
+                  - { id: k, action: throttle, iops: 100, bandwidth: 10MiB/s }
+                  - { id: l, ops: [write], action: throttle, bandwidth: 1000 }
                 """);
         BlocktargetConfig before = config.load();
         LunConfig lun = before.luns().getFirst();
-        assertThat(lun.features().faults()).hasSize(9);
+        assertThat(lun.features().faults()).hasSize(11);
         LunFiles.prepare(tmp, lun, before.server()).commit();
         assertThat(config.load().luns()).isEqualTo(before.luns());
         FaultRuleConfig b = lun.features().faults().get(1);
@@ -79,7 +81,7 @@ class FaultConfigTest extends ConfigDirTest {
                 "luns.d/f.yaml:4: faults[0].lba: 10-5 is not a range from a smaller to a larger LBA; allowed: an LBA"
                         + " or an inclusive range FIRST-LAST, e.g. 1000-1099",
                 "luns.d/f.yaml:5: faults[1].action: explode is not an action; allowed: medium-error, not-ready, busy,"
-                        + " task-set-full, aborted, status, no-response, delay, corrupt-read, torn-write",
+                        + " task-set-full, aborted, status, no-response, delay, throttle, corrupt-read, torn-write",
                 "luns.d/f.yaml:6: faults[2].count: missing; allowed: a count of commands, at least 1",
                 "luns.d/f.yaml:7: faults[3].count: only with trigger: first or every; this rule has trigger: always",
                 "luns.d/f.yaml:8: faults[4].action: status needs sense, nvme-status or both; allowed: sense: "
@@ -99,6 +101,20 @@ class FaultConfigTest extends ConfigDirTest {
                 "luns.d/f.yaml:15: faults[11].id: dup is the id of an earlier rule; allowed: each id once per LUN",
                 "luns.d/f.yaml:16: faults[12].delay: 10 has no unit; allowed: " + FaultReader.DURATION_ALLOWED,
                 "luns.d/f.yaml:17: faults[13].probability: 2 is not a probability; allowed: a number in (0, 1], e.g. 0.01");
+    }
+
+    @Test
+    void throttleNeedsALimitAndItsKeysOnlyGoWithIt() {
+        config.lun("f", HEAD + """
+                  - { action: throttle }
+                  - { action: busy, iops: 5 }
+                  - { action: throttle, bandwidth: 0 }
+                """);
+        assertThat(config.problems()).containsExactly(
+                "luns.d/f.yaml:4: faults[0].action: throttle needs iops, bandwidth or both; allowed: iops: a number per"
+                        + " second; bandwidth: " + FaultReader.THROTTLE_ALLOWED,
+                "luns.d/f.yaml:5: faults[1].iops: only with action: throttle; this rule has action: busy",
+                "luns.d/f.yaml:6: faults[2].bandwidth: 0 is not positive; allowed: " + FaultReader.THROTTLE_ALLOWED);
     }
 
     @Test

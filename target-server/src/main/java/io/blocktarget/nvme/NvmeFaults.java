@@ -65,6 +65,20 @@ final class NvmeFaults {
                     done.complete(NvmeStatus.INTERNAL_ERROR, 0, 0, null);
                 }
             }, d.nanos() + (d.jitterNanos() == 0 ? 0 : ThreadLocalRandom.current().nextLong(d.jitterNanos() + 1)));
+            case FaultAction.Throttle t -> {
+                long wait = hit.rule().reserve(t, command.blocks() * ns.geometry().logicalBlockSize(),
+                        System.nanoTime());
+                if (wait == 0) {
+                    return false; // within the limit: on its way at once
+                }
+                FaultTimer.schedule(() -> {
+                    try {
+                        dispatch.run(sqe, dataOut, done);
+                    } catch (RuntimeException e) {
+                        done.complete(NvmeStatus.INTERNAL_ERROR, 0, 0, null);
+                    }
+                }, wait);
+            }
             // Base §5.1: a command the host aborts completes with Command Abort Requested
             case FaultAction.NoResponse _ -> faults.holds().hold(new Owner(controller, qid), sqe.cid(),
                     () -> done.complete(NvmeStatus.ABORTED_BY_REQUEST, 0, 0, null));

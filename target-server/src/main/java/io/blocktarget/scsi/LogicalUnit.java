@@ -80,7 +80,7 @@ final class LogicalUnit {
         this.sanitize = new SbcSanitize(spec.device(), rangeLock);
         this.extendedCopy = new ExtendedCopy(target);
         this.naa = inquiry.naaBytes();
-        this.faults = new ScsiFaults(spec.state().faults());
+        this.faults = new ScsiFaults(spec.state().faults(), spec.device());
     }
 
     /** For the copy manager of any logical unit of this target (EXTENDED COPY CSCDs). */

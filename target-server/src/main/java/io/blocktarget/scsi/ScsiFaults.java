@@ -34,9 +34,11 @@ import java.util.function.Predicate;
  */
 final class ScsiFaults {
     private final LunFaults faults;
+    private final io.blocktarget.block.BlockDevice device;
 
-    ScsiFaults(LunFaults faults) {
+    ScsiFaults(LunFaults faults, io.blocktarget.block.BlockDevice device) {
         this.faults = faults;
+        this.device = device;
     }
 
     /** Whether a rule took {@code task} (it has completed, or will execute or complete later). */
@@ -53,6 +55,14 @@ final class ScsiFaults {
             case FaultAction.Fail f -> fail(task, f.status(), command, hit.firstLba());
             case FaultAction.Delay d -> FaultTimer.schedule(() -> unit.executeLater(task, cdb),
                     d.nanos() + (d.jitterNanos() == 0 ? 0 : ThreadLocalRandom.current().nextLong(d.jitterNanos() + 1)));
+            case FaultAction.Throttle t -> {
+                long wait = hit.rule().reserve(t, command.blocks() * device.geometry().logicalBlockSize(),
+                        System.nanoTime());
+                if (wait == 0) {
+                    return false; // within the limit: on its way at once
+                }
+                FaultTimer.schedule(() -> unit.executeLater(task, cdb), wait);
+            }
             // SAM-5 §5.6: a task ended by task management gets no response; the transport discards this one
             case FaultAction.NoResponse _ -> faults.holds().hold(task.nexus(), task,
                     () -> task.fail(SenseReason.COMMAND_ABORTED_NO_ADDITIONAL_SENSE));

@@ -50,6 +50,7 @@ public final class FaultRules {
                     c.nvmeStatus().map(FaultRuleConfig.NvmeCode::sc).orElse(0)));
             case NO_RESPONSE -> new FaultAction.NoResponse();
             case DELAY -> new FaultAction.Delay(c.delayNanos(), c.jitterNanos());
+            case THROTTLE -> new FaultAction.Throttle(c.iops(), c.bandwidth());
             case CORRUPT_READ -> new FaultAction.CorruptRead();
             case TORN_WRITE -> new FaultAction.TornWrite(c.persistBlocks());
         };

@@ -127,6 +127,19 @@ class FaultRulesNvmeTest {
     }
 
     @Test
+    void aThrottledNamespaceMovesNoMoreThanItsBandwidth() {
+        add("bw", FaultMatch.ANY, new FaultTrigger.Always(), new FaultAction.Throttle(0, 40L * LBS));
+        long start = System.nanoTime();
+        for (int i = 0; i < 3; i++) {
+            Reply r = host.read(io, 1, 0, 4, LBS);
+            assertThat(r.status()).isEqualTo(NvmeStatus.SUCCESS);
+            r.release();
+        }
+        assertThat(System.nanoTime() - start).as("3 × 4 blocks at 40 blocks/s: two 100 ms gaps")
+                .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(200));
+    }
+
+    @Test
     void abortReleasesTheHeldCommandWithCommandAbortRequested() {
         add("hang", FaultMatch.ANY.withLbas(9, 9), new FaultTrigger.Always(), new FaultAction.NoResponse());
         CompletableFuture<Reply> held = submit(0x31, 9);

@@ -165,6 +165,22 @@ class FaultRulesScsiTest {
         assertThat(timerPassed.await(30, TimeUnit.SECONDS)).isTrue();
     }
 
+    @Test
+    void aThrottledLunStartsCommandsNoFasterThanItsIops() throws InterruptedException {
+        add("slow", FaultMatch.ANY.withKinds(EnumSet.of(IoKind.READ)), new FaultTrigger.Always(),
+                new FaultAction.Throttle(10, 0));
+        long start = System.nanoTime();
+        for (int i = 0; i < 3; i++) {
+            read(A, i, 1).assertGood();
+        }
+        assertThat(System.nanoTime() - start).as("3 commands at 10 IOPS: two 100 ms gaps")
+                .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(200));
+        write(0, new byte[LBS]).assertGood(); // not a read: not throttled
+        java.util.concurrent.CountDownLatch timerPassed = new java.util.concurrent.CountDownLatch(1);
+        io.blocktarget.block.fault.FaultTimer.schedule(timerPassed::countDown, 0);
+        assertThat(timerPassed.await(30, TimeUnit.SECONDS)).isTrue();
+    }
+
     /** A command whose completion the test keeps. */
     private CompletableFuture<ScsiResponse> submit(ItNexus nexus, long tag, long lba) {
         CompletableFuture<ScsiResponse> done = new CompletableFuture<>();

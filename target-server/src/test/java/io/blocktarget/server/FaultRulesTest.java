@@ -60,6 +60,8 @@ class FaultRulesTest {
                 .isEqualTo(new FaultAction.Delay(1_000_000, 2_000_000));
         assertThat(rule("{\"action\": \"torn-write\", \"persist-blocks\": 3}").action())
                 .isEqualTo(new FaultAction.TornWrite(3));
+        assertThat(rule("{\"action\": \"throttle\", \"iops\": 50, \"bandwidth\": \"1MiB/s\"}").action())
+                .isEqualTo(new FaultAction.Throttle(50, 1 << 20));
         assertThat(rule("{\"action\": \"corrupt-read\"}").action()).isEqualTo(new FaultAction.CorruptRead());
         assertThat(rule("{\"action\": \"no-response\"}").action()).isEqualTo(new FaultAction.NoResponse());
         for (String a : List.of("medium-error", "not-ready", "busy", "task-set-full", "aborted")) {

@@ -12,6 +12,8 @@ public final class ActiveRule {
     private final long addedNanos;
     private final AtomicLong matched = new AtomicLong();
     private final AtomicLong hits = new AtomicLong();
+    /** Throttle: when the next command may start (theoretical arrival time, System.nanoTime scale). */
+    private final AtomicLong nextStart = new AtomicLong(Long.MIN_VALUE);
     /** Probability: drawn in the order commands arrive, so a seed reproduces a sequence. */
     private final Random random;
     /** OncePerLba: healed intervals, first LBA to last (inclusive); guarded by itself. */
@@ -68,6 +70,21 @@ public final class ActiveRule {
         }
         hits.incrementAndGet();
         return new FaultHit(this, rule.action(), first);
+    }
+
+    /**
+     * Throttle: reserves the rule's next slot for a command of {@code bytes} arriving at {@code now}; returns how
+     * long it must wait (0: at once). Lock-free: concurrent commands take consecutive slots.
+     */
+    public long reserve(FaultAction.Throttle throttle, long bytes, long now) {
+        long cost = throttle.costNanos(bytes);
+        while (true) {
+            long next = nextStart.get();
+            long start = next == Long.MIN_VALUE ? now : Math.max(now, next);
+            if (nextStart.compareAndSet(next, start + cost)) {
+                return start - now;
+            }
+        }
     }
 
     private double draw() {

@@ -23,6 +23,28 @@ public sealed interface FaultAction {
         }
     }
 
+    /**
+     * Shaping (null_blk's {@code mbps}, a token bucket without burst): matching commands are spread so that they
+     * start at most {@code iops} per second and move at most {@code bytesPerSecond}; 0 = no limit of that kind.
+     * A command that would start early is delayed, on the event loop's timer.
+     */
+    record Throttle(long iops, long bytesPerSecond) implements FaultAction {
+        public Throttle {
+            if (iops < 0 || bytesPerSecond < 0 || iops == 0 && bytesPerSecond == 0) {
+                throw new IllegalArgumentException("throttle " + iops + " IOPS " + bytesPerSecond + " B/s");
+            }
+        }
+
+        /** Nanoseconds one command of {@code bytes} occupies. */
+        long costNanos(long bytes) {
+            long cost = iops == 0 ? 0 : 1_000_000_000L / iops;
+            if (bytesPerSecond != 0) {
+                cost += (long) Math.min(Long.MAX_VALUE / 4, bytes * 1e9 / bytesPerSecond);
+            }
+            return cost;
+        }
+    }
+
     /** A read returns its data with one bit flipped in the first block of the range it read (device level). */
     record CorruptRead() implements FaultAction {
     }

@@ -182,6 +182,26 @@ class LunFaultsTest {
     }
 
     @Test
+    void throttleSpreadsCommandsOverSlotsOfItsLimits() {
+        ActiveRule iops = faults.add(new FaultRule("i", FaultMatch.ANY, new FaultTrigger.Always(),
+                new FaultAction.Throttle(10, 0)));
+        FaultAction.Throttle t = (FaultAction.Throttle) iops.rule().action();
+        assertThat(iops.reserve(t, 4096, 1_000)).as("first: at once").isZero();
+        assertThat(iops.reserve(t, 4096, 1_000)).as("10 IOPS: 100 ms apart").isEqualTo(100_000_000);
+        assertThat(iops.reserve(t, 4096, 1_000)).isEqualTo(200_000_000);
+        assertThat(iops.reserve(t, 4096, 1_000 + 300_000_000)).as("idle time is not saved up").isZero();
+        assertThat(iops.reserve(t, 4096, 1_000 + 300_000_000)).isEqualTo(100_000_000);
+
+        ActiveRule bw = faults.add(new FaultRule("b", FaultMatch.ANY, new FaultTrigger.Always(),
+                new FaultAction.Throttle(0, 1 << 20)));
+        FaultAction.Throttle b = (FaultAction.Throttle) bw.rule().action();
+        assertThat(bw.reserve(b, 512 << 10, 0)).isZero();
+        assertThat(bw.reserve(b, 512 << 10, 0)).as("1 MiB/s: 512 KiB takes 500 ms").isEqualTo(500_000_000);
+        assertThat(bw.reserve(b, 0, 0)).as("no bytes, no IOPS limit: next in line").isEqualTo(1_000_000_000);
+        assertThatThrownBy(() -> new FaultAction.Throttle(0, 0)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void triggersRefuseNonsense() {
         assertThatThrownBy(() -> new FaultTrigger.FirstN(0)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new FaultTrigger.EveryNth(0)).isInstanceOf(IllegalArgumentException.class);
