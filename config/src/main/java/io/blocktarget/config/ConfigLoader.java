@@ -194,6 +194,31 @@ public final class ConfigLoader {
     }
 
     /**
+     * One fault rule given as text (the control API's JSON body; JSON is YAML 1.2), by the rules of a {@code faults:}
+     * entry; {@code defaultId} when it has no {@code id}. Problems name the key ({@code lba}, {@code action}).
+     *
+     * @throws ConfigException with every problem
+     */
+    public static FaultRuleConfig readFaultRule(String text, String defaultId) throws ConfigException {
+        List<ConfigProblem> problems = new ArrayList<>();
+        Problems sink = new Problems(Path.of("fault"), problems);
+        Optional<FaultRuleConfig> rule;
+        try {
+            rule = YamlSource.compose(text, sink).flatMap(node -> FaultReader.rule(node, "", defaultId, sink));
+        } catch (RuntimeException e) {
+            sink.add(0, "", "cannot be read: " + YamlSource.describe(e));
+            throw new ConfigException(problems);
+        }
+        if (rule.isEmpty() || !problems.isEmpty()) {
+            if (problems.isEmpty()) {
+                sink.add(0, "", "not a fault rule; allowed: a map with the keys " + String.join(", ", FaultReader.KEYS));
+            }
+            throw new ConfigException(problems);
+        }
+        return rule.get();
+    }
+
+    /**
      * {@code lun} with the capacity {@code size} (as written in a config file: {@code 2GiB}): a positive multiple of
      * its physical block size. A file LUN's file is grown (or followed) by the server, so its present size does not
      * bound the new one.

@@ -11,26 +11,34 @@ import java.util.Optional;
  * @param knobs  advertised knobs ({@code commands:}, limits, identity); {@link DeviceKnobs#DEFAULTS} when absent
  * @param atomic {@code atomic:}; empty = no atomicity beyond one logical block
  * @param zoned  {@code zoned:}; empty = a conventional (not zoned) device
+ * @param faults {@code faults:}; empty = no fault rule
  */
-public record LunFeatures(DeviceKnobs knobs, Optional<AtomicConfig> atomic, Optional<ZonedConfig> zoned) {
+public record LunFeatures(DeviceKnobs knobs, Optional<AtomicConfig> atomic, Optional<ZonedConfig> zoned,
+                          java.util.List<FaultRuleConfig> faults) {
 
-    public static final LunFeatures NONE = new LunFeatures(DeviceKnobs.DEFAULTS, Optional.empty(), Optional.empty());
+    public static final LunFeatures NONE = new LunFeatures(DeviceKnobs.DEFAULTS, Optional.empty(), Optional.empty(),
+            java.util.List.of());
 
     public LunFeatures {
         Objects.requireNonNull(knobs, "knobs");
         Objects.requireNonNull(atomic, "atomic");
         Objects.requireNonNull(zoned, "zoned");
+        faults = java.util.List.copyOf(faults);
     }
 
     public LunFeatures withKnobs(DeviceKnobs value) {
-        return new LunFeatures(value, atomic, zoned);
+        return new LunFeatures(value, atomic, zoned, faults);
     }
 
     public LunFeatures withAtomic(Optional<AtomicConfig> value) {
-        return new LunFeatures(knobs, value, zoned);
+        return new LunFeatures(knobs, value, zoned, faults);
     }
 
     public LunFeatures withZoned(Optional<ZonedConfig> value) {
-        return new LunFeatures(knobs, atomic, value);
+        return new LunFeatures(knobs, atomic, value, faults);
+    }
+
+    public LunFeatures withFaults(java.util.List<FaultRuleConfig> value) {
+        return new LunFeatures(knobs, atomic, zoned, value);
     }
 }

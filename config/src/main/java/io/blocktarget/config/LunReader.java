@@ -13,7 +13,7 @@ import org.snakeyaml.engine.v2.nodes.Node;
 final class LunReader {
     static final List<String> KEYS = List.of("backend", "size", "logical-block-size", "physical-block-size",
             "read-only", "export", "access", "path", "create", "direct-io", "atomic", "zoned", "commands", "limits",
-            "rotational", "identity");
+            "rotational", "identity", "faults");
     private static final List<String> FILE_KEYS = List.of("path", "create", "direct-io");
 
     static final int MIN_LOGICAL_BLOCK_SIZE = 512;
@@ -108,7 +108,7 @@ final class LunReader {
                 problems);
 
         // Round-2 sections (LunFeatures): one reader each.
-        LunFeatures features = LunFeatures.NONE;
+        LunFeatures features = LunFeatures.NONE.withFaults(FaultReader.read(map, problems));
         features = features.withKnobs(KnobsReader.read(map, logical, physical, problems));
         features = features.withAtomic(AtomicReader.read(map, backend, logical, problems));
         features = features.withZoned(ZonedReader.read(map, backend, logical, physical, size, problems));

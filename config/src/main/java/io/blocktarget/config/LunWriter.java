@@ -83,6 +83,9 @@ public final class LunWriter {
         KnobsReader.write(lun.features().knobs(), doc);
         lun.features().atomic().ifPresent(atomic -> doc.put("atomic", atomic(atomic)));
         lun.features().zoned().ifPresent(zoned -> doc.put("zoned", ZonedReader.document(zoned)));
+        if (!lun.features().faults().isEmpty()) {
+            doc.put("faults", lun.features().faults().stream().map(FaultWriter::document).toList());
+        }
         return doc;
     }
 

@@ -24,6 +24,8 @@ public final class LunState {
     private final Reservations reservations;
     private final InFlight inFlight = new InFlight();
     private final java.util.Optional<AtomicWrites> atomicWrites;
+    /** Fault rules (issue 11): no rule = the hooks' one volatile read. */
+    private final io.blocktarget.block.fault.LunFaults faults = new io.blocktarget.block.fault.LunFaults();
 
     /** Reservations in memory only: APTPL / PTPL are refused. */
     public LunState(String name) {
@@ -59,6 +61,11 @@ public final class LunState {
     /** Commands executing on this device (both protocols) and the DRAINING state removal waits on. */
     public InFlight inFlight() {
         return inFlight;
+    }
+
+    /** The LUN's fault rules and the commands they hold; both command sets and the device decorator apply them. */
+    public io.blocktarget.block.fault.LunFaults faults() {
+        return faults;
     }
 
     /** The LUN name, for logs. */

@@ -96,6 +96,14 @@ final class ControlApi {
         }));
         router.post("/v1/luns/:name/resize").handler(ctx -> change(ctx, 200,
                 () -> lunJson(changes.resize(ctx.pathParam("name"), body(ctx)).name())));
+        FaultChanges faults = new FaultChanges(plane);
+        router.get("/v1/luns/:name/faults").handler(ctx -> change(ctx, 200, () -> faults.list(ctx.pathParam("name"))));
+        router.post("/v1/luns/:name/faults").handler(ctx -> change(ctx, 201,
+                () -> faults.add(ctx.pathParam("name"), body(ctx))));
+        router.delete("/v1/luns/:name/faults/:id").handler(ctx -> change(ctx, 204, () -> {
+            faults.remove(ctx.pathParam("name"), ctx.pathParam("id"));
+            return null;
+        }));
         router.get("/v1/sessions").handler(ctx -> json(ctx, 200, LunJson.sessions(plane.sessions())));
         router.delete("/v1/sessions/:id").handler(ctx -> change(ctx, 204, () -> {
             String id = ctx.pathParam("id");
@@ -171,7 +179,7 @@ final class ControlApi {
         done.onComplete(result -> {
             if (result.succeeded()) {
                 Answer answer = result.result();
-                if (answer.status() == 201 && answer.body() != null) {
+                if (answer.status() == 201 && answer.body() != null && answer.body().containsKey("name")) {
                     ctx.response().putHeader(HttpHeaders.LOCATION, "/v1/luns/" + answer.body().getString("name"));
                 }
                 if (answer.status() == 204 || answer.body() == null) {

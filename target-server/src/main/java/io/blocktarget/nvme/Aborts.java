@@ -49,6 +49,10 @@ final class Aborts {
             answer(once, true);
             return;
         }
+        if (controller.io().faults().abort(command.sqid(), command.abortCid())) {
+            answer(once, true); // held by a no-response rule: it completes with Command Abort Requested
+            return;
+        }
         ControllerQueue queue = controller.queue(command.sqid());
         if (queue == null) {
             answer(once, false);

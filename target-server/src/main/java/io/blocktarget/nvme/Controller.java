@@ -237,6 +237,14 @@ final class Controller {
         if (register != ControllerRegister.CC) {
             return NvmeStatus.INVALID_FIELD;
         }
+        NvmeStatus result = applyCc(value);
+        if (state == ControllerState.CONNECTED) {
+            io.faults().release(-1); // Base §3.7.2: a controller reset ends every outstanding command (held ones too)
+        }
+        return result;
+    }
+
+    private NvmeStatus applyCc(long value) {
         synchronized (this) {
             if (state == ControllerState.TORN_DOWN) {
                 return NvmeStatus.COMMAND_SEQUENCE_ERROR; // torn down (keep-alive) while this command was on its way
@@ -367,6 +375,7 @@ final class Controller {
         subsystem.removeController(this);
         reservations.detach();
         events.abortAll();
+        io.faults().release(-1);
         live.forEach(q -> q.terminate("NVMe controller " + this + ": " + reason));
     }
 

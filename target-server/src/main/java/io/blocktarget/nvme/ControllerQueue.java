@@ -110,7 +110,7 @@ final class ControllerQueue implements NvmeQueue {
         } else if (qid == 0) {
             AdminCommands.execute(controller, sqe, done);
         } else {
-            controller.io().execute(sqe, dataOut, done);
+            controller.io().execute(qid, sqe, dataOut, done);
         }
     }
 
@@ -137,6 +137,10 @@ final class ControllerQueue implements NvmeQueue {
         if (qid == 0 || sqe.isFabrics()) {
             return 0;
         }
+        long faulted = controller.io().faults().takeErrorLba(qid, sqe.cid());
+        if (faulted >= 0) {
+            return faulted; // a fault rule's status: the first LBA of the command in the rule's range
+        }
         long slba = Integer.toUnsignedLong(sqe.cdw10()) | (long) sqe.cdw11() << 32;
         Namespace ns = status == NvmeStatus.UNRECOVERED_READ_ERROR
                 ? controller.subsystem().namespace(Integer.toUnsignedLong(sqe.nsid())) : null;
@@ -146,18 +150,21 @@ final class ControllerQueue implements NvmeQueue {
     /** Disconnect (Base §6.4): the queue takes no more commands; the host closes the connection. */
     void disconnect() {
         state = State.DISCONNECTED;
+        controller.io().faults().release(qid);
         controller.queueClosed(this);
     }
 
     /** The controller is gone: close the connection. */
     void terminate(String reason) {
         state = State.DISCONNECTED;
+        controller.io().faults().release(qid);
         connection.terminate(reason);
     }
 
     @Override
     public void close() {
         state = State.DISCONNECTED;
+        controller.io().faults().release(qid); // commands held by a no-response rule end with the connection
         controller.queueClosed(this);
     }
 }

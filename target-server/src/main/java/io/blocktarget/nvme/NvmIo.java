@@ -41,15 +41,27 @@ final class NvmIo {
     private final NvmMediaCommands media;
     private final NvmCopy copy;
     private final ZonedCommands zoned;
+    private final NvmeFaults faults;
 
     NvmIo(Controller controller) {
         this.controller = controller;
+        this.faults = new NvmeFaults(controller);
         this.media = new NvmMediaCommands(controller, this);
         this.copy = new NvmCopy(controller, this);
         this.zoned = new ZonedCommands(controller, this);
     }
 
+    /** The fault rules' hook of this controller (Abort, resets and the Error log reach held commands through it). */
+    NvmeFaults faults() {
+        return faults;
+    }
+
     void execute(Sqe sqe, ByteBuf dataOut, NvmeCompletion done) {
+        execute(-1, sqe, dataOut, done);
+    }
+
+    /** {@code qid}: the I/O queue the command came on (fault rules may select it); -1 unknown. */
+    void execute(int qid, Sqe sqe, ByteBuf dataOut, NvmeCompletion done) {
         // Counted in the namespace's device for as long as it executes, so a removal can drain it; a draining
         // namespace is as good as gone (Invalid Namespace or Format).
         Namespace addressed = controller.subsystem().namespace(Integer.toUnsignedLong(sqe.nsid()));
@@ -64,10 +76,14 @@ final class NvmIo {
                 Replies.status(done, NvmeStatus.INVALID_NAMESPACE_OR_FORMAT);
                 return;
             }
-            dispatch(sqe, dataOut, (status, dw0, dw1, dataIn) -> {
+            NvmeCompletion counted = (status, dw0, dw1, dataIn) -> {
                 inFlight.exit();
                 done.complete(status, dw0, dw1, dataIn);
-            });
+            };
+            if (faults.intercept(addressed, qid, sqe, dataOut, counted, this::dispatch)) {
+                return;
+            }
+            dispatch(sqe, dataOut, counted);
             return;
         }
         dispatch(sqe, dataOut, done);

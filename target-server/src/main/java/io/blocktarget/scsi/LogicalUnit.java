@@ -68,6 +68,7 @@ final class LogicalUnit {
     /** ZBC-2 commands when the device is zoned (host managed); empty for every other unit. */
     private final Optional<ZbcCommands> zbc;
     private final TaskSet taskSet = new TaskSet();
+    private final ScsiFaults faults;
     private volatile byte[] naa;
 
     LogicalUnit(ScsiTarget target, LogicalUnitSpec spec) {
@@ -83,6 +84,7 @@ final class LogicalUnit {
         this.persistentReserve = new PersistentReserveCommands(reservations);
         this.sanitize = new SbcSanitize(spec.device(), rangeLock);
         this.extendedCopy = new ExtendedCopy(target);
+        this.faults = new ScsiFaults(spec.state().faults(), spec.device());
         build(spec);
     }
 
@@ -232,6 +234,23 @@ final class LogicalUnit {
             task.fail(SenseReason.WRITE_PROTECTED); // SBC-4 §4.11: DATA PROTECT, WRITE PROTECTED
             return;
         }
+        if (faults.intercept(this, task, cdb, opcode)) {
+            return;
+        }
+        execute(task, cdb);
+    }
+
+    /** A command a fault rule delayed: it executes now, on the timer's thread (the connection's event loop). */
+    void executeLater(Task task, Cdb cdb) {
+        try {
+            execute(task, cdb);
+        } catch (RuntimeException e) {
+            LOG.log(Level.ERROR, "LUN " + spec.name() + ": command failed", e);
+            task.fail(SenseReason.INTERNAL_TARGET_FAILURE);
+        }
+    }
+
+    private void execute(Task task, Cdb cdb) {
         BlockGeometry geometry = spec.device().geometry();
         switch (cdb) {
             case TestUnitReadyCdb _ -> task.good();
@@ -301,6 +320,7 @@ final class LogicalUnit {
      * completed in the backend, with the nexuses they came from (SAM-5 §7).
      */
     void abortTasks(java.util.function.Predicate<Task> which, java.util.function.Consumer<java.util.Set<ItNexus>> stopped) {
+        faults.releaseTasks(which); // held by a no-response rule: they end now, so the task set can empty
         taskSet.abort(which, stopped);
     }
 
@@ -328,6 +348,7 @@ final class LogicalUnit {
 
     /** I_T nexus loss (SAM-5 §6.3.4): its RESERVE(6) is released; registrations persist (SPC-4 §5.13.1). */
     void nexusLost(ItNexus nexus) {
+        faults.releaseNexus(nexus);
         reservations.nexusLost(nexus);
         unitAttentions.forget(nexus);
     }

@@ -46,6 +46,14 @@ public interface ControlPlane {
      */
     ApplyResult reload() throws ControlException;
 
+    /**
+     * The fault rules of LUN {@code name} (issue 11), changed in place at runtime (not written to luns.d); empty when
+     * there is no such LUN.
+     */
+    default Optional<io.blocktarget.block.fault.LunFaults> faults(String name) {
+        return Optional.empty();
+    }
+
     /** iSCSI sessions and NVMe controllers now connected, discovery ones included. */
     List<SessionInfo> sessions();
 

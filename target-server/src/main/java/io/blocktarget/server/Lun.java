@@ -15,6 +15,8 @@ public record Lun(LunConfig config, BlockDevice device, LunState state) {
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(device, "device");
         Objects.requireNonNull(state, "state");
+        // fault rules that need the data (corrupted reads, torn writes) act on the device both protocols use
+        device = io.blocktarget.block.fault.FaultBlockDevice.wrap(device, state.faults());
     }
 
     public String name() {
@@ -27,9 +29,11 @@ public record Lun(LunConfig config, BlockDevice device, LunState state) {
      * keeps them in memory only and refuses APTPL.
      */
     public static LunState stateFor(LunConfig config) {
-        return new LunState(config.name(),
+        LunState state = new LunState(config.name(),
                 config.source() == null ? null : config.source().resolveSibling(config.name() + ".pr"),
                 atomicWrites(config));
+        installFaults(state, config);
+        return state;
     }
 
     /** {@code atomic:} in logical blocks, as both command sets use it (validated in bytes by the config reader). */
@@ -37,6 +41,11 @@ public record Lun(LunConfig config, BlockDevice device, LunState state) {
         long lbs = config.logicalBlockSize();
         return config.features().atomic().map(a -> new io.blocktarget.block.AtomicWrites(a.maxBytes() / lbs,
                 a.boundaryBytes() / lbs, a.granularityBytes() / lbs, a.alignmentBytes() / lbs));
+    }
+
+    /** Makes the LUN file's {@code faults:} the rules of {@code state} (counters from zero), in one swap. */
+    static void installFaults(LunState state, LunConfig config) {
+        state.faults().replace(FaultRules.of(config.features().faults()), config.features().faults());
     }
 
     /** The SCSI logical unit this LUN is, when exported over iSCSI: one place builds it, at start and at runtime. */

@@ -7,7 +7,9 @@ import io.blocktarget.config.BlocktargetConfig;
 import io.blocktarget.config.ConfigException;
 import io.blocktarget.config.ConfigLoader;
 import io.blocktarget.config.ConfigProblem;
+import io.blocktarget.config.DeviceKnobs;
 import io.blocktarget.config.LunConfig;
+import io.blocktarget.config.LunFeatures;
 import io.blocktarget.config.ServerConfig;
 import io.blocktarget.nvme.NvmeSubsystems;
 import io.blocktarget.scsi.LogicalUnitSpec;
@@ -130,6 +132,11 @@ final class Registry implements ControlPlane {
     @Override
     public List<LunStatus> luns() {
         return snapshot.luns().stream().map(Registry::status).toList();
+    }
+
+    @Override
+    public Optional<io.blocktarget.block.fault.LunFaults> faults(String name) {
+        return snapshot.luns().stream().filter(l -> l.name().equals(name)).findFirst().map(l -> l.state().faults());
     }
 
     @Override
@@ -281,8 +288,11 @@ final class Registry implements ControlPlane {
                 toOpen.add(c);
             } else if (sameExcept(old.config(), c, Set.of())) {
                 continue;
-            } else if (knobsOnly(old.config(), c)) {
-                retuned.add(c.name());
+            } else if (tunedInPlace(old.config(), c)) {
+                // issue 11: knobs and / or fault rules changed — the device, its data and sessions stay
+                if (!old.config().features().knobs().equals(c.features().knobs())) {
+                    retuned.add(c.name());
+                }
                 toRetune.add(new Resized(old, c));
             } else if (sameExcept(old.config(), c, Set.of("size")) && c.size() % c.logicalBlockSize() == 0) {
                 resized.add(c.name());
@@ -301,7 +311,7 @@ final class Registry implements ControlPlane {
         }
         ApplyResult result = new ApplyResult(List.copyOf(added), List.copyOf(removed), List.copyOf(resized),
                 List.copyOf(replaced), List.copyOf(retuned));
-        if (result.changedNothing()) {
+        if (result.changedNothing() && toRetune.isEmpty()) {
             return result;
         }
 
@@ -357,21 +367,29 @@ final class Registry implements ControlPlane {
             }
         }
 
-        // 3b. Knob-only changes: the same device and state under the new config, units and namespaces retuned in
-        // place (sessions stay; SCSI unit attention INQUIRY DATA / MODE PARAMETERS CHANGED, NVMe namespace change).
+        // 3b. Knob and fault-rule changes: the same device and state under the new config. Knobs: units and
+        // namespaces retuned in place (sessions stay; SCSI unit attention INQUIRY DATA / MODE PARAMETERS CHANGED, NVMe
+        // namespace change). Fault rules from the file: installed in place (runtime-added rules give way to them).
         for (Resized r : toRetune) {
             Lun lun = new Lun(r.after(), r.before().device(), r.before().state());
             next.put(lun.name(), lun);
-            lun.logicalUnit().ifPresent(spec -> {
-                ScsiTarget target = targets.get(spec.targetName());
-                if (target != null) {
-                    target.retune(spec);
+            if (!r.before().config().features().knobs().equals(r.after().features().knobs())) {
+                lun.logicalUnit().ifPresent(spec -> {
+                    ScsiTarget target = targets.get(spec.targetName());
+                    if (target != null) {
+                        target.retune(spec);
+                    }
+                });
+                if (nvme != null) {
+                    lun.namespace().ifPresent(nvme::retuneNamespace);
                 }
-            });
-            if (nvme != null) {
-                lun.namespace().ifPresent(nvme::retuneNamespace);
+                LOG.log(Level.INFO, "LUN " + lun.name() + " retuned (knobs changed; sessions kept)");
             }
-            LOG.log(Level.INFO, "LUN " + lun.name() + " retuned (knobs changed; sessions kept)");
+            if (!r.before().config().features().faults().equals(r.after().features().faults())) {
+                Lun.installFaults(r.before().state(), r.after());
+                LOG.log(Level.INFO, "LUN " + lun.name() + ": fault rules from its file installed ("
+                        + r.after().features().faults().size() + ")");
+            }
         }
 
         // 4. Additions (and the new half of replacements).
@@ -430,6 +448,8 @@ final class Registry implements ControlPlane {
             LOG.log(Level.INFO, "iSCSI target " + gone + " removed; " + asked + " session(s) asked to log out");
         }
         toRemove.forEach(old -> old.state().inFlight().drain());   // all refuse at once, then each is waited for
+        // commands a no-response rule holds would never drain: they end now, as on a pulled disk
+        toRemove.forEach(old -> old.state().faults().holds().release(h -> true));
         for (Lun old : toRemove) {
             drainAndClose(old);
         }
@@ -557,11 +577,26 @@ final class Registry implements ControlPlane {
                 && !a.features().knobs().equals(b.features().knobs());
     }
 
+    /** Whether only the {@code faults:} list differs: rules change in place, the device is not reopened. */
+    static boolean onlyFaultsDiffer(LunConfig a, LunConfig b) {
+        return sameExcept(a, b, Set.of("features"))
+                && a.features().withFaults(List.of()).equals(b.features().withFaults(List.of()))
+                && !a.features().faults().equals(b.features().faults());
+    }
+
+    /** Knobs and / or fault rules differ, nothing else: applied in place (retune, install rules). */
+    static boolean tunedInPlace(LunConfig a, LunConfig b) {
+        LunFeatures fa = a.features().withKnobs(DeviceKnobs.DEFAULTS).withFaults(List.of());
+        LunFeatures fb = b.features().withKnobs(DeviceKnobs.DEFAULTS).withFaults(List.of());
+        return sameExcept(a, b, Set.of("features")) && fa.equals(fb) && !a.features().equals(b.features());
+    }
+
     /**
      * Equal in every config key but {@code except} (and {@code source}: where the config was read from — a file
      * moved, or an API edit, is no change). Compares record components, so keys the config module adds later take
      * part without this code knowing them.
      */
+
     static boolean sameExcept(LunConfig a, LunConfig b, Set<String> except) {
         for (RecordComponent component : LunConfig.class.getRecordComponents()) {
             if (component.getName().equals("source") || except.contains(component.getName())) {

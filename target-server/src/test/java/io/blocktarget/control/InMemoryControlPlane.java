@@ -30,6 +30,8 @@ public final class InMemoryControlPlane implements ControlPlane {
     private volatile int maxConcurrent;
     private volatile ControlException refuseNext;
     private volatile long applyDelayMillis;
+    private final java.util.Map<String, io.blocktarget.block.fault.LunFaults> faults =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     public InMemoryControlPlane(ServerConfig server, Optional<Path> configDir, List<LunConfig> luns) {
         this.server = server;
@@ -77,6 +79,11 @@ public final class InMemoryControlPlane implements ControlPlane {
     @Override
     public List<LunStatus> luns() {
         return luns.stream().map(l -> new LunStatus(l, 0, 0)).toList();
+    }
+
+    @Override
+    public Optional<io.blocktarget.block.fault.LunFaults> faults(String name) {
+        return lun(name).map(l -> faults.computeIfAbsent(name, n -> new io.blocktarget.block.fault.LunFaults()));
     }
 
     @Override

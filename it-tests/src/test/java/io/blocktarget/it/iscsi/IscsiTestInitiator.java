@@ -125,7 +125,7 @@ public final class IscsiTestInitiator implements AutoCloseable {
         return itt++;
     }
 
-    int cmdSN() {
+    public int cmdSN() {
         return cmdSN;
     }
 
@@ -461,14 +461,14 @@ public final class IscsiTestInitiator implements AutoCloseable {
     }
 
     /** Sends a SCSI Command and returns its ITT without waiting (for task management tests). */
-    int startCommand(long lun, byte[] cdb, int edtl, boolean write) throws IOException {
+    public int startCommand(long lun, byte[] cdb, int edtl, boolean write) throws IOException {
         int task = nextItt();
         send(new ScsiCommand(false, true, !write, write, TaskAttribute.SIMPLE, lun, task, edtl, cmdSN++, expStatSN,
                 cdb, OptionalLong.empty(), Unpooled.EMPTY_BUFFER));
         return task;
     }
 
-    TmfResponse taskManagement(TmfFunction function, long lun, int referencedTaskTag, int refCmdSN)
+    public TmfResponse taskManagement(TmfFunction function, long lun, int referencedTaskTag, int refCmdSN)
             throws IOException {
         send(new TaskManagementRequest(true, function, lun, nextItt(), referencedTaskTag, cmdSN, expStatSN, refCmdSN,
                 0));

@@ -1,0 +1,106 @@
+package io.blocktarget.config;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalInt;
+
+/**
+ * One entry of a LUN file's {@code faults:} list (issue 11): which commands, when, and what they get. The server
+ * turns it into the block layer's rule; see the README's fault table for every key.
+ *
+ * @param id            the rule's name in its LUN
+ * @param ops           operation kinds ({@code read}, {@code write}, …); empty = any
+ * @param firstLba      first LBA of the range, inclusive (0 when no range)
+ * @param lastLba       last LBA, inclusive ({@link Long#MAX_VALUE} when no range)
+ * @param scsiOpcodes   SCSI operation codes; empty = any
+ * @param nvmeOpcodes   NVMe I/O opcodes; empty = any
+ * @param initiator     iSCSI initiator name or NVMe host NQN
+ * @param queue         NVMe QID
+ * @param trigger       when a matching command is hit
+ * @param count         first / every: N; else 0
+ * @param probability   probability: p in (0, 1]; else 0
+ * @param seed          probability: the generator's seed
+ * @param afterNanos    after: how long after the rule is installed
+ * @param action        what a hit command gets
+ * @param sense         status: explicit SCSI sense
+ * @param nvmeStatus    status: explicit NVMe status
+ * @param delayNanos    delay: the fixed part
+ * @param jitterNanos   delay: the random part's bound
+ * @param persistBlocks torn-write: blocks that persist (0 = half)
+ * @param iops          throttle: commands per second (0 = no limit)
+ * @param bandwidth     throttle: bytes per second (0 = no limit)
+ */
+public record FaultRuleConfig(String id, List<String> ops, long firstLba, long lastLba, List<Integer> scsiOpcodes,
+                              List<Integer> nvmeOpcodes, Optional<String> initiator, OptionalInt queue,
+                              Trigger trigger, long count, double probability, long seed, long afterNanos,
+                              Action action, Optional<Sense> sense, Optional<NvmeCode> nvmeStatus, long delayNanos,
+                              long jitterNanos, long persistBlocks, long iops, long bandwidth) {
+
+    /** {@code ops:} values: the block layer's IoKind config names (a target-server test pins that both agree). */
+    public static final List<String> OPERATION_KINDS = List.of("read", "write", "flush", "unmap", "write-zeroes",
+            "compare", "verify", "copy", "atomic-write", "zone-management", "zone-append", "other");
+
+    /** {@code trigger:} values. */
+    public enum Trigger {
+        ALWAYS, FIRST, EVERY, PROBABILITY, AFTER, ONCE_PER_LBA;
+
+        public String configName() {
+            return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+        }
+    }
+
+    /** {@code action:} values. */
+    public enum Action {
+        MEDIUM_ERROR, NOT_READY, BUSY, TASK_SET_FULL, ABORTED, STATUS, NO_RESPONSE, DELAY, THROTTLE, CORRUPT_READ,
+        TORN_WRITE;
+
+        public String configName() {
+            return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+        }
+
+        /** Applied by the device (they need the data): no initiator, queue or opcode to select on there. */
+        public boolean deviceLevel() {
+            return this == CORRUPT_READ || this == TORN_WRITE;
+        }
+    }
+
+    /** SCSI SENSE KEY / ASC / ASCQ, written {@code 3/11/00} (hex). */
+    public record Sense(int key, int asc, int ascq) {
+        @Override
+        public String toString() {
+            return String.format("%x/%02x/%02x", key, asc, ascq);
+        }
+    }
+
+    /** NVMe Status Code Type / Status Code, written {@code 2/81} (hex). */
+    public record NvmeCode(int sct, int sc) {
+        @Override
+        public String toString() {
+            return String.format("%x/%02x", sct, sc);
+        }
+    }
+
+    public FaultRuleConfig {
+        Objects.requireNonNull(id, "id");
+        ops = List.copyOf(ops);
+        scsiOpcodes = List.copyOf(scsiOpcodes);
+        nvmeOpcodes = List.copyOf(nvmeOpcodes);
+        Objects.requireNonNull(initiator, "initiator");
+        Objects.requireNonNull(queue, "queue");
+        Objects.requireNonNull(trigger, "trigger");
+        Objects.requireNonNull(action, "action");
+        Objects.requireNonNull(sense, "sense");
+        Objects.requireNonNull(nvmeStatus, "nvmeStatus");
+    }
+
+    public boolean hasLbaRange() {
+        return firstLba != 0 || lastLba != Long.MAX_VALUE;
+    }
+
+    public FaultRuleConfig withId(String value) {
+        return new FaultRuleConfig(value, ops, firstLba, lastLba, scsiOpcodes, nvmeOpcodes, initiator, queue, trigger,
+                count, probability, seed, afterNanos, action, sense, nvmeStatus, delayNanos, jitterNanos,
+                persistBlocks, iops, bandwidth);
+    }
+}

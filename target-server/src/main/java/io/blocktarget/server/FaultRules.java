@@ -1,0 +1,72 @@
+package io.blocktarget.server;
+
+import io.blocktarget.block.IoKind;
+import io.blocktarget.block.fault.FaultAction;
+import io.blocktarget.block.fault.FaultMatch;
+import io.blocktarget.block.fault.FaultRule;
+import io.blocktarget.block.fault.FaultStatus;
+import io.blocktarget.block.fault.FaultTrigger;
+import io.blocktarget.config.FaultRuleConfig;
+
+import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/** A validated {@code faults:} entry (config) as the block layer's rule: the one place that maps one to the other. */
+public final class FaultRules {
+    private FaultRules() {
+    }
+
+    public static List<FaultRule> of(List<FaultRuleConfig> rules) {
+        return rules.stream().map(FaultRules::of).toList();
+    }
+
+    public static FaultRule of(FaultRuleConfig c) {
+        Set<IoKind> kinds = EnumSet.noneOf(IoKind.class);
+        for (String op : c.ops()) {
+            kinds.add(kind(op));
+        }
+        FaultMatch match = new FaultMatch(kinds, c.firstLba(), c.lastLba(), new HashSet<>(c.scsiOpcodes()),
+                new HashSet<>(c.nvmeOpcodes()), c.initiator().orElse(null), c.queue().orElse(-1));
+        FaultTrigger trigger = switch (c.trigger()) {
+            case ALWAYS -> new FaultTrigger.Always();
+            case FIRST -> new FaultTrigger.FirstN(c.count());
+            case EVERY -> new FaultTrigger.EveryNth(c.count());
+            case PROBABILITY -> new FaultTrigger.Probability(c.probability(), c.seed());
+            case AFTER -> new FaultTrigger.After(c.afterNanos());
+            case ONCE_PER_LBA -> new FaultTrigger.OncePerLba();
+        };
+        FaultAction action = switch (c.action()) {
+            case MEDIUM_ERROR -> fail(FaultStatus.Condition.MEDIUM_ERROR);
+            case NOT_READY -> fail(FaultStatus.Condition.NOT_READY);
+            case BUSY -> fail(FaultStatus.Condition.BUSY);
+            case TASK_SET_FULL -> fail(FaultStatus.Condition.TASK_SET_FULL);
+            case ABORTED -> fail(FaultStatus.Condition.ABORTED);
+            case STATUS -> new FaultAction.Fail(new FaultStatus(FaultStatus.Condition.EXPLICIT,
+                    c.sense().map(FaultRuleConfig.Sense::key).orElse(-1), c.sense().map(FaultRuleConfig.Sense::asc).orElse(0),
+                    c.sense().map(FaultRuleConfig.Sense::ascq).orElse(0),
+                    c.nvmeStatus().map(FaultRuleConfig.NvmeCode::sct).orElse(-1),
+                    c.nvmeStatus().map(FaultRuleConfig.NvmeCode::sc).orElse(0)));
+            case NO_RESPONSE -> new FaultAction.NoResponse();
+            case DELAY -> new FaultAction.Delay(c.delayNanos(), c.jitterNanos());
+            case THROTTLE -> new FaultAction.Throttle(c.iops(), c.bandwidth());
+            case CORRUPT_READ -> new FaultAction.CorruptRead();
+            case TORN_WRITE -> new FaultAction.TornWrite(c.persistBlocks());
+        };
+        return new FaultRule(c.id(), match, trigger, action);
+    }
+
+    private static FaultAction fail(FaultStatus.Condition condition) {
+        return new FaultAction.Fail(FaultStatus.of(condition));
+    }
+
+    static IoKind kind(String op) {
+        for (IoKind k : IoKind.values()) {
+            if (k.configName().equals(op)) {
+                return k;
+            }
+        }
+        throw new IllegalArgumentException("operation kind " + op); // validated by the configuration
+    }
+}
