@@ -88,7 +88,7 @@ final class ControllerQueue implements NvmeQueue {
         } else if (qid == 0) {
             AdminCommands.execute(controller, sqe, done);
         } else {
-            controller.io().execute(sqe, dataOut, done);
+            controller.io().execute(qid, sqe, dataOut, done);
         }
     }
 

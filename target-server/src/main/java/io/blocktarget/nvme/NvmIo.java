@@ -48,6 +48,11 @@ final class NvmIo {
     }
 
     void execute(Sqe sqe, ByteBuf dataOut, NvmeCompletion done) {
+        execute(-1, sqe, dataOut, done);
+    }
+
+    /** {@code qid}: the I/O queue it came on (the trace records it). */
+    void execute(int qid, Sqe sqe, ByteBuf dataOut, NvmeCompletion done) {
         // Counted in the namespace's device for as long as it executes, so a removal can drain it; a draining
         // namespace is as good as gone (Invalid Namespace or Format).
         Namespace addressed = controller.subsystem().namespace(Integer.toUnsignedLong(sqe.nsid()));
@@ -57,9 +62,11 @@ final class NvmIo {
                 Replies.status(done, NvmeStatus.INVALID_NAMESPACE_OR_FORMAT);
                 return;
             }
+            NvmeCompletion completion = NvmeTrace.wrap(addressed.state(), inFlight, controller, qid, sqe, dataOut,
+                    done);
             dispatch(sqe, dataOut, (status, dw0, dw1, dataIn) -> {
                 inFlight.exit();
-                done.complete(status, dw0, dw1, dataIn);
+                completion.complete(status, dw0, dw1, dataIn);
             });
             return;
         }
