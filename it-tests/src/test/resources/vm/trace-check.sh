@@ -40,8 +40,12 @@ disk() { # name dev
   echo "DISK $1 $2 $(cat /sys/block/$2/queue/logical_block_size) $(cat /sys/block/$2/queue/physical_block_size) $(( $(cat /sys/block/$2/size) * 512 ))"
 }
 load() { # proto dev
-  # no merging in the block layer: the trace is to show each write fio issued as one command
-  echo 2 > "/sys/block/$2/queue/nomerges" 2>/dev/null
+  # no merging in the block layer: the trace is to show each write fio issued as one command. NVMe multipath
+  # passes bios from the head node (nvmeXnY) to a path device's queue (nvmeXcZnY), which merges on its own.
+  for q in "/sys/block/$2/queue/nomerges" /sys/block/nvme*c*n*/queue/nomerges; do
+    [ -e "$q" ] && echo 2 > "$q"
+  done
+  echo "# nomerges $2: $(cat /sys/block/$2/queue/nomerges) $(cat /sys/block/nvme*c*n*/queue/nomerges 2>/dev/null | tr '\n' ' ')"
   fio --name=t --filename="/dev/$2" --rw=randwrite --bs=16k --iodepth="$QD" --direct=1 --ioengine=libaio \
       --size="$SIZE" --output-format=terse --terse-version=3 --output=/tmp/fio.$1 >/dev/null 2>&1
   rc=$?
