@@ -26,6 +26,10 @@ public final class LunState {
     private final java.util.Optional<AtomicWrites> atomicWrites;
     /** Fault rules (issue 11): no rule = the hooks' one volatile read. */
     private final io.blocktarget.block.fault.LunFaults faults = new io.blocktarget.block.fault.LunFaults();
+    /** The trace while it is on, else null: read once per command by both command sets (DESIGN §10 "Trace"). */
+    private volatile io.blocktarget.block.trace.Tracer tracer;
+    /** The trace now or the last one (kept after a stop, for reading); guarded by this. */
+    private io.blocktarget.block.trace.Tracer lastTracer;
 
     /** Reservations in memory only: APTPL / PTPL are refused. */
     public LunState(String name) {
@@ -81,6 +85,31 @@ public final class LunState {
     /** The reservation state both command sets honour. */
     public Reservations reservations() {
         return reservations;
+    }
+
+    /** The trace while it is on; null = off (then the command sets do nothing more than this read). */
+    public io.blocktarget.block.trace.Tracer tracer() {
+        return tracer;
+    }
+
+    /** Turns tracing on with {@code next} (replacing a trace that is on); returns the one replaced, or null. */
+    public synchronized io.blocktarget.block.trace.Tracer startTrace(io.blocktarget.block.trace.Tracer next) {
+        io.blocktarget.block.trace.Tracer previous = tracer;
+        tracer = java.util.Objects.requireNonNull(next, "next");
+        lastTracer = next;
+        return previous;
+    }
+
+    /** Turns tracing off; returns the trace that was on, or null. Its records and stats stay readable. */
+    public synchronized io.blocktarget.block.trace.Tracer stopTrace() {
+        io.blocktarget.block.trace.Tracer previous = tracer;
+        tracer = null;
+        return previous;
+    }
+
+    /** The trace that is on, else the last one that was, else null. */
+    public synchronized io.blocktarget.block.trace.Tracer lastTracer() {
+        return lastTracer;
     }
 
     @Override

@@ -115,6 +115,7 @@ final class ControlApi {
             return null;
         }));
         router.post("/v1/reload").handler(ctx -> change(ctx, 200, () -> LunJson.applied(changes.reload())));
+        new TraceApi(vertx, plane).register(router);
         router.get("/metrics").handler(ctx -> ctx.response()
                 .putHeader(HttpHeaders.CONTENT_TYPE, ControlMetrics.CONTENT_TYPE).end(metrics.scrape()));
 

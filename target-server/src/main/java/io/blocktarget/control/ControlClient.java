@@ -99,22 +99,8 @@ public final class ControlClient implements AutoCloseable {
 
     /** Sends {@code body} as it is (JSON expected by the server; null: no body). */
     public Response call(HttpMethod method, String path, String body) throws UnreachableException {
-        if (socket.isPresent() && !vertx.isNativeTransportEnabled()) {
-            throw new UnreachableException("cannot talk to " + where + ": Unix domain sockets need the native"
-                    + " transport (" + vertx.unavailableNativeTransportCause() + ")");
-        }
-        if (socket.isPresent() && !java.nio.file.Files.exists(Path.of(where))) {
-            throw new UnreachableException("no control socket at " + where + " (is blocktarget serve running? pick"
-                    + " it with --control PATH|URL or " + ENV_CONTROL + ")");
-        }
-        RequestOptions options = new RequestOptions().setMethod(method).setURI(path);
-        if (socket.isPresent()) {
-            options.setServer(socket.get()).setHost("localhost");
-        } else {
-            URI uri = url.orElseThrow();
-            options.setHost(uri.getHost()).setPort(uri.getPort() > 0 ? uri.getPort() : 80);
-            token.ifPresent(t -> options.putHeader(HttpHeaders.AUTHORIZATION, "Bearer " + t));
-        }
+        checkReachable();
+        RequestOptions options = requestOptions(method, path);
         if (method != HttpMethod.GET) {
             // Sent again with the same key, a change is answered by the server as the first time, not applied twice.
             options.putHeader("Idempotency-Key", java.util.UUID.randomUUID().toString());
@@ -151,6 +137,87 @@ public final class ControlClient implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new UnreachableException("interrupted");
+            }
+        }
+        throw last;
+    }
+
+    private void checkReachable() throws UnreachableException {
+        if (socket.isPresent() && !vertx.isNativeTransportEnabled()) {
+            throw new UnreachableException("cannot talk to " + where + ": Unix domain sockets need the native"
+                    + " transport (" + vertx.unavailableNativeTransportCause() + ")");
+        }
+        if (socket.isPresent() && !java.nio.file.Files.exists(Path.of(where))) {
+            throw new UnreachableException("no control socket at " + where + " (is blocktarget serve running? pick"
+                    + " it with --control PATH|URL or " + ENV_CONTROL + ")");
+        }
+    }
+
+    private RequestOptions requestOptions(HttpMethod method, String path) {
+        RequestOptions options = new RequestOptions().setMethod(method).setURI(path);
+        if (socket.isPresent()) {
+            options.setServer(socket.get()).setHost("localhost");
+        } else {
+            URI uri = url.orElseThrow();
+            options.setHost(uri.getHost()).setPort(uri.getPort() > 0 ? uri.getPort() : 80);
+            token.ifPresent(t -> options.putHeader(HttpHeaders.AUTHORIZATION, "Bearer " + t));
+        }
+        return options;
+    }
+
+    /**
+     * GET of a long-lived response (an NDJSON stream such as {@code /v1/luns/NAME/trace?follow=true}): each line of a
+     * 2xx body goes to {@code lines} as it arrives (on the client's event loop), and this returns when the server
+     * ends the response, with an empty body; any other status returns as {@link #call} does, body included. A
+     * request whose response has not begun within a few seconds is sent again (see {@link #call}: a GET may be);
+     * once lines flow there is no time limit.
+     */
+    public Response stream(String path, java.util.function.Consumer<String> lines) throws UnreachableException {
+        checkReachable();
+        RequestOptions options = requestOptions(HttpMethod.GET, path);
+        UnreachableException last = null;
+        for (int attempt = 1; attempt <= CONNECT_ATTEMPTS; attempt++) {
+            HttpClient client = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(false)
+                    .setConnectTimeout(CONNECT_TIMEOUT_MILLIS));
+            java.util.concurrent.CompletableFuture<Response> ended = new java.util.concurrent.CompletableFuture<>();
+            java.util.concurrent.CompletableFuture<Integer> begun = new java.util.concurrent.CompletableFuture<>();
+            client.request(options).compose(HttpClientRequest::send).onComplete(result -> {
+                if (result.failed()) {
+                    begun.completeExceptionally(result.cause());
+                    return;
+                }
+                io.vertx.core.http.HttpClientResponse r = result.result();
+                String contentType = r.getHeader(HttpHeaders.CONTENT_TYPE);
+                begun.complete(r.statusCode());
+                if (r.statusCode() < 200 || r.statusCode() >= 300) {
+                    r.body().onComplete(b -> ended.complete(new Response(r.statusCode(), contentType,
+                            b.succeeded() ? b.result().toString() : "")));
+                    return;
+                }
+                io.vertx.core.parsetools.RecordParser parser = io.vertx.core.parsetools.RecordParser.newDelimited("\n", r);
+                parser.handler(line -> lines.accept(line.toString(java.nio.charset.StandardCharsets.UTF_8)));
+                parser.exceptionHandler(ended::completeExceptionally);
+                parser.endHandler(v -> ended.complete(new Response(r.statusCode(), contentType, "")));
+            });
+            try {
+                begun.get(attempt == CONNECT_ATTEMPTS ? TIMEOUT_SECONDS : RETRY_AFTER_SECONDS, TimeUnit.SECONDS);
+                return ended.get();
+            } catch (ExecutionException e) {
+                last = new UnreachableException("cannot talk to the server at " + where + ": "
+                        + describe(e.getCause()) + " (is blocktarget serve running? pick it with --control PATH|URL"
+                        + " or " + ENV_CONTROL + ")");
+                if (begun.isCompletedExceptionally() && connectTimedOut(e.getCause())) {
+                    continue;   // never connected: nothing was sent
+                }
+                throw last;
+            } catch (TimeoutException e) {
+                last = new UnreachableException("the server at " + where + " did not answer within "
+                        + RETRY_AFTER_SECONDS + " s");
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new UnreachableException("interrupted");
+            } finally {
+                client.close();
             }
         }
         throw last;

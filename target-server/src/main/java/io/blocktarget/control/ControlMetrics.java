@@ -50,6 +50,7 @@ final class ControlMetrics {
         Gauge.builder("blocktarget.memory.used", plane, ControlPlane::memoryUsedBytes).baseUnit("bytes")
                 .description("bytes the RAM disks hold now").register(registry);
         registry.getPrometheusRegistry().register((MultiCollector) () -> lunSnapshots(plane));
+        registry.getPrometheusRegistry().register((MultiCollector) () -> TraceMetrics.snapshots(plane));
     }
 
     String scrape() {

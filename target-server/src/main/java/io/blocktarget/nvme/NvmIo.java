@@ -60,7 +60,7 @@ final class NvmIo {
         execute(-1, sqe, dataOut, done);
     }
 
-    /** {@code qid}: the I/O queue the command came on (fault rules may select it); -1 unknown. */
+    /** {@code qid}: the I/O queue the command came on (fault rules may select it, the trace records it); -1 unknown. */
     void execute(int qid, Sqe sqe, ByteBuf dataOut, NvmeCompletion done) {
         // Counted in the namespace's device for as long as it executes, so a removal can drain it; a draining
         // namespace is as good as gone (Invalid Namespace or Format).
@@ -76,9 +76,11 @@ final class NvmIo {
                 Replies.status(done, NvmeStatus.INVALID_NAMESPACE_OR_FORMAT);
                 return;
             }
+            NvmeCompletion completion = NvmeTrace.wrap(addressed.state(), inFlight, controller, qid, sqe, dataOut,
+                    done);
             NvmeCompletion counted = (status, dw0, dw1, dataIn) -> {
                 inFlight.exit();
-                done.complete(status, dw0, dw1, dataIn);
+                completion.complete(status, dw0, dw1, dataIn);
             };
             if (faults.intercept(addressed, qid, sqe, dataOut, counted, this::dispatch)) {
                 return;

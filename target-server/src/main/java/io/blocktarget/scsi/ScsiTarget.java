@@ -73,9 +73,10 @@ public final class ScsiTarget implements ScsiTargetDevice {
             noLogicalUnit.execute(command, done);   // being removed: as if gone (LOGICAL UNIT NOT SUPPORTED)
             return;
         }
+        ScsiCompletion completion = ScsiTrace.wrap(mounted.spec().state(), inFlight, command, done);
         mounted.unit().execute(command, response -> {
             inFlight.exit();
-            done.complete(response);
+            completion.complete(response);
         });
     }
 

@@ -54,6 +54,14 @@ public interface ControlPlane {
         return Optional.empty();
     }
 
+    /**
+     * The device state of a LUN of the current snapshot (its trace is switched there); a LUN replaced by a change
+     * has a new one. Empty for an unknown LUN, and in control planes that serve no devices.
+     */
+    default Optional<io.blocktarget.block.LunState> lunState(String name) {
+        return Optional.empty();
+    }
+
     /** iSCSI sessions and NVMe controllers now connected, discovery ones included. */
     List<SessionInfo> sessions();
 

@@ -144,6 +144,11 @@ final class Registry implements ControlPlane {
         return snapshot.lun(name).map(Registry::status);
     }
 
+    @Override
+    public Optional<io.blocktarget.block.LunState> lunState(String name) {
+        return snapshot.lun(name).map(Lun::state);
+    }
+
     private static LunStatus status(Lun lun) {
         long allocated = lun.device().allocatedBytes();
         return new LunStatus(lun.config(), allocated, (int) Math.min(Integer.MAX_VALUE, lun.state().inFlight().count()));

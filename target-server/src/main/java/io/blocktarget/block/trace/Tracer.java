@@ -1,0 +1,71 @@
+package io.blocktarget.block.trace;
+
+import io.blocktarget.block.IoKind;
+
+import java.time.Instant;
+
+/**
+ * The trace of one LUN while it is on: a {@link TraceRing} of records and the {@link TraceStats} of every command
+ * recorded. Installed in {@link io.blocktarget.block.LunState#startTrace}; the command sets look it up once per
+ * command (one volatile read: null = off, and nothing else happens).
+ *
+ * <p>Times: arrival and latency are measured with {@link System#nanoTime}; records carry the arrival as nanoseconds
+ * since the epoch, from one wall-clock reading taken when the trace started (so records order like their nanoTime
+ * readings, whatever the wall clock does meanwhile).
+ */
+public final class Tracer {
+    private final TraceRing ring;
+    private final TraceStats stats;
+    private final int logicalBlockSize;
+    private final Instant started;
+    private final long epochBaseNanos;
+    private final long nanoBase;
+
+    /**
+     * @param ringSize          records kept, a power of two ({@link TraceRing})
+     * @param logicalBlockSize  of the LUN, bytes
+     * @param physicalBlockSize of the LUN, bytes
+     * @param optimalTransfer   the LUN's optimal transfer length, bytes
+     */
+    public Tracer(int ringSize, int logicalBlockSize, int physicalBlockSize, long optimalTransfer) {
+        this.ring = new TraceRing(ringSize);
+        this.stats = new TraceStats(logicalBlockSize, physicalBlockSize, optimalTransfer);
+        this.logicalBlockSize = logicalBlockSize;
+        this.nanoBase = System.nanoTime();
+        this.started = Instant.now();
+        this.epochBaseNanos = started.getEpochSecond() * 1_000_000_000L + started.getNano();
+    }
+
+    public TraceRing ring() {
+        return ring;
+    }
+
+    public TraceStats stats() {
+        return stats;
+    }
+
+    public Instant started() {
+        return started;
+    }
+
+    public int logicalBlockSize() {
+        return logicalBlockSize;
+    }
+
+    /**
+     * Records one completed command (called by the command sets' completion hooks). {@code arrivalNanoTime} is the
+     * {@link System#nanoTime} at arrival; the latency is measured to now.
+     */
+    public void record(long arrivalNanoTime, TraceRecord.Protocol protocol, String initiator, String connection,
+                       int queue, long tag, int opcode, String op, IoKind kind, long lba, long blocks, int flags,
+                       int queueDepth, String status, boolean ok, int senseKey, int asc, int ascq, int sct, int sc,
+                       boolean dnr) {
+        long latency = System.nanoTime() - arrivalNanoTime;
+        long bytes = blocks > 0 ? blocks * logicalBlockSize : 0;
+        stats.record(kind, lba, blocks, bytes, queueDepth, latency, ok);
+        long seq = ring.claim();
+        ring.publish(new TraceRecord(seq, epochBaseNanos + (arrivalNanoTime - nanoBase), protocol, initiator,
+                connection, queue, tag, opcode, op, kind, lba, blocks, bytes, flags, queueDepth, latency, status, ok,
+                senseKey, asc, ascq, sct, sc, dnr));
+    }
+}

@@ -1,0 +1,208 @@
+package io.blocktarget.scsi;
+
+import io.blocktarget.block.InFlight;
+import io.blocktarget.block.IoKind;
+import io.blocktarget.block.LunState;
+import io.blocktarget.block.trace.TraceRecord;
+import io.blocktarget.block.trace.Tracer;
+import io.blocktarget.protocol.scsi.ScsiOpcode;
+import io.blocktarget.protocol.scsi.ScsiStatus;
+import io.netty.buffer.ByteBuf;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The SCSI side of the device trace (DESIGN §10): {@link #wrap} is called once per command that reached a logical
+ * unit; with tracing off it returns the completion it was given (one volatile read, nothing allocated), with tracing
+ * on a completion that decodes the CDB at arrival and records the command in the LUN's {@link Tracer} when it
+ * completes, before handing the response on.
+ *
+ * <p>What is decoded (SBC-4 §5): LBA and TRANSFER LENGTH of READ / WRITE / WRITE AND VERIFY / VERIFY / WRITE SAME /
+ * SYNCHRONIZE CACHE / PRE-FETCH (6, 10, 12, 16), COMPARE AND WRITE (NUMBER OF LOGICAL BLOCKS), WRITE ATOMIC(16), and
+ * UNMAP's parameter list (first descriptor's LBA, all descriptors' blocks); DPO and FUA of the commands that have
+ * them. A 6-byte READ / WRITE with TRANSFER LENGTH 0 moves 256 blocks (SBC-4 §5.9).
+ */
+final class ScsiTrace implements ScsiCompletion {
+    private static final Map<Integer, String> NAMES = new ConcurrentHashMap<>();
+
+    private final Tracer tracer;
+    private final ScsiCompletion done;
+    private final long arrival;
+    private final String initiator;
+    private final String connection;
+    private final long tag;
+    private final int opcode;
+    private final String op;
+    private final IoKind kind;
+    private final long lba;
+    private final long blocks;
+    private final int flags;
+    private final int queueDepth;
+
+    /** {@code done} itself when the LUN is not traced, else a completion that records the command first. */
+    static ScsiCompletion wrap(LunState state, InFlight inFlight, ScsiCommand command, ScsiCompletion done) {
+        Tracer tracer = state.tracer();
+        if (tracer == null) {
+            return done;
+        }
+        return new ScsiTrace(tracer, command, (int) Math.min(Integer.MAX_VALUE, inFlight.count()), done);
+    }
+
+    private ScsiTrace(Tracer tracer, ScsiCommand command, int queueDepth, ScsiCompletion done) {
+        this.arrival = System.nanoTime();
+        this.tracer = tracer;
+        this.done = done;
+        this.queueDepth = queueDepth;
+        this.initiator = command.nexus().initiatorPortName();
+        this.connection = command.nexus().targetPortName();
+        this.tag = command.taskTag();
+        ByteBuf cdb = command.cdb();
+        int at = cdb.readerIndex();
+        int length = cdb.readableBytes();
+        this.opcode = length > 0 ? cdb.getUnsignedByte(at) : -1;
+        int byte1 = length > 1 ? cdb.getUnsignedByte(at + 1) : 0;
+        this.op = name(opcode, byte1);
+        long l = -1;
+        long n = 0;
+        int f = 0;
+        IoKind k = IoKind.OTHER;
+        switch (opcode) {
+            case 0x08, 0x0A -> {   // READ(6), WRITE(6)
+                k = opcode == 0x08 ? IoKind.READ : IoKind.WRITE;
+                if (length >= 6) {
+                    l = (byte1 & 0x1F) << 16 | cdb.getUnsignedShort(at + 2);
+                    int t = cdb.getUnsignedByte(at + 4);
+                    n = t == 0 ? 256 : t;
+                }
+            }
+            case 0x28, 0x2A, 0x2E, 0x2F, 0x35, 0x41, 0x34 -> {   // 10-byte CDBs
+                k = kind10or16(opcode, byte1);
+                f = flags(opcode, byte1);
+                if (length >= 10) {
+                    l = cdb.getUnsignedInt(at + 2);
+                    n = cdb.getUnsignedShort(at + 7);
+                }
+            }
+            case 0xA8, 0xAA, 0xAF -> {   // READ(12), WRITE(12), VERIFY(12)
+                k = opcode == 0xA8 ? IoKind.READ : opcode == 0xAA ? IoKind.WRITE : IoKind.VERIFY;
+                f = flags(opcode, byte1);
+                if (length >= 12) {
+                    l = cdb.getUnsignedInt(at + 2);
+                    n = cdb.getUnsignedInt(at + 6);
+                }
+            }
+            case 0x88, 0x8A, 0x8E, 0x8F, 0x91, 0x93, 0x90 -> {   // 16-byte CDBs
+                k = kind10or16(opcode, byte1);
+                f = flags(opcode, byte1);
+                if (length >= 16) {
+                    l = cdb.getLong(at + 2);
+                    n = cdb.getUnsignedInt(at + 10);
+                }
+            }
+            case 0x89 -> {   // COMPARE AND WRITE (SBC-4 §5.3)
+                k = IoKind.COMPARE;
+                f = flags(opcode, byte1);
+                if (length >= 16) {
+                    l = cdb.getLong(at + 2);
+                    n = cdb.getUnsignedByte(at + 13);
+                }
+            }
+            case 0x9C -> {   // WRITE ATOMIC(16) (SBC-4 §5.48): TRANSFER LENGTH in bytes 12..13
+                k = IoKind.ATOMIC_WRITE;
+                f = flags(opcode, byte1) | TraceRecord.ATOMIC;
+                if (length >= 16) {
+                    l = cdb.getLong(at + 2);
+                    n = cdb.getUnsignedShort(at + 12);
+                }
+            }
+            case 0x42 -> {   // UNMAP (SBC-4 §5.32): the ranges are in the parameter list
+                k = IoKind.UNMAP;
+                ByteBuf list = command.dataOut();
+                if (list != null && list.readableBytes() >= 8) {
+                    int base = list.readerIndex();
+                    int end = base + Math.min(list.readableBytes(), 8 + list.getUnsignedShort(base + 2));
+                    for (int d = base + 8; d + 16 <= end; d += 16) {
+                        if (l < 0) {
+                            l = list.getLong(d);
+                        }
+                        n += list.getUnsignedInt(d + 8);
+                    }
+                }
+            }
+            case 0x83 -> k = IoKind.COPY;
+            default -> {
+                // not an LBA command
+            }
+        }
+        this.kind = k;
+        this.lba = l;
+        this.blocks = n;
+        this.flags = f;
+    }
+
+    private static IoKind kind10or16(int opcode, int byte1) {
+        return switch (opcode) {
+            case 0x28, 0x88 -> IoKind.READ;
+            case 0x2A, 0x8A, 0x2E, 0x8E -> IoKind.WRITE;
+            case 0x2F, 0x8F -> IoKind.VERIFY;
+            case 0x35, 0x91 -> IoKind.FLUSH;
+            case 0x41, 0x93 -> (byte1 & 0x08) != 0 ? IoKind.UNMAP : IoKind.WRITE_ZEROES;   // WRITE SAME's UNMAP bit
+            default -> IoKind.OTHER;   // PRE-FETCH
+        };
+    }
+
+    /** DPO (bit 4) and FUA (bit 3) of byte 1, for the commands that define them (SBC-4 §5.9, §5.42, §5.3). */
+    private static int flags(int opcode, int byte1) {
+        boolean hasFua = switch (opcode) {
+            case 0x28, 0x88, 0xA8, 0x2A, 0x8A, 0xAA, 0x89, 0x9C -> true;
+            default -> false;
+        };
+        boolean hasDpo = hasFua || opcode == 0x2E || opcode == 0x8E || opcode == 0x2F || opcode == 0x8F
+                || opcode == 0xAF;
+        return (hasFua && (byte1 & 0x08) != 0 ? TraceRecord.FUA : 0)
+                | (hasDpo && (byte1 & 0x10) != 0 ? TraceRecord.DPO : 0);
+    }
+
+    /** The SPC / SBC name of a command: {@code WRITE(16)}, {@code READ CAPACITY(16)}, {@code 0xC1} if unknown. */
+    static String name(int opcode, int byte1) {
+        if (opcode < 0) {
+            return "(empty CDB)";
+        }
+        int serviceAction = ScsiOpcode.definesServiceActions(opcode) ? byte1 & 0x1F : -1;
+        return NAMES.computeIfAbsent(opcode << 8 | (serviceAction & 0xFF), key -> {
+            if (opcode == 0x9C) {
+                return "WRITE ATOMIC(16)";
+            }
+            return ScsiOpcode.of(opcode, serviceAction)
+                    .map(o -> o.name().replaceAll("_(\\d+)$", "($1)").replace('_', ' '))
+                    .orElse(String.format("0x%02X", opcode));
+        });
+    }
+
+    @Override
+    public void complete(ScsiResponse response) {
+        ScsiStatus status = response.status();
+        int key = -1;
+        int asc = -1;
+        int ascq = -1;
+        ByteBuf sense = response.senseData();
+        if (sense != null && sense.readableBytes() >= 4) {
+            int at = sense.readerIndex();
+            int code = sense.getUnsignedByte(at) & 0x7F;
+            if ((code == 0x70 || code == 0x71) && sense.readableBytes() >= 14) {   // fixed format, SPC-5 §4.4.3
+                key = sense.getUnsignedByte(at + 2) & 0x0F;
+                asc = sense.getUnsignedByte(at + 12);
+                ascq = sense.getUnsignedByte(at + 13);
+            } else if (code == 0x72 || code == 0x73) {                             // descriptor format, §4.4.2
+                key = sense.getUnsignedByte(at + 1) & 0x0F;
+                asc = sense.getUnsignedByte(at + 2);
+                ascq = sense.getUnsignedByte(at + 3);
+            }
+        }
+        tracer.record(arrival, TraceRecord.Protocol.ISCSI, initiator, connection, -1, tag, opcode, op, kind, lba,
+                blocks, flags, queueDepth, status.name().replace('_', ' '),
+                status == ScsiStatus.GOOD || status == ScsiStatus.CONDITION_MET, key, asc, ascq, -1, -1, false);
+        done.complete(response);
+    }
+}

@@ -1,0 +1,115 @@
+package io.blocktarget.cli;
+
+import io.blocktarget.block.IoKind;
+import io.blocktarget.block.LunState;
+import io.blocktarget.block.trace.TraceRecord;
+import io.blocktarget.block.trace.Tracer;
+import io.blocktarget.config.ConfigLoader;
+import io.blocktarget.control.ControlFixture;
+import io.blocktarget.control.InMemoryControlPlane;
+import io.vertx.core.json.JsonObject;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.util.Optional;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** {@code blocktarget trace} against a running ControlServer over a real Unix socket. */
+class TraceCliTest {
+    @TempDir
+    Path tmp;
+    private InMemoryControlPlane plane;
+    private ControlFixture fixture;
+    private StringWriter out;
+    private StringWriter err;
+
+    @BeforeEach
+    void start() throws Exception {
+        plane = new InMemoryControlPlane(ConfigLoader.embeddedDefault().server(), Optional.empty(),
+                ConfigLoader.embeddedDefault().luns());
+        fixture = ControlFixture.start(plane, tmp);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        fixture.close();
+    }
+
+    private int run(String... args) {
+        out = new StringWriter();
+        err = new StringWriter();
+        CommandLine cl = Main.commandLine();
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        String[] withControl = new String[args.length + 2];
+        System.arraycopy(args, 0, withControl, 0, args.length);
+        withControl[args.length] = "--control";
+        withControl[args.length + 1] = fixture.socket.toString();
+        return cl.execute(withControl);
+    }
+
+    @Test
+    void onPrintOffStats() {
+        assertThat(run("trace", "ram-16k", "--on", "--ring", "1024")).as(err.toString()).isZero();
+        assertThat(out.toString()).isEqualTo("trace of LUN ram-16k on (ring 1024 records)\n");
+        Tracer tracer = plane.lunState("ram-16k").map(LunState::tracer).orElseThrow();
+        long t0 = System.nanoTime();
+        tracer.record(t0, TraceRecord.Protocol.NVME, "nqn.2014-08.org.nvmexpress:uuid:h", "cntlid 1", 2, 17, 0x01,
+                "Write", IoKind.WRITE, 2048, 1, TraceRecord.FUA, 8, "SUCCESS", true, -1, -1, -1, 0, 0, false);
+        tracer.record(t0 + 1000, TraceRecord.Protocol.ISCSI, "iqn.2026-11.test:a,i,0x23d000000001",
+                "iqn.t,t,0x0001", -1, 0x1f, 0x88, "READ(16)", IoKind.READ, 70000, 1, 0, 1, "CHECK CONDITION", false,
+                3, 0x11, 0, -1, -1, false);
+
+        assertThat(run("trace", "ram-16k")).as(err.toString()).isZero();
+        String[] lines = out.toString().split("\n");
+        assertThat(lines).hasSize(2);
+        assertThat(lines[0]).matches("    0\\.000000000 nvme  nqn\\.2014-08\\.org\\.nvmexpress:uuid:h cntlid 1 q 2 cid 17"
+                + "  W  Write\\s+2048\\+1\\s+16384 fua  qd=8 \\s+\\S+  SUCCESS");
+        assertThat(lines[1]).matches("    0\\.000001000 iscsi iqn\\.2026-11\\.test:a,i,0x23d000000001 itt 0x1f  R  READ\\(16\\)"
+                + "\\s+70000\\+1\\s+16384 -    qd=1 \\s+\\S+  CHECK CONDITION MEDIUM ERROR 11h/00h");
+
+        assertThat(run("trace", "ram-16k", "--json")).isZero();
+        assertThat(out.toString().lines().map(JsonObject::new).map(j -> j.getString("op")))
+                .containsExactly("Write", "READ(16)");
+
+        assertThat(run("trace", "ram-16k", "--stats")).isZero();
+        assertThat(new JsonObject(out.toString()).getJsonObject("kinds").getJsonObject("read").getLong("failures"))
+                .isEqualTo(1);
+
+        assertThat(run("trace", "ram-16k", "--off")).isZero();
+        assertThat(out.toString()).isEqualTo("trace of LUN ram-16k off (2 commands recorded)\n");
+        assertThat(plane.lunState("ram-16k").orElseThrow().tracer()).isNull();
+    }
+
+    @Test
+    void refusalsAndUsage() {
+        assertThat(run("trace", "nope")).isEqualTo(1);
+        assertThat(err.toString()).contains("nope");
+        assertThat(run("trace", "ram-4k")).isEqualTo(1);
+        assertThat(err.toString()).contains("has not been traced");
+        assertThat(run("trace", "ram-4k", "--on", "--ring", "1000")).isEqualTo(1);
+        assertThat(err.toString()).contains("ring: 1000 is not a power of two");
+        assertThat(run("trace", "ram-4k", "--on", "--off")).isEqualTo(2);
+        assertThat(run("trace", "ram-4k", "--ring", "64")).isEqualTo(2);
+        assertThat(run("trace", "ram-4k", "--on", "--follow")).isEqualTo(2);
+    }
+
+    @Test
+    void lineFormats() {
+        assertThat(TraceCommand.latency(850)).isEqualTo("850ns");
+        assertThat(TraceCommand.latency(41_234)).isEqualTo("41.2us");
+        assertThat(TraceCommand.latency(3_210_000)).isEqualTo("3.21ms");
+        assertThat(TraceCommand.latency(1_500_000_000L)).isEqualTo("1.500s");
+        JsonObject failed = new JsonObject().put("status", "LBA OUT OF RANGE").put("ok", false).put("sct", 0)
+                .put("sc", 0x80).put("dnr", true);
+        assertThat(TraceCommand.status(failed)).isEqualTo("LBA OUT OF RANGE sct=0 sc=0x80 dnr");
+        assertThat(TraceCommand.kindLetter("unmap")).isEqualTo("D");
+    }
+}
