@@ -36,11 +36,13 @@ public final class IscsiTransport {
     private volatile Map<String, ScsiTargetDevice> targets;
     private volatile IscsiSettings settings;
     private final SessionRegistry registry = new SessionRegistry();
+    private final IscsiScheduler scheduler;
     private final Set<IscsiConnection> connections = ConcurrentHashMap.newKeySet();
 
-    private IscsiTransport(Map<String, ScsiTargetDevice> targets, IscsiSettings settings) {
+    private IscsiTransport(Map<String, ScsiTargetDevice> targets, IscsiSettings settings, IscsiScheduler scheduler) {
         this.targets = targets;
         this.settings = settings;
+        this.scheduler = scheduler;
     }
 
     public static IscsiTransport create(Vertx vertx, Collection<ScsiTargetDevice> targets, IscsiSettings settings) {
@@ -50,7 +52,7 @@ public final class IscsiTransport {
                 throw new IllegalArgumentException("target " + t.targetName() + " given twice");
             }
         }
-        return new IscsiTransport(Map.copyOf(byName), settings);
+        return new IscsiTransport(Map.copyOf(byName), settings, IscsiScheduler.EVENT_LOOP);
     }
 
     /** Takes over an accepted socket. Call on the socket's event loop (a NetServer connect handler is). */
@@ -161,6 +163,10 @@ public final class IscsiTransport {
         return targets;
     }
 
+    IscsiScheduler scheduler() {
+        return scheduler;
+    }
+
     SessionRegistry registry() {
         return registry;
     }
@@ -173,7 +179,13 @@ public final class IscsiTransport {
     }
 
     static IscsiTransport forTargets(Map<String, ScsiTargetDevice> targets, IscsiSettings settings) {
-        return new IscsiTransport(Map.copyOf(targets), settings);
+        return forTargets(targets, settings, IscsiScheduler.EVENT_LOOP);
+    }
+
+    /** For tests: the timers on {@code scheduler} (a manual clock). */
+    static IscsiTransport forTargets(Map<String, ScsiTargetDevice> targets, IscsiSettings settings,
+                                     IscsiScheduler scheduler) {
+        return new IscsiTransport(Map.copyOf(targets), settings, scheduler);
     }
 
     void forget(IscsiConnection connection) {
