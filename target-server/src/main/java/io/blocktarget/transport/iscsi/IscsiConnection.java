@@ -177,8 +177,10 @@ final class IscsiConnection implements ConnectionIo {
                     }
                 }
                 case LoginStep.Fail f -> {
-                    LOG.log(Level.INFO, "{0}: login refused {1} ({2}): {3}", who, f.status(),
-                            String.format("%02x%02x", f.status().statusClass(), f.status().statusDetail()), f.why());
+                    if (transport.errorLog().admit(port.remoteAddress())) {
+                        LOG.log(Level.INFO, "{0}: login refused {1} ({2}): {3}", who, f.status(),
+                                String.format("%02x%02x", f.status().statusClass(), f.status().statusDetail()), f.why());
+                    }
                     sendLogin(request, new LoginFlags(false, false,
                             request.flags().csg(), request.flags().csg()), f.status(), 0, Unpooled.EMPTY_BUFFER);
                     closeAfterFlush();
@@ -500,7 +502,10 @@ final class IscsiConnection implements ConnectionIo {
         if (state == ConnectionState.FREE) {
             return;
         }
-        LOG.log(level, "{0}: closing connection: {1}", who, reason);
+        // protocol errors (WARNING) are rate-limited per peer; session events (INFO) are not
+        if (level != Level.WARNING || transport.errorLog().admit(port.remoteAddress())) {
+            LOG.log(level, "{0}: closing connection: {1}", who, reason);
+        }
         port.close();
         closed();
     }

@@ -1,6 +1,7 @@
 package io.blocktarget.transport.iscsi;
 
 import io.blocktarget.scsi.ScsiTargetDevice;
+import io.blocktarget.transport.tcp.PeerLogLimiter;
 import io.blocktarget.transport.tcp.StreamTuning;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
@@ -37,12 +38,16 @@ public final class IscsiTransport {
     private volatile IscsiSettings settings;
     private final SessionRegistry registry = new SessionRegistry();
     private final IscsiScheduler scheduler;
+    /** Protocol-error lines per peer address (a fuzzer must not fill the disk), on the timers' clock. */
+    private final PeerLogLimiter errorLog;
     private final Set<IscsiConnection> connections = ConcurrentHashMap.newKeySet();
 
     private IscsiTransport(Map<String, ScsiTargetDevice> targets, IscsiSettings settings, IscsiScheduler scheduler) {
         this.targets = targets;
         this.settings = settings;
         this.scheduler = scheduler;
+        this.errorLog = new PeerLogLimiter(LOG, PeerLogLimiter.DEFAULT_BURST, PeerLogLimiter.DEFAULT_WINDOW_NANOS,
+                scheduler::nanoTime);
     }
 
     public static IscsiTransport create(Vertx vertx, Collection<ScsiTargetDevice> targets, IscsiSettings settings) {
@@ -165,6 +170,10 @@ public final class IscsiTransport {
 
     IscsiScheduler scheduler() {
         return scheduler;
+    }
+
+    PeerLogLimiter errorLog() {
+        return errorLog;
     }
 
     SessionRegistry registry() {
