@@ -29,13 +29,13 @@ class NvmeTcpFuzzTest {
     @Test
     void seededAdminQueue() {
         assertThat(SeededRun.run("nvmetcp-admin", NvmeTcpFuzzTarget.adminMutator(), NvmeTcpFuzzTarget::adminQueue,
-                0x4E56L, 800)).isPositive();
+                0x4E56L, 400)).isPositive();
     }
 
     @Test
     void seededIoQueue() {
         assertThat(SeededRun.run("nvmetcp-io", NvmeTcpFuzzTarget.ioMutator(), NvmeTcpFuzzTarget::ioQueue,
-                0x4E57L, 800)).isPositive();
+                0x4E57L, 400)).isPositive();
     }
 
     @Test
