@@ -38,7 +38,6 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.EventExecutor;
-import io.netty.util.concurrent.ScheduledFuture;
 
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
@@ -75,12 +74,13 @@ final class IscsiConnection implements ConnectionIo {
     private int cid;
     private Digest headerDigest = Digest.NONE;
     private Digest dataDigest = Digest.NONE;
-    private ScheduledFuture<?> loginTimer;
-    private ScheduledFuture<?> pingTimer;
+    private final IscsiScheduler scheduler;
+    private IscsiScheduler.Cancellable loginTimer;
+    private IscsiScheduler.Cancellable pingTimer;
     private Ping ping = Ping.IDLE;
     private int pingTtt;
     private long pingSentNanos;
-    private long lastActivityNanos = System.nanoTime();
+    private long lastActivityNanos;
 
     IscsiConnection(IscsiTransport transport, ConnectionPort port, IscsiFrameDecoder decoder) {
         this.transport = transport;
@@ -89,8 +89,10 @@ final class IscsiConnection implements ConnectionIo {
         this.who = "iSCSI " + port.remoteAddress() + " -> " + port.localAddress();
         this.login = new LoginExchange(transport.settings(), transport.targets(), transport.registry()::exists, who);
         this.text = new TextExchange(this, transport);
-        long loginMillis = transport.settings().loginTimeout().toMillis();
-        this.loginTimer = port.executor().schedule(this::onLoginTimeout, loginMillis, TimeUnit.MILLISECONDS);
+        this.scheduler = transport.scheduler();
+        this.lastActivityNanos = scheduler.nanoTime();
+        this.loginTimer = scheduler.schedule(port.executor(), transport.settings().loginTimeout().toNanos(),
+                this::onLoginTimeout);
     }
 
     String who() {
@@ -120,7 +122,7 @@ final class IscsiConnection implements ConnectionIo {
                 ReferenceCountUtil.release(message instanceof InitiatorPdu p ? p.data() : message);
                 return;
             }
-            lastActivityNanos = System.nanoTime();
+            lastActivityNanos = scheduler.nanoTime();
             switch (message) {
                 case IscsiFrameDecoder.FrameError(IscsiProtocolException e) -> frameError(e);
                 case InitiatorPdu pdu -> {
@@ -175,8 +177,10 @@ final class IscsiConnection implements ConnectionIo {
                     }
                 }
                 case LoginStep.Fail f -> {
-                    LOG.log(Level.INFO, "{0}: login refused {1} ({2}): {3}", who, f.status(),
-                            String.format("%02x%02x", f.status().statusClass(), f.status().statusDetail()), f.why());
+                    if (transport.errorLog().admit(port.remoteAddress())) {
+                        LOG.log(Level.INFO, "{0}: login refused {1} ({2}): {3}", who, f.status(),
+                                String.format("%02x%02x", f.status().statusClass(), f.status().statusDetail()), f.why());
+                    }
                     sendLogin(request, new LoginFlags(false, false,
                             request.flags().csg(), request.flags().csg()), f.status(), 0, Unpooled.EMPTY_BUFFER);
                     closeAfterFlush();
@@ -239,7 +243,7 @@ final class IscsiConnection implements ConnectionIo {
                 headerDigest, dataDigest));
         s.transitionTo(SessionState.LOGGED_IN);
         transitionTo(ConnectionState.LOGGED_IN);
-        loginTimer.cancel(false);
+        loginTimer.cancel();
         startPinger();
         LOG.log(Level.INFO, "{0}: logged in ({1}, HeaderDigest={2}, DataDigest={3}, MaxRecvDataSegmentLength={4},"
                         + " MaxBurstLength={5}, FirstBurstLength={6}, InitialR2T={7}, ImmediateData={8})", who,
@@ -396,37 +400,50 @@ final class IscsiConnection implements ConnectionIo {
 
     // ---- NOP-In pinger -----------------------------------------------------------------------------
 
+    /**
+     * One timer at a time, due exactly when something can change: idle for NopInInterval since the last received
+     * PDU (then ping), or NopInTimeout after a ping (then drop, unless answered). No periodic tick, so virtual time
+     * in tests sees the same instants as production.
+     */
     private void startPinger() {
-        IscsiSettings settings = transport.settings();
-        long interval = settings.nopInInterval().toNanos();
-        if (interval == 0) {
-            return;
+        long interval = transport.settings().nopInInterval().toNanos();
+        if (interval > 0) {
+            pingTimer = scheduler.schedule(port.executor(), interval, this::pingTick);
         }
-        long tick = Math.max(TimeUnit.MILLISECONDS.toNanos(50),
-                Math.min(interval, Math.max(1, settings.nopInTimeout().toNanos())) / 2);
-        pingTimer = port.executor().scheduleAtFixedRate(this::pingTick, tick, tick, TimeUnit.NANOSECONDS);
     }
 
     private void pingTick() {
         if (state != ConnectionState.LOGGED_IN) {
             return;
         }
-        long now = System.nanoTime();
+        long now = scheduler.nanoTime();
         IscsiSettings settings = transport.settings();
-        if (ping == Ping.OUTSTANDING) {
-            if (now - pingSentNanos >= settings.nopInTimeout().toNanos()) {
+        long interval = settings.nopInInterval().toNanos();
+        long timeout = settings.nopInTimeout().toNanos();
+        long next;
+        if (ping == Ping.OUTSTANDING && timeout > 0) {
+            long waited = now - pingSentNanos;
+            if (waited >= timeout) {
                 fatal("no answer to NOP-In within " + settings.nopInTimeout());
+                return;
             }
-            return;
+            // checked again at the deadline, or sooner so that an answered ping is followed by the next one on time
+            next = Math.min(timeout - waited, interval);
+        } else {
+            long idle = now - lastActivityNanos;
+            if (idle >= interval) {
+                pingTtt = pingTtt == Bhs.RESERVED_TAG - 1 ? 0 : pingTtt + 1;
+                ping = Ping.OUTSTANDING;
+                pingSentNanos = now;
+                // §11.19: a target ping has ITT 0xffffffff, a TTT for the answer, and does not advance StatSN.
+                send(new NopIn(0, Bhs.RESERVED_TAG, pingTtt, statSN, window.expCmdSN(), window.maxCmdSN(),
+                        Unpooled.EMPTY_BUFFER));
+                next = timeout > 0 ? timeout : interval;
+            } else {
+                next = interval - idle;
+            }
         }
-        if (now - lastActivityNanos >= settings.nopInInterval().toNanos()) {
-            pingTtt = pingTtt == Bhs.RESERVED_TAG - 1 ? 0 : pingTtt + 1;
-            ping = Ping.OUTSTANDING;
-            pingSentNanos = now;
-            // §11.19: a target ping has ITT 0xffffffff, a TTT for the answer, and does not advance StatSN.
-            send(new NopIn(0, Bhs.RESERVED_TAG, pingTtt, statSN, window.expCmdSN(), window.maxCmdSN(),
-                    Unpooled.EMPTY_BUFFER));
-        }
+        pingTimer = scheduler.schedule(port.executor(), next, this::pingTick);
     }
 
     // ---- ConnectionIo ------------------------------------------------------------------------------
@@ -485,7 +502,10 @@ final class IscsiConnection implements ConnectionIo {
         if (state == ConnectionState.FREE) {
             return;
         }
-        LOG.log(level, "{0}: closing connection: {1}", who, reason);
+        // protocol errors (WARNING) are rate-limited per peer; session events (INFO) are not
+        if (level != Level.WARNING || transport.errorLog().admit(port.remoteAddress())) {
+            LOG.log(level, "{0}: closing connection: {1}", who, reason);
+        }
         port.close();
         closed();
     }
@@ -515,11 +535,11 @@ final class IscsiConnection implements ConnectionIo {
             LOG.log(Level.INFO, "{0}: asking the initiator to log out within {1} s: {2}", who, seconds, reason);
             send(new AsyncMessage(0, nextStatSN(), window.expCmdSN(), window.maxCmdSN(), AsyncEvent.LOGOUT_REQUEST, 0,
                     0, 0, seconds, Unpooled.EMPTY_BUFFER));
-            port.executor().schedule(() -> {
+            scheduler.schedule(port.executor(), TimeUnit.SECONDS.toNanos(seconds), () -> {
                 if (state != ConnectionState.FREE) {
                     shutDown(Level.INFO, "no Logout within " + seconds + " s of the request (" + reason + ")");
                 }
-            }, seconds, TimeUnit.SECONDS);
+            });
         });
     }
 
@@ -558,10 +578,10 @@ final class IscsiConnection implements ConnectionIo {
         ConnectionState before = state;
         transitionTo(ConnectionState.FREE);
         if (loginTimer != null) {
-            loginTimer.cancel(false);
+            loginTimer.cancel();
         }
         if (pingTimer != null) {
-            pingTimer.cancel(false);
+            pingTimer.cancel();
         }
         engine.ifPresent(TaskEngine::close);
         if (window != null) {

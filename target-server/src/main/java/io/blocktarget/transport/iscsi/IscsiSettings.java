@@ -20,7 +20,8 @@ import java.util.Set;
  * @param maxOutstandingR2T        our MaxOutstandingR2T preference (§13.17)
  * @param maxTransferLength        the largest ExpectedDataTransferLength accepted for one command
  * @param nopInInterval            idle time after which the target pings with NOP-In (§11.19); zero disables
- * @param nopInTimeout             how long a ping may stay unanswered before the connection is dropped
+ * @param nopInTimeout             how long a ping may stay unanswered before the connection is dropped; zero: never
+ *                                 dropped (the pings repeat every nopInInterval)
  * @param loginTimeout             how long a connection may stay in login
  * @param chap                     per-target CHAP credentials by target name; targets absent here use AuthMethod=None
  * @param initiators               per-target allowed InitiatorNames; targets absent here admit any initiator

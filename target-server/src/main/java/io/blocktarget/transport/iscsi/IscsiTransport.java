@@ -1,6 +1,7 @@
 package io.blocktarget.transport.iscsi;
 
 import io.blocktarget.scsi.ScsiTargetDevice;
+import io.blocktarget.transport.tcp.PeerLogLimiter;
 import io.blocktarget.transport.tcp.StreamTuning;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
@@ -36,11 +37,17 @@ public final class IscsiTransport {
     private volatile Map<String, ScsiTargetDevice> targets;
     private volatile IscsiSettings settings;
     private final SessionRegistry registry = new SessionRegistry();
+    private final IscsiScheduler scheduler;
+    /** Protocol-error lines per peer address (a fuzzer must not fill the disk), on the timers' clock. */
+    private final PeerLogLimiter errorLog;
     private final Set<IscsiConnection> connections = ConcurrentHashMap.newKeySet();
 
-    private IscsiTransport(Map<String, ScsiTargetDevice> targets, IscsiSettings settings) {
+    private IscsiTransport(Map<String, ScsiTargetDevice> targets, IscsiSettings settings, IscsiScheduler scheduler) {
         this.targets = targets;
         this.settings = settings;
+        this.scheduler = scheduler;
+        this.errorLog = new PeerLogLimiter(LOG, PeerLogLimiter.DEFAULT_BURST, PeerLogLimiter.DEFAULT_WINDOW_NANOS,
+                scheduler::nanoTime);
     }
 
     public static IscsiTransport create(Vertx vertx, Collection<ScsiTargetDevice> targets, IscsiSettings settings) {
@@ -50,7 +57,7 @@ public final class IscsiTransport {
                 throw new IllegalArgumentException("target " + t.targetName() + " given twice");
             }
         }
-        return new IscsiTransport(Map.copyOf(byName), settings);
+        return new IscsiTransport(Map.copyOf(byName), settings, IscsiScheduler.EVENT_LOOP);
     }
 
     /** Takes over an accepted socket. Call on the socket's event loop (a NetServer connect handler is). */
@@ -167,6 +174,14 @@ public final class IscsiTransport {
         return targets;
     }
 
+    IscsiScheduler scheduler() {
+        return scheduler;
+    }
+
+    PeerLogLimiter errorLog() {
+        return errorLog;
+    }
+
     SessionRegistry registry() {
         return registry;
     }
@@ -179,7 +194,13 @@ public final class IscsiTransport {
     }
 
     static IscsiTransport forTargets(Map<String, ScsiTargetDevice> targets, IscsiSettings settings) {
-        return new IscsiTransport(Map.copyOf(targets), settings);
+        return forTargets(targets, settings, IscsiScheduler.EVENT_LOOP);
+    }
+
+    /** For tests: the timers on {@code scheduler} (a manual clock). */
+    static IscsiTransport forTargets(Map<String, ScsiTargetDevice> targets, IscsiSettings settings,
+                                     IscsiScheduler scheduler) {
+        return new IscsiTransport(Map.copyOf(targets), settings, scheduler);
     }
 
     void forget(IscsiConnection connection) {

@@ -25,6 +25,7 @@ import io.blocktarget.protocol.nvmetcp.NvmeTcpPduType;
 import io.blocktarget.protocol.nvmetcp.NvmeTcpProtocolException;
 import io.blocktarget.protocol.nvmetcp.PduOptions;
 import io.blocktarget.protocol.nvmetcp.TermReq;
+import io.blocktarget.transport.tcp.PeerLogLimiter;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -58,6 +59,7 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
     private final PortKind port;
     private final NvmeTcpFrameDecoder decoder;
     private final CidReusePolicy cidReuse;
+    private final PeerLogLimiter errorLog;
     private ChannelHandlerContext ctx;
     private ConnectionState state = ConnectionState.AWAIT_ICREQ;
     private PduSender sender;
@@ -71,8 +73,9 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
     enum PortKind { ALL_SUBSYSTEMS, DISCOVERY_ONLY }
 
     NvmeTcpConnection(NvmeTarget target, NvmeLimits limits, PortKind port, NvmeTcpFrameDecoder decoder,
-                      CidReusePolicy cidReuse) {
+                      CidReusePolicy cidReuse, PeerLogLimiter errorLog) {
         this.target = target;
+        this.errorLog = errorLog;
         this.limits = limits;
         this.port = port;
         this.decoder = decoder;
@@ -113,7 +116,9 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
             }
         } catch (RuntimeException e) {
             // a bug of ours or of the NVMe layer: this connection ends, the others never notice
-            LOG.log(Level.ERROR, identity() + ": internal error, closing", e);
+            if (errorLog.admit(ctx.channel().remoteAddress())) {
+                LOG.log(Level.ERROR, identity() + ": internal error, closing", e);
+            }
             close(Level.DEBUG, "internal error");
         }
     }
@@ -219,9 +224,11 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
         boolean wasOutstanding = queue.retireAsyncEventRequest(stale.cid());
         stale.transitionTo(CommandState.DONE);
         commands.remove(stale);
-        LOG.log(Level.WARNING, "{0}: host reused CID {1} of its outstanding Asynchronous Event Request (a CID must "
-                + "be unique among outstanding commands, Base §4.2); the request is retired{2}", identity(),
-                stale.cid(), wasOutstanding ? "" : " (its completion, already on its way, is dropped)");
+        if (errorLog.admit(ctx.channel().remoteAddress())) {
+            LOG.log(Level.WARNING, "{0}: host reused CID {1} of its outstanding Asynchronous Event Request (a CID "
+                    + "must be unique among outstanding commands, Base §4.2); the request is retired{2}", identity(),
+                    stale.cid(), wasOutstanding ? "" : " (its completion, already on its way, is dropped)");
+        }
         return true;
     }
 
@@ -507,7 +514,10 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
             return false;
         }
         transitionTo(ConnectionState.CLOSING);
-        LOG.log(level, "{0}: {1}", identity(), reason);
+        // protocol errors (WARNING) are rate-limited per peer; session events (INFO) are not
+        if (level != Level.WARNING || errorLog.admit(ctx.channel().remoteAddress())) {
+            LOG.log(level, "{0}: {1}", identity(), reason);
+        }
         commands.forEach(c -> {
             // an executing command's data stays alive until the NVMe layer completes it (NvmeQueue.submit)
             if (c.state() != CommandState.EXECUTING) {

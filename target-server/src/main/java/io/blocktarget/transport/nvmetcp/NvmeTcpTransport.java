@@ -4,6 +4,7 @@ import io.blocktarget.nvme.NvmeLimits;
 import io.blocktarget.nvme.NvmeTarget;
 import io.blocktarget.protocol.nvme.ConnectData;
 import io.blocktarget.protocol.nvmetcp.NvmeTcpFraming;
+import io.blocktarget.transport.tcp.PeerLogLimiter;
 import io.blocktarget.transport.tcp.StreamTuning;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -31,15 +32,23 @@ public final class NvmeTcpTransport {
     private final NvmeLimits limits;
     private final CidReusePolicy cidReuse;
     private final Set<Channel> channels = ConcurrentHashMap.newKeySet();
+    /** Protocol-error lines per peer address, shared by the connections: a fuzzer must not fill the disk. */
+    private final PeerLogLimiter errorLog;
 
     NvmeTcpTransport(NvmeTarget target, NvmeLimits limits) {
         this(target, limits, CidReusePolicy.RETIRE_STALE_ASYNC_EVENT_REQUEST);
     }
 
     NvmeTcpTransport(NvmeTarget target, NvmeLimits limits, CidReusePolicy cidReuse) {
+        this(target, limits, cidReuse, PeerLogLimiter.standard(System.getLogger("blocktarget.nvmetcp")));
+    }
+
+    /** For tests: the error-line limiter on a manual clock. */
+    NvmeTcpTransport(NvmeTarget target, NvmeLimits limits, CidReusePolicy cidReuse, PeerLogLimiter errorLog) {
         this.target = Objects.requireNonNull(target, "target");
         this.limits = Objects.requireNonNull(limits, "limits");
         this.cidReuse = Objects.requireNonNull(cidReuse, "cidReuse");
+        this.errorLog = Objects.requireNonNull(errorLog, "errorLog");
     }
 
     NvmeTarget target() {
@@ -77,7 +86,7 @@ public final class NvmeTcpTransport {
                 NvmeTcpFraming.controller(ConnectData.SIZE, limits.maxH2CDataBytes()));
         NvmeTcpConnection connection = new NvmeTcpConnection(target, limits, discoveryOnly
                 ? NvmeTcpConnection.PortKind.DISCOVERY_ONLY : NvmeTcpConnection.PortKind.ALL_SUBSYSTEMS, decoder,
-                cidReuse);
+                cidReuse, errorLog);
         FlushConsolidationHandler flush = StreamTuning.flushConsolidation();
         if (beforeHandler == null) {
             pipeline.addLast("nvmetcp-flush", flush).addLast("nvmetcp-decoder", decoder)

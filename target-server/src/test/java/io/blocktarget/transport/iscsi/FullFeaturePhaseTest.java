@@ -31,14 +31,13 @@ import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import java.time.Duration;
 import java.util.Random;
 
 import static io.blocktarget.transport.iscsi.Harness.INITIATOR;
 import static io.blocktarget.transport.iscsi.Harness.TARGET;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Full feature phase outside data transfer: CmdSN window, NOP, TMF, logout, Reject, digests, text, pinger. */
+/** Full feature phase outside data transfer: CmdSN window, NOP, TMF, logout, Reject, digests, text (timers: IscsiTimersTest). */
 class FullFeaturePhaseTest {
     private final RamTestTarget target = new RamTestTarget(TARGET, 512, 64);
     private Harness h;
@@ -389,26 +388,6 @@ class FullFeaturePhaseTest {
     }
 
     @Test
-    void nopInPingsAnIdleInitiatorAndDropsItWhenUnanswered() throws InterruptedException {
-        login(IscsiSettings.defaults().withNopIn(Duration.ofMillis(100), Duration.ofMillis(200)));
-        Thread.sleep(250);
-        h.channel.runScheduledPendingTasks();
-        NopIn ping = h.expect(NopIn.class);
-        assertThat(ping.itt()).isEqualTo(Bhs.RESERVED_TAG);
-        assertThat(ping.ttt()).isNotEqualTo(Bhs.RESERVED_TAG);
-        ping.release();
-        h.send(new NopOut(true, 0, Bhs.RESERVED_TAG, ping.ttt(), h.cmdSN, 0, Unpooled.EMPTY_BUFFER));
-        Thread.sleep(150);
-        h.channel.runScheduledPendingTasks();
-        assertThat(h.open()).isTrue();
-        h.receiveAll().forEach(p -> p.release());
-        Thread.sleep(600);
-        h.channel.runScheduledPendingTasks();
-        h.receiveAll().forEach(p -> p.release());
-        assertThat(h.open()).isFalse();
-    }
-
-    @Test
     void discoverySessionListsTargetsAndRefusesScsi() {
         h = new Harness(Harness.transport(IscsiSettings.defaults().withPortals(java.util.List.of("0.0.0.0:3260",
                 "192.0.2.7:3260")), target, new RamTestTarget("iqn.2026-11.io.blocktarget:other", 512, 8)));
@@ -468,17 +447,6 @@ class FullFeaturePhaseTest {
         }
         assertThat(parts).isGreaterThan(3);
         assertThat(all.toString().split("\0")).hasSize(42).contains("TargetName=" + TARGET);
-    }
-
-    @Test
-    void loginThatNeverFinishesTimesOut() throws InterruptedException {
-        IscsiSettings quick = new IscsiSettings(1, java.util.List.of(), 128, 262144, 262144, 65536, 1, 1 << 24,
-                Duration.ZERO, Duration.ZERO, Duration.ofMillis(100), java.util.Map.of());
-        h = new Harness(Harness.transport(quick, target));
-        assertThat(h.open()).isTrue();
-        Thread.sleep(200);
-        h.channel.runScheduledPendingTasks();
-        assertThat(h.open()).isFalse();
     }
 
     @Test

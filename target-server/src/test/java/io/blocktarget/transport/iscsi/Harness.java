@@ -76,6 +76,15 @@ final class Harness implements AutoCloseable {
         return IscsiTransport.forTargets(map, settings);
     }
 
+    /** A transport whose connection timers run on {@code scheduler}'s virtual time. */
+    static IscsiTransport transport(IscsiSettings settings, IscsiScheduler scheduler, ScsiTargetDevice... targets) {
+        Map<String, ScsiTargetDevice> map = new java.util.LinkedHashMap<>();
+        for (ScsiTargetDevice t : targets) {
+            map.put(t.targetName(), t);
+        }
+        return IscsiTransport.forTargets(map, settings, scheduler);
+    }
+
     /** Sends one PDU as the initiator would (with the negotiated digests) and releases it. */
     void send(InitiatorPdu pdu) {
         channel.writeInbound(frame(pdu, headerDigest, dataDigest));

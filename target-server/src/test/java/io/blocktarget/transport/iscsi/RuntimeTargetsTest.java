@@ -18,7 +18,6 @@ import org.junit.jupiter.api.Test;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -30,7 +29,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RuntimeTargetsTest {
     private static final String OTHER = "iqn.2026-11.io.blocktarget:other";
     private final RamTestTarget target = new RamTestTarget(Harness.TARGET, 512, 64);
-    private final IscsiTransport transport = Harness.transport(IscsiSettings.defaults(), target);
+    private final ManualIscsiScheduler clock = new ManualIscsiScheduler();
+    private final IscsiTransport transport = Harness.transport(IscsiSettings.defaults(), clock, target);
     private final List<Harness> harnesses = new ArrayList<>();
 
     @AfterEach
@@ -107,13 +107,11 @@ class RuntimeTargetsTest {
     @Test
     void aSessionThatDoesNotLogOutInTimeIsDropped() {
         Harness h = loggedIn();
-        h.channel.freezeTime(); // the embedded loop's clock moves only when the test says: 1999 ms means 1999 ms
         transport.logoutTarget(Harness.TARGET, 2);
         h.expect(AsyncMessage.class).release();
-        h.channel.advanceTimeBy(1999, TimeUnit.MILLISECONDS);
+        clock.advanceMillis(1999); // virtual time: 1999 ms means 1999 ms however loaded the machine is
         assertThat(h.open()).isTrue();
-        h.channel.advanceTimeBy(1, TimeUnit.MILLISECONDS);
-        h.channel.runScheduledPendingTasks();
+        clock.advanceMillis(1);
         assertThat(h.open()).isFalse();
         assertThat(transport.sessions()).isEmpty();
     }

@@ -1,0 +1,48 @@
+package io.blocktarget.transport.nvmetcp;
+
+import com.code_intelligence.jazzer.junit.FuzzTest;
+import io.blocktarget.fuzz.SeededRun;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+
+import java.io.IOException;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Fuzzing the NVMe/TCP connection handler over the real NVMe layer (see {@link NvmeTcpFuzzTarget}). As in
+ * IscsiFuzzTest: the {@code @FuzzTest}s replay src/test/resources/.../NvmeTcpFuzzTestInputs/METHOD in a normal run
+ * and fuzz coverage-guided with JAZZER_FUZZ=1 (scripts/fuzz); {@code seeded*} is the short deterministic run.
+ */
+class NvmeTcpFuzzTest {
+    @FuzzTest(maxDuration = "10m")
+    void adminQueue(byte[] input) {
+        NvmeTcpFuzzTarget.adminQueue(input);
+    }
+
+    @FuzzTest(maxDuration = "10m")
+    void ioQueue(byte[] input) {
+        NvmeTcpFuzzTarget.ioQueue(input);
+    }
+
+    @Test
+    void seededAdminQueue() {
+        assertThat(SeededRun.run("nvmetcp-admin", NvmeTcpFuzzTarget.adminMutator(), NvmeTcpFuzzTarget::adminQueue,
+                0x4E56L, 400)).isPositive();
+    }
+
+    @Test
+    void seededIoQueue() {
+        assertThat(SeededRun.run("nvmetcp-io", NvmeTcpFuzzTarget.ioMutator(), NvmeTcpFuzzTarget::ioQueue,
+                0x4E57L, 400)).isPositive();
+    }
+
+    @Test
+    @EnabledIfSystemProperty(named = "fuzz.writeSeeds", matches = "true")
+    void writeSeeds() throws IOException {
+        Path base = Path.of("src/test/resources/io/blocktarget/transport/nvmetcp/NvmeTcpFuzzTestInputs");
+        SeededRun.writeSeeds(base.resolve("adminQueue"), NvmeTcpFuzzTarget.adminSeeds());
+        SeededRun.writeSeeds(base.resolve("ioQueue"), NvmeTcpFuzzTarget.ioSeeds());
+    }
+}
