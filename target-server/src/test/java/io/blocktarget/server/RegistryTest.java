@@ -422,6 +422,7 @@ class RegistryTest {
         LunConfig plain = shared("a", 0, 1 << 20, 4096);
         registry.apply(List.of(plain));
         BlockDevice device = opened.get("a");
+        BlockDevice served = registry.snapshot().lun("a").orElseThrow().device(); // the decorated chain
         Io.write(device, 0, new byte[4096]);
         io.blocktarget.scsi.ScsiTargetDevice target = registry.snapshot().scsiTargets().get(SHARED_TARGET);
         ItNexus nexus = new ItNexus("iqn.2026-11.test:host,i,0x23d000000001", SHARED_TARGET + ",t,0x0001", 1);
@@ -436,7 +437,7 @@ class RegistryTest {
         assertThat(result).isEqualTo(new ApplyResult(List.of(), List.of(), List.of(), List.of(), List.of("a")));
         assertThat(Registry.describe(result)).isEqualTo("added [], removed [], resized [], replaced [], retuned [a]");
         assertThat(openOrder).containsExactly("a");                          // nothing reopened
-        assertThat(registry.snapshot().lun("a").orElseThrow().device()).isSameAs(device);
+        assertThat(registry.snapshot().lun("a").orElseThrow().device()).isSameAs(served);
         assertThat(registry.lun("a").orElseThrow().config().features().knobs()).isEqualTo(knobs);
         assertThat(registry.snapshot().scsiTargets().get(SHARED_TARGET)).isSameAs(target);
         ScsiResponse attention = runScsi(target, nexus, 0, new byte[] {0x00, 0, 0, 0, 0, 0}).get(5, TimeUnit.SECONDS);
