@@ -130,6 +130,9 @@ class FaultsLoopbackIT {
                     // no response: Linux's nvme-tcp timeout handler aborts (or resets the controller)
                     io.send(new CapsuleCmd(new ReadWriteCommand(NvmOpcode.READ, 0x77, 1, 5000, 0, false, false, 0, 0,
                             SglDescriptor.transportDataBlock(LBS)).toSqe()));
+                    // the Abort comes on another connection: first make sure the target holds the read (a later
+                    // command of the same queue completes only after the earlier one was dispatched and held)
+                    NvmeTcpTestHost.require(io.read(1, 990, 1, LBS), "a later read on the same queue");
                     NvmeTcpTestHost.Reply abort = admin.execute(new AbortCommand(0, 1, 0x77).toSqe(), null, 0);
                     NvmeTcpTestHost.require(abort, "Abort");
                     assertThat(abort.cqe().dw0() & 1).as("DW0 bit 0 = 0: aborted").isZero();
