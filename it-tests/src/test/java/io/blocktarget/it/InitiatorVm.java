@@ -100,13 +100,27 @@ final class InitiatorVm implements AutoCloseable {
     /**
      * Boots the guest and returns at once: run.sh streams the guest script's output to its stdout, so the test reads
      * it line by line ({@link ServerProcess#awaitLine}) and acts on the server while the guest runs (the host side of
-     * an interactive check). {@code env} entries are {@code K=V}. No boot retry here: the caller sees run.sh's code.
+     * an interactive check). {@code env} entries are {@code K=V}. Returns once the guest's script has started; a guest
+     * that died while booting (run.sh's code 125 before the script's first line, as {@link #runGuest} retries) is
+     * booted once more — after the script started nothing is retried.
      */
-    ServerProcess startGuest(Path guestScript, List<String> env, String kernel, Duration timeout) throws IOException {
+    ServerProcess startGuest(Path guestScript, List<String> env, String kernel, Duration timeout)
+            throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>(List.of(VM_DIR.resolve("run.sh").toString(),
                 "--netns", namespace, "--kernel", kernel, "--timeout", Long.toString(timeout.toSeconds())));
         env.forEach(e -> cmd.addAll(List.of("--env", e)));
         cmd.add(guestScript.toAbsolutePath().toString());
+        ServerProcess guest = ServerProcess.exec(cmd, Map.of());
+        if (guest.sawLine(true, l -> l.startsWith(GUEST_STARTED), timeout)) {
+            return guest;
+        }
+        int code = guest.awaitExit(Duration.ofSeconds(60));
+        if (code != VM_DIED) {
+            return guest; // the caller's awaitLine reports what happened
+        }
+        System.out.println("[initiator VM] guest died while booting; booting once more\n"
+                + String.join("\n", guest.stderr()));
+        guest.close();
         return ServerProcess.exec(cmd, Map.of());
     }
 

@@ -69,7 +69,7 @@ class LinuxKnobsIT {
                         "sd-rotational", "sd-write-cache", "sd-max-sectors", "sd-write-zeroes", "sd-identity",
                         "sg-vpd-max-transfer", "sg-vpd-max-write-same", "nvme-optimal-io", "nvme-write-cache",
                         "nvme-rotational", "nvme-id-ctrl-identity", "nvme-id-ns-granularities",
-                        "nvme-optimal-io-changed", "nvme-id-ns-nows", "nvme-rotational-changed",
+                        "nvme-optimal-io-changed", "nvme-id-ns-nows",
                         "sd-rotational-changed", "sd-optimal-io-changed", "sd-max-sectors-changed",
                         "same-bytes-both-protocols")) {
                     assertThat(report.checks()).as(what).anyMatch(c -> c.what().equals(what) && c.ok());

@@ -88,6 +88,19 @@ final class ServerProcess implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether a line of stdout ({@code fromStdout}) or stderr matches before {@code timeout} and before the process's
+     * streams end; false (no exception) otherwise.
+     */
+    boolean sawLine(boolean fromStdout, Predicate<String> match, Duration timeout) throws InterruptedException {
+        try {
+            awaitLine(fromStdout, match, timeout);
+            return true;
+        } catch (AssertionError none) {
+            return false;
+        }
+    }
+
     /** Waits until a line of stdout ({@code fromStdout}) or stderr matches; fails with both streams on timeout. */
     String awaitLine(boolean fromStdout, Predicate<String> match, Duration timeout) throws InterruptedException {
         List<String> sink = fromStdout ? out : err;
