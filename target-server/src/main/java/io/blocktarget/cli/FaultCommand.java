@@ -4,8 +4,6 @@ import io.blocktarget.control.ControlClient;
 import io.blocktarget.control.ControlClient.Response;
 import io.blocktarget.control.ControlClient.UnreachableException;
 import io.vertx.core.http.HttpMethod;
-import io.vertx.core.json.DecodeException;
-import io.vertx.core.json.Json;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import picocli.CommandLine;
@@ -116,14 +114,7 @@ final class FaultCommand implements Runnable {
                 if (eq <= 0) {
                     return "--set " + setting + ": allowed: KEY=VALUE, e.g. sense=3/11/00";
                 }
-                String text = setting.substring(eq + 1);
-                Object value;
-                try {
-                    value = Json.decodeValue(text);
-                } catch (DecodeException e) {
-                    value = text;
-                }
-                body.put(setting.substring(0, eq), value == null ? text : value);
+                body.put(setting.substring(0, eq), LunCommand.Add.value(setting.substring(eq + 1)));
             }
             return null;
         }
