@@ -1,23 +1,15 @@
 package io.blocktarget.cli;
 
-import io.blocktarget.config.ConfigLoader;
 import io.blocktarget.config.LunConfig;
-import io.blocktarget.control.ControlFixture;
-import io.blocktarget.control.InMemoryControlPlane;
 import io.blocktarget.server.ControlPlane.SessionInfo;
 import io.vertx.core.json.JsonObject;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -25,39 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The control clients (lun, sessions, reload, completion) against a running ControlServer over a real Unix socket:
  * exit codes 0 / 1 (refused, with the server's detail) / 2 (usage) and what they print.
  */
-class ControlCliTest {
-    @TempDir
-    Path tmp;
-    private InMemoryControlPlane plane;
-    private ControlFixture fixture;
-    private StringWriter out;
-    private StringWriter err;
-
-    @BeforeEach
-    void start() throws Exception {
-        plane = new InMemoryControlPlane(ConfigLoader.embeddedDefault().server(), Optional.empty(),
-                ConfigLoader.embeddedDefault().luns());
-        fixture = ControlFixture.start(plane, tmp);
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        fixture.close();
-    }
-
-    private int run(String... args) {
-        out = new StringWriter();
-        err = new StringWriter();
-        CommandLine cl = Main.commandLine();
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        String[] withControl = new String[args.length + 2];
-        System.arraycopy(args, 0, withControl, 0, args.length);
-        withControl[args.length] = "--control";
-        withControl[args.length + 1] = fixture.socket.toString();
-        return cl.execute(withControl);
-    }
-
+class ControlCliTest extends ControlCliHarness {
     @Test
     void lunAddResizeRm() {
         assertThat(run("lun", "add", "t16", "--backend", "ram", "--size", "1GiB", "--logical-block-size", "16KiB"))

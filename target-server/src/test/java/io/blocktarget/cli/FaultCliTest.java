@@ -2,56 +2,13 @@ package io.blocktarget.cli;
 
 import io.blocktarget.block.IoKind;
 import io.blocktarget.block.fault.FaultCommand;
-import io.blocktarget.config.ConfigLoader;
-import io.blocktarget.control.ControlFixture;
-import io.blocktarget.control.InMemoryControlPlane;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
-import java.nio.file.Path;
-import java.util.Optional;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code blocktarget fault add|list|rm} against a running ControlServer: exit codes and what they print. */
-class FaultCliTest {
-    @TempDir
-    Path tmp;
-    private InMemoryControlPlane plane;
-    private ControlFixture fixture;
-    private StringWriter out;
-    private StringWriter err;
-
-    @BeforeEach
-    void start() throws Exception {
-        plane = new InMemoryControlPlane(ConfigLoader.embeddedDefault().server(), Optional.empty(),
-                ConfigLoader.embeddedDefault().luns());
-        fixture = ControlFixture.start(plane, tmp);
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        fixture.close();
-    }
-
-    private int run(String... args) {
-        out = new StringWriter();
-        err = new StringWriter();
-        CommandLine cl = Main.commandLine();
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        String[] withControl = new String[args.length + 2];
-        System.arraycopy(args, 0, withControl, 0, args.length);
-        withControl[args.length] = "--control";
-        withControl[args.length + 1] = fixture.socket.toString();
-        return cl.execute(withControl);
-    }
-
+class FaultCliTest extends ControlCliHarness {
     @Test
     void makeARangeUnreadableListItAndClearIt() {
         assertThat(run("fault", "add", "ram-16k", "--ops", "read", "--lba", "1000-1099", "--action", "medium-error"))
