@@ -16,35 +16,36 @@ import io.netty.buffer.Unpooled;
 
 import java.io.IOException;
 import java.io.RandomAccessFile;
-import java.nio.ByteBuffer;
-import java.nio.channels.ClosedChannelException;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
-import java.nio.file.OpenOption;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.util.HashSet;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.UnaryOperator;
 
 /**
- * The "loop device" (DESIGN.md §3): a LUN on a regular file or block device, positional I/O through
- * a {@link FileChannel} (pread/pwrite, safe from several threads at once) on {@code ioExecutor},
- * never on the caller's thread. Every callback, failures included, runs on an executor thread;
- * only when the executor refuses the task does the callback run inline, with CLOSED.
+ * The "loop device" (DESIGN.md §3): a LUN on a regular file or block device, positional I/O with preadv2 / pwritev2
+ * on a descriptor of our own ({@link LinuxFileIo}), straight from and into the Netty buffers.
  *
- * <p>flush = fdatasync ({@code force(false)}), FUA = write then fdatasync, unmap and write-zeroes
- * = fallocate(PUNCH_HOLE) with a fallback to writing zeros where the file system cannot punch. With
- * {@code directIo} the file is opened O_DIRECT and I/O goes through buffers aligned to the file
- * system block size (JDK requirement), so the logical block size must be at least that.
+ * <p>Buffered (page cache) files take an inline fast path on the caller's thread — the event loop — chosen once at
+ * open per direction ({@link IoPath}, named in the LUN's start-up log line): RWF_NOWAIT where the file system honours
+ * it, so a call that would wait (page not cached, block allocation, lock contention) returns EAGAIN or a short count
+ * instead and the rest goes to {@code ioExecutor}; plain calls on a memory file system without swap, where the page
+ * cache is the medium and nothing waits for a device. This is the shape Linux's loop driver moved to (a non-blocking
+ * submit tried inline first, the queued worker path only as the fallback). Everything that may wait by design runs on
+ * the executor: FUA writes (RWF_DSYNC), flush, unmap / write zeroes, resize, and every call with O_DIRECT. A callback
+ * therefore runs either inline, before the method returns (as a RAM LUN's does), or on an executor thread; when the
+ * executor refuses a task the callback runs inline with CLOSED.
  *
- * <p>Do not interrupt the executor's threads: an interrupt during FileChannel I/O closes the
- * channel (ClosedByInterruptException), after which every operation fails CLOSED.
+ * <p>flush = fdatasync, with group commit: a flush that arrives while an fdatasync runs waits for the next one, which
+ * starts after it was asked for and so covers every write completed before, and all such flushes share that one.
+ * Unmap and write-zeroes = fallocate(PUNCH_HOLE) with a fallback to writing zeros where the file system cannot punch.
+ * With {@code directIo} the file is opened O_DIRECT and I/O goes through buffers aligned to the file system block size,
+ * so the logical block size must be at least that.
  */
 public final class FileBlockDevice extends AbstractBlockDevice {
     /**
@@ -55,25 +56,58 @@ public final class FileBlockDevice extends AbstractBlockDevice {
     public record Options(boolean create, boolean directIo, boolean readOnly) {
     }
 
+    /** Where the reads (or the writes) of a LUN run; chosen once at open. */
+    public enum IoPath {
+        /** On the caller's thread with RWF_NOWAIT; EAGAIN or a short transfer hands the remainder to the executor. */
+        INLINE_NOWAIT(FileIo.RWF_NOWAIT, "inline (RWF_NOWAIT, the rest on I/O threads)"),
+        /**
+         * On the caller's thread without flags: a regular file on tmpfs / ramfs while no swap is on. Such a file's pages
+         * are the medium: a read copies from memory, a write allocates memory as a RAM LUN does, and no call waits for
+         * a device (these file systems refuse RWF_NOWAIT, so it cannot be asked for).
+         */
+        INLINE_MEMORY(0, "inline (memory file system, no swap)"),
+        /** Every call on the executor. */
+        WORKER(0, "on I/O threads");
+
+        final int flags;
+        private final String description;
+
+        IoPath(int flags, String description) {
+            this.flags = flags;
+            this.description = description;
+        }
+
+        public String description() {
+            return description;
+        }
+    }
+
     private static final System.Logger LOG = System.getLogger(FileBlockDevice.class.getName());
+    private static final Runnable NOTHING = () -> { };
 
     private final Path path;
     private final Options options;
     private final Executor ioExecutor;
-    private final FileChannel channel;
-    /** Null when read-only. */
-    private final HolePuncher holePuncher;
+    private final FileIo io;
+    private final IoPath readPath;
+    private final IoPath writePath;
     /** Buffer alignment for O_DIRECT, 0 without. */
     private final int directAlignment;
+    private final Object syncLock = new Object();
+    /** Flushes the running fdatasync serves; null when none runs. Guarded by syncLock. */
+    private List<IoCallback<Void>> syncing;
+    /** Flushes that arrived while one ran: the next fdatasync serves them. Guarded by syncLock. */
+    private List<IoCallback<Void>> nextSync;
 
     private FileBlockDevice(String name, Path path, BlockGeometry geometry, Options options, Executor ioExecutor,
-                            FileChannel channel, HolePuncher holePuncher, int directAlignment) {
+                            FileIo io, IoPath readPath, IoPath writePath, int directAlignment) {
         super(name, geometry, options.readOnly());
         this.path = path;
         this.options = options;
         this.ioExecutor = ioExecutor;
-        this.channel = channel;
-        this.holePuncher = holePuncher;
+        this.io = io;
+        this.readPath = readPath;
+        this.writePath = writePath;
         this.directAlignment = directAlignment;
     }
 
@@ -84,6 +118,12 @@ public final class FileBlockDevice extends AbstractBlockDevice {
      */
     public static FileBlockDevice open(String name, Path path, BlockGeometry geometry, Options options,
                                        Executor ioExecutor) throws IOException {
+        return open(name, path, geometry, options, ioExecutor, UnaryOperator.identity());
+    }
+
+    /** As above, with the system calls wrapped by {@code syscalls} (tests: counting, injected EAGAIN and errors). */
+    static FileBlockDevice open(String name, Path path, BlockGeometry geometry, Options options,
+                                Executor ioExecutor, UnaryOperator<FileIo> syscalls) throws IOException {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(geometry, "geometry");
         Objects.requireNonNull(options, "options");
@@ -98,22 +138,35 @@ public final class FileBlockDevice extends AbstractBlockDevice {
         if (!exists) {
             createSparse(path, geometry.sizeBytes());
         }
-        FileChannel channel = null;
-        HolePuncher puncher = null;
+        FileIo io = null;
         try {
-            channel = openChannel(path, options);
-            checkSize(path, channel.size(), geometry);
-            puncher = options.readOnly() ? null : HolePuncher.open(path);
+            io = syscalls.apply(openDescriptor(path, options));
+            long size = io.size();
+            if (size < 0) {
+                throw new IOException(path + ": lseek failed: " + LinuxFileIo.strerror((int) -size));
+            }
+            checkSize(path, size, geometry);
+            IoPath reads = IoPath.WORKER;
+            IoPath writes = IoPath.WORKER;
+            long fsType = io.fileSystemType();
+            if (!options.directIo()) {
+                boolean memory = Files.isRegularFile(path) && memoryFileSystem(fsType) && noSwap();
+                reads = probe(io, geometry.logicalBlockSize(), false, memory);
+                writes = options.readOnly() ? IoPath.WORKER : probe(io, geometry.logicalBlockSize(), true, memory);
+            }
+            LOG.log(System.Logger.Level.INFO, "LUN {0}: {1} on {2}, {3}: reads {4}, writes {5}; flush and FUA on I/O threads",
+                    name, path, fileSystemName(fsType), options.directIo() ? "O_DIRECT" : "page cache",
+                    reads.description(), options.readOnly() ? "refused (read-only)" : writes.description());
+            return new FileBlockDevice(name, path, geometry, options, ioExecutor, io, reads, writes, alignment);
         } catch (IOException | RuntimeException e) {
-            if (channel != null) {
-                channel.close();
+            if (io != null) {
+                io.close();
             }
             if (!exists) {
                 Files.deleteIfExists(path);   // leave no half-made LUN file behind
             }
             throw e;
         }
-        return new FileBlockDevice(name, path, geometry, options, ioExecutor, channel, puncher, alignment);
     }
 
     private static void createSparse(Path path, long size) throws IOException {
@@ -123,7 +176,7 @@ public final class FileBlockDevice extends AbstractBlockDevice {
     }
 
     private static int directAlignment(Path where, BlockGeometry geometry) throws IOException {
-        // The JDK checks O_DIRECT buffers, positions and lengths against the file store's block size.
+        // O_DIRECT wants buffers, positions and lengths aligned to the file store's block size.
         long blockSize = Files.getFileStore(where).getBlockSize();
         if (geometry.logicalBlockSize() < blockSize) {
             throw new IOException(where + ": direct-io needs a logical block size of at least the file system block size "
@@ -132,17 +185,9 @@ public final class FileBlockDevice extends AbstractBlockDevice {
         return (int) blockSize;
     }
 
-    private static FileChannel openChannel(Path path, Options options) throws IOException {
-        Set<OpenOption> open = new HashSet<>();
-        open.add(StandardOpenOption.READ);
-        if (!options.readOnly()) {
-            open.add(StandardOpenOption.WRITE);
-        }
-        if (options.directIo()) {
-            open.add(com.sun.nio.file.ExtendedOpenOption.DIRECT);
-        }
+    private static LinuxFileIo openDescriptor(Path path, Options options) throws IOException {
         try {
-            return FileChannel.open(path, open);
+            return LinuxFileIo.open(path, options.readOnly(), options.directIo());
         } catch (IOException e) {
             if (options.directIo() && Files.exists(path)) {
                 throw new IOException(path + ": the file system refuses O_DIRECT (" + e.getMessage()
@@ -162,8 +207,78 @@ public final class FileBlockDevice extends AbstractBlockDevice {
         }
     }
 
+    /**
+     * Asks the file system once whether it honours RWF_NOWAIT: it answers EOPNOTSUPP (tmpfs; ext4 for buffered
+     * writes) before it looks at the data. The read probe reads block 0; the write probe reads block 0 and writes the
+     * same bytes back with RWF_NOWAIT, so whether it is refused, gets EAGAIN or is done, the content is unchanged (the
+     * LUN is not exported yet, so nobody writes in between).
+     */
+    private static IoPath probe(FileIo io, int blockSize, boolean write, boolean memoryFileSystem) {
+        ByteBuf block = PooledByteBufAllocator.DEFAULT.directBuffer(blockSize, blockSize);
+        try {
+            long n;
+            if (write) {
+                n = io.read(block, 0, blockSize, 0, 0);
+                if (n != blockSize) {
+                    return IoPath.WORKER;
+                }
+                n = io.write(block, 0, blockSize, 0, FileIo.RWF_NOWAIT);
+            } else {
+                n = io.read(block, 0, blockSize, 0, FileIo.RWF_NOWAIT);
+            }
+            if (n != -FileIo.EOPNOTSUPP && n != -FileIo.EINVAL) {
+                return IoPath.INLINE_NOWAIT;
+            }
+            return memoryFileSystem ? IoPath.INLINE_MEMORY : IoPath.WORKER;
+        } finally {
+            block.release();
+        }
+    }
+
+    private static boolean memoryFileSystem(long fsType) {
+        return fsType == LinuxFileIo.TMPFS_MAGIC || fsType == LinuxFileIo.RAMFS_MAGIC;
+    }
+
+    /** No swap area is on (/proc/swaps has only its header), so tmpfs pages cannot be paged out and read back. */
+    private static boolean noSwap() {
+        try {
+            return Files.readAllLines(Path.of("/proc/swaps")).size() <= 1;
+        } catch (IOException | RuntimeException e) {
+            return false;   // cannot tell: assume swap, stay on the I/O threads
+        }
+    }
+
+    private static String fileSystemName(long fsType) {
+        if (fsType == LinuxFileIo.TMPFS_MAGIC) {
+            return "tmpfs";
+        }
+        if (fsType == LinuxFileIo.RAMFS_MAGIC) {
+            return "ramfs";
+        }
+        if (fsType == 0xEF53L) {
+            return "ext4";
+        }
+        if (fsType == 0x58465342L) {
+            return "xfs";
+        }
+        if (fsType == 0x9123683EL) {
+            return "btrfs";
+        }
+        return fsType < 0 ? "an unknown file system" : "file system 0x" + Long.toHexString(fsType);
+    }
+
     public Path path() {
         return path;
+    }
+
+    /** Where reads run (the start-up line says it too). */
+    public IoPath readPath() {
+        return readPath;
+    }
+
+    /** Where writes without FUA run. */
+    public IoPath writePath() {
+        return writePath;
     }
 
     /**
@@ -177,97 +292,212 @@ public final class FileBlockDevice extends AbstractBlockDevice {
 
     @Override
     public void read(long lba, int blockCount, IoCallback<ByteBuf> callback) {
-        submit(callback, () -> {
-            BlockIoException failure = checkReadRequest(lba, blockCount);
-            if (failure != null) {
-                callback.complete(null, failure);
-                return;
-            }
-            int length = blockCount << geometry().logicalBlockShift();
-            ByteBuf buffer;
-            try {
-                buffer = length == 0 ? Unpooled.EMPTY_BUFFER : allocate(length);
-            } catch (OutOfMemoryError e) {   // Netty's direct memory limit or malloc: fail this read only
-                callback.complete(null, new BlockIoException(BlockError.INSUFFICIENT_RESOURCES,
-                        name() + ": no memory for a read buffer", e));
-                return;
-            }
-            try {
-                ByteBuffer target = buffer.nioBuffer(0, length);
-                long position = lba << geometry().logicalBlockShift();
-                while (target.hasRemaining()) {
-                    if (channel.read(target, position + target.position()) < 0) {
-                        throw new IOException(path + ": end of file inside the LUN (file truncated?)");
-                    }
-                }
-                buffer.writerIndex(length);
-            } catch (IOException e) {
+        if (readPath == IoPath.WORKER) {
+            submit(callback, () -> startRead(lba, blockCount, callback, false), NOTHING);
+        } else {
+            startRead(lba, blockCount, callback, true);
+        }
+    }
+
+    private void startRead(long lba, int blockCount, IoCallback<ByteBuf> callback, boolean inline) {
+        BlockIoException failure = checkReadRequest(lba, blockCount);
+        if (failure != null) {
+            callback.complete(null, failure);
+            return;
+        }
+        int length = blockCount << geometry().logicalBlockShift();
+        if (length == 0) {
+            callback.complete(Unpooled.EMPTY_BUFFER, null);
+            return;
+        }
+        ByteBuf buffer;
+        try {
+            buffer = allocate(length);
+        } catch (OutOfMemoryError e) {   // Netty's direct memory limit or malloc: fail this read only
+            callback.complete(null, new BlockIoException(BlockError.INSUFFICIENT_RESOURCES,
+                    name() + ": no memory for a read buffer", e));
+            return;
+        }
+        long position = lba << geometry().logicalBlockShift();
+        if (!inline) {
+            finishRead(buffer, position, 0, length, callback);
+            return;
+        }
+        long n = io.read(buffer, 0, length, position, readPath.flags);
+        if (n == length) {
+            callback.complete(buffer.writerIndex(length), null);
+            return;
+        }
+        if (n < 0 && n != -FileIo.EAGAIN && n != -FileIo.EOPNOTSUPP) {
+            buffer.release();
+            callback.complete(null, failure("read", (int) -n, BlockError.READ_ERROR));
+            return;
+        }
+        int done = (int) Math.max(0, n);   // not (all) in the page cache: the rest may wait, on an I/O thread
+        submit(callback, () -> finishRead(buffer, position, done, length, callback), buffer::release);
+    }
+
+    private void finishRead(ByteBuf buffer, long position, int done, int length, IoCallback<ByteBuf> callback) {
+        while (done < length) {
+            long n = io.read(buffer, done, length - done, position + done, 0);
+            if (n <= 0) {
                 buffer.release();
-                callback.complete(null, failure(e, BlockError.READ_ERROR));
+                callback.complete(null, n == 0
+                        ? new BlockIoException(BlockError.READ_ERROR, path + ": end of file inside the LUN (file truncated?)")
+                        : failure("read", (int) -n, BlockError.READ_ERROR));
                 return;
             }
-            callback.complete(buffer, null);
-        });
+            done += (int) n;
+        }
+        callback.complete(buffer.writerIndex(length), null);
     }
 
     @Override
     public void write(long lba, ByteBuf data, boolean fua, IoCallback<Void> callback) {
-        submit(callback, () -> {
-            BlockIoException failure = checkWriteRequest(lba, data);
-            if (failure == null) {
-                try {
-                    writeAt(lba << geometry().logicalBlockShift(), data);
-                    if (fua) {
-                        channel.force(false);
-                    }
-                } catch (IOException e) {
-                    failure = failure(e, BlockError.WRITE_ERROR);
-                }
-            }
+        // A FUA write waits for the medium (RWF_DSYNC): never on the caller's thread.
+        if (fua || writePath == IoPath.WORKER) {
+            submit(callback, () -> {
+                BlockIoException failure = checkWriteRequest(lba, data);
+                callback.complete(null, failure != null ? failure : writeAt(lba << geometry().logicalBlockShift(), data, 0, fua));
+            }, NOTHING);
+            return;
+        }
+        BlockIoException failure = checkWriteRequest(lba, data);
+        if (failure != null) {
             callback.complete(null, failure);
-        });
+            return;
+        }
+        long position = lba << geometry().logicalBlockShift();
+        int length = data.readableBytes();
+        long n = io.write(data, data.readerIndex(), length, position, writePath.flags);
+        if (n == length) {
+            callback.complete(null, null);
+            return;
+        }
+        if (n < 0 && n != -FileIo.EAGAIN && n != -FileIo.EOPNOTSUPP) {
+            callback.complete(null, failure("write", (int) -n, BlockError.WRITE_ERROR));
+            return;
+        }
+        int done = (int) Math.max(0, n);   // allocation, writeback or a lock would wait: the rest on an I/O thread
+        submit(callback, () -> callback.complete(null, writeAt(position, data, done, false)), NOTHING);
     }
 
-    private void writeAt(long position, ByteBuf data) throws IOException {
+    /** Writes {@code data} from its byte {@code done} on, at {@code position + done}; with {@code fua} durably. */
+    private BlockIoException writeAt(long position, ByteBuf data, int done, boolean fua) {
         int length = data.readableBytes();
         if (directAlignment == 0) {
-            for (ByteBuffer source : data.nioBuffers(data.readerIndex(), length)) {
-                position = writeFully(source, position);
-            }
-            return;
+            return writeFully(data, data.readerIndex(), done, length, position, fua);
         }
         NativeByteBuf bounce;
         try {
             bounce = NativeByteBuf.aligned(directAlignment, length);
         } catch (OutOfMemoryError e) {
-            throw new NoBufferException("no memory for an O_DIRECT bounce buffer of " + length + " bytes", e);
+            return new BlockIoException(BlockError.INSUFFICIENT_RESOURCES,
+                    path + ": no memory for an O_DIRECT bounce buffer of " + length + " bytes", e);
         }
         try {
             bounce.copyFrom(0, data, data.readerIndex(), length);
-            writeFully(bounce.nioBuffer(0, length), position);
+            return writeFully(bounce, 0, done, length, position, fua);
         } finally {
             bounce.release();
         }
     }
 
-    private long writeFully(ByteBuffer source, long position) throws IOException {
-        while (source.hasRemaining()) {
-            position += channel.write(source, position);
+    /** pwritev2 until {@code [from + done, from + length)} is written; FUA as RWF_DSYNC, or write + fdatasync. */
+    private BlockIoException writeFully(ByteBuf data, int from, int done, int length, long position, boolean fua) {
+        int flags = fua ? FileIo.RWF_DSYNC : 0;
+        while (done < length) {
+            long n = io.write(data, from + done, length - done, position + done, flags);
+            if (n < 0 && flags != 0 && (n == -FileIo.EOPNOTSUPP || n == -FileIo.EINVAL)) {
+                flags = 0;   // a kernel without RWF_DSYNC: write, then fdatasync below
+                continue;
+            }
+            if (n <= 0) {
+                return failure("write", n == 0 ? FileIo.EIO : (int) -n, BlockError.WRITE_ERROR);
+            }
+            done += (int) n;
         }
-        return position;
+        if (fua && flags == 0) {
+            int r = io.fdatasync();
+            if (r < 0) {
+                return failure("fdatasync", -r, BlockError.WRITE_ERROR);
+            }
+        }
+        return null;
     }
 
+    /**
+     * Group commit: the first flush starts an fdatasync on an I/O thread; flushes that arrive while it runs wait for
+     * the next one, which starts once it is done — after they were asked for, so it covers every write completed
+     * before any of them — and all of them complete with that one's outcome.
+     */
     @Override
     public void flush(IoCallback<Void> callback) {
-        submit(callback, () -> {
-            BlockIoException failure = null;
-            try {
-                channel.force(false);
-            } catch (IOException e) {
-                failure = failure(e, BlockError.WRITE_ERROR);
+        Objects.requireNonNull(callback, "callback");
+        List<IoCallback<Void>> batch;
+        synchronized (syncLock) {
+            if (syncing != null) {
+                if (nextSync == null) {
+                    nextSync = new ArrayList<>(4);
+                }
+                nextSync.add(callback);
+                return;
             }
+            batch = new ArrayList<>(4);
+            batch.add(callback);
+            syncing = batch;
+        }
+        startSync();
+    }
+
+    private void startSync() {
+        try {
+            ioExecutor.execute(this::runSyncs);
+        } catch (RejectedExecutionException e) {
+            failSyncs(BlockChecks.closed(name()));
+        }
+    }
+
+    /** Runs fdatasyncs until no flush waits any more; owns each batch it takes from {@code nextSync}. */
+    private void runSyncs() {
+        List<IoCallback<Void>> batch;
+        synchronized (syncLock) {
+            batch = syncing;
+        }
+        while (batch != null) {
+            BlockIoException failure = checkOpen();
+            if (failure == null) {
+                int r = io.fdatasync();
+                failure = r == 0 ? null : failure("fdatasync", -r, BlockError.WRITE_ERROR);
+            }
+            List<IoCallback<Void>> next;
+            synchronized (syncLock) {
+                syncing = nextSync;   // null: idle, the next flush starts a new fdatasync itself
+                nextSync = null;
+                next = syncing;
+            }
+            for (IoCallback<Void> callback : batch) {
+                callback.complete(null, failure);
+            }
+            batch = next;
+        }
+    }
+
+    private void failSyncs(BlockIoException failure) {
+        List<IoCallback<Void>> failed = new ArrayList<>();
+        synchronized (syncLock) {
+            if (syncing != null) {
+                failed.addAll(syncing);
+            }
+            if (nextSync != null) {
+                failed.addAll(nextSync);
+            }
+            syncing = null;
+            nextSync = null;
+        }
+        for (IoCallback<Void> callback : failed) {
             callback.complete(null, failure);
-        });
+        }
     }
 
     @Override
@@ -279,7 +509,7 @@ public final class FileBlockDevice extends AbstractBlockDevice {
                 failure = deallocate(copy.get(i).lba(), copy.get(i).count());
             }
             callback.complete(null, failure);
-        });
+        }, NOTHING);
     }
 
     @Override
@@ -287,39 +517,45 @@ public final class FileBlockDevice extends AbstractBlockDevice {
         submit(callback, () -> {
             BlockIoException failure = checkWriteZeroesRequest(lba, blockCount);
             callback.complete(null, failure != null ? failure : deallocate(lba, blockCount));
-        });
+        }, NOTHING);
     }
 
-    /** Punches a hole; where the file system cannot, writes zeros instead. */
+    /**
+     * Punches a hole (fallocate PUNCH_HOLE | KEEP_SIZE); where the file system cannot, writes zeros instead. On a
+     * regular file the hole reads back as zeros even where it does not cover whole file system blocks (the kernel
+     * zeroes the partial blocks); on a block device the kernel discards or zeroes the range.
+     */
     private BlockIoException deallocate(long lba, long blockCount) {
         long offset = lba << geometry().logicalBlockShift();
         long length = blockCount << geometry().logicalBlockShift();
         if (length == 0) {
             return null;
         }
-        int errno = holePuncher.punch(offset, length);
-        if (errno == 0) {
+        int r = io.fallocate(Libc.FALLOC_FL_PUNCH_HOLE | Libc.FALLOC_FL_KEEP_SIZE, offset, length);
+        if (r == 0) {
             return null;
         }
-        if (errno == Libc.ENOSPC || errno == Libc.EDQUOT) {
+        int errno = -r;
+        if (errno == FileIo.ENOSPC || errno == FileIo.EDQUOT) {
             return new BlockIoException(BlockError.OUT_OF_SPACE, path + ": no space to punch a hole");
         }
-        if (errno != Libc.EOPNOTSUPP) {
-            return new BlockIoException(BlockError.WRITE_ERROR, path + ": fallocate(PUNCH_HOLE) failed, errno " + errno);
+        if (errno != FileIo.EOPNOTSUPP) {
+            return failure("fallocate(PUNCH_HOLE)", errno, BlockError.WRITE_ERROR);
         }
         return writeZeros(offset, length);
     }
 
     /** The fallback where the file system cannot punch holes: zeros written from the shared (aligned) zero region. */
     BlockIoException writeZeros(long offset, long length) {
-        try {
-            for (long end = offset + length; offset < end; ) {
-                offset = writeFully(ZeroBuffers.nioBuffer((int) Math.min(ZeroBuffers.REGION_SIZE, end - offset)), offset);
+        for (long end = offset + length; offset < end; ) {
+            int chunk = (int) Math.min(ZeroBuffers.REGION_SIZE, end - offset);
+            BlockIoException failure = writeFully(ZeroBuffers.slice(chunk), 0, 0, chunk, offset, false);
+            if (failure != null) {
+                return failure;
             }
-            return null;
-        } catch (IOException e) {
-            return failure(e, BlockError.WRITE_ERROR);
+            offset += chunk;
         }
+        return null;
     }
 
     /**
@@ -339,12 +575,15 @@ public final class FileBlockDevice extends AbstractBlockDevice {
                 publishBlockCount(newBlockCount);
             }
             callback.complete(null, failure);
-        });
+        }, NOTHING);
     }
 
     private synchronized BlockIoException resizeMedium(long newSize) {
         try {
-            long actual = channel.size();
+            long actual = io.size();
+            if (actual < 0) {
+                return failure("lseek", (int) -actual, BlockError.WRITE_ERROR);
+            }
             if (Files.readAttributes(path, BasicFileAttributes.class).isOther()) {
                 return actual >= newSize ? null : new BlockIoException(BlockError.INVALID_LENGTH, path + " is "
                         + actual + " bytes, less than the " + newSize + " asked for; grow the block device first");
@@ -361,31 +600,27 @@ public final class FileBlockDevice extends AbstractBlockDevice {
             }
             return null;
         } catch (IOException e) {
-            return failure(e, BlockError.WRITE_ERROR);
+            return new BlockIoException(BlockError.WRITE_ERROR, path + ": " + e, e);
         }
     }
 
-    /** Flushes and closes; blocks the caller for the fsync. Operations still queued fail CLOSED. */
+    /**
+     * Flushes and closes; blocks the caller for the fsync. Operations still queued fail CLOSED; the descriptor is
+     * released once the last call in progress has returned.
+     */
     @Override
     public void close() {
         if (!transitionToClosed()) {
             return;
         }
-        try {
-            if (!options.readOnly()) {
-                channel.force(false);
+        if (!options.readOnly()) {
+            int r = io.fdatasync();
+            if (r < 0) {
+                LOG.log(System.Logger.Level.WARNING, "LUN {0}: fsync of {1} on close failed: {2}", name(), path,
+                        LinuxFileIo.strerror(-r));
             }
-        } catch (IOException e) {
-            LOG.log(System.Logger.Level.WARNING, "LUN {0}: fsync of {1} on close failed: {2}", name(), path, e.toString());
         }
-        try {
-            channel.close();
-        } catch (IOException e) {
-            LOG.log(System.Logger.Level.WARNING, "LUN {0}: closing {1} failed: {2}", name(), path, e.toString());
-        }
-        if (holePuncher != null) {
-            holePuncher.close();
-        }
+        io.close();
     }
 
     private ByteBuf allocate(int length) {
@@ -394,49 +629,38 @@ public final class FileBlockDevice extends AbstractBlockDevice {
                 : NativeByteBuf.aligned(directAlignment, length).writerIndex(0);
     }
 
-    /** Runs {@code operation} on the executor unless the device is closed by then. */
-    private void submit(IoCallback<?> callback, Runnable operation) {
+    /**
+     * Runs {@code operation} on the executor unless the device is closed by then; otherwise (or when the executor
+     * refuses) runs {@code drop}, which releases what the operation would have, and fails CLOSED.
+     */
+    private void submit(IoCallback<?> callback, Runnable operation, Runnable drop) {
         try {
             ioExecutor.execute(() -> {
                 BlockIoException closed = checkOpen();
                 if (closed != null) {
+                    drop.run();
                     callback.complete(null, closed);
                 } else {
                     operation.run();
                 }
             });
         } catch (RejectedExecutionException e) {
+            drop.run();
             callback.complete(null, BlockChecks.closed(name()));
         }
     }
 
-    private BlockIoException failure(IOException e, BlockError ioError) {
-        return new BlockIoException(classify(e, ioError), path + ": " + e, e);
+    private BlockIoException failure(String call, int errno, BlockError ioError) {
+        return new BlockIoException(classify(errno, ioError), path + ": " + call + " failed: "
+                + LinuxFileIo.strerror(errno) + " (errno " + errno + ")");
     }
 
-    /**
-     * CLOSED for a closed channel, OUT_OF_SPACE for a full file system, INSUFFICIENT_RESOURCES for a
-     * buffer we could not allocate (not the medium's fault), else {@code ioError}.
-     */
-    static BlockError classify(IOException e, BlockError ioError) {
-        if (e instanceof ClosedChannelException) {   // also AsynchronousClose / ClosedByInterrupt
-            return BlockError.CLOSED;
-        }
-        if (e instanceof NoBufferException) {
-            return BlockError.INSUFFICIENT_RESOURCES;
-        }
-        String message = String.valueOf(e.getMessage());
-        // FileChannel reports errno only as strerror text: ENOSPC / EDQUOT.
-        if (message.contains("No space left on device") || message.contains("Disk quota exceeded")) {
-            return BlockError.OUT_OF_SPACE;
-        }
-        return ioError;
-    }
-
-    /** A bounce buffer could not be allocated: carried through the write path's IOException handling. */
-    static final class NoBufferException extends IOException {
-        NoBufferException(String message, Throwable cause) {
-            super(message, cause);
-        }
+    /** CLOSED for a closed descriptor, OUT_OF_SPACE for a full file system or quota, else {@code ioError} (EIO ...). */
+    static BlockError classify(int errno, BlockError ioError) {
+        return switch (errno) {
+            case FileIo.EBADF -> BlockError.CLOSED;
+            case FileIo.ENOSPC, FileIo.EDQUOT -> BlockError.OUT_OF_SPACE;
+            default -> ioError;
+        };
     }
 }

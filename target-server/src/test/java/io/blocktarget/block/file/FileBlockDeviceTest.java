@@ -126,20 +126,12 @@ class FileBlockDeviceTest {
     }
 
     @Test
-    void ioExceptionsAreClassifiedByCause() {
-        assertThat(FileBlockDevice.classify(new IOException("No space left on device"), BlockError.WRITE_ERROR))
-                .isEqualTo(BlockError.OUT_OF_SPACE);
-        assertThat(FileBlockDevice.classify(new IOException("Disk quota exceeded"), BlockError.WRITE_ERROR))
-                .isEqualTo(BlockError.OUT_OF_SPACE);
-        assertThat(FileBlockDevice.classify(new java.nio.channels.ClosedByInterruptException(), BlockError.READ_ERROR))
-                .isEqualTo(BlockError.CLOSED);
-        assertThat(FileBlockDevice.classify(new IOException("Input/output error"), BlockError.READ_ERROR))
-                .isEqualTo(BlockError.READ_ERROR);
-        assertThat(FileBlockDevice.classify(new IOException((String) null), BlockError.WRITE_ERROR))
-                .isEqualTo(BlockError.WRITE_ERROR);
-        // no bounce buffer: a resource shortage, never a media error (issue 10 item 7)
-        assertThat(FileBlockDevice.classify(new FileBlockDevice.NoBufferException("no memory", new OutOfMemoryError()),
-                BlockError.WRITE_ERROR)).isEqualTo(BlockError.INSUFFICIENT_RESOURCES);
+    void errnosAreClassifiedByCause() {
+        assertThat(FileBlockDevice.classify(FileIo.ENOSPC, BlockError.WRITE_ERROR)).isEqualTo(BlockError.OUT_OF_SPACE);
+        assertThat(FileBlockDevice.classify(FileIo.EDQUOT, BlockError.WRITE_ERROR)).isEqualTo(BlockError.OUT_OF_SPACE);
+        assertThat(FileBlockDevice.classify(FileIo.EBADF, BlockError.READ_ERROR)).isEqualTo(BlockError.CLOSED);
+        assertThat(FileBlockDevice.classify(FileIo.EIO, BlockError.READ_ERROR)).isEqualTo(BlockError.READ_ERROR);
+        assertThat(FileBlockDevice.classify(FileIo.EIO, BlockError.WRITE_ERROR)).isEqualTo(BlockError.WRITE_ERROR);
     }
 
     @Test
@@ -181,15 +173,17 @@ class FileBlockDeviceTest {
     }
 
     @Test
-    void callbacksRunOnTheExecutorNotTheCaller() throws Exception {
-        try (FileBlockDevice device = FileBlockDevice.open("t", dir.resolve("t.img"), new BlockGeometry(512, 512, 8), CREATE, io)) {
+    void withoutAnInlinePathCallbacksRunOnTheExecutorNotTheCaller() throws Exception {
+        // O_DIRECT never runs inline: every call, validation failures included, completes on the executor.
+        try (FileBlockDevice device = FileBlockDevice.open("t", dir.resolve("t.img"), new BlockGeometry(4096, 4096, 8),
+                new FileBlockDevice.Options(true, true, false), io)) {
+            assertThat(device.readPath()).isEqualTo(FileBlockDevice.IoPath.WORKER);
             CompletableFuture<String> thread = new CompletableFuture<>();
             device.read(0, 1, (buf, failure) -> {
                 buf.release();
                 thread.complete(Thread.currentThread().getName());
             });
             assertThat(thread.get(10, TimeUnit.SECONDS)).isEqualTo("file-io");
-            // Validation failures too: a caller can rely on never being called back inline.
             CompletableFuture<String> failed = new CompletableFuture<>();
             device.read(8, 1, (buf, failure) -> failed.complete(Thread.currentThread().getName() + " " + failure.error()));
             assertThat(failed.get(10, TimeUnit.SECONDS)).isEqualTo("file-io LBA_OUT_OF_RANGE");
@@ -200,7 +194,16 @@ class FileBlockDeviceTest {
     void operationsQueuedWhenTheDeviceClosesFailClosed() throws Exception {
         ExecutorService single = Executors.newSingleThreadExecutor();
         try {
-            FileBlockDevice device = FileBlockDevice.open("q", dir.resolve("q.img"), new BlockGeometry(4096, 4096, 64), CREATE, single);
+            // every operation queued on the executor: a file system that refuses RWF_NOWAIT (no inline path)
+            FileBlockDevice device = FileBlockDevice.open("q", dir.resolve("q.img"), new BlockGeometry(4096, 4096, 64),
+                    CREATE, single, real -> {
+                        ScriptedFileIo io = new ScriptedFileIo(real);
+                        io.readHook = ScriptedFileIo.refuseNowait();
+                        io.writeHook = ScriptedFileIo.refuseNowait();
+                        return io;
+                    });
+            assertThat(device.readPath()).isEqualTo(FileBlockDevice.IoPath.WORKER);
+            assertThat(device.writePath()).isEqualTo(FileBlockDevice.IoPath.WORKER);
             CountDownLatch gate = new CountDownLatch(1);
             single.execute(() -> {
                 try {
