@@ -5,8 +5,8 @@ package io.blocktarget.block;
  * ({@code failure == null}) or a failure ({@code result == null}).
  *
  * <p>Threading: a RAM or null device calls back inline, before the operation method returns; a
- * file device calls back on one of its worker threads, and the caller hops back to its own event
- * loop. A per-command object can implement this interface, so no allocation per I/O is needed.
+ * file device calls back inline when its fast path finished the call, else on one of its worker
+ * threads, and the caller hops back to its own event loop. A per-command object can implement this interface, so no allocation per I/O is needed.
  */
 @FunctionalInterface
 public interface IoCallback<T> {
