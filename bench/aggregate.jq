@@ -36,6 +36,12 @@ $meta[0] as $m
             and .workload == $r.workload and .jobs == $r.jobs and .placement == $r.placement)][0]) as $i
         | if $i == null or $i.iops == null or $r.iops == null then null else ($r.iops.median / $i.iops.median | r2) end
       else null end)
+    # file LUNs (issue 15): IOPS as a fraction of the RAM LUN's, same client, protocol, workload and placement
+    | .ratio_vs_ram = (if ($r.lun | startswith("file-")) then
+        ([$rows[] | select(.target == $r.target and .lun == "ram-4k" and .client == $r.client and .proto == $r.proto
+            and .workload == $r.workload and .jobs == $r.jobs and .placement == $r.placement)][0]) as $m
+        | if $m == null or $m.iops == null or $r.iops == null then null else ($r.iops.median / $m.iops.median | r2) end
+      else null end)
   )) as $rows
 | def rowname: "\(.client) \(.proto) \(.workload) \(.jobs)c \(.placement)";
   def allmet($xs; f): if ($xs | length) == 0 then null else ($xs | all(f)) end;

@@ -62,6 +62,23 @@ def header:
   ($r.rows | map(select(.jobs == 1 and .placement == "pinned" and (.lun == "ram-4k" or .lun == "tgtd-4k")))
    | sort_by(wlorder, .client, .proto, .target)[] | row),
   "",
+  (if ([.rows[] | select(.lun | startswith("file-"))] | length) > 0 then
+     "## File LUNs beside the RAM and null LUNs (issue 15)",
+     "",
+     "Page cache, 4 KiB blocks, \(.lun_mib) MiB filled from /dev/urandom before the start, 1 connection, unpinned. File systems: \(.file_luns.file_systems // "?"). I/O paths from the start-up lines: \(.file_luns.io_paths // "?"). × RAM = file / ram-4k IOPS for the same client, protocol and workload.",
+     "",
+     "| LUN | client | proto | workload | IOPS median (min–max) | p50 / p99 µs | target CPU µs/IO median (min–max) | × RAM |",
+     "|---|---|---|---|---|---|---|---|",
+     ($r.rows | map(select(.target == "blocktarget" and (.lun == "ram-4k" or .lun == "null-4k" or (.lun | startswith("file-")))
+         and .jobs == 1 and .placement == "unpinned"
+         and ([.workload] | inside(["4k-randread-qd1", "4k-randread-qd32", "4k-randwrite-qd1", "4k-randwrite-qd32",
+               "128k-read-qd8", "128k-write-qd8"]))))
+      | sort_by(.workload, .client, .proto, (.lun | if . == "ram-4k" then 0 elif . == "null-4k" then 9 else 1 end), .lun)[]
+      | "| \(.lun) | \(.client) | \(.proto) | \(wl) | \(.iops | spread(k)) | "
+        + (if .p50us != null then "\(.p50us.median | n1) / \(.p99us.median | n1)" else "(mean \(.mean_lat_us.median | n1))" end)
+        + " | \(.cpu_us_per_io | spread(n1)) | \(.ratio_vs_ram // "-" | tostring) |"),
+     ""
+   else empty end),
   "## All rows",
   "",
   header,
