@@ -328,13 +328,22 @@ public final class FileBlockDevice extends AbstractBlockDevice {
             callback.complete(buffer.writerIndex(length), null);
             return;
         }
-        if (n < 0 && n != -FileIo.EAGAIN && n != -FileIo.EOPNOTSUPP) {
+        if (n < 0 && !handOn(n)) {
             buffer.release();
             callback.complete(null, failure("read", (int) -n, BlockError.READ_ERROR));
             return;
         }
         int done = (int) Math.max(0, n);   // not (all) in the page cache: the rest may wait, on an I/O thread
         submit(callback, () -> finishRead(buffer, position, done, length, callback), buffer::release);
+    }
+
+    /**
+     * True for what an inline call answers instead of waiting (EAGAIN), or where RWF_NOWAIT itself was refused after
+     * all (EOPNOTSUPP, or EINVAL from kernels that check buffered NOWAIT writes that way): the I/O thread retries
+     * without the flag, and a real error shows there.
+     */
+    private static boolean handOn(long n) {
+        return n == -FileIo.EAGAIN || n == -FileIo.EOPNOTSUPP || n == -FileIo.EINVAL;
     }
 
     private void finishRead(ByteBuf buffer, long position, int done, int length, IoCallback<ByteBuf> callback) {
@@ -374,7 +383,7 @@ public final class FileBlockDevice extends AbstractBlockDevice {
             callback.complete(null, null);
             return;
         }
-        if (n < 0 && n != -FileIo.EAGAIN && n != -FileIo.EOPNOTSUPP) {
+        if (n < 0 && !handOn(n)) {
             callback.complete(null, failure("write", (int) -n, BlockError.WRITE_ERROR));
             return;
         }
