@@ -89,9 +89,9 @@ final class NvmeFaults {
                 Owner owner = new Owner(controller, qid);
                 var held = faults.holds().hold(owner, sqe.cid(),
                         () -> done.complete(NvmeStatus.ABORTED_BY_REQUEST, 0, 0, null));
-                if (!connection(qid).applyFault(drop, hit.rule())) {
-                    faults.holds().release(h -> h == held);
+                if (!connection(qid).applyFault(drop, hit.rule()) && faults.holds().discard(held)) {
                     hit.rule().countNotApplicable();
+                    return false; // no connection to drop: the command goes on
                 }
             }
             case FaultAction.ConnectionFault fault -> {

@@ -73,9 +73,9 @@ final class ScsiFaults {
                 // no response: held like no-response, and the connection's end (I_T nexus loss) releases it
                 var held = faults.holds().hold(task.nexus(), task,
                         () -> task.fail(SenseReason.COMMAND_ABORTED_NO_ADDITIONAL_SENSE));
-                if (!task.command().connection().applyFault(drop, hit.rule())) {
-                    faults.holds().release(h -> h == held);
+                if (!task.command().connection().applyFault(drop, hit.rule()) && faults.holds().discard(held)) {
                     hit.rule().countNotApplicable();
+                    return false; // no connection to drop: the command goes on
                 }
             }
             case FaultAction.ConnectionFault fault -> {
