@@ -39,7 +39,8 @@ public final class StallHandler extends ChannelDuplexHandler {
      * @param onEnd runs on the event loop when the stall ends (for the connection's log line)
      */
     public static void stall(Channel channel, FaultAction.StallConnection stall, ActiveRule rule, Runnable onEnd) {
-        channel.eventLoop().execute(() -> {
+        // at once on the loop: the hit command's own response (written right after, inline) is held back too
+        onLoop(channel, () -> {
             if (!channel.isActive() || channel.pipeline().get(NAME) != null) {
                 return;
             }
@@ -56,6 +57,14 @@ public final class StallHandler extends ChannelDuplexHandler {
             }
             rule.whenRemoved(end);
         });
+    }
+
+    private static void onLoop(Channel channel, Runnable task) {
+        if (channel.eventLoop().inEventLoop()) {
+            task.run();
+        } else {
+            channel.eventLoop().execute(task);
+        }
     }
 
     /** Whether {@code channel} is stalled now (tests). */
