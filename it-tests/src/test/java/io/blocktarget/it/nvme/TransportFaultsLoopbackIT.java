@@ -152,9 +152,15 @@ class TransportFaultsLoopbackIT {
                 + " \"count\": 1, \"action\": \"stall-connection\"}");
         try (IscsiTestInitiator a = iscsi(0x400301L); IscsiTestInitiator b = iscsi(0x400302L)) {
             int held = a.startCommand(0, read16(300, 1), LBS, false);
-            good(b, 300); // matched, not hit: first 1 was a's; another session on the same server is not stalled
-            good(b, 301);
+            // a's command reaches the LUN on its own connection's event loop: wait until the rule has hit it (a
+            // bounded wait for a condition; nothing else tells from outside)
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (stall.hits() == 0 && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
             assertThat(stall.hits()).isEqualTo(1);
+            good(b, 301); // another session on the same server is not stalled
+            good(b, 302);
             faults.remove("stall");
             TargetPdu late = a.receive(); // everything held back arrives now
             try {
@@ -163,7 +169,7 @@ class TransportFaultsLoopbackIT {
             } finally {
                 late.release();
             }
-            good(a, 302);
+            good(a, 303);
             a.logout();
             b.logout();
         }
