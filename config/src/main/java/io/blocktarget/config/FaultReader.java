@@ -19,7 +19,8 @@ import org.snakeyaml.engine.v2.nodes.SequenceNode;
 final class FaultReader {
     static final List<String> KEYS = List.of("id", "ops", "lba", "scsi-opcodes", "nvme-opcodes", "initiator", "queue",
             "trigger", "count", "probability", "seed", "after", "action", "sense", "nvme-status", "delay", "jitter",
-            "persist-blocks", "iops", "bandwidth");
+            "persist-blocks", "iops", "bandwidth", "transfer-blocks", "scsi-status", "stall", "stall-direction",
+            "digest", "logout-within");
     static final List<String> OPS = FaultRuleConfig.OPERATION_KINDS;
     static final Pattern ID = Pattern.compile("[a-z0-9][a-z0-9-]{0,31}");
     static final String ID_ALLOWED = "1 to 32 lower-case letters, digits and -, starting with a letter or digit";
@@ -41,6 +42,12 @@ final class FaultReader {
             FaultRuleConfig.Trigger.values(), FaultRuleConfig.Trigger::configName);
     private static final ValueType<FaultRuleConfig.Action> ACTION = enumType("an action",
             FaultRuleConfig.Action.values(), FaultRuleConfig.Action::configName);
+    private static final ValueType<FaultRuleConfig.PartialStatus> PARTIAL_STATUS = enumType("a SCSI status",
+            FaultRuleConfig.PartialStatus.values(), FaultRuleConfig.PartialStatus::configName);
+    private static final ValueType<FaultRuleConfig.StallDirection> STALL_DIRECTION = enumType("a direction",
+            FaultRuleConfig.StallDirection.values(), FaultRuleConfig.StallDirection::configName);
+    private static final ValueType<FaultRuleConfig.DigestKind> DIGEST = enumType("a digest",
+            FaultRuleConfig.DigestKind.values(), FaultRuleConfig.DigestKind::configName);
     private static final ValueType<long[]> LBA = ValueType.text("an LBA range", LBA_ALLOWED, text -> {
         String[] parts = text.strip().split("-", -1);
         if (parts.length > 2) {
@@ -182,7 +189,6 @@ final class FaultReader {
             seed = m.value("seed", ValueType.integer(Long.MIN_VALUE, Long.MAX_VALUE, "an integer"), 0L).orElse(0L);
         } else {
             only(m, "probability", "trigger: probability", trigger);
-            only(m, "seed", "trigger: probability", trigger);
         }
         if (trigger == FaultRuleConfig.Trigger.AFTER) {
             after = required(m, node, problems, "after", DURATION).orElse(0L);
@@ -194,6 +200,15 @@ final class FaultReader {
         }
         Optional<FaultRuleConfig.Action> actionValue = required(m, node, problems, "action", ACTION);
         FaultRuleConfig.Action action = actionValue.orElse(FaultRuleConfig.Action.MEDIUM_ERROR);
+        if (trigger != FaultRuleConfig.Trigger.PROBABILITY) {
+            if (action == FaultRuleConfig.Action.DELAY) {
+                // the jitter's generator: the same seed gives the same delays
+                seed = m.value("seed", ValueType.integer(Long.MIN_VALUE, Long.MAX_VALUE, "an integer"), 0L).orElse(0L);
+            } else if (m.has("seed")) {
+                m.problem("seed", "only with trigger: probability or action: delay; this rule has trigger: "
+                        + trigger.configName());
+            }
+        }
         Optional<FaultRuleConfig.Sense> sense = Optional.empty();
         Optional<FaultRuleConfig.NvmeCode> nvmeStatus = Optional.empty();
         long delay = 0;
@@ -245,6 +260,7 @@ final class FaultReader {
         } else {
             only(m, "persist-blocks", "action: torn-write", action);
         }
+        FaultRuleConfig.Transport transport = transport(m, node, problems, action, ops);
         if (actionValue.isPresent() && action.deviceLevel()) {
             // the device sees blocks, not who sent them
             for (String key : List.of("initiator", "queue", "scsi-opcodes", "nvme-opcodes")) {
@@ -263,7 +279,64 @@ final class FaultReader {
             return Optional.empty();
         }
         return Optional.of(new FaultRuleConfig(id, ops, lba[0], lba[1], scsi, nvme, initiator, queue, trigger, count,
-                probability, seed, after, action, sense, nvmeStatus, delay, jitter, persist, iops, bandwidth));
+                probability, seed, after, action, sense, nvmeStatus, delay, jitter, persist, iops, bandwidth,
+                transport));
+    }
+
+    /** The keys of partial-transfer and the connection faults; each only with its action. */
+    private static FaultRuleConfig.Transport transport(YamlMap m, Node node, Problems problems,
+                                                       FaultRuleConfig.Action action, List<String> ops) {
+        FaultRuleConfig.Transport none = FaultRuleConfig.Transport.NONE;
+        long transferBlocks = 0;
+        FaultRuleConfig.PartialStatus partialStatus = none.partialStatus();
+        if (action == FaultRuleConfig.Action.PARTIAL_TRANSFER) {
+            transferBlocks = m.value("transfer-blocks", ValueType.integer(0, Integer.MAX_VALUE,
+                    "blocks that are transferred, 0 = half of them (at most all but one)"), 0L).orElse(0L);
+            partialStatus = m.value("scsi-status", PARTIAL_STATUS, partialStatus).orElse(partialStatus);
+            for (String op : ops) {
+                if (!op.equals("read") && !op.equals("write")) {
+                    m.problem("ops", "action: partial-transfer applies to reads and writes only; allowed: [read],"
+                            + " [write], [read, write] or no ops");
+                    break;
+                }
+            }
+        } else {
+            only(m, "transfer-blocks", "action: partial-transfer", action);
+            only(m, "scsi-status", "action: partial-transfer", action);
+        }
+        long stall = 0;
+        FaultRuleConfig.StallDirection direction = none.stallDirection();
+        if (action == FaultRuleConfig.Action.STALL_CONNECTION) {
+            stall = m.value("stall", DURATION, 0L).orElse(0L);
+            direction = m.value("stall-direction", STALL_DIRECTION, direction).orElse(direction);
+        } else {
+            only(m, "stall", "action: stall-connection", action);
+            only(m, "stall-direction", "action: stall-connection", action);
+        }
+        FaultRuleConfig.DigestKind digest = null;
+        if (action == FaultRuleConfig.Action.CORRUPT_DIGEST) {
+            digest = required(m, node, problems, "digest", DIGEST).orElse(FaultRuleConfig.DigestKind.HEADER);
+        } else {
+            only(m, "digest", "action: corrupt-digest", action);
+        }
+        int logout = none.logoutSeconds();
+        if (action == FaultRuleConfig.Action.ASYNC_LOGOUT) {
+            logout = m.value("logout-within", ValueType.integer(0, 3600,
+                    "seconds the initiator has to log out (AsyncEvent 1 Parameter3), 0 to 3600"),
+                    (long) logout).orElse((long) logout).intValue();
+        } else {
+            only(m, "logout-within", "action: async-logout", action);
+        }
+        if (action == FaultRuleConfig.Action.KEEP_ALIVE_STALL) {
+            // Keep Alive commands have no blocks, no namespace queue and one opcode: only the host selects them
+            for (String key : List.of("ops", "lba", "queue", "scsi-opcodes", "nvme-opcodes")) {
+                if (m.has(key)) {
+                    m.problem(key, "not with action: keep-alive-stall (it matches NVMe Keep Alive commands only);"
+                            + " allowed: initiator and a trigger");
+                }
+            }
+        }
+        return new FaultRuleConfig.Transport(transferBlocks, partialStatus, stall, direction, digest, logout);
     }
 
     /** Like {@link YamlMap#required}, but a missing key is reported at the rule's own line. */

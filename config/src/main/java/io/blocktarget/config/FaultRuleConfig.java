@@ -30,12 +30,14 @@ import java.util.OptionalInt;
  * @param persistBlocks torn-write: blocks that persist (0 = half)
  * @param iops          throttle: commands per second (0 = no limit)
  * @param bandwidth     throttle: bytes per second (0 = no limit)
+ * @param transport     the parameters of partial-transfer and the connection faults ({@link Transport#NONE} else)
  */
 public record FaultRuleConfig(String id, List<String> ops, long firstLba, long lastLba, List<Integer> scsiOpcodes,
                               List<Integer> nvmeOpcodes, Optional<String> initiator, OptionalInt queue,
                               Trigger trigger, long count, double probability, long seed, long afterNanos,
                               Action action, Optional<Sense> sense, Optional<NvmeCode> nvmeStatus, long delayNanos,
-                              long jitterNanos, long persistBlocks, long iops, long bandwidth) {
+                              long jitterNanos, long persistBlocks, long iops, long bandwidth,
+                              Transport transport) {
 
     /** {@code ops:} values: the block layer's IoKind config names (a target-server test pins that both agree). */
     public static final List<String> OPERATION_KINDS = List.of("read", "write", "flush", "unmap", "write-zeroes",
@@ -53,7 +55,8 @@ public record FaultRuleConfig(String id, List<String> ops, long firstLba, long l
     /** {@code action:} values. */
     public enum Action {
         MEDIUM_ERROR, NOT_READY, BUSY, TASK_SET_FULL, ABORTED, STATUS, NO_RESPONSE, DELAY, THROTTLE, CORRUPT_READ,
-        TORN_WRITE;
+        TORN_WRITE, PARTIAL_TRANSFER, DROP_CONNECTION, STALL_CONNECTION, CORRUPT_DIGEST, ASYNC_LOGOUT,
+        KEEP_ALIVE_STALL;
 
         public String configName() {
             return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
@@ -64,6 +67,57 @@ public record FaultRuleConfig(String id, List<String> ops, long firstLba, long l
             return this == CORRUPT_READ || this == TORN_WRITE;
         }
     }
+
+    /** {@code scsi-status:} of partial-transfer: what the SCSI command ends with after the short transfer. */
+    public enum PartialStatus {
+        GOOD, CHECK_CONDITION;
+
+        public String configName() {
+            return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+        }
+    }
+
+    /** {@code stall-direction:} what a stalled connection stops doing. */
+    public enum StallDirection {
+        BOTH, RECEIVE, SEND;
+
+        public String configName() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    /** {@code digest:} of corrupt-digest. */
+    public enum DigestKind {
+        HEADER, DATA;
+
+        public String configName() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    /**
+     * The keys of partial-transfer and of the connection faults.
+     *
+     * @param transferBlocks  partial-transfer: blocks that are transferred (0 = half)
+     * @param partialStatus   partial-transfer: the SCSI status after it
+     * @param stallNanos      stall-connection: how long (0 = until the rule is removed)
+     * @param stallDirection  stall-connection: what stops
+     * @param digest          corrupt-digest: which digest (null for other actions)
+     * @param logoutSeconds   async-logout: Parameter3, the seconds the initiator has to log out
+     */
+    public record Transport(long transferBlocks, PartialStatus partialStatus, long stallNanos,
+                            StallDirection stallDirection, DigestKind digest, int logoutSeconds) {
+        public static final Transport NONE = new Transport(0, PartialStatus.GOOD, 0, StallDirection.BOTH, null,
+                DEFAULT_LOGOUT_SECONDS);
+
+        public Transport {
+            Objects.requireNonNull(partialStatus, "partialStatus");
+            Objects.requireNonNull(stallDirection, "stallDirection");
+        }
+    }
+
+    /** async-logout's default Parameter3 (seconds). */
+    public static final int DEFAULT_LOGOUT_SECONDS = 10;
 
     /** SCSI SENSE KEY / ASC / ASCQ, written {@code 3/11/00} (hex). */
     public record Sense(int key, int asc, int ascq) {
@@ -92,6 +146,7 @@ public record FaultRuleConfig(String id, List<String> ops, long firstLba, long l
         Objects.requireNonNull(action, "action");
         Objects.requireNonNull(sense, "sense");
         Objects.requireNonNull(nvmeStatus, "nvmeStatus");
+        Objects.requireNonNull(transport, "transport");
     }
 
     public boolean hasLbaRange() {
@@ -101,6 +156,6 @@ public record FaultRuleConfig(String id, List<String> ops, long firstLba, long l
     public FaultRuleConfig withId(String value) {
         return new FaultRuleConfig(value, ops, firstLba, lastLba, scsiOpcodes, nvmeOpcodes, initiator, queue, trigger,
                 count, probability, seed, afterNanos, action, sense, nvmeStatus, delayNanos, jitterNanos,
-                persistBlocks, iops, bandwidth);
+                persistBlocks, iops, bandwidth, transport);
     }
 }

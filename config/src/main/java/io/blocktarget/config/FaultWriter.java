@@ -48,6 +48,9 @@ public final class FaultWriter {
             if (r.jitterNanos() != 0) {
                 doc.put("jitter", FaultReader.formatDuration(r.jitterNanos()));
             }
+            if (r.trigger() != FaultRuleConfig.Trigger.PROBABILITY && r.seed() != 0) {
+                doc.put("seed", r.seed());
+            }
         }
         if (r.iops() != 0) {
             doc.put("iops", r.iops());
@@ -58,6 +61,33 @@ public final class FaultWriter {
         }
         if (r.action() == FaultRuleConfig.Action.TORN_WRITE && r.persistBlocks() != 0) {
             doc.put("persist-blocks", r.persistBlocks());
+        }
+        FaultRuleConfig.Transport t = r.transport();
+        switch (r.action()) {
+            case PARTIAL_TRANSFER -> {
+                if (t.transferBlocks() != 0) {
+                    doc.put("transfer-blocks", t.transferBlocks());
+                }
+                if (t.partialStatus() != FaultRuleConfig.PartialStatus.GOOD) {
+                    doc.put("scsi-status", t.partialStatus().configName());
+                }
+            }
+            case STALL_CONNECTION -> {
+                if (t.stallNanos() != 0) {
+                    doc.put("stall", FaultReader.formatDuration(t.stallNanos()));
+                }
+                if (t.stallDirection() != FaultRuleConfig.StallDirection.BOTH) {
+                    doc.put("stall-direction", t.stallDirection().configName());
+                }
+            }
+            case CORRUPT_DIGEST -> doc.put("digest", t.digest().configName());
+            case ASYNC_LOGOUT -> {
+                if (t.logoutSeconds() != FaultRuleConfig.DEFAULT_LOGOUT_SECONDS) {
+                    doc.put("logout-within", t.logoutSeconds());
+                }
+            }
+            default -> {
+            }
         }
         return doc;
     }

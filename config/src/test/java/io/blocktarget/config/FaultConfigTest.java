@@ -81,7 +81,9 @@ class FaultConfigTest extends ConfigDirTest {
                 "luns.d/f.yaml:4: faults[0].lba: 10-5 is not a range from a smaller to a larger LBA; allowed: an LBA"
                         + " or an inclusive range FIRST-LAST, e.g. 1000-1099",
                 "luns.d/f.yaml:5: faults[1].action: explode is not an action; allowed: medium-error, not-ready, busy,"
-                        + " task-set-full, aborted, status, no-response, delay, throttle, corrupt-read, torn-write",
+                        + " task-set-full, aborted, status, no-response, delay, throttle, corrupt-read, torn-write,"
+                        + " partial-transfer, drop-connection, stall-connection, corrupt-digest, async-logout,"
+                        + " keep-alive-stall",
                 "luns.d/f.yaml:6: faults[2].count: missing; allowed: a count of commands, at least 1",
                 "luns.d/f.yaml:7: faults[3].count: only with trigger: first or every; this rule has trigger: always",
                 "luns.d/f.yaml:8: faults[4].action: status needs sense, nvme-status or both; allowed: sense: "

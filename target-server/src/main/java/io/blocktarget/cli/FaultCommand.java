@@ -43,11 +43,17 @@ final class FaultCommand implements Runnable {
     static String describe(JsonObject rule) {
         StringBuilder sb = new StringBuilder(rule.getString("id")).append(":");
         for (String key : rule.fieldNames()) {
-            if (!List.of("id", "lun", "hits", "matched", "action").contains(key)) {
+            if (!List.of("id", "lun", "hits", "matched", "notApplicable", "action").contains(key)) {
                 sb.append(' ').append(key).append('=').append(rule.getValue(key));
             }
         }
-        return sb.append(" -> ").append(rule.getString("action")).toString();
+        sb.append(" -> ").append(rule.getString("action"));
+        long notApplicable = rule.getLong("notApplicable", 0L);
+        if (notApplicable > 0) {
+            // e.g. corrupt-digest on a connection without that digest: counted in HITS, nothing happened
+            sb.append(" (").append(notApplicable).append(" not applicable)");
+        }
+        return sb.toString();
     }
 
     @Command(name = "add", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,

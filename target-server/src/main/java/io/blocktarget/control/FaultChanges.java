@@ -69,6 +69,7 @@ final class FaultChanges {
     static JsonObject json(String lun, ActiveRule r) {
         JsonObject rule = r.origin() instanceof FaultRuleConfig c ? new JsonObject(FaultWriter.document(c))
                 : new JsonObject().put("id", r.rule().id()).put("rule", r.rule().toString());
-        return rule.put("lun", lun).put("hits", r.hits()).put("matched", r.matched());
+        return rule.put("lun", lun).put("hits", r.hits()).put("matched", r.matched())
+                .put("notApplicable", r.notApplicable());
     }
 }

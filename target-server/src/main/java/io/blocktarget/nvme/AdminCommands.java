@@ -28,6 +28,9 @@ final class AdminCommands {
                 }
             }
             case KEEP_ALIVE -> {
+                if (controller.io().faults().keepAlive(sqe, done)) {
+                    return; // a keep-alive-stall rule holds it: the timer is not restarted
+                }
                 controller.keepAlive();
                 Replies.status(done, NvmeStatus.SUCCESS);
             }

@@ -13,7 +13,6 @@ import io.blocktarget.protocol.nvme.Sqe;
 import io.netty.buffer.ByteBuf;
 
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The NVMe pre-dispatch hook of the namespace's fault rules (DESIGN §10), one per controller: an I/O command may be
@@ -64,7 +63,7 @@ final class NvmeFaults {
                 } catch (RuntimeException e) {
                     done.complete(NvmeStatus.INTERNAL_ERROR, 0, 0, null);
                 }
-            }, d.nanos() + (d.jitterNanos() == 0 ? 0 : ThreadLocalRandom.current().nextLong(d.jitterNanos() + 1)));
+            }, hit.rule().delayNanos(d));
             case FaultAction.Throttle t -> {
                 long wait = hit.rule().reserve(t, command.blocks() * ns.geometry().logicalBlockSize(),
                         System.nanoTime());
@@ -82,11 +81,110 @@ final class NvmeFaults {
             // Base §5.1: a command the host aborts completes with Command Abort Requested
             case FaultAction.NoResponse _ -> faults.holds().hold(new Owner(controller, qid), sqe.cid(),
                     () -> done.complete(NvmeStatus.ABORTED_BY_REQUEST, 0, 0, null));
-            case FaultAction.CorruptRead _, FaultAction.TornWrite _ -> {
-                return false; // the device decorator applies them
+            case FaultAction.PartialTransfer p -> {
+                return partial(ns, qid, sqe, dataOut, done, dispatch, p, hit);
+            }
+            case FaultAction.DropConnection drop -> {
+                // no completion: held, and the queue's connection closing releases it (its answer goes nowhere)
+                Owner owner = new Owner(controller, qid);
+                var held = faults.holds().hold(owner, sqe.cid(),
+                        () -> done.complete(NvmeStatus.ABORTED_BY_REQUEST, 0, 0, null));
+                if (!connection(qid).applyFault(drop, hit.rule()) && faults.holds().discard(held)) {
+                    hit.rule().countNotApplicable();
+                    return false; // no connection to drop: the command goes on
+                }
+            }
+            case FaultAction.ConnectionFault fault -> {
+                // stall, digest (async-logout is iSCSI's: not applicable here); the command itself goes on
+                if (!connection(qid).applyFault(fault, hit.rule())) {
+                    hit.rule().countNotApplicable();
+                }
+                return false;
+            }
+            case FaultAction.CorruptRead _, FaultAction.TornWrite _, FaultAction.KeepAliveStall _ -> {
+                return false; // the device decorator applies them; Keep Alive is an admin command (keepAlive)
             }
         }
         return true;
+    }
+
+    /**
+     * A Read or Write that transfers only its first blocks, then fails. NVMe has no residual count and no GOOD for a
+     * short transfer, so the host must see an error: Data Transfer Error (Base §4.2.3.1, Generic Command Status 04h,
+     * "transfer of the data or metadata associated with a command had an error"), DNR = 0. Read: the first blocks go
+     * to the host — NVMe/TCP §3.6.2.8: C2HData without the SUCCESS flag, then the CapsuleResp with that status (the
+     * data buffer's contents past them are undefined for a failed command). Write: only the first blocks are written
+     * (the same command with a smaller NLB and SGL length). The Error Information log entry carries the first LBA
+     * not transferred.
+     */
+    private boolean partial(Namespace ns, int qid, Sqe sqe, ByteBuf dataOut, NvmeCompletion done, Dispatch dispatch,
+                            FaultAction.PartialTransfer p, FaultHit hit) {
+        boolean read = sqe.opcode() == NvmOpcode.READ.code();
+        if (!read && sqe.opcode() != NvmOpcode.WRITE.code()) {
+            hit.rule().countNotApplicable();
+            return false;
+        }
+        long slba = Integer.toUnsignedLong(sqe.cdw10()) | (long) sqe.cdw11() << 32;
+        long blocks = (sqe.cdw12() & 0xFFFF) + 1L;
+        long n = p.blocksOf(blocks);
+        int lbs = ns.geometry().logicalBlockSize();
+        errorLbas.put(key(qid, sqe.cid()), slba + n);
+        NvmeStatus error = NvmeStatus.DATA_TRANSFER_ERROR;
+        if (read) {
+            dispatch.run(sqe, dataOut, (status, dw0, dw1, data) -> {
+                if (!status.isSuccess() || data == null) {
+                    errorLbas.remove(key(qid, sqe.cid()));
+                    done.complete(status, dw0, dw1, data);
+                    return;
+                }
+                data.writerIndex(data.readerIndex() + (int) Math.min(data.readableBytes(), n * lbs));
+                done.complete(error, 0, 0, data);
+            });
+            return true;
+        }
+        if (n == 0) {
+            done.complete(error, 0, 0, null);
+            return true;
+        }
+        Sqe shorter = new Sqe(sqe.opcode(), sqe.fuse(), sqe.psdt(), sqe.cid(), sqe.nsid(), sqe.cdw2(), sqe.cdw3(),
+                sqe.mptr(), new io.blocktarget.protocol.nvme.SglDescriptor(sqe.dptr().address(), (int) (n * lbs),
+                sqe.dptr().reserved(), sqe.dptr().type(), sqe.dptr().subtype()), sqe.cdw10(), sqe.cdw11(),
+                (sqe.cdw12() & ~0xFFFF) | (int) (n - 1), sqe.cdw13(), sqe.cdw14(), sqe.cdw15());
+        dispatch.run(shorter, dataOut, (status, dw0, dw1, data) -> {
+            if (!status.isSuccess()) {
+                errorLbas.remove(key(qid, sqe.cid()));
+            }
+            done.complete(status.isSuccess() ? error : status, dw0, dw1, data);
+        });
+        return true;
+    }
+
+    /** The transport connection of queue {@code qid} (none once the queue is gone). */
+    private io.blocktarget.block.fault.FaultConnection connection(int qid) {
+        ControllerQueue queue = qid < 0 ? null : controller.queue(qid);
+        return queue == null ? io.blocktarget.block.fault.FaultConnection.NONE : queue.connection();
+    }
+
+    /**
+     * Keep Alive (Base §5.24) of this controller's host: whether a keep-alive-stall rule of one of its namespaces
+     * took it — no completion and no timer restart, so KATO expires; it is held like a no-response command (Abort,
+     * a controller reset or the connection's end release it).
+     */
+    boolean keepAlive(Sqe sqe, NvmeCompletion done) {
+        for (Namespace ns : controller.subsystem().namespaces().values()) {
+            LunFaults faults = ns.state().faults();
+            if (!faults.keepAliveRules()) {
+                continue;
+            }
+            FaultHit hit = faults.keepAlive(new FaultCommand(FaultCommand.Protocol.NVME, IoKind.OTHER, sqe.opcode(),
+                    -1, 0, controller.hostNqn(), 0));
+            if (hit != null) {
+                faults.holds().hold(new Owner(controller, 0), sqe.cid(),
+                        () -> done.complete(NvmeStatus.ABORTED_BY_REQUEST, 0, 0, null));
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The LBA a rule failed command (QID, CID) at, for its Error Information log entry; -1 when none. */

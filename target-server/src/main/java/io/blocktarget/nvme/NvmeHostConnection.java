@@ -1,7 +1,7 @@
 package io.blocktarget.nvme;
 
 /** The transport connection behind a queue, as the NVMe layer sees it. Implemented by the transport. */
-public interface NvmeHostConnection {
+public interface NvmeHostConnection extends io.blocktarget.block.fault.FaultConnection {
 
     /** The host's address and port, e.g. {@code 192.168.231.2:51234}, for logs. */
     String peerAddress();
@@ -23,5 +23,12 @@ public interface NvmeHostConnection {
      */
     default void abort(int cid, java.util.function.Consumer<Boolean> done) {
         done.accept(false);
+    }
+
+    /** Connection faults of fault rules (drop, stall, a bad digest); none applies unless the transport says so. */
+    @Override
+    default boolean applyFault(io.blocktarget.block.fault.FaultAction.ConnectionFault fault,
+                               io.blocktarget.block.fault.ActiveRule rule) {
+        return false;
     }
 }

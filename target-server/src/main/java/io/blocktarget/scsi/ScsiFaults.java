@@ -15,6 +15,7 @@ import io.blocktarget.protocol.scsi.ReadCdb;
 import io.blocktarget.protocol.scsi.SenseData;
 import io.blocktarget.protocol.scsi.SenseKey;
 import io.blocktarget.protocol.scsi.SenseReason;
+import io.blocktarget.protocol.scsi.ScsiStatus;
 import io.blocktarget.protocol.scsi.SynchronizeCacheCdb;
 import io.blocktarget.protocol.scsi.UnmapCdb;
 import io.blocktarget.protocol.scsi.VerifyCdb;
@@ -24,7 +25,6 @@ import io.blocktarget.protocol.scsi.WriteSameCdb;
 
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Predicate;
 
 /**
@@ -54,7 +54,7 @@ final class ScsiFaults {
         switch (hit.action()) {
             case FaultAction.Fail f -> fail(task, f.status(), command, hit.firstLba());
             case FaultAction.Delay d -> FaultTimer.schedule(() -> unit.executeLater(task, cdb),
-                    d.nanos() + (d.jitterNanos() == 0 ? 0 : ThreadLocalRandom.current().nextLong(d.jitterNanos() + 1)));
+                    hit.rule().delayNanos(d));
             case FaultAction.Throttle t -> {
                 long wait = hit.rule().reserve(t, command.blocks() * device.geometry().logicalBlockSize(),
                         System.nanoTime());
@@ -66,11 +66,70 @@ final class ScsiFaults {
             // SAM-5 §5.6: a task ended by task management gets no response; the transport discards this one
             case FaultAction.NoResponse _ -> faults.holds().hold(task.nexus(), task,
                     () -> task.fail(SenseReason.COMMAND_ABORTED_NO_ADDITIONAL_SENSE));
-            // device-level actions are applied by the device decorator, never here
-            case FaultAction.CorruptRead _, FaultAction.TornWrite _ -> {
+            case FaultAction.PartialTransfer p -> {
+                return partial(unit, task, cdb, p, hit);
+            }
+            case FaultAction.DropConnection drop -> {
+                // no response: held like no-response, and the connection's end (I_T nexus loss) releases it
+                var held = faults.holds().hold(task.nexus(), task,
+                        () -> task.fail(SenseReason.COMMAND_ABORTED_NO_ADDITIONAL_SENSE));
+                if (!task.command().connection().applyFault(drop, hit.rule()) && faults.holds().discard(held)) {
+                    hit.rule().countNotApplicable();
+                    return false; // no connection to drop: the command goes on
+                }
+            }
+            case FaultAction.ConnectionFault fault -> {
+                // stall, digest, Async Message: the connection changes, the command itself goes on
+                if (!task.command().connection().applyFault(fault, hit.rule())) {
+                    hit.rule().countNotApplicable();
+                }
+                return false;
+            }
+            // device-level actions are applied by the device decorator, keep-alive stalls by NVMe; never here
+            case FaultAction.CorruptRead _, FaultAction.TornWrite _, FaultAction.KeepAliveStall _ -> {
                 return false;
             }
         }
+        return true;
+    }
+
+    /**
+     * A READ or WRITE that transfers only its first blocks: executed as the same CDB with the shorter TRANSFER
+     * LENGTH, so its response's transfer length is what moved and the transport reports the rest as residual
+     * underflow (RFC 7143 §11.4.5.1: U bit, Residual Count = EDTL − bytes transferred; SAM-5 §5.4.3). With
+     * check-condition the status becomes CHECK CONDITION, MEDIUM ERROR (UNRECOVERED READ ERROR / WRITE ERROR) with
+     * INFORMATION = the first LBA not transferred (SPC-5 §4.4.2.1), the data transferred still going before it.
+     */
+    private boolean partial(LogicalUnit unit, Task task, Cdb cdb, FaultAction.PartialTransfer p, FaultHit hit) {
+        Cdb shorter;
+        long firstNotTransferred;
+        SenseReason reason;
+        switch (cdb) {
+            case ReadCdb c when c.transferLength() > 0 -> {
+                long n = p.blocksOf(c.transferLength());
+                shorter = new ReadCdb(c.opcode(), c.lba(), n, c.dpo(), c.fua());
+                firstNotTransferred = c.lba() + n;
+                reason = SenseReason.UNRECOVERED_READ_ERROR;
+            }
+            case WriteCdb c when c.transferLength() > 0 -> {
+                long n = p.blocksOf(c.transferLength());
+                shorter = new WriteCdb(c.opcode(), c.lba(), n, c.dpo(), c.fua());
+                firstNotTransferred = c.lba() + n;
+                reason = SenseReason.WRITE_ERROR;
+            }
+            default -> {
+                hit.rule().countNotApplicable(); // nothing to cut short: the command goes on
+                return false;
+            }
+        }
+        if (p.checkCondition()) {
+            boolean descriptor = task.descriptorSense();
+            task.interceptResponse(r -> r.status() != ScsiStatus.GOOD ? r : new ScsiResponse(
+                    ScsiStatus.CHECK_CONDITION, r.dataIn(),
+                    Task.encode(SenseData.of(reason).withInformation(firstNotTransferred), descriptor),
+                    r.transferLength()));
+        }
+        unit.executeLater(task, shorter);
         return true;
     }
 

@@ -67,6 +67,17 @@ final class Task {
         return descriptorSense;
     }
 
+    /**
+     * Changes the response this task will end with (a fault rule's partial transfer turning GOOD into CHECK
+     * CONDITION). Only before the task executes, on the thread that submits it.
+     */
+    void interceptResponse(java.util.function.UnaryOperator<ScsiResponse> change) {
+        ScsiCompletion inner = done;
+        if (inner != null) {
+            done = response -> inner.complete(change.apply(response));
+        }
+    }
+
     /** GOOD without data-in; {@code transferLength} is the data-out the CDB asked for (0 for none). */
     void good(long transferLength) {
         complete(new ScsiResponse(ScsiStatus.GOOD, null, null, transferLength));

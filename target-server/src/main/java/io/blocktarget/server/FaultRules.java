@@ -27,6 +27,9 @@ public final class FaultRules {
         for (String op : c.ops()) {
             kinds.add(kind(op));
         }
+        if (c.action() == FaultRuleConfig.Action.PARTIAL_TRANSFER && kinds.isEmpty()) {
+            kinds = EnumSet.of(IoKind.READ, IoKind.WRITE); // the only commands that transfer blocks
+        }
         FaultMatch match = new FaultMatch(kinds, c.firstLba(), c.lastLba(), new HashSet<>(c.scsiOpcodes()),
                 new HashSet<>(c.nvmeOpcodes()), c.initiator().orElse(null), c.queue().orElse(-1));
         FaultTrigger trigger = switch (c.trigger()) {
@@ -49,10 +52,19 @@ public final class FaultRules {
                     c.nvmeStatus().map(FaultRuleConfig.NvmeCode::sct).orElse(-1),
                     c.nvmeStatus().map(FaultRuleConfig.NvmeCode::sc).orElse(0)));
             case NO_RESPONSE -> new FaultAction.NoResponse();
-            case DELAY -> new FaultAction.Delay(c.delayNanos(), c.jitterNanos());
+            case DELAY -> new FaultAction.Delay(c.delayNanos(), c.jitterNanos(), c.seed());
             case THROTTLE -> new FaultAction.Throttle(c.iops(), c.bandwidth());
             case CORRUPT_READ -> new FaultAction.CorruptRead();
             case TORN_WRITE -> new FaultAction.TornWrite(c.persistBlocks());
+            case PARTIAL_TRANSFER -> new FaultAction.PartialTransfer(c.transport().transferBlocks(),
+                    c.transport().partialStatus() == FaultRuleConfig.PartialStatus.CHECK_CONDITION);
+            case DROP_CONNECTION -> new FaultAction.DropConnection();
+            case STALL_CONNECTION -> new FaultAction.StallConnection(c.transport().stallNanos(),
+                    FaultAction.StallDirection.valueOf(c.transport().stallDirection().name()));
+            case CORRUPT_DIGEST -> new FaultAction.CorruptDigest(FaultAction.DigestKind.valueOf(
+                    c.transport().digest().name()));
+            case ASYNC_LOGOUT -> new FaultAction.AsyncLogout(c.transport().logoutSeconds());
+            case KEEP_ALIVE_STALL -> new FaultAction.KeepAliveStall();
         };
         return new FaultRule(c.id(), match, trigger, action);
     }

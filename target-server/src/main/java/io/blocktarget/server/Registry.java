@@ -455,6 +455,7 @@ final class Registry implements ControlPlane {
         toRemove.forEach(old -> old.state().inFlight().drain());   // all refuse at once, then each is waited for
         // commands a no-response rule holds would never drain: they end now, as on a pulled disk
         toRemove.forEach(old -> old.state().faults().holds().release(h -> true));
+        toRemove.forEach(old -> old.state().faults().replace(List.of())); // stalls of its rules end with it
         for (Lun old : toRemove) {
             drainAndClose(old);
         }

@@ -12,12 +12,18 @@ public final class ActiveRule {
     private final long addedNanos;
     private final AtomicLong matched = new AtomicLong();
     private final AtomicLong hits = new AtomicLong();
+    /** Hits whose action did not apply where they hit (a digest not negotiated, a fault of the other protocol). */
+    private final AtomicLong notApplicable = new AtomicLong();
+    /** Completed once the rule is no longer installed (removed, or replaced by a reload): stalls end then. */
+    private final java.util.concurrent.CompletableFuture<Void> removed = new java.util.concurrent.CompletableFuture<>();
     /** Throttle: when the next command may start (theoretical arrival time, System.nanoTime scale). */
     private final AtomicLong nextStart = new AtomicLong(Long.MIN_VALUE);
     /** Probability: drawn in the order commands arrive, so a seed reproduces a sequence. */
     private final Random random;
     /** OncePerLba: healed intervals, first LBA to last (inclusive); guarded by itself. */
     private final TreeMap<Long, Long> healed;
+    /** Delay with jitter: drawn in the order hits arrive, seeded by the rule; guarded by itself. */
+    private final Random jitter;
 
     ActiveRule(FaultRule rule, Object origin, long addedNanos) {
         this.rule = rule;
@@ -25,6 +31,20 @@ public final class ActiveRule {
         this.addedNanos = addedNanos;
         this.random = rule.trigger() instanceof FaultTrigger.Probability p ? new Random(p.seed()) : null;
         this.healed = rule.trigger() instanceof FaultTrigger.OncePerLba ? new TreeMap<>() : null;
+        // a generator of its own (not the trigger's): the delays repeat whatever the trigger draws
+        this.jitter = rule.action() instanceof FaultAction.Delay d && d.jitterNanos() > 0 ? new Random(d.seed()) : null;
+    }
+
+    /** Delay: how long this hit waits — the fixed part plus the next draw of the rule's seeded jitter. */
+    public long delayNanos(FaultAction.Delay d) {
+        if (jitter == null) {
+            return d.nanos();
+        }
+        synchronized (jitter) {
+            // uniform in [0, jitter]: the bound is inclusive, as documented
+            return d.nanos() + (d.jitterNanos() == Long.MAX_VALUE ? jitter.nextLong(Long.MAX_VALUE)
+                    : jitter.nextLong(d.jitterNanos() + 1));
+        }
     }
 
     public FaultRule rule() {
@@ -44,6 +64,30 @@ public final class ActiveRule {
     /** Commands that matched, hit or not. */
     public long matched() {
         return matched.get();
+    }
+
+    /** Hits whose action did not apply to the connection or protocol they hit; included in {@link #hits()}. */
+    public long notApplicable() {
+        return notApplicable.get();
+    }
+
+    /** Counts a hit whose action did not apply (the command went on normally). */
+    public void countNotApplicable() {
+        notApplicable.incrementAndGet();
+    }
+
+    /** Runs {@code then} once the rule is no longer installed (at once if it is gone already), on the remover's thread. */
+    public void whenRemoved(Runnable then) {
+        removed.thenRun(then);
+    }
+
+    /** Whether the rule has been removed. */
+    public boolean isRemoved() {
+        return removed.isDone();
+    }
+
+    void retire() {
+        removed.complete(null);
     }
 
     /** The hit for {@code c} at time {@code now} (System.nanoTime scale), or null. */

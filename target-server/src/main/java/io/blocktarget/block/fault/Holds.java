@@ -61,6 +61,11 @@ public final class Holds {
         return n;
     }
 
+    /** Takes {@code h} back without releasing it (its command goes on as if never held); whether it was held. */
+    public boolean discard(Held h) {
+        return held.remove(h);
+    }
+
     public int size() {
         return held.size();
     }

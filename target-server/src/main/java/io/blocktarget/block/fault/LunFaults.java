@@ -12,17 +12,20 @@ import java.util.function.LongSupplier;
  */
 public final class LunFaults {
     /** The snapshot: the rules the command sets' hooks apply, those the device decorator applies, all in order. */
-    private record Installed(List<ActiveRule> command, List<ActiveRule> device, List<ActiveRule> all) {
+    private record Installed(List<ActiveRule> command, List<ActiveRule> device, List<ActiveRule> keepAlive,
+                             List<ActiveRule> all) {
         static Installed of(List<ActiveRule> all) {
             if (all.isEmpty()) {
                 return null;
             }
             List<ActiveRule> command = new ArrayList<>();
             List<ActiveRule> device = new ArrayList<>();
+            List<ActiveRule> keepAlive = new ArrayList<>();
             for (ActiveRule r : all) {
-                (r.rule().action().deviceLevel() ? device : command).add(r);
+                FaultAction a = r.rule().action();
+                (a.deviceLevel() ? device : a instanceof FaultAction.KeepAliveStall ? keepAlive : command).add(r);
             }
-            return new Installed(List.copyOf(command), List.copyOf(device), List.copyOf(all));
+            return new Installed(List.copyOf(command), List.copyOf(device), List.copyOf(keepAlive), List.copyOf(all));
         }
     }
 
@@ -49,6 +52,18 @@ public final class LunFaults {
     public boolean deviceRules() {
         Installed i = installed;
         return i != null && !i.device().isEmpty();
+    }
+
+    /** Whether a keep-alive-stall rule is installed (one volatile read; NVMe Keep Alive commands ask). */
+    public boolean keepAliveRules() {
+        Installed i = installed;
+        return i != null && !i.keepAlive().isEmpty();
+    }
+
+    /** The first keep-alive-stall rule that hits the Keep Alive command {@code c}, or null. */
+    public FaultHit keepAlive(FaultCommand c) {
+        Installed i = installed;
+        return i == null ? null : first(i.keepAlive(), c);
     }
 
     /** The first hook-level rule that hits {@code c}, or null. Every matching rule counts the command. */
@@ -105,9 +120,11 @@ public final class LunFaults {
     /** Removes the rule {@code id}; false when there is none. Commands it holds stay held until released. */
     public synchronized boolean remove(String id) {
         List<ActiveRule> all = new ArrayList<>(rules());
-        boolean removed = all.removeIf(r -> r.rule().id().equals(id));
+        List<ActiveRule> gone = all.stream().filter(r -> r.rule().id().equals(id)).toList();
+        all.removeAll(gone);
         installed = Installed.of(all);
-        return removed;
+        gone.forEach(ActiveRule::retire);
+        return !gone.isEmpty();
     }
 
     /** Replaces every rule (a LUN file's {@code faults:}); counters start from zero. */
@@ -125,7 +142,9 @@ public final class LunFaults {
         for (int i = 0; i < rules.size(); i++) {
             all.add(new ActiveRule(rules.get(i), origins.get(i), now));
         }
+        List<ActiveRule> gone = rules();
         installed = Installed.of(all);
+        gone.forEach(ActiveRule::retire);
     }
 
     /** A fresh id not in use: {@code f1}, {@code f2} … */

@@ -7,7 +7,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.concurrent.EventExecutor;
 
 /** What the task layer needs from its connection: sequence numbers, sending, Reject and the fatal path. */
-interface ConnectionIo {
+interface ConnectionIo extends io.blocktarget.block.fault.FaultConnection {
     /** The StatSN for a response that carries status, then advances it (§4.2.2.2). */
     int nextStatSN();
 
@@ -30,4 +30,11 @@ interface ConnectionIo {
     EventExecutor executor();
 
     ByteBufAllocator alloc();
+
+    /** Fault rules' connection faults; a connection applies them (IscsiConnection), others do not. */
+    @Override
+    default boolean applyFault(io.blocktarget.block.fault.FaultAction.ConnectionFault fault,
+                               io.blocktarget.block.fault.ActiveRule rule) {
+        return false;
+    }
 }

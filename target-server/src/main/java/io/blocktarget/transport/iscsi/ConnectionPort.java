@@ -26,4 +26,7 @@ interface ConnectionPort {
     InetSocketAddress localAddress();
 
     InetSocketAddress remoteAddress();
+
+    /** The socket's channel (a fault rule's stall puts a handler into its pipeline). */
+    io.netty.channel.Channel channel();
 }

@@ -31,7 +31,11 @@ import io.blocktarget.protocol.iscsi.TextParameters;
 import io.blocktarget.protocol.iscsi.TextRequest;
 import io.blocktarget.protocol.iscsi.TmfFunction;
 import io.blocktarget.protocol.iscsi.TmfResponse;
+import io.blocktarget.block.fault.ActiveRule;
+import io.blocktarget.block.fault.FaultAction;
+import io.blocktarget.block.fault.FaultConnection;
 import io.blocktarget.scsi.ItNexus;
+import io.blocktarget.transport.tcp.StallHandler;
 import io.blocktarget.scsi.ScsiTargetDevice;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -51,7 +55,7 @@ import java.util.concurrent.TimeUnit;
  * session (MaxConnections=1), its CmdSN window and StatSN, its tasks, the NOP-In pinger, and the single
  * {@link #fatal} path. Nothing throws out of {@link #onMessage}.
  */
-final class IscsiConnection implements ConnectionIo {
+final class IscsiConnection implements ConnectionIo, FaultConnection {
     private static final Logger LOG = System.getLogger("blocktarget.iscsi");
 
     private enum Ping { IDLE, OUTSTANDING }
@@ -81,6 +85,8 @@ final class IscsiConnection implements ConnectionIo {
     private int pingTtt;
     private long pingSentNanos;
     private long lastActivityNanos;
+    /** A fault rule's corrupt-digest: the digest of the next PDU sent that has one; null nearly always. */
+    private FaultAction.DigestKind corruptNext;
 
     IscsiConnection(IscsiTransport transport, ConnectionPort port, IscsiFrameDecoder decoder) {
         this.transport = transport;
@@ -474,7 +480,61 @@ final class IscsiConnection implements ConnectionIo {
             pdu.release();
             return;
         }
-        port.write(PduWriter.frame(pdu, port.alloc(), headerDigest, dataDigest));
+        ByteBuf frame = PduWriter.frame(pdu, port.alloc(), headerDigest, dataDigest);
+        if (corruptNext != null && PduWriter.corruptDigest(frame, corruptNext == FaultAction.DigestKind.HEADER)) {
+            LOG.log(Level.INFO, "{0}: fault rule: sent {1} with a wrong {2} digest", who, pdu.opcode(),
+                    corruptNext == FaultAction.DigestKind.HEADER ? "header" : "data");
+            corruptNext = null;
+        }
+        port.write(frame);
+    }
+
+    // ---- fault rules' connection faults ----------------------------------------------------------------
+
+    /**
+     * A fault rule hit a command of this connection (any thread). Drop: closed at once, no response. Stall: see
+     * {@link StallHandler}. Corrupt digest: the next PDU with that digest (only when it was negotiated, RFC 7143
+     * §13.1). Async logout: AsyncEvent 1 (§11.9.1) with Parameter3 = the rule's seconds; dropped if no Logout by then.
+     */
+    @Override
+    public boolean applyFault(FaultAction.ConnectionFault fault, ActiveRule rule) {
+        String id = "fault rule " + rule.rule().id();
+        switch (fault) {
+            case FaultAction.DropConnection _ -> onLoop(() -> shutDown(Level.INFO, id + ": connection dropped"));
+            case FaultAction.StallConnection stall -> onLoop(() -> {
+                if (state != ConnectionState.LOGGED_IN || StallHandler.stalled(port.channel())) {
+                    return;
+                }
+                LOG.log(Level.INFO, "{0}: {1}: stalled ({2}) {3}", who, id, stall.direction(),
+                        stall.nanos() == 0 ? "until the rule is removed" : "for " + stall.nanos() / 1_000_000 + " ms");
+                StallHandler.stall(port.channel(), stall, rule, () -> LOG.log(Level.INFO, "{0}: {1}: stall ended",
+                        who, id));
+            });
+            case FaultAction.CorruptDigest corrupt -> {
+                OperationalParameters p = negotiated;
+                Digest negotiatedDigest = p == null ? Digest.NONE
+                        : corrupt.digest() == FaultAction.DigestKind.HEADER ? p.headerDigest() : p.dataDigest();
+                if (negotiatedDigest == Digest.NONE) {
+                    return false; // nothing to corrupt: the rule counts it as not applicable
+                }
+                onLoop(() -> corruptNext = corrupt.digest());
+            }
+            case FaultAction.AsyncLogout logout -> {
+                if (negotiated == null || sessionType() == SessionType.DISCOVERY) {
+                    return false;
+                }
+                requestLogoutFromElsewhere(logout.seconds(), id);
+            }
+        }
+        return true;
+    }
+
+    private void onLoop(Runnable task) {
+        if (port.executor().inEventLoop()) {
+            task.run();
+        } else {
+            port.executor().execute(task);
+        }
     }
 
     @Override

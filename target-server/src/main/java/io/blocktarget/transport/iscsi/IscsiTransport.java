@@ -248,5 +248,10 @@ public final class IscsiTransport {
         public InetSocketAddress remoteAddress() {
             return (InetSocketAddress) ctx.channel().remoteAddress();
         }
+
+        @Override
+        public io.netty.channel.Channel channel() {
+            return ctx.channel();
+        }
     }
 }

@@ -17,6 +17,27 @@ final class PduWriter {
     private PduWriter() {
     }
 
+    /**
+     * Makes {@code frame}'s header digest (after the BHS and its AHS, RFC 7143 §11.1) or data digest (its last 4
+     * bytes) wrong by one bit — a fault rule's corrupt-digest. Only our own buffers change: the header buffer and
+     * the tail, never the PDU's data (which may be the backend's memory).
+     *
+     * @return false when the frame has no such digest (no data segment for a data digest)
+     */
+    static boolean corruptDigest(ByteBuf frame, boolean header) {
+        int at;
+        if (header) {
+            at = frame.readerIndex() + Bhs.LENGTH + 4 * frame.getUnsignedByte(frame.readerIndex() + 4);
+        } else {
+            if (frame.getMedium(frame.readerIndex() + 5) == 0) {
+                return false;
+            }
+            at = frame.writerIndex() - 1;
+        }
+        frame.setByte(at, frame.getByte(at) ^ 0x01);
+        return true;
+    }
+
     static ByteBuf frame(TargetPdu pdu, ByteBufAllocator alloc, Digest headerDigest, Digest dataDigest) {
         ByteBuf header = alloc.buffer(Bhs.LENGTH + Digest.CRC32C.length());
         ByteBuf data = pdu.data();

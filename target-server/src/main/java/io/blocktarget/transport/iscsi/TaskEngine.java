@@ -316,7 +316,7 @@ final class TaskEngine {
         OptionalInt lun = ScsiLun.decode(task.lunField);
         io.blocktarget.scsi.ScsiCommand command = new io.blocktarget.scsi.ScsiCommand(nexus,
                 lun.isPresent() ? lun.getAsInt() : UNADDRESSABLE_LUN, Unpooled.wrappedBuffer(cdb), attribute,
-                Integer.toUnsignedLong(task.itt), task.edtl, task.dataOut);
+                Integer.toUnsignedLong(task.itt), task.edtl, task.dataOut, io);
         try {
             target.execute(command, response -> {
                 if (io.executor().inEventLoop()) {

@@ -25,7 +25,10 @@ import io.blocktarget.protocol.nvmetcp.NvmeTcpPduType;
 import io.blocktarget.protocol.nvmetcp.NvmeTcpProtocolException;
 import io.blocktarget.protocol.nvmetcp.PduOptions;
 import io.blocktarget.protocol.nvmetcp.TermReq;
+import io.blocktarget.block.fault.ActiveRule;
+import io.blocktarget.block.fault.FaultAction;
 import io.blocktarget.transport.tcp.PeerLogLimiter;
+import io.blocktarget.transport.tcp.StallHandler;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -454,7 +457,9 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
             int length = dataIn == null || c.direction() != TransferDirection.CONTROLLER_TO_HOST ? 0
                     : (int) Math.min(dataIn.readableBytes(), c.sqe().dptr().lengthUnsigned());
             boolean successFlag = status.isSuccess() && length > 0 && queue != null && queue.sqFlowControlDisabled();
-            if (status.isSuccess() && length > 0) {
+            // an error with data: the part transferred before it (a fault rule's partial transfer), then the
+            // CapsuleResp with the error (§3.6.2.8: SUCCESS only for a command that completed successfully)
+            if (length > 0) {
                 c.transitionTo(CommandState.SENDING_C2H);
                 sender.sendC2HData(c.cid(), dataIn.slice(dataIn.readerIndex(), length), successFlag);
             }
@@ -561,6 +566,37 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
     public String localAddress() {
         SocketAddress a = ctx.channel().localAddress();
         return a instanceof InetSocketAddress i ? i.getAddress().getHostAddress() : "0.0.0.0";
+    }
+
+    /**
+     * A fault rule hit a command of this queue (any thread). Drop: closed at once, no completion. Stall: see
+     * {@link StallHandler}. Corrupt digest: the next PDU with that digest (HDGST / DDGST only when the ICReq asked
+     * for it, NVMe/TCP §3.6.1.2). Async logout is iSCSI's: not applicable.
+     */
+    @Override
+    public boolean applyFault(FaultAction.ConnectionFault fault, ActiveRule rule) {
+        String id = "fault rule " + rule.rule().id();
+        switch (fault) {
+            case FaultAction.DropConnection _ -> onLoop(() -> close(Level.INFO, id + ": connection dropped"), null);
+            case FaultAction.StallConnection stall -> onLoop(() -> {
+                if (state == ConnectionState.CLOSING || StallHandler.stalled(ctx.channel())) {
+                    return;
+                }
+                LOG.log(Level.INFO, "{0}: {1}: stalled ({2}) {3}", identity(), id, stall.direction(),
+                        stall.nanos() == 0 ? "until the rule is removed" : "for " + stall.nanos() / 1_000_000 + " ms");
+                StallHandler.stall(ctx.channel(), stall, rule, () -> LOG.log(Level.INFO, "{0}: {1}: stall ended",
+                        identity(), id));
+            }, null);
+            case FaultAction.CorruptDigest corrupt -> {
+                if (!sender.corruptNext(corrupt.digest())) {
+                    return false;
+                }
+            }
+            case FaultAction.AsyncLogout _ -> {
+                return false;
+            }
+        }
+        return true;
     }
 
     @Override

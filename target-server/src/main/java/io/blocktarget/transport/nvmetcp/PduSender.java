@@ -1,5 +1,6 @@
 package io.blocktarget.transport.nvmetcp;
 
+import io.blocktarget.block.fault.FaultAction;
 import io.blocktarget.protocol.nvme.Cqe;
 import io.blocktarget.protocol.nvmetcp.C2HData;
 import io.blocktarget.protocol.nvmetcp.CapsuleResp;
@@ -22,8 +23,12 @@ final class PduSender {
     /** Room for any fixed-size controller PDU header: ICResp 128, CapsuleResp/R2T/C2HData 24 + HDGST + PAD. */
     private static final int HEADER_BUFFER = 256;
 
+    private static final System.Logger LOG = System.getLogger("blocktarget.nvmetcp");
+
     private final ChannelHandlerContext ctx;
     private final PduOptions options;
+    /** A fault rule's corrupt-digest: the digest of the next PDU sent that has one; null nearly always. */
+    private FaultAction.DigestKind corruptNext;
 
     PduSender(ChannelHandlerContext ctx, PduOptions options) {
         this.ctx = ctx;
@@ -33,7 +38,36 @@ final class PduSender {
     void send(NvmeTcpPdu pdu) {
         ByteBuf out = ctx.alloc().buffer(HEADER_BUFFER);
         pdu.encode(out, options);
+        if (corruptNext == FaultAction.DigestKind.HEADER) {
+            corruptHeaderDigest(out);
+        }
         ctx.writeAndFlush(out, ctx.voidPromise());
+    }
+
+    /**
+     * A fault rule's corrupt-digest: the next PDU with that digest goes out with it wrong by one bit (HDGST of any
+     * PDU, DDGST of the next C2HData). Any thread; false when the host did not ask for that digest in its ICReq.
+     */
+    boolean corruptNext(FaultAction.DigestKind digest) {
+        boolean negotiated = digest == FaultAction.DigestKind.HEADER ? options.headerDigest() : options.dataDigest();
+        if (!negotiated) {
+            return false;
+        }
+        if (ctx.executor().inEventLoop()) {
+            corruptNext = digest;
+        } else {
+            ctx.executor().execute(() -> corruptNext = digest);
+        }
+        return true;
+    }
+
+    /** HDGST follows the PDU header of HLEN bytes (NVMe/TCP §3.6.1: CH byte 2 is HLEN). */
+    private void corruptHeaderDigest(ByteBuf header) {
+        int at = header.readerIndex() + header.getUnsignedByte(header.readerIndex() + 2);
+        header.setByte(at, header.getByte(at) ^ 0x01);
+        corruptNext = null;
+        LOG.log(System.Logger.Level.INFO, "fault rule: PDU type {0} sent with a wrong HDGST",
+                header.getUnsignedByte(header.readerIndex()));
     }
 
     void sendResponse(Cqe cqe) {
@@ -56,11 +90,19 @@ final class PduSender {
             boolean last = offset + n == length;
             ByteBuf header = ctx.alloc().buffer(HEADER_BUFFER);
             C2HData.encodeHeader(header, options, cccid, offset, n, last, last && success);
+            if (corruptNext == FaultAction.DigestKind.HEADER) {
+                corruptHeaderDigest(header);
+            }
             ByteBuf slice = data.retainedSlice(start + offset, n);
             ctx.write(header, ctx.voidPromise());
             if (options.dataDigest()) {
                 ByteBuf digest = ctx.alloc().buffer(PduOptions.DIGEST_LENGTH);
                 NvmeTcpDigests.writeDataDigest(digest, slice);
+                if (corruptNext == FaultAction.DigestKind.DATA) {
+                    digest.setByte(digest.readerIndex(), digest.getByte(digest.readerIndex()) ^ 0x01);
+                    corruptNext = null;
+                    LOG.log(System.Logger.Level.INFO, "fault rule: C2HData for CID {0} sent with a wrong DDGST", cccid);
+                }
                 ctx.write(slice, ctx.voidPromise());
                 ctx.write(digest, ctx.voidPromise());
             } else {

@@ -29,6 +29,8 @@ final class FakeTarget implements NvmeTarget {
     static final int CNTLID = 0x0017;
     static final int PROPERTY_DW0 = 0x1234_5678;
     static final int PROPERTY_DW1 = 0x0BAD_F00D;
+    /** CDW15 of an NVM Read that completes with half its data and Data Transfer Error. */
+    static final int PARTIAL_READ = 0x5057;
 
     final ByteBuf storage = Unpooled.buffer(4 << 20, 4 << 20).writeZero(4 << 20);
     final List<Submitted> submitted = new ArrayList<>();
@@ -124,6 +126,10 @@ final class FakeTarget implements NvmeTarget {
             if (!sqe.isFabrics() && sqe.opcode() == 0x01 && qid > 0) {
                 storage.setBytes(offset, dataOut, dataOut.readerIndex(), dataOut.readableBytes());
                 done.complete(NvmeStatus.SUCCESS, 0, 0, null);
+            } else if (!sqe.isFabrics() && sqe.opcode() == 0x02 && qid > 0 && sqe.cdw15() == PARTIAL_READ) {
+                // a fault rule's partial transfer: the first half of the data, then an error
+                done.complete(NvmeStatus.DATA_TRANSFER_ERROR, 0, 0,
+                        storage.retainedSlice(offset, sqe.dptr().length() / 2));
             } else if (!sqe.isFabrics() && sqe.opcode() == 0x02 && qid > 0) {
                 done.complete(NvmeStatus.SUCCESS, 0, 0, storage.retainedSlice(offset, sqe.dptr().length()));
             } else if (!sqe.isFabrics() && sqe.opcode() == 0x0C && qid == 0) {

@@ -198,8 +198,12 @@ final class HostEnd implements AutoCloseable {
             // a copy: the PDU's data is a slice of what it was decoded from, and received gets compacted
             ByteBuf frame = received.readBytes(n);
             received.discardReadBytes();
-            NvmeTcpPdu pdu = NvmeTcpPdu.decode(frame);
-            frame.release();
+            NvmeTcpPdu pdu;
+            try {
+                pdu = NvmeTcpPdu.decode(frame);
+            } finally {
+                frame.release(); // also when the decode fails (a wrong digest a test provoked)
+            }
             if (pdu instanceof ICResp resp) {
                 options = new PduOptions(resp.hdgstEnable(), resp.ddgstEnable(), 0);
                 framing = framing.established(options);
