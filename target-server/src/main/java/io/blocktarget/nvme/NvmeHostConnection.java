@@ -12,6 +12,11 @@ public interface NvmeHostConnection {
     /** The local port (TRSVCID). */
     int localPort();
 
+    /** What protects this connection; plain NVMe/TCP unless the transport negotiated TLS. */
+    default ChannelSecurity security() {
+        return ChannelSecurity.NONE;
+    }
+
     /** The controller is gone (keep-alive expiry, shutdown, reset): close this connection. Callable from any thread. */
     void terminate(String reason);
 

@@ -90,6 +90,17 @@ public final class NvmeSubsystems implements NvmeTarget {
     @Override
     public void connect(ConnectCommand command, ConnectData data, NvmeHostConnection connection,
                         ConnectCompletion done) {
+        Subsystem target = subsystems.get(data.subnqn());
+        if (target != null && !target.secureChannel().admits(connection.security())) {
+            // tls: required (NVMe/TCP §3.6, TREQ "secure channel required"): the host should have come over TLS;
+            // refuse and close, as nvmet closes a plain connection on a port that requires TLS.
+            LOG.log(Level.INFO, "NVMe Connect QID {0} from {1} ({2}) to {3} refused: the subsystem requires TLS"
+                    + " (access.tls: required) and the connection is plain; closing it", command.qid(),
+                    connection.peerAddress(), data.hostnqn(), data.subnqn());
+            done.complete(ConnectResult.refused(NvmeStatus.CONNECT_INVALID_HOST, 0));
+            connection.terminate("plain connection to a subsystem that requires TLS");
+            return;
+        }
         ConnectResult result = connect(command, data, connection);
         if (!result.status().isSuccess()) {
             LOG.log(Level.INFO, "NVMe Connect QID {0} from {1} ({2}) to {3} refused: {4}", command.qid(),
@@ -206,6 +217,18 @@ public final class NvmeSubsystems implements NvmeTarget {
         Subsystem subsystem = subsystems.get(subsystemNqn);
         if (subsystem != null && subsystem.kind() == Subsystem.Kind.NVM) {
             subsystem.allowedHosts(Subsystem.hosts(hostNqns));
+        }
+    }
+
+    /**
+     * {@code access.tls} of a subsystem: its discovery entries' TREQ / SECTYPE (GENCTR advances when it changes) and
+     * the Connect check; connected controllers stay. No-op for an unknown subsystem.
+     */
+    public void secureChannel(String subsystemNqn, SecureChannel requirement) {
+        Subsystem subsystem = subsystems.get(subsystemNqn);
+        if (subsystem != null && subsystem.kind() == Subsystem.Kind.NVM && subsystem.secureChannel() != requirement) {
+            subsystem.secureChannel(requirement);
+            discoveryChanged();
         }
     }
 

@@ -94,6 +94,17 @@ final class Subsystem {
         this.dhchap = keys;
     }
 
+    /** {@code access.tls} of the subsystem: TREQ / SECTYPE of its discovery entries, checked at each Connect. */
+    private volatile SecureChannel secureChannel = SecureChannel.NOT_SPECIFIED;
+
+    SecureChannel secureChannel() {
+        return secureChannel;
+    }
+
+    void secureChannel(SecureChannel requirement) {
+        this.secureChannel = requirement;
+    }
+
     void allowedHosts(Predicate<String> hosts) {
         this.allowedHosts = hosts;
     }

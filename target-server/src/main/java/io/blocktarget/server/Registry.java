@@ -322,6 +322,12 @@ final class Registry implements ControlPlane {
 
         // 1. Everything that can fail, before anything initiators see changes.
         checkExports(desired);
+        Optional<String> noTls = NvmeTls.unavailable(desired);
+        if (noTls.isPresent()) {
+            LunConfig first = desired.stream().filter(c -> c.access().tls().mode() != io.blocktarget.config.TlsMode.OFF)
+                    .findFirst().orElseThrow();
+            throw new ControlException(ControlException.Kind.INVALID, first.name(), "access.tls", noTls.get());
+        }
         Map<String, Lun> opened = openAll(toOpen);
         List<Resized> done = new ArrayList<>();
         for (Resized r : toResize) {
@@ -442,6 +448,8 @@ final class Registry implements ControlPlane {
             Map<String, io.blocktarget.nvme.DhchapKeys> keys = TargetServer.dhchapBySubsystem(desired);
             desired.stream().flatMap(c -> c.nvme().stream()).map(e -> e.subsystem()).distinct()
                     .forEach(nqn -> nvme.dhchap(nqn, java.util.Optional.ofNullable(keys.get(nqn))));
+            // access.tls likewise (TREQ in the discovery log, the Connect check)
+            NvmeTls.bySubsystem(desired).forEach(nvme::secureChannel);
         }
         snapshot = new Snapshot(ordered, targets);
         if (iscsi != null) {

@@ -144,6 +144,10 @@ public final class TargetServer {
     public synchronized void start() throws ServerStartException {
         transitionTo(State.STARTING);
         try {
+            Optional<String> noTls = NvmeTls.unavailable(config.luns());
+            if (noTls.isPresent()) {
+                throw new ServerStartException(noTls.get(), null);
+            }
             openBackends();
             startVertx();
             openPortals();
@@ -216,6 +220,7 @@ public final class TargetServer {
         NvmeSubsystems subsystems = NvmeSubsystems.of(namespaces, nvmePorts, NvmeLimits.DEFAULT,
                 new VertxNvmeScheduler(vertx), hostsBySubsystem(config.luns()));
         dhchapBySubsystem(config.luns()).forEach((nqn, keys) -> subsystems.dhchap(nqn, Optional.of(keys)));
+        NvmeTls.bySubsystem(config.luns()).forEach(subsystems::secureChannel);
         nvmeTcp = NvmeTcpTransport.create(vertx, subsystems, NvmeLimits.DEFAULT);
         registry = new Registry(server, configDir, memoryBudget, Registry.opener(memoryBudget, fileIoExecutor), luns,
                 scsiTargets, iscsi, subsystems);

@@ -71,6 +71,14 @@ final class TestSupport {
             terminations.add(reason);
         }
 
+        /** What the transport would report; plain unless a test says TLS. */
+        volatile ChannelSecurity security = ChannelSecurity.NONE;
+
+        @Override
+        public ChannelSecurity security() {
+            return security;
+        }
+
         @Override
         public void abort(int cid, java.util.function.Consumer<Boolean> done) {
             abortRequests.add(cid);
