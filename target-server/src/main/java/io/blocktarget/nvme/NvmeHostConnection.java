@@ -14,7 +14,12 @@ public interface NvmeHostConnection {
 
     /** What protects this connection; plain NVMe/TCP unless the transport negotiated TLS. */
     default ChannelSecurity security() {
-        return ChannelSecurity.NONE;
+        return tlsSession().isPresent() ? ChannelSecurity.TLS13 : ChannelSecurity.NONE;
+    }
+
+    /** The host and subsystem the connection's TLS PSK was derived for; empty on a plain connection. */
+    default java.util.Optional<TlsSession> tlsSession() {
+        return java.util.Optional.empty();
     }
 
     /** The controller is gone (keep-alive expiry, shutdown, reset): close this connection. Callable from any thread. */

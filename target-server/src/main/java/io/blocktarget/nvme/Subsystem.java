@@ -105,6 +105,17 @@ final class Subsystem {
         this.secureChannel = requirement;
     }
 
+    /** The configured PSK of {@code access.tls-psk-file}; empty with {@code tls: off}. Read at each TLS handshake. */
+    private volatile java.util.Optional<io.blocktarget.config.TlsPsk> tlsPsk = java.util.Optional.empty();
+
+    java.util.Optional<io.blocktarget.config.TlsPsk> tlsPsk() {
+        return tlsPsk;
+    }
+
+    void tlsPsk(java.util.Optional<io.blocktarget.config.TlsPsk> psk) {
+        this.tlsPsk = psk;
+    }
+
     void allowedHosts(Predicate<String> hosts) {
         this.allowedHosts = hosts;
     }

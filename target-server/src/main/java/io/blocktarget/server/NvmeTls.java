@@ -2,12 +2,12 @@ package io.blocktarget.server;
 
 import io.blocktarget.config.LunConfig;
 import io.blocktarget.config.TlsMode;
+import io.blocktarget.config.TlsPsk;
 import io.blocktarget.nvme.SecureChannel;
 
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * {@code access.tls} of the LUN files as the server applies it. One setting per NVM subsystem: the config refuses
@@ -37,17 +37,12 @@ final class NvmeTls {
         };
     }
 
-    /**
-     * Why {@code luns} cannot be served: a LUN with {@code tls: required | allowed} while this build has no TLS 1.3
-     * engine for the NVMe/TCP listener (the JDK's TLS has no external PSKs, RFC 8446 §4.2.11, and Bouncy Castle's TLS
-     * library, bctls-jdk18on, could not be added to the build). Advertising TLS in the discovery log and then
-     * failing every handshake would be worse than refusing the configuration. Empty when no LUN asks for TLS.
-     */
-    static Optional<String> unavailable(List<LunConfig> luns) {
-        return luns.stream().filter(l -> l.access().tls().mode() != TlsMode.OFF).findFirst().map(lun ->
-                (lun.source() != null ? lun.source() + ": " : "LUN " + lun.name() + ": ") + "access.tls: tls: "
-                        + lun.access().tls().mode().word() + " needs TLS 1.3 with a PSK on the NVMe/TCP listener,"
-                        + " which this build does not have (Bouncy Castle's TLS library bctls-jdk18on is not in it);"
-                        + " allowed: tls: off");
+    /** The configured PSK per subsystem NQN ({@code access.tls-psk-file}); subsystems with tls: off are left out. */
+    static Map<String, TlsPsk> pskBySubsystem(List<LunConfig> luns) {
+        Map<String, TlsPsk> psks = new LinkedHashMap<>();
+        for (LunConfig lun : luns) {
+            lun.access().tls().psk().ifPresent(psk -> lun.nvme().ifPresent(e -> psks.putIfAbsent(e.subsystem(), psk)));
+        }
+        return psks;
     }
 }

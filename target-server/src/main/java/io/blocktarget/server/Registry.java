@@ -322,12 +322,6 @@ final class Registry implements ControlPlane {
 
         // 1. Everything that can fail, before anything initiators see changes.
         checkExports(desired);
-        Optional<String> noTls = NvmeTls.unavailable(desired);
-        if (noTls.isPresent()) {
-            LunConfig first = desired.stream().filter(c -> c.access().tls().mode() != io.blocktarget.config.TlsMode.OFF)
-                    .findFirst().orElseThrow();
-            throw new ControlException(ControlException.Kind.INVALID, first.name(), "access.tls", noTls.get());
-        }
         Map<String, Lun> opened = openAll(toOpen);
         List<Resized> done = new ArrayList<>();
         for (Resized r : toResize) {
@@ -450,6 +444,9 @@ final class Registry implements ControlPlane {
                     .forEach(nqn -> nvme.dhchap(nqn, java.util.Optional.ofNullable(keys.get(nqn))));
             // access.tls likewise (TREQ in the discovery log, the Connect check)
             NvmeTls.bySubsystem(desired).forEach(nvme::secureChannel);
+            Map<String, io.blocktarget.config.TlsPsk> psks = NvmeTls.pskBySubsystem(desired);
+            desired.stream().flatMap(c -> c.nvme().stream()).map(e -> e.subsystem()).distinct()
+                    .forEach(nqn -> nvme.tlsPsk(nqn, java.util.Optional.ofNullable(psks.get(nqn))));
         }
         snapshot = new Snapshot(ordered, targets);
         if (iscsi != null) {

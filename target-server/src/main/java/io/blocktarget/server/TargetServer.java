@@ -144,10 +144,6 @@ public final class TargetServer {
     public synchronized void start() throws ServerStartException {
         transitionTo(State.STARTING);
         try {
-            Optional<String> noTls = NvmeTls.unavailable(config.luns());
-            if (noTls.isPresent()) {
-                throw new ServerStartException(noTls.get(), null);
-            }
             openBackends();
             startVertx();
             openPortals();
@@ -221,6 +217,7 @@ public final class TargetServer {
                 new VertxNvmeScheduler(vertx), hostsBySubsystem(config.luns()));
         dhchapBySubsystem(config.luns()).forEach((nqn, keys) -> subsystems.dhchap(nqn, Optional.of(keys)));
         NvmeTls.bySubsystem(config.luns()).forEach(subsystems::secureChannel);
+        NvmeTls.pskBySubsystem(config.luns()).forEach((nqn, psk) -> subsystems.tlsPsk(nqn, Optional.of(psk)));
         nvmeTcp = NvmeTcpTransport.create(vertx, subsystems, NvmeLimits.DEFAULT);
         registry = new Registry(server, configDir, memoryBudget, Registry.opener(memoryBudget, fileIoExecutor), luns,
                 scsiTargets, iscsi, subsystems);

@@ -112,4 +112,25 @@ class SecureChannelTest {
         assertThat(tls.terminations).isEmpty();
         host.admin.close();
     }
+
+    @Test
+    void aTlsConnectionConnectsOnlyTheHostAndSubsystemItsPskWasDerivedFor() {
+        TestConnection tls = new TestConnection();
+        tls.security = ChannelSecurity.TLS13;
+        tls.tls = new TlsSession(TestSupport.HOST_NQN, ALLOWED);
+        ConnectResult other = TestSupport.connect(target, 0, 31, 0, 0xFFFF, REQUIRED, TestSupport.HOST_NQN, tls);
+        assertThat(other.status()).isEqualTo(NvmeStatus.CONNECT_INVALID_HOST);
+        assertThat(tls.terminations).containsExactly("Connect for another host or subsystem than the TLS PSK's");
+        TestConnection otherHost = new TestConnection();
+        otherHost.security = ChannelSecurity.TLS13;
+        otherHost.tls = new TlsSession("nqn.2014-08.org.nvmexpress:uuid:someone-else", ALLOWED);
+        assertThat(TestSupport.connect(target, 0, 31, 0, 0xFFFF, ALLOWED, TestSupport.HOST_NQN, otherHost).status())
+                .isEqualTo(NvmeStatus.CONNECT_INVALID_HOST);
+        TestConnection right = new TestConnection();
+        right.security = ChannelSecurity.TLS13;
+        right.tls = new TlsSession(TestSupport.HOST_NQN, ALLOWED);
+        TestHost host = TestHost.connect(target, ALLOWED, 0, right);
+        assertThat(right.terminations).isEmpty();
+        host.admin.close();
+    }
 }

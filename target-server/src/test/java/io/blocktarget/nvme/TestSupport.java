@@ -79,6 +79,14 @@ final class TestSupport {
             return security;
         }
 
+        /** The TLS session's host and subsystem; set with {@link #security} TLS13 to model a TLS connection. */
+        volatile TlsSession tls;
+
+        @Override
+        public java.util.Optional<TlsSession> tlsSession() {
+            return java.util.Optional.ofNullable(tls);
+        }
+
         @Override
         public void abort(int cid, java.util.function.Consumer<Boolean> done) {
             abortRequests.add(cid);

@@ -377,25 +377,6 @@ class RegistryTest {
 
     /** Issue 14 item 2: a LUN asking for TLS is refused by the API as by serve while the build has no TLS engine. */
     @Test
-    void tlsIsRefusedBeforeAnythingChanges() throws Exception {
-        registry.apply(List.of(own("a", 1 << 20)));
-        Registry.Snapshot before = registry.snapshot();
-        LunConfig plain = own("b", 1 << 20);
-        LunConfig tls = new LunConfig("b", null, BackendKind.RAM, 1 << 20, 4096, 4096, Optional.empty(), plain.nvme(),
-                false, Optional.empty(), new AccessConfig(Optional.empty(), List.of(), List.of(), Optional.empty(),
-                new io.blocktarget.config.TlsConfig(io.blocktarget.config.TlsMode.REQUIRED,
-                        Optional.of(io.blocktarget.config.TlsPsk.of(1, new byte[32])), Optional.empty())));
-        ControlException refused = org.junit.jupiter.api.Assertions.assertThrows(ControlException.class,
-                () -> registry.apply(List.of(own("a", 1 << 20), tls)));
-        assertThat(refused.kind()).isEqualTo(ControlException.Kind.INVALID);
-        assertThat(refused.lun()).isEqualTo("b");
-        assertThat(refused.key()).isEqualTo("access.tls");
-        assertThat(refused.getMessage()).contains("tls: required needs TLS 1.3 with a PSK");
-        assertThat(registry.snapshot()).isSameAs(before);
-        assertThat(openOrder).containsExactly("a");
-    }
-
-    @Test
     void exportsThatCannotCoexistAreRefusedBeforeAnythingChanges() throws Exception {
         registry.apply(List.of(shared("a", 0, 1 << 20, 4096)));
         Registry.Snapshot before = registry.snapshot();
