@@ -118,7 +118,7 @@ final class HostEnd implements AutoCloseable {
      * Runs a TLS 1.3 handshake as the host (NVMe/TCP §3.6: before ICReq) with {@code client}; afterwards every PDU
      * goes encrypted. Returns whether the handshake completed (false: the controller sent an alert or closed).
      */
-    boolean startTls(PskTlsClient client) {
+    boolean startTls(TlsPskClient client) {
         tls = new org.bouncycastle.tls.TlsClientProtocol();
         try {
             tls.connect(client);

@@ -49,7 +49,7 @@ class TlsHandlerTest {
     void handshakeThenConnectAndIoGoEncrypted(int hmac, int version) {
         TlsPsk psk = TlsPsk.of(hmac, hmac == 2 ? KEY48 : KEY32);
         try (HostEnd host = new HostEnd(target(psk))) {
-            assertThat(host.startTls(new PskTlsClient(version, psk, HostEnd.HOSTNQN, FakeTarget.SUBNQN)))
+            assertThat(host.startTls(new TlsPskClient(version, psk, HostEnd.HOSTNQN, FakeTarget.SUBNQN)))
                     .as("handshake").isTrue();
             assertThat(host.channel.pipeline().get(TlsHandler.class)).isNotNull();
             host.icReq(false, false);
@@ -88,9 +88,9 @@ class TlsHandlerTest {
         byte[] other = KEY32.clone();
         other[0] ^= 1;
         try (HostEnd host = new HostEnd(target(configured))) {
-            PskTlsClient client = new PskTlsClient(0, TlsPsk.of(1, other), HostEnd.HOSTNQN, FakeTarget.SUBNQN);
+            TlsPskClient client = new TlsPskClient(0, TlsPsk.of(1, other), HostEnd.HOSTNQN, FakeTarget.SUBNQN);
             assertThat(host.startTls(client)).isFalse();
-            assertThat(client.alertReceived).isEqualTo(AlertDescription.decrypt_error);
+            assertThat(client.alertReceived()).isEqualTo(AlertDescription.decrypt_error);
             assertThat(host.channel.isOpen()).isFalse();
             assertThat(host.target.connection).as("no Connect reached the target").isNull();
         }
@@ -100,9 +100,9 @@ class TlsHandlerTest {
     void anIdentityForASubsystemWithoutAPskFailsTheHandshake() {
         TlsPsk psk = TlsPsk.of(1, KEY32);
         try (HostEnd host = new HostEnd(target(psk))) {
-            PskTlsClient client = new PskTlsClient(1, psk, HostEnd.HOSTNQN, "nqn.2026-11.io.blocktarget:other");
+            TlsPskClient client = new TlsPskClient(1, psk, HostEnd.HOSTNQN, "nqn.2026-11.io.blocktarget:other");
             assertThat(host.startTls(client)).isFalse();
-            assertThat(client.alertReceived).isEqualTo(AlertDescription.handshake_failure);
+            assertThat(client.alertReceived()).isEqualTo(AlertDescription.handshake_failure);
             assertThat(host.channel.isOpen()).isFalse();
         }
     }

@@ -15,20 +15,24 @@ import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.Vector;
 
-/** A TLS 1.3 PSK client as a Linux host's tlshd behaves: one retained-PSK identity, psk_dhe_ke, TLS 1.3 only. */
-final class PskTlsClient extends AbstractTlsClient {
+/**
+ * The host end of NVMe/TCP TLS 1.3 (NVMe/TCP Transport §3.6) as a Linux host's tlshd behaves: one retained-PSK
+ * identity derived as libnvme derives it, psk_dhe_ke, TLS 1.3 only. For the project's own test hosts and load
+ * generator, which drive Bouncy Castle's TlsClientProtocol with it; the server never uses it.
+ */
+public final class TlsPskClient extends AbstractTlsClient {
     private final TlsPskIdentity identity;
     private final byte[] tlsPsk;
     private final int[] suites;
-    short alertReceived = -1;
+    private volatile short alertReceived = -1;
 
     /** The identity (version 0 or 1) and TLS PSK a host holding {@code configured} derives for host → subsystem. */
-    PskTlsClient(int version, TlsPsk configured, String hostNqn, String subNqn) {
+    public TlsPskClient(int version, TlsPsk configured, String hostNqn, String subNqn) {
         this(TlsPskIdentity.of(version, configured.hmac(), configured.key(), hostNqn, subNqn,
                 TlsPskIdentity.Derivation.RFC8446), configured);
     }
 
-    PskTlsClient(TlsPskIdentity identity, TlsPsk configured) {
+    public TlsPskClient(TlsPskIdentity identity, TlsPsk configured) {
         super(new BcTlsCrypto(new SecureRandom()));
         this.identity = identity;
         this.tlsPsk = identity.tlsPsk(TlsPskIdentity.retained(configured.hmac(), configured.key(), identity.hostNqn(),
@@ -64,5 +68,10 @@ final class PskTlsClient extends AbstractTlsClient {
     @Override
     public void notifyAlertReceived(short alertLevel, short alertDescription) {
         alertReceived = alertDescription;
+    }
+
+    /** The description of the last alert the server sent (RFC 8446 §6), -1 when none. */
+    public short alertReceived() {
+        return alertReceived;
     }
 }
