@@ -25,7 +25,7 @@ import org.snakeyaml.engine.v2.nodes.SequenceNode;
  * appear in a problem or warning.
  */
 final class AccessReader {
-    static final List<String> KEYS = List.of("chap", "hosts", "initiators", "dhchap");
+    static final List<String> KEYS = List.of("chap", "hosts", "initiators", "dhchap", "tls", "tls-psk-file");
     static final List<String> DHCHAP_KEYS = List.of("host-secret-file", "ctrl-secret-file");
     static final List<String> CHAP_KEYS = List.of("user", "secret-file", "mutual-user", "mutual-secret-file");
 
@@ -94,6 +94,7 @@ final class AccessReader {
         List<String> hosts = List.of();
         List<String> initiators = List.of();
         Optional<DhchapConfig> dhchap = Optional.empty();
+        TlsConfig tls = TlsConfig.OFF;
         if (access.isPresent()) {
             YamlMap map = access.get();
             if (map.has("chap")) {
@@ -124,11 +125,13 @@ final class AccessReader {
                             + " this LUN has export.nvme: false");
                 }
             }
+            tls = TlsReader.read(map, configDir, exports.nvme().isPresent(), exportsOk, problems, warnings)
+                    .orElse(TlsConfig.OFF);
         }
         if (problems.count() > before) {
             return new Access(Optional.empty(), List.of(), warnings);
         }
-        AccessConfig config = new AccessConfig(chap, hosts, initiators, dhchap);
+        AccessConfig config = new AccessConfig(chap, hosts, initiators, dhchap, tls);
         return new Access(Optional.of(config), claims(lun, access, exports, config, problems), warnings);
     }
 
@@ -144,6 +147,7 @@ final class AccessReader {
                 config.hosts().isEmpty() ? "no hosts list (any host)" : "hosts " + config.hosts())));
         lun.iscsi().ifPresent(e -> claims.add(initiatorsClaim(e, config, file, 0)));
         lun.nvme().ifPresent(e -> claims.add(dhchapClaim(e, config, file, 0)));
+        lun.nvme().ifPresent(e -> claims.add(tlsClaim(e, config, file, 0)));
         return claims;
     }
 
@@ -159,6 +163,7 @@ final class AccessReader {
         exports.iscsi().ifPresent(e -> claims.add(initiatorsClaim(e, config, problems.file(),
                 line(lun, access, "initiators"))));
         exports.nvme().ifPresent(e -> claims.add(dhchapClaim(e, config, problems.file(), line(lun, access, "dhchap"))));
+        exports.nvme().ifPresent(e -> claims.add(tlsClaim(e, config, problems.file(), line(lun, access, "tls"))));
         return claims;
     }
 
@@ -174,6 +179,15 @@ final class AccessReader {
         return new AccessClaim("NVMe subsystem " + e.subsystem(), "access.dhchap", file, line,
                 config.dhchap().map(DhchapConfig::credentials), config.dhchap()
                 .map(d -> d.bidirectional() ? "bidirectional DH-HMAC-CHAP" : "DH-HMAC-CHAP").orElse("no dhchap"));
+    }
+
+    /**
+     * TLS belongs to the subsystem: the PSK identity names the subsystem NQN (NVMe/TCP Transport §3.6.1.3) and the
+     * discovery log entry of the subsystem carries one TREQ; so one mode and one PSK per subsystem.
+     */
+    private static AccessClaim tlsClaim(NvmeExport e, AccessConfig config, Path file, int line) {
+        return new AccessClaim("NVMe subsystem " + e.subsystem(), "access.tls", file, line, config.tls().credentials(),
+                TlsReader.shown(config.tls()));
     }
 
     private static int line(YamlMap lun, Optional<YamlMap> access, String key) {
@@ -338,7 +352,7 @@ final class AccessReader {
     }
 
     /** The file's mode as {@code rw-r--r--} when others may read it (mode & 0004); empty elsewhere or without POSIX. */
-    private static Optional<String> worldReadable(Path file) {
+    static Optional<String> worldReadable(Path file) {
         try {
             Set<PosixFilePermission> permissions = Files.getPosixFilePermissions(file);
             return permissions.contains(PosixFilePermission.OTHERS_READ)

@@ -77,6 +77,10 @@ public final class LunWriter {
             access.put("initiators", List.copyOf(lun.access().initiators()));
         }
         lun.access().dhchap().ifPresent(dhchap -> access.put("dhchap", dhchap(lun, dhchap)));
+        if (lun.access().tls().mode() != TlsMode.OFF) {
+            access.put("tls", lun.access().tls().mode().word());
+            access.put("tls-psk-file", file(lun, lun.access().tls().pskFile()));
+        }
         if (!access.isEmpty()) {
             doc.put("access", access);
         }

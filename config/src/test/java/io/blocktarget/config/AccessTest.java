@@ -124,14 +124,15 @@ class AccessTest extends ConfigDirTest {
         lun("x", "access: chap\n");
         assertThat(config.problems()).containsExactly(
                 "luns.d/x.yaml:3: access: chap is not an access map; allowed: a map with the keys chap, hosts,"
-                        + " initiators, dhchap");
+                        + " initiators, dhchap, tls, tls-psk-file");
     }
 
     @Test
     void unknownKeyInAccess() {
         lun("x", "access:\n  users: [iqn.2026-11.x.y:z]\n");
         assertThat(config.problems()).containsExactly(
-                "luns.d/x.yaml:4: access.users: unknown key; allowed keys: chap, hosts, initiators, dhchap");
+                "luns.d/x.yaml:4: access.users: unknown key; allowed keys: chap, hosts, initiators, dhchap, tls,"
+                        + " tls-psk-file");
     }
 
     @Test

@@ -42,7 +42,7 @@ final class Exposure {
 
     private static boolean guarded(AccessConfig access) {
         return access.chap().isPresent() || !access.initiators().isEmpty() || !access.hosts().isEmpty()
-                || access.dhchap().isPresent();
+                || access.dhchap().isPresent() || access.tls().mode() == io.blocktarget.config.TlsMode.REQUIRED;
     }
 
     /** 127.0.0.0/8 and ::1 (IP literals only: the config refuses host names). */

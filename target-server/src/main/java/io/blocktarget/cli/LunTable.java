@@ -60,6 +60,9 @@ final class LunTable {
             flags.add("initiators=" + lun.access().initiators().size());
         }
         lun.access().dhchap().ifPresent(d -> flags.add(d.bidirectional() ? "dhchap-bidi" : "dhchap"));
+        if (lun.access().tls().mode() != io.blocktarget.config.TlsMode.OFF) {
+            flags.add("tls-" + lun.access().tls().mode().word());
+        }
         lun.file().ifPresent(f -> {
             flags.add("path=" + f.path());
             if (f.directIo()) {

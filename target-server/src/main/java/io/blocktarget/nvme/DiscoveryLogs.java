@@ -23,8 +23,10 @@ final class DiscoveryLogs {
             int adrfam = traddr.contains(":") ? DiscoveryLog.Entry.ADRFAM_IPV6 : DiscoveryLog.Entry.ADRFAM_IPV4;
             for (Subsystem subsystem : subsystems) {
                 if (subsystem.kind() == Subsystem.Kind.NVM && subsystem.allows(hostNqn)) {
+                    SecureChannel channel = subsystem.secureChannel();
                     entries.add(DiscoveryLog.Entry.tcp(DiscoveryLog.Entry.SUBTYPE_NVME, adrfam, port.portId(),
-                            traddr, port.port(), subsystem.nqn(), ControllerConstants.ADMIN_QUEUE_ENTRIES));
+                            traddr, port.port(), subsystem.nqn(), ControllerConstants.ADMIN_QUEUE_ENTRIES,
+                            channel.treq(), channel.sectype()));
                 }
             }
         }

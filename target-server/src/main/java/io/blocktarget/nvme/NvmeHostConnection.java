@@ -12,6 +12,16 @@ public interface NvmeHostConnection extends io.blocktarget.block.fault.FaultConn
     /** The local port (TRSVCID). */
     int localPort();
 
+    /** What protects this connection; plain NVMe/TCP unless the transport negotiated TLS. */
+    default ChannelSecurity security() {
+        return tlsSession().isPresent() ? ChannelSecurity.TLS13 : ChannelSecurity.NONE;
+    }
+
+    /** The host and subsystem the connection's TLS PSK was derived for; empty on a plain connection. */
+    default java.util.Optional<TlsSession> tlsSession() {
+        return java.util.Optional.empty();
+    }
+
     /** The controller is gone (keep-alive expiry, shutdown, reset): close this connection. Callable from any thread. */
     void terminate(String reason);
 

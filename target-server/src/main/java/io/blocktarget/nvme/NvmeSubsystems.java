@@ -90,6 +90,29 @@ public final class NvmeSubsystems implements NvmeTarget {
     @Override
     public void connect(ConnectCommand command, ConnectData data, NvmeHostConnection connection,
                         ConnectCompletion done) {
+        Subsystem target = subsystems.get(data.subnqn());
+        if (target != null && !target.secureChannel().admits(connection.security())) {
+            // tls: required (NVMe/TCP §3.6, TREQ "secure channel required"): the host should have come over TLS;
+            // refuse and close, as nvmet closes a plain connection on a port that requires TLS.
+            LOG.log(Level.INFO, "NVMe Connect QID {0} from {1} ({2}) to {3} refused: the subsystem requires TLS"
+                    + " (access.tls: required) and the connection is plain; closing it", command.qid(),
+                    connection.peerAddress(), data.hostnqn(), data.subnqn());
+            done.complete(ConnectResult.refused(NvmeStatus.CONNECT_INVALID_HOST, 0));
+            connection.terminate("plain connection to a subsystem that requires TLS");
+            return;
+        }
+        Optional<TlsSession> tls = connection.tlsSession();
+        if (target != null && target.kind() == Subsystem.Kind.NVM && tls.isPresent()
+                && !(tls.get().subsystemNqn().equals(data.subnqn()) && tls.get().hostNqn().equals(data.hostnqn()))) {
+            // The TLS PSK was derived for one host and one subsystem (NVMe/TCP §3.6.1.3, the identity names both):
+            // a Connect naming another is not what the key authenticated.
+            LOG.log(Level.INFO, "NVMe Connect QID {0} from {1} ({2}) to {3} refused: the connection's TLS PSK is for"
+                    + " {4} to {5}; closing it", command.qid(), connection.peerAddress(), data.hostnqn(), data.subnqn(),
+                    tls.get().hostNqn(), tls.get().subsystemNqn());
+            done.complete(ConnectResult.refused(NvmeStatus.CONNECT_INVALID_HOST, 0));
+            connection.terminate("Connect for another host or subsystem than the TLS PSK's");
+            return;
+        }
         ConnectResult result = connect(command, data, connection);
         if (!result.status().isSuccess()) {
             LOG.log(Level.INFO, "NVMe Connect QID {0} from {1} ({2}) to {3} refused: {4}", command.qid(),
@@ -207,6 +230,40 @@ public final class NvmeSubsystems implements NvmeTarget {
         if (subsystem != null && subsystem.kind() == Subsystem.Kind.NVM) {
             subsystem.allowedHosts(Subsystem.hosts(hostNqns));
         }
+    }
+
+    /**
+     * {@code access.tls} of a subsystem: its discovery entries' TREQ / SECTYPE (GENCTR advances when it changes) and
+     * the Connect check; connected controllers stay. No-op for an unknown subsystem.
+     */
+    public void secureChannel(String subsystemNqn, SecureChannel requirement) {
+        Subsystem subsystem = subsystems.get(subsystemNqn);
+        if (subsystem != null && subsystem.kind() == Subsystem.Kind.NVM && subsystem.secureChannel() != requirement) {
+            subsystem.secureChannel(requirement);
+            discoveryChanged();
+        }
+    }
+
+    /**
+     * Sets the TLS PSK of {@code subsystemNqn} ({@code access.tls-psk-file}; empty: none): TLS handshakes from now on
+     * derive their PSKs from it; established TLS connections keep theirs. No-op for an unknown subsystem.
+     */
+    public void tlsPsk(String subsystemNqn, Optional<io.blocktarget.config.TlsPsk> psk) {
+        Subsystem subsystem = subsystems.get(subsystemNqn);
+        if (subsystem != null && subsystem.kind() == Subsystem.Kind.NVM) {
+            subsystem.tlsPsk(psk);
+        }
+    }
+
+    @Override
+    public Optional<io.blocktarget.config.TlsPsk> tlsPsk(String subsystemNqn) {
+        Subsystem subsystem = subsystems.get(subsystemNqn);
+        return subsystem == null || subsystem.kind() != Subsystem.Kind.NVM ? Optional.empty() : subsystem.tlsPsk();
+    }
+
+    @Override
+    public boolean tlsOffered() {
+        return subsystems.values().stream().anyMatch(s -> s.kind() == Subsystem.Kind.NVM && s.tlsPsk().isPresent());
     }
 
     /**

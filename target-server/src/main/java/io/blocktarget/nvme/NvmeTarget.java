@@ -14,6 +14,19 @@ public interface NvmeTarget {
      */
     void connect(ConnectCommand command, ConnectData data, NvmeHostConnection connection, ConnectCompletion done);
 
+    /**
+     * The configured TLS PSK of an NVM subsystem ({@code access.tls-psk-file}), from which the transport derives the
+     * TLS PSK of a handshake whose PSK identity names that subsystem; empty when it has none or is unknown.
+     */
+    default java.util.Optional<io.blocktarget.config.TlsPsk> tlsPsk(String subsystemNqn) {
+        return java.util.Optional.empty();
+    }
+
+    /** True when some NVM subsystem has a TLS PSK, so a new connection may start with a TLS handshake. */
+    default boolean tlsOffered() {
+        return false;
+    }
+
     /** Outcome of a Connect. */
     @FunctionalInterface
     interface ConnectCompletion {

@@ -94,6 +94,28 @@ final class Subsystem {
         this.dhchap = keys;
     }
 
+    /** {@code access.tls} of the subsystem: TREQ / SECTYPE of its discovery entries, checked at each Connect. */
+    private volatile SecureChannel secureChannel = SecureChannel.NOT_SPECIFIED;
+
+    SecureChannel secureChannel() {
+        return secureChannel;
+    }
+
+    void secureChannel(SecureChannel requirement) {
+        this.secureChannel = requirement;
+    }
+
+    /** The configured PSK of {@code access.tls-psk-file}; empty with {@code tls: off}. Read at each TLS handshake. */
+    private volatile java.util.Optional<io.blocktarget.config.TlsPsk> tlsPsk = java.util.Optional.empty();
+
+    java.util.Optional<io.blocktarget.config.TlsPsk> tlsPsk() {
+        return tlsPsk;
+    }
+
+    void tlsPsk(java.util.Optional<io.blocktarget.config.TlsPsk> psk) {
+        this.tlsPsk = psk;
+    }
+
     void allowedHosts(Predicate<String> hosts) {
         this.allowedHosts = hosts;
     }

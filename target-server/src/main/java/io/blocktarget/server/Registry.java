@@ -442,6 +442,11 @@ final class Registry implements ControlPlane {
             Map<String, io.blocktarget.nvme.DhchapKeys> keys = TargetServer.dhchapBySubsystem(desired);
             desired.stream().flatMap(c -> c.nvme().stream()).map(e -> e.subsystem()).distinct()
                     .forEach(nqn -> nvme.dhchap(nqn, java.util.Optional.ofNullable(keys.get(nqn))));
+            // access.tls likewise (TREQ in the discovery log, the Connect check)
+            NvmeTls.bySubsystem(desired).forEach(nvme::secureChannel);
+            Map<String, io.blocktarget.config.TlsPsk> psks = NvmeTls.pskBySubsystem(desired);
+            desired.stream().flatMap(c -> c.nvme().stream()).map(e -> e.subsystem()).distinct()
+                    .forEach(nqn -> nvme.tlsPsk(nqn, java.util.Optional.ofNullable(psks.get(nqn))));
         }
         snapshot = new Snapshot(ordered, targets);
         if (iscsi != null) {

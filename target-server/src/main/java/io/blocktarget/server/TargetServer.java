@@ -216,6 +216,8 @@ public final class TargetServer {
         NvmeSubsystems subsystems = NvmeSubsystems.of(namespaces, nvmePorts, NvmeLimits.DEFAULT,
                 new VertxNvmeScheduler(vertx), hostsBySubsystem(config.luns()));
         dhchapBySubsystem(config.luns()).forEach((nqn, keys) -> subsystems.dhchap(nqn, Optional.of(keys)));
+        NvmeTls.bySubsystem(config.luns()).forEach(subsystems::secureChannel);
+        NvmeTls.pskBySubsystem(config.luns()).forEach((nqn, psk) -> subsystems.tlsPsk(nqn, Optional.of(psk)));
         nvmeTcp = NvmeTcpTransport.create(vertx, subsystems, NvmeLimits.DEFAULT);
         registry = new Registry(server, configDir, memoryBudget, Registry.opener(memoryBudget, fileIoExecutor), luns,
                 scsiTargets, iscsi, subsystems);

@@ -68,5 +68,16 @@ class ExposureTest {
         DhchapSecret key = DhchapSecret.of(0, new byte[32]);
         assertThat(Exposure.warning(withFirstLun(a -> new AccessConfig(Optional.empty(), List.of(), List.of(),
                 Optional.of(new DhchapConfig(key, Optional.empty())))))).isEmpty();
+        // tls: required proves the host holds the PSK; tls: allowed still admits anyone over plain TCP.
+        io.blocktarget.config.TlsPsk psk = io.blocktarget.config.TlsPsk.of(1, new byte[32]);
+        for (io.blocktarget.config.TlsMode mode : io.blocktarget.config.TlsMode.values()) {
+            io.blocktarget.config.TlsConfig tls = mode == io.blocktarget.config.TlsMode.OFF
+                    ? io.blocktarget.config.TlsConfig.OFF
+                    : new io.blocktarget.config.TlsConfig(mode, Optional.of(psk), Optional.empty());
+            assertThat(Exposure.warning(withFirstLun(a -> new AccessConfig(Optional.empty(), List.of(), List.of(),
+                    Optional.empty(), tls)))).as(mode.word())
+                    .isEqualTo(mode == io.blocktarget.config.TlsMode.REQUIRED ? Optional.empty()
+                            : Exposure.warning(DEFAULT));
+        }
     }
 }

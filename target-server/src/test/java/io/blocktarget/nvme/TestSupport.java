@@ -71,6 +71,22 @@ final class TestSupport {
             terminations.add(reason);
         }
 
+        /** What the transport would report; plain unless a test says TLS. */
+        volatile ChannelSecurity security = ChannelSecurity.NONE;
+
+        @Override
+        public ChannelSecurity security() {
+            return security;
+        }
+
+        /** The TLS session's host and subsystem; set with {@link #security} TLS13 to model a TLS connection. */
+        volatile TlsSession tls;
+
+        @Override
+        public java.util.Optional<TlsSession> tlsSession() {
+            return java.util.Optional.ofNullable(tls);
+        }
+
         @Override
         public void abort(int cid, java.util.function.Consumer<Boolean> done) {
             abortRequests.add(cid);

@@ -375,6 +375,7 @@ class RegistryTest {
         thread.shutdown();
     }
 
+    /** Issue 14 item 2: a LUN asking for TLS is refused by the API as by serve while the build has no TLS engine. */
     @Test
     void exportsThatCannotCoexistAreRefusedBeforeAnythingChanges() throws Exception {
         registry.apply(List.of(shared("a", 0, 1 << 20, 4096)));

@@ -77,11 +77,30 @@ final class NvmeTcpTestHost implements AutoCloseable {
     }
 
     private NvmeTcpTestHost(int port, boolean hdgst, boolean ddgst) throws IOException {
+        this(port, hdgst, ddgst, null);
+    }
+
+    /** With {@code tls}: a TLS 1.3 handshake first (NVMe/TCP §3.6), then every PDU over it. */
+    private NvmeTcpTestHost(int port, boolean hdgst, boolean ddgst, io.blocktarget.transport.nvmetcp.TlsPskClient tls)
+            throws IOException {
         socket = new Socket(InetAddress.getLoopbackAddress(), port);
         socket.setSoTimeout(15_000);
         socket.setTcpNoDelay(true);
-        in = new DataInputStream(socket.getInputStream());
-        out = socket.getOutputStream();
+        if (tls == null) {
+            in = new DataInputStream(socket.getInputStream());
+            out = socket.getOutputStream();
+        } else {
+            org.bouncycastle.tls.TlsClientProtocol protocol =
+                    new org.bouncycastle.tls.TlsClientProtocol(socket.getInputStream(), socket.getOutputStream());
+            try {
+                protocol.connect(tls);
+            } catch (IOException e) {
+                socket.close();
+                throw e;
+            }
+            in = new DataInputStream(protocol.getInputStream());
+            out = protocol.getOutputStream();
+        }
         write(new ICReq(0, 0, hdgst, ddgst, 0), PduOptions.NONE);
         NvmeTcpPdu first = read(NvmeTcpFraming.host(16 << 20));
         if (!(first instanceof ICResp resp)) {
@@ -97,6 +116,11 @@ final class NvmeTcpTestHost implements AutoCloseable {
 
     static NvmeTcpTestHost open(int port, boolean hdgst, boolean ddgst) throws IOException {
         return new NvmeTcpTestHost(port, hdgst, ddgst);
+    }
+
+    /** ICReq after a TLS 1.3 handshake with {@code tls}; the handshake's failure is the IOException (an alert). */
+    static NvmeTcpTestHost openTls(int port, io.blocktarget.transport.nvmetcp.TlsPskClient tls) throws IOException {
+        return new NvmeTcpTestHost(port, false, false, tls);
     }
 
     // ------------------------------------------------------------------ wire

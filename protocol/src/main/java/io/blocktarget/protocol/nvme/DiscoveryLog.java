@@ -50,17 +50,28 @@ public record DiscoveryLog(long genctr, List<Entry> entries) {
         public static final int SUBTYPE_CURRENT_DISCOVERY = 3;
         /** TREQ bits 1:0: secure channel not specified / required / not required; bit 2: SQ flow control may be disabled. */
         public static final int TREQ_NOT_SPECIFIED = 0;
+        public static final int TREQ_REQUIRED = 1;
         public static final int TREQ_NOT_REQUIRED = 2;
         public static final int TREQ_DISABLE_SQFLOW = 1 << 2;
-        /** TSAS SECTYPE for TCP: no security. */
+        /** TSAS SECTYPE for TCP (NVMe/TCP Transport "Transport Specific Address Subtype"): no security, TLS 1.3. */
         public static final int SECTYPE_NONE = 0;
+        public static final int SECTYPE_TLS13 = 2;
         public static final int CNTLID_DYNAMIC = 0xFFFF;
 
         /** A TCP entry for a subsystem reachable at {@code traddr}:{@code port}. */
         public static Entry tcp(int subtype, int adrfam, int portid, String traddr, int port, String subnqn,
                                 int asqsz) {
-            return new Entry(TRTYPE_TCP, adrfam, subtype, TREQ_NOT_SPECIFIED | TREQ_DISABLE_SQFLOW, portid,
-                    CNTLID_DYNAMIC, asqsz, 0, Integer.toString(port), subnqn, traddr, SECTYPE_NONE);
+            return tcp(subtype, adrfam, portid, traddr, port, subnqn, asqsz, TREQ_NOT_SPECIFIED, SECTYPE_NONE);
+        }
+
+        /**
+         * The same with the secure-channel part of TREQ (bits 1:0: {@link #TREQ_NOT_SPECIFIED}, {@link #TREQ_REQUIRED}
+         * or {@link #TREQ_NOT_REQUIRED}) and the TSAS SECTYPE; SQ flow control may always be disabled.
+         */
+        public static Entry tcp(int subtype, int adrfam, int portid, String traddr, int port, String subnqn,
+                                int asqsz, int secureChannel, int sectype) {
+            return new Entry(TRTYPE_TCP, adrfam, subtype, secureChannel | TREQ_DISABLE_SQFLOW, portid,
+                    CNTLID_DYNAMIC, asqsz, 0, Integer.toString(port), subnqn, traddr, sectype);
         }
 
         public void encode(ByteBuf out) {

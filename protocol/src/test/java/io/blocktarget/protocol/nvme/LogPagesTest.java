@@ -130,6 +130,27 @@ class LogPagesTest {
         assertThat(back).isEqualTo(log.entries().get(0));
     }
 
+    /**
+     * TREQ bits 1:0 and TSAS byte 0 (SECTYPE) for TLS: 01b required / 10b not required, SECTYPE 02h = TLS 1.3 (NVMe/TCP
+     * Transport, Discovery Log Page Entry TSAS; Linux include/linux/nvme.h NVMF_TREQ_*, NVMF_TCP_SECTYPE_TLS13 = 2).
+     */
+    @Test
+    void secureChannelBitsAndSectype() {
+        for (int[] v : new int[][] {{DiscoveryLog.Entry.TREQ_REQUIRED, 0x05}, {DiscoveryLog.Entry.TREQ_NOT_REQUIRED, 0x06},
+                {DiscoveryLog.Entry.TREQ_NOT_SPECIFIED, 0x04}}) {
+            int sectype = v[0] == DiscoveryLog.Entry.TREQ_NOT_SPECIFIED ? DiscoveryLog.Entry.SECTYPE_NONE
+                    : DiscoveryLog.Entry.SECTYPE_TLS13;
+            DiscoveryLog.Entry entry = DiscoveryLog.Entry.tcp(DiscoveryLog.Entry.SUBTYPE_NVME,
+                    DiscoveryLog.Entry.ADRFAM_IPV4, 1, "10.0.0.1", 4420, NQN, 32, v[0], sectype);
+            byte[] bytes = TestBytes.encode(entry::encode);
+            assertThat(bytes).hasSize(1024);
+            assertThat(bytes[3]).isEqualTo((byte) v[1]);
+            assertThat(bytes[768]).isEqualTo((byte) (sectype == DiscoveryLog.Entry.SECTYPE_NONE ? 0 : 2));
+            assertThat(java.util.Arrays.copyOfRange(bytes, 769, 1024)).isEqualTo(new byte[255]);
+            assertThat(DiscoveryLog.Entry.get(Unpooled.wrappedBuffer(bytes), 0)).isEqualTo(entry);
+        }
+    }
+
     @Test
     void partialReadsAsLinuxDoesThem() {
         ByteBuf page = Unpooled.wrappedBuffer(discoveryBytes());

@@ -63,6 +63,8 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
     private final NvmeTcpFrameDecoder decoder;
     private final CidReusePolicy cidReuse;
     private final PeerLogLimiter errorLog;
+    /** Set once by the TLS handler before the first PDU; read at Connect on the same event loop. */
+    private volatile io.blocktarget.nvme.TlsSession tls;
     private ChannelHandlerContext ctx;
     private ConnectionState state = ConnectionState.AWAIT_ICREQ;
     private PduSender sender;
@@ -555,6 +557,16 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
     }
 
     // ---------------------------------------------------------------- NvmeHostConnection
+
+    @Override
+    public java.util.Optional<io.blocktarget.nvme.TlsSession> tlsSession() {
+        return java.util.Optional.ofNullable(tls);
+    }
+
+    /** The TLS handshake in front of this connection completed with the PSK of {@code session} (event loop). */
+    void tlsEstablished(io.blocktarget.nvme.TlsSession session) {
+        this.tls = session;
+    }
 
     @Override
     public String peerAddress() {

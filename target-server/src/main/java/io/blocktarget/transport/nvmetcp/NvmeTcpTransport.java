@@ -96,6 +96,11 @@ public final class NvmeTcpTransport {
                     .addBefore(beforeHandler, "nvmetcp-decoder", decoder)
                     .addBefore(beforeHandler, "nvmetcp-connection", connection);
         }
+        if (target.tlsOffered()) {
+            // NVMe/TCP §3.6: TLS comes first on the socket; a plain connection's first byte removes the handler again
+            pipeline.addBefore("nvmetcp-flush", "nvmetcp-tls", new TlsHandler(target::tlsPsk, connection::tlsEstablished,
+                    errorLog));
+        }
         Channel channel = pipeline.channel();
         channels.add(channel);
         channel.closeFuture().addListener(f -> channels.remove(channel));

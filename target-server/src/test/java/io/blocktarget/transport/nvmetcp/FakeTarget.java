@@ -38,6 +38,18 @@ final class FakeTarget implements NvmeTarget {
     final List<FakeQueue> queues = new ArrayList<>();
     NvmeHostConnection connection;
     boolean holdCompletions;
+    /** The configured TLS PSK of {@link #SUBNQN}; null: no TLS offered. */
+    io.blocktarget.config.TlsPsk tlsPsk;
+
+    @Override
+    public boolean tlsOffered() {
+        return tlsPsk != null;
+    }
+
+    @Override
+    public java.util.Optional<io.blocktarget.config.TlsPsk> tlsPsk(String subsystemNqn) {
+        return subsystemNqn.equals(SUBNQN) ? java.util.Optional.ofNullable(tlsPsk) : java.util.Optional.empty();
+    }
 
     record Submitted(Sqe sqe, byte[] data) {
     }

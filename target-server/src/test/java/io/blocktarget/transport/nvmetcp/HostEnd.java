@@ -49,6 +49,8 @@ final class HostEnd implements AutoCloseable {
     final ByteBuf receivedLog = Unpooled.buffer();
     private NvmeTcpFraming framing = NvmeTcpFraming.host(1 << 22);
     private PduOptions options = PduOptions.NONE;
+    /** Set by {@link #startTls}: the host's TLS engine every byte goes through. */
+    private org.bouncycastle.tls.TlsClientProtocol tls;
 
     HostEnd(NvmeLimits limits, boolean discoveryOnly) {
         this(limits, discoveryOnly, CidReusePolicy.RETIRE_STALE_ASYNC_EVENT_REQUEST);
@@ -58,6 +60,13 @@ final class HostEnd implements AutoCloseable {
         target = new FakeTarget();
         ownsTarget = true;
         new NvmeTcpTransport(target, limits, cidReuse).install(channel.pipeline(), null, discoveryOnly);
+    }
+
+    /** A connection to {@code target} (owned: released on close), e.g. one that offers TLS. */
+    HostEnd(FakeTarget target) {
+        this.target = target;
+        ownsTarget = true;
+        new NvmeTcpTransport(target, NvmeLimits.DEFAULT).install(channel.pipeline(), null, false);
     }
 
     /** Another connection of a shared transport (and its shared target, released by the test). */
@@ -90,7 +99,65 @@ final class HostEnd implements AutoCloseable {
 
     void sendBytes(ByteBuf bytes) {
         sentLog.writeBytes(bytes, bytes.readerIndex(), bytes.readableBytes());
-        channel.writeInbound(bytes);
+        if (tls == null) {
+            channel.writeInbound(bytes);
+            return;
+        }
+        try {
+            byte[] plain = new byte[bytes.readableBytes()];
+            bytes.readBytes(plain);
+            bytes.release();
+            tls.writeApplicationData(plain, 0, plain.length);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        tlsToController();
+    }
+
+    /**
+     * Runs a TLS 1.3 handshake as the host (NVMe/TCP §3.6: before ICReq) with {@code client}; afterwards every PDU
+     * goes encrypted. Returns whether the handshake completed (false: the controller sent an alert or closed).
+     */
+    boolean startTls(TlsPskClient client) {
+        tls = new org.bouncycastle.tls.TlsClientProtocol();
+        try {
+            tls.connect(client);
+            for (int round = 0; round < 10 && tls.isHandshaking() && channel.isOpen(); round++) {
+                tlsToController();
+                tlsFromController();
+            }
+        } catch (IOException e) {
+            return false;
+        }
+        return tls.isConnected() && !tls.isHandshaking();
+    }
+
+    private void tlsToController() {
+        int n = tls.getAvailableOutputBytes();
+        if (n > 0) {
+            byte[] out = new byte[n];
+            tls.readOutput(out, 0, n);
+            channel.writeInbound(Unpooled.wrappedBuffer(out));
+        }
+    }
+
+    /** Feeds the controller's records to the client engine; decrypted bytes go to {@link #received}. */
+    private void tlsFromController() throws IOException {
+        channel.runPendingTasks();
+        for (Object o; (o = channel.readOutbound()) != null; ) {
+            ByteBuf b = (ByteBuf) o;
+            byte[] bytes = new byte[b.readableBytes()];
+            b.readBytes(bytes);
+            b.release();
+            tls.offerInput(bytes);
+        }
+        int n = tls.getAvailableInputBytes();
+        if (n > 0) {
+            byte[] plain = new byte[n];
+            tls.readInput(plain, 0, n);
+            receivedLog.writeBytes(plain);
+            received.writeBytes(plain);
+        }
     }
 
     /** A host PDU as bytes, with the negotiated digests. */
@@ -184,6 +251,13 @@ final class HostEnd implements AutoCloseable {
     NvmeTcpPdu poll() {
         // completions outside a read (held, AER, abort) are flushed by a task the flush consolidation schedules
         channel.runPendingTasks();
+        if (tls != null) {
+            try {
+                tlsFromController();
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
         for (Object o; (o = channel.readOutbound()) != null; ) {
             ByteBuf b = (ByteBuf) o;
             receivedLog.writeBytes(b, b.readerIndex(), b.readableBytes());
