@@ -26,7 +26,8 @@ final class CommandWindow {
         DROPPED
     }
 
-    private final int queueDepth;
+    /** The server's during login (only Login PDUs flow), the target's from the final Login Response on. */
+    private int queueDepth;
     private final IntSupplier outstanding;
     private final Map<Integer, InitiatorPdu> held = new HashMap<>();
     private int expCmdSN;
@@ -35,6 +36,14 @@ final class CommandWindow {
         this.expCmdSN = initialCmdSN;
         this.queueDepth = queueDepth;
         this.outstanding = outstanding;
+    }
+
+    /** The session's CmdSN window size, known once the login named its target (issue 11 {@code queue-depth}). */
+    void queueDepth(int depth) {
+        if (depth < 1) {
+            throw new IllegalArgumentException("queue depth " + depth);
+        }
+        this.queueDepth = depth;
     }
 
     int expCmdSN() {

@@ -208,7 +208,8 @@ final class IscsiConnection implements ConnectionIo {
 
     private void completeLogin(LoginRequest request, LoginStep.Complete c) {
         LoginResult result = c.result();
-        IscsiSettings settings = transport.settings();
+        // the target's settings as this login read them: later knob changes reach new sessions only
+        IscsiSettings settings = login.settings();
         String targetName = result.target().map(ScsiTargetDevice::targetName).orElse("");
         Optional<ItNexus> nexus = result.target().map(t -> new ItNexus(
                 IscsiSession.initiatorPortName(result.initiatorName(), result.isid()),
@@ -233,6 +234,7 @@ final class IscsiConnection implements ConnectionIo {
         negotiated = params;
         engine = result.target().map(t -> new TaskEngine(this, t, nexus.orElseThrow(), params,
                 settings.maxTransferLength(), settings.queueDepth()));
+        window.queueDepth(settings.queueDepth());
         engine.ifPresent(en -> en.target().attach(en.nexus(), en.nexusTasks()));
         text.parameters(params);
         sendLogin(request, c.flags(), LoginStatus.SUCCESS, s.tsih(), encode(c.keys()));
