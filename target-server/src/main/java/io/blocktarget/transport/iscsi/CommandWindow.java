@@ -26,7 +26,7 @@ final class CommandWindow {
         DROPPED
     }
 
-    /** The server's during login (only Login PDUs flow), the target's from the final Login Response on. */
+    /** The target's once the first Login Request named it (before any response carried a MaxCmdSN). */
     private int queueDepth;
     private final IntSupplier outstanding;
     private final Map<Integer, InitiatorPdu> held = new HashMap<>();
@@ -38,7 +38,10 @@ final class CommandWindow {
         this.outstanding = outstanding;
     }
 
-    /** The session's CmdSN window size, known once the login named its target (issue 11 {@code queue-depth}). */
+    /**
+     * The session's CmdSN window size, known once the login named its target (issue 11 {@code queue-depth}). Set
+     * before the first MaxCmdSN goes out: initiators ignore a MaxCmdSN lower than the one they hold (§4.2.2.1).
+     */
     void queueDepth(int depth) {
         if (depth < 1) {
             throw new IllegalArgumentException("queue depth " + depth);

@@ -159,6 +159,9 @@ final class IscsiConnection implements ConnectionIo {
                         () -> engine.map(TaskEngine::activeTasks).orElse(0));
             }
             LoginStep step = login.handle(request);
+            // The target's CmdSN window from the first Login Response on: an initiator never lowers its MaxCmdSN
+            // (RFC 7143 §4.2.2.1 b), so a window opened wider during login could not be narrowed afterwards.
+            window.queueDepth(login.settings().queueDepth());
             switch (step) {
                 case LoginStep.Respond r -> sendLogin(request, r.flags(), LoginStatus.SUCCESS, 0, encode(r.keys()));
                 case LoginStep.Complete c -> {
@@ -234,7 +237,6 @@ final class IscsiConnection implements ConnectionIo {
         negotiated = params;
         engine = result.target().map(t -> new TaskEngine(this, t, nexus.orElseThrow(), params,
                 settings.maxTransferLength(), settings.queueDepth()));
-        window.queueDepth(settings.queueDepth());
         engine.ifPresent(en -> en.target().attach(en.nexus(), en.nexusTasks()));
         text.parameters(params);
         sendLogin(request, c.flags(), LoginStatus.SUCCESS, s.tsih(), encode(c.keys()));

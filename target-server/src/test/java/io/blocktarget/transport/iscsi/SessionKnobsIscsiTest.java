@@ -75,6 +75,29 @@ class SessionKnobsIscsiTest {
     }
 
     @Test
+    void theWindowIsTheTargetsFromTheFirstLoginResponseOn() {
+        // an initiator ignores a MaxCmdSN below the one it holds (§4.2.2.1 b): a security stage answered with the
+        // server's 128 would leave it a window of 128 whatever the final response says
+        transport = Harness.transport(IscsiSettings.defaults().withSessionLimits(Map.of(TARGET, SMALL)), target,
+                other);
+        h = connect();
+        h.send(h.loginRequest(true, io.blocktarget.protocol.iscsi.LoginStage.SECURITY_NEGOTIATION,
+                io.blocktarget.protocol.iscsi.LoginStage.LOGIN_OPERATIONAL_NEGOTIATION,
+                io.blocktarget.protocol.iscsi.TextParameters.of("InitiatorName", Harness.INITIATOR, "TargetName",
+                        TARGET, "SessionType", "Normal", "AuthMethod", "None")));
+        LoginResponse security = h.expect(LoginResponse.class);
+        assertThat(security.maxCmdSN() - security.expCmdSN() + 1).isEqualTo(4);
+        security.release();
+        h.send(h.loginRequest(true, io.blocktarget.protocol.iscsi.LoginStage.LOGIN_OPERATIONAL_NEGOTIATION,
+                io.blocktarget.protocol.iscsi.LoginStage.FULL_FEATURE_PHASE,
+                io.blocktarget.protocol.iscsi.TextParameters.of("MaxBurstLength", "16776192")));
+        LoginResponse last = h.expect(LoginResponse.class);
+        assertThat(last.maxCmdSN() - last.expCmdSN() + 1).isEqualTo(4);
+        assertThat(text(last)).contains("MaxBurstLength=65536\0");
+        last.release();
+    }
+
+    @Test
     void aTargetWithoutKnobsKeepsTheServersValues() {
         transport = Harness.transport(IscsiSettings.defaults().withSessionLimits(Map.of(TARGET, SMALL)), target,
                 other);
