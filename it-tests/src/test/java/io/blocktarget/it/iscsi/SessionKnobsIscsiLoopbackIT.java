@@ -74,6 +74,21 @@ class SessionKnobsIscsiLoopbackIT {
             assertThat(plain.negotiated()).containsEntry("MaxRecvDataSegmentLength", "262144")
                     .containsEntry("MaxBurstLength", "1048576").containsEntry("FirstBurstLength", "262144");
             assertThat(plain.maxCmdSN() - plain.cmdSN() + 1).isEqualTo(128);
+            // a runtime change (the file edited, then reloaded): applied in place, the logged-in session keeps its
+            // window, a new login gets the new values
+            Files.writeString(tmp.resolve("luns.d/knob.yaml"), "backend: ram\nsize: 64MiB\nlogical-block-size: 4KiB\n"
+                    + "export: {nvme: false}\nsession: {max-recv-data-segment-length: 16KiB, first-burst-length: 16KiB,"
+                    + " max-burst-length: 64KiB, queue-depth: 16}\n");
+            assertThat(server.controlPlane().reload().retuned()).containsExactly("knob");
+            knob.clearUnitAttention();   // INQUIRY DATA HAS CHANGED: the knobs changed
+            assertThat(knob.command(0, read16(0, 1), 4096, null).status()).isZero();
+            assertThat(knob.maxCmdSN() - knob.cmdSN() + 1).as("kept").isEqualTo(8);
+            try (IscsiTestInitiator fresh = IscsiTestInitiator.connect(address, 0x400203L)) {
+                fresh.login(KNOB, null, OPEN_ISCSI);
+                assertThat(fresh.negotiated()).containsEntry("MaxBurstLength", "65536");
+                assertThat(fresh.maxCmdSN() - fresh.cmdSN() + 1).isEqualTo(16);
+                fresh.logout();
+            }
             knob.logout();
             plain.logout();
         } finally {

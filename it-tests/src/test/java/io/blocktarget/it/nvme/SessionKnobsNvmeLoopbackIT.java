@@ -93,6 +93,19 @@ class SessionKnobsNvmeLoopbackIT {
             // the queue works on after the refusals
             NvmeTcpTestHost.require(io.read(1, 0, 1, 4096), "Read after");
 
+            // a runtime change (file edited, reloaded): the connected controller keeps its MDTS, a new one gets 128 KiB
+            Files.writeString(tmp.resolve("luns.d/knob.yaml"), "backend: ram\nsize: 64MiB\nlogical-block-size: 4KiB\n"
+                    + "export: {iscsi: false}\nsession: {mdts: 128KiB, in-capsule-data: 8KiB, io-queues: 1,"
+                    + " queue-size: 32}\n");
+            assertThat(server.controlPlane().reload().retuned()).containsExactly("knob");
+            assertThat(admin.identifyController().mdts()).as("kept").isEqualTo(4);
+            assertThat(status(io.write(1, 0, 17, new byte[17 * 4096]))).isEqualTo(status(NvmeStatus.INVALID_FIELD));
+            try (NvmeTcpTestHost fresh = NvmeTcpTestHost.open(port, false, false)) {
+                NvmeTcpTestHost.require(fresh.connect(KNOB, 0, 31, ConnectData.CNTLID_DYNAMIC, 0, 0), "new Connect");
+                fresh.enable();
+                assertThat(fresh.identifyController().mdts()).isEqualTo(5);
+            }
+
             NvmeTcpTestHost.require(plain.connect(PLAIN, 0, 31, ConnectData.CNTLID_DYNAMIC, 0, 0), "plain Connect");
             plain.enable();
             IdentifyController other = plain.identifyController();
