@@ -201,6 +201,26 @@ class SessionKnobsNvmeTest {
         host.admin.close();
     }
 
+    /**
+     * The rotational change LinuxKnobsIT saw only after a reconnect: the new NSFEAT bit 4 of CNS 08h is answered at
+     * once after a retune, to the controller that was connected before it (Linux only ever sets the block feature).
+     */
+    @Test
+    void rotationalIsInCns08AtOnceAfterARetune() {
+        BlockDevice device = TestSupport.ram("rot", LBS, LBS, 64);
+        NvmeSubsystems target = target(device, DeviceKnobs.DEFAULTS.withRotational(Optional.of(true)));
+        TestHost host = TestHost.enabled(target, NQN);
+        ByteBuf before = host.identifyData(8, 1);
+        assertThat(before.getByte(0) & 0x10).isEqualTo(0x10);
+        before.release();
+        assertThat(target.retuneNamespace(spec(device, DeviceKnobs.DEFAULTS.withRotational(Optional.of(false)))))
+                .isTrue();
+        ByteBuf after = host.identifyData(8, 1);
+        assertThat(after.getByte(0) & 0x10).isZero();
+        after.release();
+        host.admin.close();
+    }
+
     @Test
     void aRetuneReachesNewControllersOnlyExistingOnesKeepWhatTheyRead() {
         BlockDevice device = TestSupport.ram("rt", LBS, LBS, 1024);
