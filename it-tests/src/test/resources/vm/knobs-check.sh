@@ -151,8 +151,8 @@ until_ok "$WAIT" q_is "$N" optimal_io_size 524288
 check runtime nvme-optimal-io-changed $? "optimal_io_size=$(q "$N" optimal_io_size) (AEN, no reconnect)"
 nvme id-ns "/dev/$N" >/tmp/idn 2>&1; nows=$(field /tmp/idn nows)
 [ "$nows" = 127 ]; check runtime nvme-id-ns-nows $? "nows=$nows"
-# Reported, not checked: Linux 7.3 kept rotational=1 after the Namespace Attribute Changed rescan in CI (every other
-# runtime change above was seen); the new value is in CNS 08h at once, a reconnect shows it
+# Reported, not checked: Linux's nvme_update_ns_info_block only sets BLK_FEAT_ROTATIONAL, never clears it (README,
+# "Why NVMe rotational 1 -> 0 needs a reconnect"); the new value is in CNS 08h at once, the reconnect below shows it
 echo "# runtime nvme-rotational after the rescan: $(q "$N" rotational) (0 expected after a reconnect)"
 until_ok "$WAIT" sd_rescanned_to "$S" rotational 0
 check runtime sd-rotational-changed $? "rotational=$(q "$S" rotational) after rescan"
