@@ -3,6 +3,7 @@ package io.blocktarget.config;
 import io.blocktarget.config.DeviceKnobs.Command;
 import io.blocktarget.config.DeviceKnobs.Identity;
 import io.blocktarget.config.DeviceKnobs.Limit;
+import io.blocktarget.config.DeviceKnobs.Session;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -23,7 +24,7 @@ import java.util.function.ToIntFunction;
  * agree ({@link CrossChecks#accessConflicts}).
  */
 final class KnobsReader {
-    static final List<String> KEYS = List.of("commands", "limits", "rotational", "identity");
+    static final List<String> KEYS = List.of("commands", "limits", "rotational", "identity", "session");
     /** Today's WRITE SAME rule (Linux 7.3 sd BUG above 4 KiB, DESIGN §9): the default of commands.write-same. */
     static final int WRITE_SAME_DEFAULT_UP_TO = 4096;
     /** The largest MAXIMUM TRANSFER LENGTH the SCSI layer supports (its default); a knob may only lower it. */
@@ -31,6 +32,17 @@ final class KnobsReader {
     /** NPWG / NPDG / NOWS are 16-bit 0's based counts of blocks (NVM Command Set Identify Namespace). */
     static final long NVME_16_BIT_BLOCKS = 1L << 16;
     static final long MAX_UNMAP_DESCRIPTORS = 4095; // (65535 - 8) / 16: the 16-bit PARAMETER LIST LENGTH of UNMAP
+    /** CAP.MPSMIN = 0: MDTS counts 4 KiB pages as a power of two (Base §5.17.2.1). */
+    static final long NVME_PAGE = 4096;
+    /** The largest MDTS: what one command may buffer in the target (iSCSI's largest command is as long). */
+    static final long MAX_MDTS = 16L << 20;
+    /** I/O queues and entries the NVMe controller has room for (its ceilings: today's defaults). */
+    static final long MAX_IO_QUEUES = 128;
+    static final long MAX_QUEUE_SIZE = 1024;
+    /** iSCSI lengths are 512 .. 2^24 − 1 (RFC 7143 §13.12 - §13.14). */
+    static final long ISCSI_MIN_LENGTH = 512;
+    static final long ISCSI_MAX_LENGTH = 0xFF_FFFF;
+    static final long MAX_QUEUE_DEPTH = 65535;
 
     /** Knob keys whose value the LUN files of one NVMe subsystem must share: Identify Controller fields. */
     static final List<Command> SUBSYSTEM_COMMANDS = List.of(Command.COMPARE, Command.WRITE_ZEROES, Command.UNMAP,
@@ -53,13 +65,89 @@ final class KnobsReader {
                 : Optional.empty();
         Map<Identity, String> identity = identity(lun, problems);
         Map<Limit, Long> limits = Map.of();
+        Map<Session, Long> session = Map.of();
         if (logical.isPresent() && physical.isPresent()) {
             limits = limits(lun, logical.get(), physical.get(), commands, problems);
+            session = session(lun, logical.get(), problems);
         }
         if (problems.count() > before) {
             return DeviceKnobs.DEFAULTS;
         }
-        return new DeviceKnobs(commands, limits, rotational, identity);
+        return new DeviceKnobs(commands, limits, rotational, identity, session);
+    }
+
+    /**
+     * {@code session:}: each value alone, then MDTS against the block size (one block must fit, Base §5.17.2.1),
+     * in-capsule data against MDTS and FirstBurstLength against MaxBurstLength (RFC 7143 §13.14).
+     */
+    private static Map<Session, Long> session(YamlMap lun, long lbs, Problems problems) {
+        Map<Session, Long> session = new EnumMap<>(Session.class);
+        Optional<YamlMap> parsed = lun.node("session").flatMap(node -> YamlMap.of(node, "session",
+                Arrays.stream(Session.values()).map(Session::key).toList(), "a session map", problems));
+        if (parsed.isEmpty()) {
+            return session;
+        }
+        YamlMap m = parsed.get();
+        for (Session k : Session.values()) {
+            if (m.has(k.key())) {
+                m.value(k.key(), sessionType(k)).ifPresent(v -> session.put(k, v));
+            }
+        }
+        Long mdts = session.get(Session.MDTS);
+        if (mdts != null && mdts < lbs) {
+            m.problem(Session.MDTS.key(), m.text(Session.MDTS.key()) + " is smaller than the logical block size ("
+                    + Sizes.format(lbs) + "); allowed: a power of two from the logical block size to "
+                    + Sizes.format(MAX_MDTS));
+            session.remove(Session.MDTS);
+            return session;
+        }
+        long effectiveMdts = session.getOrDefault(Session.MDTS, Session.MDTS.defaultValue());
+        Long capsule = session.get(Session.IN_CAPSULE_DATA);
+        if (capsule != null && capsule > effectiveMdts) {
+            m.problem(Session.IN_CAPSULE_DATA.key(), m.text(Session.IN_CAPSULE_DATA.key()) + " is more than mdts ("
+                    + Sizes.format(effectiveMdts) + "); allowed: a multiple of 16 bytes up to mdts");
+        }
+        long maxBurst = session.getOrDefault(Session.MAX_BURST_LENGTH, Session.MAX_BURST_LENGTH.defaultValue());
+        Long firstBurst = session.get(Session.FIRST_BURST_LENGTH);
+        if (firstBurst != null && firstBurst > maxBurst) {
+            m.problem(Session.FIRST_BURST_LENGTH.key(), m.text(Session.FIRST_BURST_LENGTH.key())
+                    + " is more than max-burst-length (" + maxBurst + "); allowed: at most max-burst-length"
+                    + " (RFC 7143 §13.14)");
+        } else if (firstBurst == null && session.containsKey(Session.MAX_BURST_LENGTH)
+                && Session.FIRST_BURST_LENGTH.defaultValue() > maxBurst) {
+            m.problem(Session.MAX_BURST_LENGTH.key(), m.text(Session.MAX_BURST_LENGTH.key())
+                    + " is less than the default first-burst-length (" + Session.FIRST_BURST_LENGTH.defaultValue()
+                    + "); allowed: at least first-burst-length, or give first-burst-length too (RFC 7143 §13.14)");
+        }
+        return session;
+    }
+
+    /** What each {@code session:} value may be on its own. */
+    static ValueType<Long> sessionType(Session key) {
+        return switch (key) {
+            case MDTS -> sized("a power of two from 4KiB to 16MiB (MDTS counts 4 KiB pages)",
+                    b -> Sizes.isPowerOfTwo(b) && b >= NVME_PAGE && b <= MAX_MDTS);
+            case IN_CAPSULE_DATA -> sized("a multiple of 16 bytes from 0 to mdts (IOCCSZ counts 16 bytes)",
+                    b -> b % 16 == 0 && b >= 0 && b <= MAX_MDTS);
+            case IO_QUEUES -> ValueType.integer(1, MAX_IO_QUEUES, "1.." + MAX_IO_QUEUES);
+            case QUEUE_SIZE -> ValueType.integer(2, MAX_QUEUE_SIZE, "2.." + MAX_QUEUE_SIZE
+                    + " entries (CAP.MQES + 1; the smallest queue has 2)");
+            case MAX_RECV_DATA_SEGMENT_LENGTH, FIRST_BURST_LENGTH, MAX_BURST_LENGTH -> sized(
+                    ISCSI_MIN_LENGTH + " to " + ISCSI_MAX_LENGTH + " bytes (2^24 - 1, RFC 7143 §13)",
+                    b -> b >= ISCSI_MIN_LENGTH && b <= ISCSI_MAX_LENGTH);
+            case QUEUE_DEPTH -> ValueType.integer(1, MAX_QUEUE_DEPTH, "1.." + MAX_QUEUE_DEPTH
+                    + " commands (MaxCmdSN - ExpCmdSN + 1)");
+        };
+    }
+
+    private static ValueType<Long> sized(String allowed, java.util.function.LongPredicate ok) {
+        return ValueType.text("a size", allowed, text -> {
+            long bytes = Sizes.parse(text);
+            if (!ok.test(bytes)) {
+                throw new InvalidValue(text + " is out of range", allowed);
+            }
+            return bytes;
+        });
     }
 
     private static Map<Command, Boolean> commands(YamlMap lun, Problems problems) {
@@ -169,6 +257,10 @@ final class KnobsReader {
                 "a multiple of the logical block size, smaller than unmap-granularity");
         check(m, limits, Limit.MAX_WRITE_SAME, lbs, 0xFFFF_FFFFL,
                 "a multiple of the logical block size up to 4294967295 blocks");
+        for (Limit l : List.of(Limit.NPWG, Limit.NPWA, Limit.NPDG, Limit.NPDA, Limit.NOWS)) {
+            check(m, limits, l, lbs, NVME_16_BIT_BLOCKS, "a multiple of the logical block size up to 65536 blocks"
+                    + " (a 16-bit 0's based count of blocks)");
+        }
         if (problems.count() > before) {
             return limits;
         }
@@ -184,6 +276,19 @@ final class KnobsReader {
             m.problem(Limit.OPTIMAL_TRANSFER.key(), m.text(Limit.OPTIMAL_TRANSFER.key())
                     + " is not a multiple of optimal-transfer-granularity (" + Sizes.format(granularity)
                     + "); allowed: a multiple of it");
+        }
+        // NVM Command Set Identify Namespace: NOWS should be a multiple of NPWG. Checked once either is given
+        // explicitly; when both are derived, optimal-transfer and its granularity are checked above.
+        if (limits.containsKey(Limit.NPWG) || limits.containsKey(Limit.NOWS)) {
+            long npwg = limits.getOrDefault(Limit.NPWG, limits.getOrDefault(Limit.OPTIMAL_TRANSFER_GRANULARITY,
+                    Math.min(pbs, NVME_16_BIT_BLOCKS * lbs)));
+            long nows = limits.getOrDefault(Limit.NOWS, limits.getOrDefault(Limit.OPTIMAL_TRANSFER,
+                    Math.min(pbs, NVME_16_BIT_BLOCKS * lbs)));
+            if (nows % npwg != 0) {
+                String key = limits.containsKey(Limit.NOWS) ? Limit.NOWS.key() : Limit.NPWG.key();
+                m.problem(key, "nows (" + Sizes.format(nows) + ") is not a multiple of npwg (" + Sizes.format(npwg)
+                        + "); allowed: nows a multiple of npwg (NVM Command Set, Identify Namespace)");
+            }
         }
         long unmapGranularity = limits.getOrDefault(Limit.UNMAP_GRANULARITY, Math.min(pbs, (1L << 15) * lbs));
         Long alignment = limits.get(Limit.UNMAP_ALIGNMENT);
@@ -242,11 +347,23 @@ final class KnobsReader {
      */
     static List<AccessClaim> claims(LunConfig lun, Path file, ToIntFunction<String> line) {
         List<AccessClaim> claims = new ArrayList<>();
+        DeviceKnobs knobs = lun.features().knobs();
+        // session: values are negotiated per iSCSI session / NVMe controller: every LUN of one target / subsystem
+        // must give the same (or none)
+        for (Session k : Session.values()) {
+            Optional<String> export = k.isNvme() ? lun.nvme().map(e -> "NVMe subsystem " + e.subsystem())
+                    : lun.iscsi().map(e -> "iSCSI target " + e.target());
+            if (export.isPresent()) {
+                String key = "session." + k.key();
+                Optional<Long> v = knobs.session(k);
+                claims.add(new AccessClaim(export.get(), key, file, line.applyAsInt(key), v,
+                        v.map(n -> key + ": " + n).orElse("no " + key)));
+            }
+        }
         if (lun.nvme().isEmpty()) {
             return claims;
         }
         String address = "NVMe subsystem " + lun.nvme().get().subsystem();
-        DeviceKnobs knobs = lun.features().knobs();
         for (Command c : SUBSYSTEM_COMMANDS) {
             String key = "commands." + c.key();
             Optional<Boolean> v = knobs.command(c);
@@ -301,6 +418,11 @@ final class KnobsReader {
             Map<String, Object> identity = new LinkedHashMap<>();
             knobs.identity().forEach((k, v) -> identity.put(k.key(), v));
             doc.put("identity", identity);
+        }
+        if (!knobs.session().isEmpty()) {
+            Map<String, Object> session = new LinkedHashMap<>();
+            knobs.session().forEach((k, v) -> session.put(k.key(), k.isSize() ? sizeValue(v) : v));
+            doc.put("session", session);
         }
     }
 

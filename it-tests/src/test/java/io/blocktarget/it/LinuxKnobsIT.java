@@ -15,12 +15,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  * file sets limits, rotational, write-cache and identity, and /sys/block/X/queue, sg_vpd -p bl and nvme id-ctrl /
  * id-ns must show them; then {@code blocktarget lun set} changes the optimal and maximum transfer and rotational on
  * the running server — NVMe must follow by itself (Namespace Attribute Changed), sd after a rescan — while the
- * sessions stay and the data path works.
+ * sessions stay and the data path works. The {@code session:} values (issue 11: MDTS, in-capsule data, I/O queue count
+ * and size; iSCSI MaxRecvDataSegmentLength and burst lengths) are what Linux negotiates ({@code nvme id-ctrl},
+ * {@code max_hw_sectors_kb}, {@code /sys/class/nvme/nvmeX/queue_count} and {@code sqsize}, {@code iscsiadm -m session
+ * -P 2}); changed at runtime they leave the sessions alone and reach the next connect / login.
  */
 class LinuxKnobsIT {
     private static final String IQN = "iqn.2026-11.io.blocktarget:knob";
     private static final String NQN = "nqn.2026-11.io.blocktarget:knob";
-    private static final Duration STEP = Duration.ofSeconds(240);
+    private static final Duration STEP = Duration.ofSeconds(300);
 
     @TempDir
     Path dir;
@@ -44,21 +47,25 @@ class LinuxKnobsIT {
                   max-unmap: 16MiB
                   unmap-granularity: 64KiB
                   max-write-same: 8MiB
+                  npda: 128KiB
                 identity: {vendor: ACME, product: KnobDisk, serial: KNOB0001}
+                session: {mdts: 512KiB, in-capsule-data: 8KiB, io-queues: 1, queue-size: 64,
+                          max-recv-data-segment-length: 64KiB, first-burst-length: 64KiB, max-burst-length: 128KiB}
                 """);
         Path script = Path.of(LinuxKnobsIT.class.getResource("/vm/knobs-check.sh").toURI());
         try (InitiatorVm vm = InitiatorVm.create("knobs");
              ServerProcess server = vm.startServer("serve", "--config", dir.toString(), "--bind", InitiatorVm.TARGET_ADDR)) {
             server.awaitLine(false, l -> l.contains("serving 1 LUN"), Duration.ofSeconds(60));
             try (ServerProcess guest = vm.startGuest(script, List.of("IQN=" + IQN, "NQN=" + NQN, "WAIT=150"),
-                    "latest", Duration.ofMinutes(12))) {
+                    "latest", Duration.ofMinutes(16))) {
                 guest.awaitLine(true, l -> l.equals("STEP file"), STEP);
                 cli("lun", "set", "knob", "limits.optimal-transfer=512KiB", "limits.max-transfer=512KiB",
-                        "rotational=false", "--control", socket.toString());
+                        "rotational=false", "session.mdts=1MiB", "session.max-burst-length=256KiB",
+                        "--control", socket.toString());
                 assertThat(Files.readString(dir.resolve("luns.d/knob.yaml"))).as("written back to the LUN file")
-                        .contains("optimal-transfer: 512KiB").contains("rotational: false");
+                        .contains("optimal-transfer: 512KiB").contains("rotational: false").contains("mdts: 1MiB");
                 guest.awaitLine(true, l -> l.equals("STEP runtime"), STEP);
-                int rc = guest.awaitExit(Duration.ofMinutes(5));
+                int rc = guest.awaitExit(Duration.ofMinutes(8));
                 GuestReport report = GuestReport.parse(String.join("\n", guest.stdout()));
                 System.out.println("[knobs / kernel latest]\n" + report.output());
                 assertThat(rc).as("guest exit code; output:\n%s\nserver log:\n%s", report.output(),
@@ -71,7 +78,13 @@ class LinuxKnobsIT {
                         "nvme-rotational", "nvme-id-ctrl-identity", "nvme-id-ns-granularities",
                         "nvme-optimal-io-changed", "nvme-id-ns-nows",
                         "sd-rotational-changed", "sd-optimal-io-changed", "sd-max-sectors-changed",
-                        "same-bytes-both-protocols")) {
+                        "same-bytes-both-protocols", "nvme-id-ns-npda",
+                        "nvme-id-ctrl-mdts", "nvme-id-ctrl-ioccsz", "nvme-id-ctrl-maxcmd", "nvme-max-hw-sectors",
+                        "nvme-io-queues", "nvme-queue-size", "iscsi-max-xmit-data-segment-length",
+                        "iscsi-first-burst-length", "iscsi-max-burst-length", "big-write-both-protocols",
+                        "iscsi-session-kept", "nvme-controller-kept", "nvme-max-hw-sectors-changed",
+                        "nvme-id-ctrl-mdts-changed", "nvme-rotational-after-reconnect",
+                        "iscsi-max-burst-length-changed")) {
                     assertThat(report.checks()).as(what).anyMatch(c -> c.what().equals(what) && c.ok());
                 }
                 assertThat(server.stderr()).anyMatch(l -> l.contains("LUN knob retuned"));

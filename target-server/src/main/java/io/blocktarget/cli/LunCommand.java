@@ -210,6 +210,11 @@ final class LunCommand implements Runnable {
                 return refused(response, err);
             }
             out.println("changed LUN " + name + ": " + summary(response.json()));
+            if (body.containsKey("session")) {
+                // session: keys are negotiated at login / Connect (issue 11): say when they take effect
+                out.println("session values apply to " + response.json().getJsonObject("status", new JsonObject())
+                        .getJsonObject("session", new JsonObject()).getString("applies-to", "new sessions"));
+            }
             return Main.EXIT_OK;
         }
     }

@@ -39,7 +39,26 @@ final class LunJson {
             e.uuid().ifPresent(u -> nvme.put("uuid", u.toString()));
             return nvme;
         }).orElse(null));
+        state.put("session", session(lun));
         return json.put("status", state);
+    }
+
+    /** What applies to every session / controller of one target / subsystem, and when a change takes effect. */
+    static final String SESSION_APPLIES = "new iSCSI sessions and NVMe controllers; existing ones keep what they"
+            + " negotiated (log out and in / reconnect to see a change)";
+
+    /**
+     * The effective {@code session:} values (given, else the default) of the LUN's target / subsystem, the protocol
+     * each belongs to left out when the LUN is not exported over it, and {@link #SESSION_APPLIES}.
+     */
+    static JsonObject session(LunConfig lun) {
+        JsonObject values = new JsonObject();
+        for (io.blocktarget.config.DeviceKnobs.Session k : io.blocktarget.config.DeviceKnobs.Session.values()) {
+            if (k.isNvme() ? lun.nvme().isPresent() : lun.iscsi().isPresent()) {
+                values.put(k.key(), lun.features().knobs().sessionValue(k));
+            }
+        }
+        return values.put("applies-to", SESSION_APPLIES);
     }
 
     /** GET /v1/luns: every LUN, and where changes go (the config dir, or memory only). */

@@ -53,8 +53,13 @@ final class Controller {
     private int cc;
     /** CSTS.CFS as register bits: set when the host enabled the controller with a configuration it cannot run. */
     private int fatalStatus;
+    /**
+     * The subsystem's limits when this controller was created (issue 11 {@code session:} knobs): MDTS, IOCCSZ, queue
+     * count and size stay what the host read at connect even when the knobs change later.
+     */
+    private final NvmeLimits limits;
     /** I/O queues the host may connect: Set Features Number of Queues (NSQA + 1), all of them until it is sent. */
-    private int grantedIoQueues = ControllerConstants.MAX_IO_QUEUES;
+    private int grantedIoQueues;
     private long katoMillis;
     private NvmeHostConnection adminConnection;
     private NvmeScheduler.Cancellable keepAliveTimer;
@@ -68,6 +73,8 @@ final class Controller {
         this.hostId = data.hostId();
         this.registrant = Registrant.Host.of(data.hostId());
         this.katoMillis = katoMillis;
+        this.limits = target.limits().forSubsystem(subsystem.knobs());
+        this.grantedIoQueues = limits.maxIoQueues();
         this.events = new AsyncEvents(oaes());
         this.features = new Features(this);
         this.io = new NvmIo(this);
@@ -77,6 +84,11 @@ final class Controller {
 
     NvmeSubsystems target() {
         return target;
+    }
+
+    /** MDTS, in-capsule data, I/O queue count and size of this controller (fixed at its creation). */
+    NvmeLimits limits() {
+        return limits;
     }
 
     Subsystem subsystem() {
@@ -181,6 +193,11 @@ final class Controller {
             return ConnectResult.refused(NvmeStatus.CONNECT_INVALID_PARAMETERS,
                     ConnectResponse.invalidParameter(false, ConnectCommand.OFFSET_QID));
         }
+        // CAP.MQES applies to the I/O submission queues a fabrics host creates (Base §3.1.4.1): SQSIZE is 0's based
+        if (command.sqsize() >= limits.maxQueueEntries()) {
+            return ConnectResult.refused(NvmeStatus.CONNECT_INVALID_PARAMETERS,
+                    ConnectResponse.invalidParameter(false, ConnectCommand.OFFSET_SQSIZE));
+        }
         ControllerQueue queue = new ControllerQueue(this, qid, command.queueEntries(),
                 command.sqFlowControlDisabled(), connection);
         queues[qid] = queue;
@@ -219,7 +236,7 @@ final class Controller {
 
     synchronized long property(ControllerRegister register) {
         return switch (register) {
-            case CAP -> ControllerConstants.cap();
+            case CAP -> ControllerConstants.cap(limits.maxQueueEntries());
             case VS -> ControllerConstants.VERSION.encode();
             case CC -> Integer.toUnsignedLong(cc);
             case CSTS -> Integer.toUnsignedLong(new Csts(state == ControllerState.ENABLED, fatalStatus != 0,
@@ -296,7 +313,7 @@ final class Controller {
 
     /** Set Features Number of Queues (Base §5.27.1.5): only before any I/O queue exists; returns the grant. */
     synchronized int grantIoQueues(int requested) {
-        grantedIoQueues = Math.min(requested, ControllerConstants.MAX_IO_QUEUES);
+        grantedIoQueues = Math.min(requested, limits.maxIoQueues());
         return grantedIoQueues;
     }
 

@@ -7,9 +7,9 @@ import io.blocktarget.protocol.nvme.ControllerRegister;
  * the checks on Connect / Set Features agree. Values follow Linux nvmet where the spec leaves a choice.
  */
 final class ControllerConstants {
-    /** CAP.MQES + 1 and MAXCMD: entries of any queue (nvmet NVMET_QUEUE_SIZE). */
+    /** CAP.MQES + 1 and MAXCMD by default and at most (nvmet NVMET_QUEUE_SIZE); the admin queue's ceiling. */
     static final int MAX_QUEUE_ENTRIES = 1024;
-    /** I/O queues a controller grants at most (nvmet NVMET_NR_QUEUES). */
+    /** I/O queues a controller grants at most, by default (nvmet NVMET_NR_QUEUES); {@code session.io-queues}. */
     static final int MAX_IO_QUEUES = 128;
     /** Discovery log ASQSZ: admin queue entries a host should ask for (nvmet NVME_AQ_DEPTH). */
     static final int ADMIN_QUEUE_ENTRIES = 32;
@@ -53,9 +53,11 @@ final class ControllerConstants {
      * CAP for every controller: MQES, CQR (contiguous queues required, as on fabrics), TO, MPSMIN 0, and CSS = NVM
      * plus "one or more I/O Command Sets" (bit 6): hosts then write CC.CSS = 110b and the Zoned Namespace Command
      * Set is enabled beside NVM (Base 2.0 §3.1.4.1; Linux nvme_enable_ctrl does so whenever bit 6 is set).
+     *
+     * @param queueEntries MQES + 1: the controller's {@code session.queue-size}
      */
-    static long cap() {
-        return new ControllerRegister.Cap(MAX_QUEUE_ENTRIES - 1, true, 0, CAP_TO, 0, false,
+    static long cap(int queueEntries) {
+        return new ControllerRegister.Cap(queueEntries - 1, true, 0, CAP_TO, 0, false,
                 ControllerRegister.Cap.CSS_NVM | ControllerRegister.Cap.CSS_IO_COMMAND_SETS, 0, 0).encode();
     }
 }

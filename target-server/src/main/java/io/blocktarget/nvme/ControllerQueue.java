@@ -66,6 +66,11 @@ final class ControllerQueue implements NvmeQueue {
     }
 
     @Override
+    public java.util.Optional<NvmeLimits> limits() {
+        return java.util.Optional.of(controller.limits());
+    }
+
+    @Override
     public boolean sqFlowControlDisabled() {
         return sqFlowControlDisabled;
     }

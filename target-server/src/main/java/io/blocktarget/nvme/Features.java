@@ -181,7 +181,7 @@ final class Features {
 
     private int defaultValue(FeatureCommand command) {
         return switch (command.fid()) {
-            case NUMBER_OF_QUEUES -> queuesDw0(ControllerConstants.MAX_IO_QUEUES);
+            case NUMBER_OF_QUEUES -> queuesDw0(controller.limits().maxIoQueues());
             case VOLATILE_WRITE_CACHE -> 1;
             case TEMPERATURE_THRESHOLD -> ((command.cdw11() >>> 20 & 0x3) == 0 ? DEFAULT_OVER_THRESHOLD_KELVIN : 0)
                     | command.cdw11() & 0x3F_0000;

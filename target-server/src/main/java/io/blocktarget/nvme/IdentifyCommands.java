@@ -52,7 +52,7 @@ final class IdentifyCommands {
                 int start = out.writerIndex();
                 ns.encodeIdentify(out);
                 // MSSRL / MCL / MSRC: the numbers NvmCopy enforces (NVM Command Set §4.1.5.1)
-                NvmCopy.limits(controller.target().limits(), ns.geometry().logicalBlockSize()).setInto(out, start);
+                NvmCopy.limits(controller.limits(), ns.geometry().logicalBlockSize()).setInto(out, start);
             });
             case IdentifyCommand.CNS_CS_INDEPENDENT_NAMESPACE ->
                     namespace(subsystem, nsid, done, Namespace::encodeIdentifyCsIndependent);
@@ -74,7 +74,7 @@ final class IdentifyCommands {
                     // VSL = MDTS (NvmMediaCommands enforces it: Verify buffers its read); no Write Zeroes /
                     // Write Uncorrectable / DSM limits beyond MDTS and the 16-bit NLB (NVM Command Set §4.1.5.3)
                     int vsl = IdentifyController.mdtsFor(NvmMediaCommands.verifySizeLimitBytes(
-                            controller.target().limits()), ControllerConstants.MPSMIN_BYTES);
+                            controller.limits()), ControllerConstants.MPSMIN_BYTES);
                     reply(done, out -> new NvmIdentifyController(vsl, 0, 0, 0, 0, 0).encode(out));
                 }
             }
@@ -146,7 +146,7 @@ final class IdentifyCommands {
     /** Identify Controller (Base §5.17.2.1) with the fabrics fields of NVMe-oF / NVMe/TCP. */
     static IdentifyController identifyController(Controller controller) {
         Subsystem subsystem = controller.subsystem();
-        NvmeLimits limits = controller.target().limits();
+        NvmeLimits limits = controller.limits();
         boolean discovery = controller.isDiscovery();
         boolean vwc = subsystem.volatileWriteCache();
         io.blocktarget.config.DeviceKnobs knobs = subsystem.knobs();
@@ -163,7 +163,7 @@ final class IdentifyCommands {
                 discovery ? IdentifyController.LPA_EXTENDED_DATA
                         : IdentifyController.LPA_COMMANDS_EFFECTS | IdentifyController.LPA_EXTENDED_DATA,
                 discovery ? 0 : ErrorLog.ENTRIES - 1, 0, ControllerConstants.KAS, IdentifyController.SQES_64, IdentifyController.CQES_16,
-                ControllerConstants.MAX_QUEUE_ENTRIES, subsystem.nn(),
+                limits.maxQueueEntries(), subsystem.nn(),
                 discovery ? 0 : oncs(subsystem),
                 0, 0, vwc ? IdentifyController.VWC_PRESENT | IdentifyController.VWC_FLUSH_BROADCAST : 0,
                 discovery ? 0 : NvmeAtomics.awun(subsystem), discovery ? 0 : NvmeAtomics.awun(subsystem), // AWUN, AWUPF

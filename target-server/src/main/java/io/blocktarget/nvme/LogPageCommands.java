@@ -36,7 +36,7 @@ final class LogPageCommands {
             Replies.invalid(done, parsed);
             return;
         }
-        if (command.lengthBytes() > controller.target().limits().maxDataTransferBytes()) {
+        if (command.lengthBytes() > controller.limits().maxDataTransferBytes()) {
             // more than MDTS in one command (Base §5.16: the transfer is bounded by MDTS)
             Replies.status(done, NvmeStatus.INVALID_FIELD);
             return;

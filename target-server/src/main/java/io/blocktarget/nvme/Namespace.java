@@ -173,15 +173,25 @@ final class Namespace {
      * The 0's based NPWG / NPWA, NPDG / NPDA and NOWS (NVM Command Set Identify Namespace, NSFEAT bit 4 OPTPERF):
      * {@code limits.optimal-transfer-granularity} (also the write alignment), {@code limits.unmap-granularity}
      * (also the deallocate alignment: NPDA counts blocks, unlike SCSI's alignment offset, which has no NVMe twin)
-     * and {@code limits.optimal-transfer}; PBS / LBS − 1 each when not given.
+     * and {@code limits.optimal-transfer}; PBS / LBS − 1 each when not given. The NVMe-only keys {@code limits.npwg},
+     * {@code npwa}, {@code npdg}, {@code npda}, {@code nows} override each field alone (the alignments follow their
+     * granularity unless given).
      */
     int[] preferredGranularities(NamespaceGeometry g) {
         int lbs = g.lbs();
         DeviceKnobs k = knobs();
-        int npwg = k.limit(Limit.OPTIMAL_TRANSFER_GRANULARITY).map(b -> (int) (b / lbs) - 1).orElse(g.npwg());
-        int npdg = k.limit(Limit.UNMAP_GRANULARITY).map(b -> (int) (b / lbs) - 1).orElse(g.npdg());
-        int nows = k.limit(Limit.OPTIMAL_TRANSFER).map(b -> (int) (b / lbs) - 1).orElse(g.nows());
-        return new int[] {npwg, npwg, npdg, npdg, nows};
+        int npwg = blocks(k, Limit.NPWG, lbs).orElse(blocks(k, Limit.OPTIMAL_TRANSFER_GRANULARITY, lbs)
+                .orElse(g.npwg()));
+        int npdg = blocks(k, Limit.NPDG, lbs).orElse(blocks(k, Limit.UNMAP_GRANULARITY, lbs).orElse(g.npdg()));
+        int nows = blocks(k, Limit.NOWS, lbs).orElse(blocks(k, Limit.OPTIMAL_TRANSFER, lbs).orElse(g.nows()));
+        int npwa = blocks(k, Limit.NPWA, lbs).orElse(npwg);
+        int npda = blocks(k, Limit.NPDA, lbs).orElse(npdg);
+        return new int[] {npwg, npwa, npdg, npda, nows};
+    }
+
+    /** A size knob as the 0's based count of blocks the Identify Namespace fields hold. */
+    private static java.util.Optional<Integer> blocks(DeviceKnobs k, Limit limit, int lbs) {
+        return k.limit(limit).map(b -> (int) (b / lbs) - 1);
     }
 
     /** Identify Namespace (CNS 00h): size, LBA format, PBS hints (NPWG/NAWUPF), shared (NMIC), identifiers. */

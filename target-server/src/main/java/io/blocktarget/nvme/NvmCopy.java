@@ -49,7 +49,7 @@ final class NvmCopy {
         }
         CopyCommand command = parsed.orNull();
         BlockGeometry g = ns.geometry();
-        CopyCommand.Limits limits = limits(controller.target().limits(), g.logicalBlockSize());
+        CopyCommand.Limits limits = limits(controller.limits(), g.logicalBlockSize());
         if (command.ranges() > limits.msrc() + 1) {
             Replies.status(done, NvmeStatus.COMMAND_SIZE_LIMIT_EXCEEDED);
             return;

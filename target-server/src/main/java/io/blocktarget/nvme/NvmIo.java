@@ -156,7 +156,7 @@ final class NvmIo {
         }
         ReadWriteCommand command = parsed.orNull();
         int lbs = ns.geometry().logicalBlockSize();
-        NvmeLimits limits = controller.target().limits();
+        NvmeLimits limits = controller.limits();
         NvmeStatus valid = command.validate(ns.geometry().blockCount(), lbs, limits.maxDataTransferBytes(),
                 limits.ioInCapsuleDataBytes());
         if (!valid.isSuccess()) {

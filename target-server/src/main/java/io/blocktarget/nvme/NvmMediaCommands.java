@@ -52,7 +52,7 @@ final class NvmMediaCommands {
             return;
         }
         long bytes = (long) command.blocks() * ns.geometry().logicalBlockSize();
-        if (bytes > verifySizeLimitBytes(controller.target().limits())) {
+        if (bytes > verifySizeLimitBytes(controller.limits())) {
             Replies.status(done, NvmeStatus.INVALID_FIELD);
             return;
         }

@@ -15,6 +15,14 @@ public interface NvmeQueue {
     /** Number of entries (Connect SQSIZE + 1); the transport caps outstanding commands at this. */
     int entries();
 
+    /**
+     * MDTS, in-capsule data, queue count and size of this queue's controller (its subsystem's {@code session:} knobs
+     * when it was created); the transport checks what it buffers against them. Empty: the transport's own.
+     */
+    default java.util.Optional<NvmeLimits> limits() {
+        return java.util.Optional.empty();
+    }
+
     /** Connect CATTR bit 2: the host disabled SQ flow control (SQHD need not advance; C2HData SUCCESS allowed). */
     boolean sqFlowControlDisabled();
 

@@ -99,7 +99,7 @@ final class ReservationCommands {
             return;
         }
         NvmeStatus sgl = command.dptr().validate(command.dataLength(),
-                controller.target().limits().ioInCapsuleDataBytes());
+                controller.limits().ioInCapsuleDataBytes());
         if (!sgl.isSuccess()) {
             Replies.status(done, sgl);
             return;
@@ -188,7 +188,7 @@ final class ReservationCommands {
             Replies.status(done, NvmeStatus.HOST_IDENTIFIER_INCONSISTENT_FORMAT);
             return;
         }
-        if (report.dataLength() > controller.target().limits().maxDataTransferBytes()) {
+        if (report.dataLength() > controller.limits().maxDataTransferBytes()) {
             Replies.status(done, NvmeStatus.INVALID_FIELD);
             return;
         }

@@ -154,7 +154,7 @@ final class ZonedCommands {
         }
         ZoneManagementReceiveCommand command = parsed.orNull();
         if (command.zra() != ZoneManagementReceiveCommand.Action.REPORT_ZONES
-                || command.lengthBytes() > controller.target().limits().maxDataTransferBytes()) {
+                || command.lengthBytes() > controller.limits().maxDataTransferBytes()) {
             Replies.status(done, NvmeStatus.INVALID_FIELD);
             return;
         }
@@ -213,7 +213,7 @@ final class ZonedCommands {
         ZoneAppendCommand command = parsed.orNull();
         int lbs = ns.geometry().logicalBlockSize();
         NvmeStatus valid = command.validate(zones.blockCount(), lbs, ZonedIdentify.zoneAppendLimitBytes(controller),
-                controller.target().limits().ioInCapsuleDataBytes());
+                controller.limits().ioInCapsuleDataBytes());
         if (!valid.isSuccess()) {
             Replies.status(done, valid);
             return;

@@ -65,7 +65,7 @@ final class ZonedIdentify {
      * block (one block must fit), at most MDTS.
      */
     static long zoneAppendLimitBytes(Controller controller) {
-        long mdts = controller.target().limits().maxDataTransferBytes();
+        long mdts = controller.limits().maxDataTransferBytes();
         long limit = mdts;
         long largestBlock = 0;
         for (Namespace ns : controller.subsystem().namespaces().values()) {

@@ -451,7 +451,8 @@ final class Registry implements ControlPlane {
         snapshot = new Snapshot(ordered, targets);
         if (iscsi != null) {
             iscsi.targets(List.<ScsiTargetDevice>copyOf(targets.values()), TargetServer.chapByTarget(desired),
-                    TargetServer.initiatorsByTarget(desired));
+                    TargetServer.initiatorsByTarget(desired),
+                    TargetServer.sessionLimitsByTarget(desired, iscsi.serverSettings()));
         }
         for (String gone : goneTargets) {
             int asked = iscsi == null ? 0 : iscsi.logoutTarget(gone, LOGOUT_SECONDS);

@@ -210,6 +210,7 @@ public final class TargetServer {
                 .withChap(chapByTarget(config.luns()))
                 .withInitiators(initiatorsByTarget(config.luns()))
                 .withDiscoveryChap(server.discoveryChap().map(TargetServer::chap));
+        iscsiSettings = iscsiSettings.withSessionLimits(sessionLimitsByTarget(config.luns(), iscsiSettings));
         Map<String, ScsiTarget> scsiTargets = ScsiTargetDevices.createTargets(units);
         iscsi = IscsiTransport.create(vertx, List.copyOf(scsiTargets.values()), iscsiSettings);
         List<NvmePort> nvmePorts = server.nvmePort() == 0 ? List.of() : List.of(new NvmePort(1, bind, server.nvmePort()));
@@ -238,6 +239,36 @@ public final class TargetServer {
                     new Chap(c.user(), c.secret(), c.mutualUser(), c.mutualSecret()))));
         }
         return chap;
+    }
+
+    /**
+     * Each iSCSI target's session values from its LUN files' {@code session:} keys (the config makes the LUNs of one
+     * target agree), the server's {@code defaults} where a key is absent; targets without any are left out.
+     */
+    static Map<String, IscsiSettings.SessionLimits> sessionLimitsByTarget(List<LunConfig> luns,
+                                                                          IscsiSettings defaults) {
+        Map<String, IscsiSettings.SessionLimits> limits = new LinkedHashMap<>();
+        for (LunConfig lun : luns) {
+            io.blocktarget.config.DeviceKnobs k = lun.features().knobs();
+            boolean any = java.util.Arrays.stream(io.blocktarget.config.DeviceKnobs.Session.values())
+                    .anyMatch(s -> !s.isNvme() && k.session(s).isPresent());
+            if (any) {
+                lun.iscsi().ifPresent(e -> limits.putIfAbsent(e.target(), new IscsiSettings.SessionLimits(
+                        session(k, io.blocktarget.config.DeviceKnobs.Session.MAX_RECV_DATA_SEGMENT_LENGTH,
+                                defaults.maxRecvDataSegmentLength()),
+                        session(k, io.blocktarget.config.DeviceKnobs.Session.MAX_BURST_LENGTH,
+                                defaults.maxBurstLength()),
+                        session(k, io.blocktarget.config.DeviceKnobs.Session.FIRST_BURST_LENGTH,
+                                defaults.firstBurstLength()),
+                        session(k, io.blocktarget.config.DeviceKnobs.Session.QUEUE_DEPTH, defaults.queueDepth()))));
+            }
+        }
+        return limits;
+    }
+
+    private static int session(io.blocktarget.config.DeviceKnobs knobs, io.blocktarget.config.DeviceKnobs.Session key,
+                               int fallback) {
+        return knobs.session(key).map(Long::intValue).orElse(fallback);
     }
 
     /** Allowed InitiatorNames per iSCSI target name; targets without {@code access.initiators} are left out (any). */

@@ -317,6 +317,39 @@ class ControlApiTest {
         assertThat(Files.readString(dir.resolve("luns.d/k.yaml"))).doesNotContain("rotational").doesNotContain("limits");
     }
 
+    /** Issue 11: session: knobs by PATCH — 400 naming the key, the effective values and when they apply shown. */
+    @Test
+    void sessionKnobsArePatchedValidatedAndShownWithWhenTheyApply() throws Exception {
+        startWithConfigDir();
+        Path dir = plane.configDir().orElseThrow();
+        assertThat(post("/v1/luns", "{\"name\": \"s\", \"backend\": \"ram\", \"size\": \"1GiB\","
+                + " \"logical-block-size\": \"16KiB\"}").status()).isEqualTo(201);
+        int applies = plane.applies();
+        assertProblem(fixture.call(HttpMethod.PATCH, "/v1/luns/s",
+                new JsonObject("{\"session\": {\"mdts\": \"8KiB\"}}")), 400, "session.mdts");
+        assertProblem(fixture.call(HttpMethod.PATCH, "/v1/luns/s",
+                new JsonObject("{\"session\": {\"first-burst-length\": \"2MiB\"}}")), 400,
+                "session.first-burst-length");
+        assertProblem(fixture.call(HttpMethod.PATCH, "/v1/luns/s",
+                new JsonObject("{\"session\": {\"queue-depth\": 0}}")), 400, "session.queue-depth");
+        assertProblem(fixture.call(HttpMethod.PATCH, "/v1/luns/s",
+                new JsonObject("{\"limits\": {\"npwg\": \"8KiB\"}}")), 400, "limits.npwg");
+        assertThat(plane.applies()).isEqualTo(applies);
+
+        Response r = fixture.call(HttpMethod.PATCH, "/v1/luns/s", new JsonObject("{\"session\": {\"mdts\":"
+                + " \"512KiB\", \"queue-depth\": 16}, \"limits\": {\"npwg\": \"32KiB\", \"nows\": \"64KiB\"}}"));
+        assertThat(r.status()).as(r.body()).isEqualTo(200);
+        assertThat(r.json().getJsonObject("session").getString("mdts")).isEqualTo("512KiB");
+        JsonObject effective = r.json().getJsonObject("status").getJsonObject("session");
+        assertThat(effective.getLong("mdts")).isEqualTo(512L << 10);
+        assertThat(effective.getLong("queue-depth")).isEqualTo(16);
+        assertThat(effective.getLong("io-queues")).isEqualTo(128);        // not given: today's value
+        assertThat(effective.getString("applies-to")).startsWith("new iSCSI sessions and NVMe controllers");
+        assertThat(Files.readString(dir.resolve("luns.d/s.yaml")))
+                .contains("session:\n  mdts: 512KiB\n  queue-depth: 16\n").contains("limits:\n  npwg: 32KiB\n  nows: 64KiB\n");
+        assertThat(ConfigLoader.load(dir).luns()).isEqualTo(plane.lunConfigs());
+    }
+
     @Test
     void reloadAppliesTheDirectoryAndABrokenOneChangesNothing() throws Exception {
         startWithConfigDir();

@@ -129,6 +129,11 @@ public final class IscsiTestInitiator implements AutoCloseable {
         return cmdSN;
     }
 
+    /** MaxCmdSN of the target's last response: with {@link #cmdSN()} the window it opened (RFC 7143 §4.2.2.1). */
+    int maxCmdSN() {
+        return maxCmdSN;
+    }
+
     // ---- framing ------------------------------------------------------------------------------------
 
     void send(InitiatorPdu pdu) throws IOException {

@@ -26,7 +26,8 @@ final class CommandWindow {
         DROPPED
     }
 
-    private final int queueDepth;
+    /** The target's once the first Login Request named it (before any response carried a MaxCmdSN). */
+    private int queueDepth;
     private final IntSupplier outstanding;
     private final Map<Integer, InitiatorPdu> held = new HashMap<>();
     private int expCmdSN;
@@ -35,6 +36,17 @@ final class CommandWindow {
         this.expCmdSN = initialCmdSN;
         this.queueDepth = queueDepth;
         this.outstanding = outstanding;
+    }
+
+    /**
+     * The session's CmdSN window size, known once the login named its target (issue 11 {@code queue-depth}). Set
+     * before the first MaxCmdSN goes out: initiators ignore a MaxCmdSN lower than the one they hold (§4.2.2.1).
+     */
+    void queueDepth(int depth) {
+        if (depth < 1) {
+            throw new IllegalArgumentException("queue depth " + depth);
+        }
+        this.queueDepth = depth;
     }
 
     int expCmdSN() {

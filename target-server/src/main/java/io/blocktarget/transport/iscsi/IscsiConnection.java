@@ -165,6 +165,9 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
                         () -> engine.map(TaskEngine::activeTasks).orElse(0));
             }
             LoginStep step = login.handle(request);
+            // The target's CmdSN window from the first Login Response on: an initiator never lowers its MaxCmdSN
+            // (RFC 7143 §4.2.2.1 b), so a window opened wider during login could not be narrowed afterwards.
+            window.queueDepth(login.settings().queueDepth());
             switch (step) {
                 case LoginStep.Respond r -> sendLogin(request, r.flags(), LoginStatus.SUCCESS, 0, encode(r.keys()));
                 case LoginStep.Complete c -> {
@@ -214,7 +217,8 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
 
     private void completeLogin(LoginRequest request, LoginStep.Complete c) {
         LoginResult result = c.result();
-        IscsiSettings settings = transport.settings();
+        // the target's settings as this login read them: later knob changes reach new sessions only
+        IscsiSettings settings = login.settings();
         String targetName = result.target().map(ScsiTargetDevice::targetName).orElse("");
         Optional<ItNexus> nexus = result.target().map(t -> new ItNexus(
                 IscsiSession.initiatorPortName(result.initiatorName(), result.isid()),

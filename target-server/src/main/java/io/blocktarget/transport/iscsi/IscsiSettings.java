@@ -26,14 +26,37 @@ import java.util.Set;
  * @param chap                     per-target CHAP credentials by target name; targets absent here use AuthMethod=None
  * @param initiators               per-target allowed InitiatorNames; targets absent here admit any initiator
  * @param discoveryChap            CHAP a discovery session must pass; empty: discovery uses AuthMethod=None
+ * @param sessionLimits            per-target MaxRecvDataSegmentLength, bursts and queue depth (issue 11
+ *                                 {@code session:} knobs) by target name; targets absent here use the values above
  */
 public record IscsiSettings(int portalGroupTag, List<String> portals, int queueDepth, int maxRecvDataSegmentLength,
                             int maxBurstLength, int firstBurstLength, int maxOutstandingR2T, int maxTransferLength,
                             Duration nopInInterval, Duration nopInTimeout, Duration loginTimeout,
                             Map<String, Chap> chap, Map<String, Set<String>> initiators,
-                            Optional<Chap> discoveryChap) {
+                            Optional<Chap> discoveryChap, Map<String, SessionLimits> sessionLimits) {
+    /** The default MaxRecvDataSegmentLength: DESIGN §5 offers Linux at least 256 KiB. */
     public static final int MIN_MAX_RECV_DATA_SEGMENT_LENGTH = 256 * 1024;
+    /** RFC 7143 §13.12 - §13.14: lengths are 512 .. 2^24 − 1. */
+    static final int MIN_LENGTH = 512;
     private static final int MAX_24_BIT = 0xFF_FFFF;
+
+    /**
+     * What one target's sessions negotiate from (RFC 7143 §13.12 - §13.14) and the CmdSN window they get (§4.2.2.1).
+     *
+     * @param maxRecvDataSegmentLength the target's declared MaxRecvDataSegmentLength
+     * @param maxBurstLength           the largest MaxBurstLength offered / accepted
+     * @param firstBurstLength         the largest FirstBurstLength offered / accepted
+     * @param queueDepth               MaxCmdSN − ExpCmdSN + 1
+     */
+    public record SessionLimits(int maxRecvDataSegmentLength, int maxBurstLength, int firstBurstLength,
+                                int queueDepth) {
+        public SessionLimits {
+            check(maxRecvDataSegmentLength, MIN_LENGTH, MAX_24_BIT, "maxRecvDataSegmentLength");
+            check(maxBurstLength, MIN_LENGTH, MAX_24_BIT, "maxBurstLength");
+            check(firstBurstLength, MIN_LENGTH, maxBurstLength, "firstBurstLength");
+            check(queueDepth, 1, 1 << 20, "queueDepth");
+        }
+    }
 
     public IscsiSettings {
         portals = List.copyOf(portals);
@@ -41,13 +64,14 @@ public record IscsiSettings(int portalGroupTag, List<String> portals, int queueD
         Map<String, Set<String>> lists = new java.util.HashMap<>();
         initiators.forEach((target, names) -> lists.put(target, Set.copyOf(names)));
         initiators = Map.copyOf(lists);
+        sessionLimits = Map.copyOf(sessionLimits);
         Objects.requireNonNull(discoveryChap, "discoveryChap");
         Objects.requireNonNull(nopInInterval, "nopInInterval");
         Objects.requireNonNull(nopInTimeout, "nopInTimeout");
         Objects.requireNonNull(loginTimeout, "loginTimeout");
         check(portalGroupTag, 1, 65535, "portalGroupTag");
         check(queueDepth, 1, 1 << 20, "queueDepth");
-        check(maxRecvDataSegmentLength, MIN_MAX_RECV_DATA_SEGMENT_LENGTH, MAX_24_BIT, "maxRecvDataSegmentLength");
+        check(maxRecvDataSegmentLength, MIN_LENGTH, MAX_24_BIT, "maxRecvDataSegmentLength");
         check(maxBurstLength, 512, MAX_24_BIT, "maxBurstLength");
         check(firstBurstLength, 512, maxBurstLength, "firstBurstLength");
         check(maxOutstandingR2T, 1, 65535, "maxOutstandingR2T");
@@ -60,6 +84,16 @@ public record IscsiSettings(int portalGroupTag, List<String> portals, int queueD
                 throw new IllegalArgumentException("portal " + portal + " is not host:port");
             }
         }
+    }
+
+    /** Without per-target session limits. */
+    public IscsiSettings(int portalGroupTag, List<String> portals, int queueDepth, int maxRecvDataSegmentLength,
+                         int maxBurstLength, int firstBurstLength, int maxOutstandingR2T, int maxTransferLength,
+                         Duration nopInInterval, Duration nopInTimeout, Duration loginTimeout,
+                         Map<String, Chap> chap, Map<String, Set<String>> initiators, Optional<Chap> discoveryChap) {
+        this(portalGroupTag, portals, queueDepth, maxRecvDataSegmentLength, maxBurstLength, firstBurstLength,
+                maxOutstandingR2T, maxTransferLength, nopInInterval, nopInTimeout, loginTimeout, chap, initiators,
+                discoveryChap, Map.of());
     }
 
     /** Without initiator lists and with open discovery. */
@@ -89,43 +123,67 @@ public record IscsiSettings(int portalGroupTag, List<String> portals, int queueD
     public IscsiSettings withPortals(List<String> newPortals) {
         return new IscsiSettings(portalGroupTag, newPortals, queueDepth, maxRecvDataSegmentLength, maxBurstLength,
                 firstBurstLength, maxOutstandingR2T, maxTransferLength, nopInInterval, nopInTimeout, loginTimeout,
-                chap, initiators, discoveryChap);
+                chap, initiators, discoveryChap, sessionLimits);
     }
 
     public IscsiSettings withChap(Map<String, Chap> newChap) {
         return new IscsiSettings(portalGroupTag, portals, queueDepth, maxRecvDataSegmentLength, maxBurstLength,
                 firstBurstLength, maxOutstandingR2T, maxTransferLength, nopInInterval, nopInTimeout, loginTimeout,
-                newChap, initiators, discoveryChap);
+                newChap, initiators, discoveryChap, sessionLimits);
     }
 
     public IscsiSettings withInitiators(Map<String, Set<String>> newInitiators) {
         return new IscsiSettings(portalGroupTag, portals, queueDepth, maxRecvDataSegmentLength, maxBurstLength,
                 firstBurstLength, maxOutstandingR2T, maxTransferLength, nopInInterval, nopInTimeout, loginTimeout,
-                chap, newInitiators, discoveryChap);
+                chap, newInitiators, discoveryChap, sessionLimits);
     }
 
     public IscsiSettings withDiscoveryChap(Optional<Chap> newDiscoveryChap) {
         return new IscsiSettings(portalGroupTag, portals, queueDepth, maxRecvDataSegmentLength, maxBurstLength,
                 firstBurstLength, maxOutstandingR2T, maxTransferLength, nopInInterval, nopInTimeout, loginTimeout,
-                chap, initiators, newDiscoveryChap);
+                chap, initiators, newDiscoveryChap, sessionLimits);
     }
 
     public IscsiSettings withBursts(int newMaxBurstLength, int newFirstBurstLength, int newMaxOutstandingR2T) {
         return new IscsiSettings(portalGroupTag, portals, queueDepth, maxRecvDataSegmentLength, newMaxBurstLength,
                 newFirstBurstLength, newMaxOutstandingR2T, maxTransferLength, nopInInterval, nopInTimeout,
-                loginTimeout, chap, initiators, discoveryChap);
+                loginTimeout, chap, initiators, discoveryChap, sessionLimits);
     }
 
     public IscsiSettings withNopIn(Duration interval, Duration timeout) {
         return new IscsiSettings(portalGroupTag, portals, queueDepth, maxRecvDataSegmentLength, maxBurstLength,
                 firstBurstLength, maxOutstandingR2T, maxTransferLength, interval, timeout, loginTimeout,
-                chap, initiators, discoveryChap);
+                chap, initiators, discoveryChap, sessionLimits);
     }
 
     public IscsiSettings withQueueDepth(int depth) {
         return new IscsiSettings(portalGroupTag, portals, depth, maxRecvDataSegmentLength, maxBurstLength,
                 firstBurstLength, maxOutstandingR2T, maxTransferLength, nopInInterval, nopInTimeout, loginTimeout,
-                chap, initiators, discoveryChap);
+                chap, initiators, discoveryChap, sessionLimits);
+    }
+
+    public IscsiSettings withSessionLimits(Map<String, SessionLimits> newSessionLimits) {
+        return new IscsiSettings(portalGroupTag, portals, queueDepth, maxRecvDataSegmentLength, maxBurstLength,
+                firstBurstLength, maxOutstandingR2T, maxTransferLength, nopInInterval, nopInTimeout, loginTimeout,
+                chap, initiators, discoveryChap, newSessionLimits);
+    }
+
+    /** This target's session values ({@link #sessionLimits}); the server's when it has none of its own. */
+    public SessionLimits sessionLimits(String targetName) {
+        SessionLimits own = sessionLimits.get(targetName);
+        return own != null ? own
+                : new SessionLimits(maxRecvDataSegmentLength, maxBurstLength, firstBurstLength, queueDepth);
+    }
+
+    /** These settings with {@code targetName}'s session values in place of the server's. */
+    IscsiSettings forTarget(String targetName) {
+        SessionLimits own = sessionLimits.get(targetName);
+        if (own == null) {
+            return this;
+        }
+        return new IscsiSettings(portalGroupTag, portals, own.queueDepth(), own.maxRecvDataSegmentLength(),
+                own.maxBurstLength(), own.firstBurstLength(), maxOutstandingR2T, maxTransferLength, nopInInterval,
+                nopInTimeout, loginTimeout, chap, initiators, discoveryChap, sessionLimits);
     }
 
     private static void check(long value, long min, long max, String name) {

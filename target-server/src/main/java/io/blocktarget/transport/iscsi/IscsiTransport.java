@@ -95,6 +95,16 @@ public final class IscsiTransport {
     /** {@link #targets(Collection, Map)} with the initiator lists ({@code access.initiators}) by target name too. */
     public void targets(Collection<ScsiTargetDevice> targets, Map<String, Chap> chapByTarget,
                         Map<String, Set<String>> initiatorsByTarget) {
+        targets(targets, chapByTarget, initiatorsByTarget, settings.sessionLimits());
+    }
+
+    /**
+     * {@link #targets(Collection, Map, Map)} with each target's session values ({@code session:} knobs) too: logins
+     * that start from now on negotiate with them; sessions already logged in keep what they negotiated.
+     */
+    public void targets(Collection<ScsiTargetDevice> targets, Map<String, Chap> chapByTarget,
+                        Map<String, Set<String>> initiatorsByTarget,
+                        Map<String, IscsiSettings.SessionLimits> sessionLimitsByTarget) {
         Map<String, ScsiTargetDevice> byName = new LinkedHashMap<>();
         for (ScsiTargetDevice t : targets) {
             if (byName.put(t.targetName(), t) != null) {
@@ -102,7 +112,8 @@ public final class IscsiTransport {
             }
         }
         synchronized (this) {
-            this.settings = settings.withChap(chapByTarget).withInitiators(initiatorsByTarget);
+            this.settings = settings.withChap(chapByTarget).withInitiators(initiatorsByTarget)
+                    .withSessionLimits(sessionLimitsByTarget);
             this.targets = Map.copyOf(byName);
         }
     }
@@ -167,6 +178,11 @@ public final class IscsiTransport {
     }
 
     IscsiSettings settings() {
+        return settings;
+    }
+
+    /** The server-wide settings (the defaults of every target's session values). */
+    public IscsiSettings serverSettings() {
         return settings;
     }
 

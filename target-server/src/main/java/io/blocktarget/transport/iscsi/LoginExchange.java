@@ -39,7 +39,8 @@ final class LoginExchange {
     private static final Set<IscsiKey> AUTH_KEYS = Set.of(IscsiKey.AUTH_METHOD, IscsiKey.CHAP_A, IscsiKey.CHAP_I,
             IscsiKey.CHAP_C, IscsiKey.CHAP_N, IscsiKey.CHAP_R);
 
-    private final IscsiSettings settings;
+    /** The server's settings, then (once TargetName is known) that target's: its {@code session:} knobs. */
+    private IscsiSettings settings;
     private final Map<String, ScsiTargetDevice> targets;
     private final IntPredicate sessionExists;
     private final String who;
@@ -68,6 +69,11 @@ final class LoginExchange {
 
     LoginState state() {
         return state;
+    }
+
+    /** The settings this login negotiates with: the target's once its name is known. */
+    IscsiSettings settings() {
+        return settings;
     }
 
     Optional<String> initiatorName() {
@@ -184,6 +190,8 @@ final class LoginExchange {
                         initiatorName + " is not on the initiators list of " + targetName.get()));
             }
             chap = Optional.ofNullable(settings.chap().get(targetName.get()));
+            // the target's MaxRecvDataSegmentLength, burst lengths and queue depth, read once per login (issue 11)
+            settings = settings.forTarget(targetName.get());
         } else {
             // §12.1.3 applies to discovery sessions as well: the server-wide discovery-chap.
             chap = settings.discoveryChap();

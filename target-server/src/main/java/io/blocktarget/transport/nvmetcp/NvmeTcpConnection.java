@@ -237,6 +237,14 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
         return true;
     }
 
+    /**
+     * MDTS and in-capsule data of the connected controller (its subsystem's {@code session:} knobs, fixed when it
+     * was created); before Connect, the transport's.
+     */
+    private NvmeLimits controllerLimits() {
+        return queue == null ? limits : queue.limits().orElse(limits);
+    }
+
     /** The SGL forms NVMe/TCP allows for the command's direction (§3.3.2 / Base §4.3.2). */
     private NvmeStatus checkSgl(Command c, SglDescriptor sgl, int inCapsuleBytes) {
         return switch (c.direction()) {
@@ -248,7 +256,7 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
                 case IN_CAPSULE -> sgl.validate(-1, inCapsuleBytes);
                 // the NVMe layer checks NLB against MDTS; the transport must not buffer more than MDTS
                 case TRANSPORT_DATA_BLOCK -> inCapsuleBytes != 0 ? NvmeStatus.INVALID_FIELD
-                        : sgl.lengthUnsigned() > limits.maxDataTransferBytes() ? NvmeStatus.INVALID_FIELD
+                        : sgl.lengthUnsigned() > controllerLimits().maxDataTransferBytes() ? NvmeStatus.INVALID_FIELD
                         : NvmeStatus.SUCCESS;
                 case UNSUPPORTED -> NvmeStatus.SGL_DESCRIPTOR_TYPE_INVALID;
             };
@@ -444,7 +452,7 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
         }
         commands = new CommandTable(queue.entries());
         decoder.framing(decoder.framing().withMaxInCapsuleData(
-                qid == 0 ? limits.adminInCapsuleDataBytes() : limits.ioInCapsuleDataBytes()));
+                qid == 0 ? limits.adminInCapsuleDataBytes() : controllerLimits().ioInCapsuleDataBytes()));
         LOG.log(Level.INFO, "{0}: connected {1} host {2} (entries {3})", identity(), cd.subnqn(), cd.hostnqn(),
                 queue.entries());
     }

@@ -193,7 +193,8 @@ class UnitsTest {
         assertThatThrownBy(() -> d.withBursts(4096, 8192, 1)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> d.withPortals(List.of("no-port"))).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> d.withQueueDepth(0)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new IscsiSettings(1, List.of(), 1, 8192, 65536, 8192, 1, 1 << 20,
+        // RFC 7143 §13.12: 512 is the smallest MaxRecvDataSegmentLength (a session knob may go down to it)
+        assertThatThrownBy(() -> new IscsiSettings(1, List.of(), 1, 511, 65536, 8192, 1, 1 << 20,
                 Duration.ZERO, Duration.ZERO, Duration.ofSeconds(1), Map.of()))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new Chap("u", "s", java.util.Optional.of("t"), java.util.Optional.empty()))
