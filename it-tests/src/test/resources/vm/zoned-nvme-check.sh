@@ -168,7 +168,11 @@ fs_step() { # name dev step
       bounded $secs roundtrip btrfs "$dev"; rc=$?
       case $rc in
         0) fs "$name" "$step" OK "$limits; cp, sync, umount, drop caches, mount, md5sum" ;;
-        124) zoned_stats; fs "$name" "$step" STALL "$limits; no completion in $secs s" ;;
+        124) zoned_stats
+          # the zones as the target reports them: what btrfs holds open / closed (active) when it stalls
+          timeout 20 blkzone report "/dev/$dev" 2>/dev/null | grep -v 'zcond: 1(em)\|zcond: 0(nw)' | head -n 16 \
+            | sed 's/^/# zones: /' >&3
+          fs "$name" "$step" STALL "$limits; no completion in $secs s" ;;
         *) fs "$name" "$step" FAIL "$limits; $(dmesg | grep -i btrfs | tail -n 2 | tr '\n' ' ' | cut -c1-240)" ;;
       esac
       [ $rc = 124 ] && return 124
