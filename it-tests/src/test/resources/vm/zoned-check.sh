@@ -114,6 +114,10 @@ roundtrip() { # fstype dev [mount dev]: 8 MiB file: cp, sync, umount, drop cache
   echo "# $1: mount again" >&3; mount -t "$1" "/dev/$2" /mnt/t || return 1
   [ "$(md5sum </mnt/t/f | cut -d' ' -f1)" = "$(md5sum </tmp/f | cut -d' ' -f1)" ]
 }
+zone_conds() { # dev: how many zones are in each condition, one line
+  timeout 20 blkzone report "/dev/$1" 2>/dev/null | grep -o 'zcond: *[0-9]*([a-z]*)' | sed 's/zcond: *//' | sort \
+    | uniq -c | tr -s ' \n' ' '
+}
 zoned_stats() { # what btrfs says about its zones (7.x: active block groups in mountstats) and the limits it saw
   dmesg | grep -iE 'btrfs.*(zone|zoned)|f2fs.*(zone|zoned)' | tail -n 4 | sed 's/^/# dmesg: /' >&3
   sed -n '/mounted on \/mnt\/t/,/^device/p' /proc/self/mountstats 2>/dev/null | grep -v '^device' | head -n 20 \
@@ -146,7 +150,7 @@ fs_step() { # name dev step
       secs=400; [ "$step" = btrfs-stall ] && secs=150
       bounded $secs roundtrip btrfs "$dev"; rc=$?
       case $rc in
-        0) fs "$name" "$step" OK "$limits; cp, sync, umount, drop caches, mount, md5sum" ;;
+        0) fs "$name" "$step" OK "$limits; cp, sync, umount, drop caches, mount, md5sum; zones: $(zone_conds "$dev")" ;;
         124) zoned_stats
           # the zones as the target reports them: what btrfs holds open / closed (active) when it stalls
           timeout 20 blkzone report "/dev/$dev" 2>/dev/null | grep -v 'zcond: 1(em)\|zcond: 0(nw)' | head -n 16 \
