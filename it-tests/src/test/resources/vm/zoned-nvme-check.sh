@@ -107,7 +107,7 @@ done
 #   btrfs         mkfs.btrfs -O zoned (defaults: DUP metadata), mount, 8 MiB round trip
 #   btrfs-single  the same with -m single -d single
 #   btrfs-stall   defaults on a LUN btrfs gives 8 active zones: expected to stall in writeback (bounded 150 s)
-#   f2fs          mkfs.f2fs -m (+ -c ZONED with a brd RAM disk for metadata when the LUN has no conventional zone)
+#   f2fs          mkfs.f2fs -m (+ -c ZONED with a loop device in RAM for metadata when the LUN has no conventional zone)
 fs() { echo "FS $1 $2 $3 ${4:-}"; }
 bounded() { # SECONDS CMD...: rc of CMD, or 124 (after dumping the blocked tasks) when it still runs
   secs=$1; shift
@@ -168,15 +168,15 @@ fs_step() { # name dev step
         [ $rc = 124 ] && return 124; return 0
       fi
       zoned_stats
-      secs=400; [ "$step" = btrfs-stall ] && secs=150
-      bounded $secs roundtrip btrfs "$dev"; rc=$?
+      limit_s=400; [ "$step" = btrfs-stall ] && limit_s=150
+      bounded $limit_s roundtrip btrfs "$dev"; rc=$?
       case $rc in
         0) fs "$name" "$step" OK "$limits; cp, sync, umount, drop caches, mount, md5sum; zones: $(zone_conds "$dev")" ;;
         124) zoned_stats
           # the zones as the target reports them: what btrfs holds open / closed (active) when it stalls
           timeout 20 blkzone report "/dev/$dev" 2>/dev/null | grep -v 'zcond: 1(em)\|zcond: 0(nw)' | head -n 16 \
             | sed 's/^/# zones: /' >&3
-          fs "$name" "$step" STALL "$limits; no completion in $secs s" ;;
+          fs "$name" "$step" STALL "$limits; no completion in $limit_s s" ;;
         *) fs "$name" "$step" FAIL "$limits; $(dmesg | grep -i btrfs | tail -n 2 | tr '\n' ' ' | cut -c1-240)" ;;
       esac
       [ $rc = 124 ] && return 124
@@ -185,9 +185,15 @@ fs_step() { # name dev step
       /usr/bin/kmod modprobe f2fs 2>/dev/null
       main=$dev; extra=""
       if ! blkzone report -c 8 "/dev/$dev" 2>/dev/null | grep -q CONVENTIONAL; then
-        # no conventional zone (ZNS): f2fs keeps its metadata on a regular device, the zoned one joins with -c
-        [ -e /dev/ram0 ] || /usr/bin/kmod modprobe brd rd_nr=1 rd_size=262144
-        main=ram0; extra="-c /dev/$dev"
+        # no conventional zone (ZNS): f2fs keeps its metadata on a regular device (a loop device over a file in
+        # the guest's RAM; brd's /dev/ram0 did not appear on 7.3 without udev), the zoned one joins with -c
+        if [ -z "${META_LOOP:-}" ]; then
+          /usr/bin/kmod modprobe loop 2>/dev/null
+          dd if=/dev/zero of=/tmp/f2fs-meta.img bs=1M count=0 seek=256 2>/dev/null
+          META_LOOP=$(/usr/sbin/losetup -f --show /tmp/f2fs-meta.img 2>/tmp/losetup.out)
+          [ -n "$META_LOOP" ] || { fs "$name" f2fs FAIL "no loop device: $(head -c 120 /tmp/losetup.out)"; return 0; }
+        fi
+        main=${META_LOOP#/dev/}; extra="-c /dev/$dev"
       fi
       bounded 300 mkfs.f2fs -f -m $extra "/dev/$main" >/tmp/mkfs.out 2>&1; rc=$?
       if [ $rc != 0 ]; then
@@ -203,7 +209,7 @@ fs_step() { # name dev step
       zoned_stats
       bounded 400 roundtrip f2fs "$main"; rc=$?
       case $rc in
-        0) fs "$name" f2fs OK "$limits${extra:+; metadata on a brd RAM disk, $extra}; cp, sync, umount, drop caches, mount, md5sum" ;;
+        0) fs "$name" f2fs OK "$limits${extra:+; metadata on a loop device in guest RAM, $extra}; cp, sync, umount, drop caches, mount, md5sum" ;;
         124) fs "$name" f2fs STALL "$limits; no completion in 400 s" ;;
         *) fs "$name" f2fs FAIL "$limits; $(dmesg | grep -i f2fs | tail -n 2 | tr '\n' ' ' | cut -c1-240)" ;;
       esac
