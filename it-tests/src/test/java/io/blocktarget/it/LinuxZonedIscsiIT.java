@@ -64,7 +64,7 @@ class LinuxZonedIscsiIT {
                 // conventional zones: mkfs.f2fs -m wants 2 (16 KiB) and 3 (4 KiB, 1 GiB) for its metadata
                 new Lun("zoned-16k", 16384, 512 * MIB, 16 * MIB, 12 * MIB, 2, 8, true, true),
                 new Lun("zoned-4k", 4096, 1024 * MIB, 16 * MIB, 16 * MIB, 4, 16, true, true),
-                new Lun("zoned-64k", 65536, 256 * MIB, 16 * MIB, 16 * MIB, 0, 0, true, false)));
+                new Lun("zoned-64k", 65536, 256 * MIB, 16 * MIB, 16 * MIB, 0, 0, true, true)));
         if (BTRFS8) {
             luns.add(new Lun("zoned-a8", 4096, 512 * MIB, 16 * MIB, 16 * MIB, 2, 8, false, false));
         }

@@ -62,7 +62,7 @@ class LinuxZonedNvmeIT {
                 new Lun("zns-16k", 16384, 32 * MIB, 32 * MIB, 0, 0, 0, MIB, 1024 * MIB, true, true),
                 // capacity below the zone size, limits, a 256 KiB append limit (ZASL 6)
                 new Lun("zns-4k", 4096, 64 * MIB, 48 * MIB, 12, 14, 256 * 1024, 256 * 1024, 1024 * MIB, true, true),
-                new Lun("zns-64k", 65536, 16 * MIB, 16 * MIB, 0, 0, 0, MIB, 512 * MIB, true, false)));
+                new Lun("zns-64k", 65536, 16 * MIB, 16 * MIB, 0, 0, 0, MIB, 512 * MIB, true, true)));
         if (BTRFS8) {
             luns.add(new Lun("zns-a8", 4096, 16 * MIB, 16 * MIB, 8, 8, 0, MIB, 512 * MIB, false, false));
         }
