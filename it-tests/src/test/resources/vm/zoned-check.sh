@@ -86,7 +86,7 @@ done
 #   btrfs         mkfs.btrfs -O zoned (defaults: DUP metadata), mount, 8 MiB round trip
 #   btrfs-single  the same with -m single -d single
 #   btrfs-stall   defaults on a LUN btrfs gives 8 active zones: expected to stall in writeback (bounded 150 s)
-#   f2fs          mkfs.f2fs -m (+ -c ZONED with a loop device in RAM for metadata when the LUN has no conventional zone)
+#   f2fs          mkfs.f2fs -m (+ -c ZONED with a null_blk RAM disk for metadata when the LUN has no conventional zone)
 fs() { echo "FS $1 $2 $3 ${4:-}"; }
 bounded() { # SECONDS CMD...: rc of CMD, or 124 (after dumping the blocked tasks) when it still runs
   secs=$1; shift
@@ -164,13 +164,15 @@ fs_step() { # name dev step
       /usr/bin/kmod modprobe f2fs 2>/dev/null
       main=$dev; extra=""
       if ! blkzone report -c 8 "/dev/$dev" 2>/dev/null | grep -q CONVENTIONAL; then
-        # no conventional zone (ZNS): f2fs keeps its metadata on a regular device (a loop device over a file in
-        # the guest's RAM; brd's /dev/ram0 did not appear on 7.3 without udev), the zoned one joins with -c
+        # no conventional zone (ZNS): f2fs keeps its metadata on a regular device, the zoned one joins with -c.
+        # A memory-backed null_blk disk (7.3 without udev: brd's /dev/ram0 never appeared and losetup failed with
+        # "No such file or directory"; this variant has not run yet)
         if [ -z "${META_LOOP:-}" ]; then
-          /usr/bin/kmod modprobe loop 2>/dev/null
-          dd if=/dev/zero of=/tmp/f2fs-meta.img bs=1M count=0 seek=256 2>/dev/null
-          META_LOOP=$(/usr/sbin/losetup -f --show /tmp/f2fs-meta.img 2>/tmp/losetup.out)
-          [ -n "$META_LOOP" ] || { fs "$name" f2fs FAIL "no loop device: $(head -c 120 /tmp/losetup.out)"; return 0; }
+          [ -e /dev/nullb0 ] || /usr/bin/kmod modprobe null_blk nr_devices=1 gb=1 bs=4096 memory_backed=1 \
+            2>/tmp/nullb.out
+          n2=50; while [ ! -e /dev/nullb0 ] && [ $n2 -gt 0 ]; do sleep 0.1; n2=$((n2 - 1)); done
+          [ -e /dev/nullb0 ] || { fs "$name" f2fs FAIL "no null_blk disk: $(head -c 120 /tmp/nullb.out)"; return 0; }
+          META_LOOP=/dev/nullb0
         fi
         main=${META_LOOP#/dev/}; extra="-c /dev/$dev"
       fi
@@ -188,7 +190,7 @@ fs_step() { # name dev step
       zoned_stats
       bounded 400 roundtrip f2fs "$main"; rc=$?
       case $rc in
-        0) fs "$name" f2fs OK "$limits${extra:+; metadata on a loop device in guest RAM, $extra}; cp, sync, umount, drop caches, mount, md5sum" ;;
+        0) fs "$name" f2fs OK "$limits${extra:+; metadata on a memory-backed null_blk disk, $extra}; cp, sync, umount, drop caches, mount, md5sum" ;;
         124) fs "$name" f2fs STALL "$limits; no completion in 400 s" ;;
         *) fs "$name" f2fs FAIL "$limits; $(dmesg | grep -i f2fs | tail -n 2 | tr '\n' ' ' | cut -c1-240)" ;;
       esac
