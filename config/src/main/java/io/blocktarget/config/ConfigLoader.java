@@ -221,7 +221,7 @@ public final class ConfigLoader {
     /**
      * {@code lun} with the capacity {@code size} (as written in a config file: {@code 2GiB}): a positive multiple of
      * its physical block size. A file LUN's file is grown (or followed) by the server, so its present size does not
-     * bound the new one.
+     * bound the new one. A zoned LUN keeps its size ({@link #zonedResize}).
      *
      * @throws ConfigException naming the key {@code size}
      */
@@ -241,8 +241,21 @@ public final class ConfigLoader {
             throw new ConfigException(List.of(new ConfigProblem(file, 0, "size", size + what + "; allowed: "
                     + allowed)));
         }
+        if (lun.features().zoned().isPresent() && bytes != lun.size()) {
+            throw new ConfigException(List.of(zonedResize(lun)));
+        }
         return new LunConfig(lun.name(), lun.source(), lun.backend(), bytes, lun.logicalBlockSize(),
                 lun.physicalBlockSize(), lun.iscsi(), lun.nvme(), lun.readOnly(), lun.file(), lun.access(), lun.features());
+    }
+
+    /**
+     * The refusal of a new size for a zoned LUN (issue 13): its zones, write pointers and limits were laid out for
+     * the size it has, and initiators cache the zone count (Linux revalidates zones only on a rescan).
+     */
+    public static ConfigProblem zonedResize(LunConfig lun) {
+        return new ConfigProblem(ExportReader.source(lun), 0, "size", "a zoned LUN cannot be resized (zoned: its zone layout is fixed for"
+                + " the LUN's life); allowed: its present size " + Sizes.format(lun.size())
+                + ", or remove the LUN and add it with the new size");
     }
 
     /** Half of physical memory (of the container's limit, where the JVM sees one). */

@@ -79,6 +79,10 @@ final class LunChanges {
         JsonObject merged = mergePatch(document, patchKeys);
         List<LunConfig> others = without(current, name);
         LunConfig lun = validate(name, merged, others);
+        if (old.features().zoned().isPresent() && lun.features().zoned().isPresent() && lun.size() != old.size()) {
+            throw Problem.invalid("Invalid LUN definition",
+                    List.of(ConfigLoader.zonedResize(old)), false).failure();
+        }
         applyAndWrite(replace(current, lun), lun);
         LOG.log(Level.INFO, "control: changed LUN " + name);
         return lun;

@@ -245,14 +245,19 @@ final class NvmeFaults {
             case DATASET_MANAGEMENT -> IoKind.UNMAP;
             case VERIFY -> IoKind.VERIFY;
             case COPY -> IoKind.COPY;
+            case ZONE_APPEND -> IoKind.ZONE_APPEND;
+            case ZONE_MANAGEMENT_SEND, ZONE_MANAGEMENT_RECEIVE -> IoKind.ZONE_MANAGEMENT;
             default -> IoKind.OTHER;
         };
+        // a Zone Append is matched on the blocks it names from ZSLBA (where they land is known only once it runs)
         boolean addressed = switch (kind) {
-            case READ, WRITE, COMPARE, WRITE_ZEROES, VERIFY -> true;
+            case READ, WRITE, COMPARE, WRITE_ZEROES, VERIFY, ZONE_APPEND -> true;
             default -> opcode == NvmOpcode.WRITE_UNCORRECTABLE;
         };
-        // NVM Command Set §3.2: SLBA in CDW10..11, NLB (0's based) in CDW12 bits 15:0
-        long lba = addressed ? Integer.toUnsignedLong(sqe.cdw10()) | (long) sqe.cdw11() << 32 : -1;
+        // NVM Command Set §3.2 / ZNS §3.4.1: SLBA (ZSLBA) in CDW10..11, NLB (0's based) in CDW12 bits 15:0; Zone
+        // Management Send / Receive (ZNS §3.4.2-3) address a zone by SLBA and no blocks
+        boolean zone = kind == IoKind.ZONE_MANAGEMENT;
+        long lba = addressed || zone ? Integer.toUnsignedLong(sqe.cdw10()) | (long) sqe.cdw11() << 32 : -1;
         long blocks = addressed ? (sqe.cdw12() & 0xFFFF) + 1L : 0;
         return new FaultCommand(FaultCommand.Protocol.NVME, kind, sqe.opcode(), lba, blocks, controller.hostNqn(), qid);
     }

@@ -18,7 +18,8 @@ import io.netty.buffer.ByteBuf;
  * <p>Decoded (NVM Command Set §3.2): SLBA (CDW10..11) and NLB (CDW12 bits 15:0, 0's based) of Read, Write, Compare,
  * Write Zeroes, Verify and Write Uncorrectable, FUA (CDW12 bit 30) of those that have it; Dataset Management's ranges
  * (first range's SLBA, all ranges' length; Deallocate = CDW11 bit 2 makes it an unmap); Copy's SDLBA; FUSE
- * (Base §4.1 CDW0 bits 9:8).
+ * (Base §4.1 CDW0 bits 9:8). Zoned (ZNS §3.4): Zone Append as ZSLBA / NLB / FUA, recorded at the LBA its completion
+ * returns; Zone Management Send / Receive with their SLBA.
  */
 final class NvmeTrace implements NvmeCompletion {
     private final Tracer tracer;
@@ -102,6 +103,18 @@ final class NvmeTrace implements NvmeCompletion {
                 k = IoKind.COPY;
                 l = slba;
             }
+            case 0x7D -> {   // Zone Append (ZNS §3.4.1): ZSLBA, NLB and FUA where Write has them; see complete()
+                k = IoKind.ZONE_APPEND;
+                l = slba;
+                n = nlb;
+                if (fua) {
+                    f |= TraceRecord.FUA;
+                }
+            }
+            case 0x79, 0x7A -> {   // Zone Management Send / Receive (ZNS §3.4.3 / §3.4.2): SLBA, no blocks
+                k = IoKind.ZONE_MANAGEMENT;
+                l = slba;
+            }
             default -> {
                 // reservations and others: no LBA
             }
@@ -128,13 +141,19 @@ final class NvmeTrace implements NvmeCompletion {
             case 0x11 -> "Reservation Acquire";
             case 0x15 -> "Reservation Release";
             case 0x19 -> "Copy";
+            case 0x79 -> "Zone Management Send";
+            case 0x7A -> "Zone Management Receive";
+            case 0x7D -> "Zone Append";
             default -> String.format("0x%02X", opcode);
         };
     }
 
     @Override
     public void complete(NvmeStatus status, int dw0, int dw1, ByteBuf dataIn) {
-        tracer.record(arrival, TraceRecord.Protocol.NVME, initiator, connection, queue, cid, opcode, op, kind, lba,
+        // a Zone Append that succeeded records where its blocks went: the LBA in DW0 / DW1 (ZNS §3.4.1), not ZSLBA
+        long recorded = kind == IoKind.ZONE_APPEND && status.isSuccess()
+                ? Integer.toUnsignedLong(dw0) | (long) dw1 << 32 : lba;
+        tracer.record(arrival, TraceRecord.Protocol.NVME, initiator, connection, queue, cid, opcode, op, kind, recorded,
                 blocks, flags, queueDepth, status.name().replace('_', ' '), status.isSuccess(), -1, -1, -1,
                 status.sct().code(), status.sc(), status.dnr());
         done.complete(status, dw0, dw1, dataIn);

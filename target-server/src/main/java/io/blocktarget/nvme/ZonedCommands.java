@@ -1,7 +1,9 @@
 package io.blocktarget.nvme;
 
 import io.blocktarget.block.BlockError;
+import io.blocktarget.block.IoCallback;
 import io.blocktarget.block.Reservations;
+import io.blocktarget.block.fault.FaultBlockDevice;
 import io.blocktarget.block.zoned.Zone;
 import io.blocktarget.block.zoned.ZoneCondition;
 import io.blocktarget.block.zoned.Zones;
@@ -235,18 +237,26 @@ final class ZonedCommands {
         ByteBuf data = dataOut.slice(dataOut.readerIndex(), length);
         boolean fua = command.fua() || !controller.features().writeCacheEnabled();
         Subsystem stats = controller.subsystem();
+        // through the LUN's device fault rules (torn-write of kind zone-append) when its device applies them
+        FaultBlockDevice faulty = ns.device() instanceof FaultBlockDevice f ? f : null;
         // the blocks land somewhere in the zone: hold the whole zone against COMPARE AND WRITE / atomic ranges
-        ns.state().rangeLocks().acquireShared(zoneStart, zones.zoneSize(), lease ->
-                zones.append(index, data, fua, (lba, failure) -> {
-                    lease.release();
-                    if (failure != null) {
-                        io.fail(done, failure);
-                    } else {
-                        stats.writeCommands.increment();
-                        stats.bytesWritten.add(length);
-                        done.complete(NvmeStatus.SUCCESS, ZoneAppendCommand.assignedLbaDw0(lba),
-                                ZoneAppendCommand.assignedLbaDw1(lba), null);
-                    }
-                }));
+        ns.state().rangeLocks().acquireShared(zoneStart, zones.zoneSize(), lease -> {
+            IoCallback<Long> appended = (lba, failure) -> {
+                lease.release();
+                if (failure != null) {
+                    io.fail(done, failure);
+                } else {
+                    stats.writeCommands.increment();
+                    stats.bytesWritten.add(length);
+                    done.complete(NvmeStatus.SUCCESS, ZoneAppendCommand.assignedLbaDw0(lba),
+                            ZoneAppendCommand.assignedLbaDw1(lba), null);
+                }
+            };
+            if (faulty != null) {
+                faulty.append(zones, index, data, fua, appended);
+            } else {
+                zones.append(index, data, fua, appended);
+            }
+        });
     }
 }

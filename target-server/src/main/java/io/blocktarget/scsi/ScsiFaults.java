@@ -12,6 +12,7 @@ import io.blocktarget.protocol.scsi.CompareAndWriteCdb;
 import io.blocktarget.protocol.scsi.ExtendedCopyCdb;
 import io.blocktarget.protocol.scsi.PreFetchCdb;
 import io.blocktarget.protocol.scsi.ReadCdb;
+import io.blocktarget.protocol.scsi.ReportZonesCdb;
 import io.blocktarget.protocol.scsi.SenseData;
 import io.blocktarget.protocol.scsi.SenseKey;
 import io.blocktarget.protocol.scsi.SenseReason;
@@ -22,6 +23,7 @@ import io.blocktarget.protocol.scsi.VerifyCdb;
 import io.blocktarget.protocol.scsi.WriteAndVerifyCdb;
 import io.blocktarget.protocol.scsi.WriteCdb;
 import io.blocktarget.protocol.scsi.WriteSameCdb;
+import io.blocktarget.protocol.scsi.ZbcOutCdb;
 
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -224,6 +226,14 @@ final class ScsiFaults {
             case SynchronizeCacheCdb _ -> kind = IoKind.FLUSH;
             case UnmapCdb _ -> kind = IoKind.UNMAP;
             case ExtendedCopyCdb _ -> kind = IoKind.COPY;
+            case ReportZonesCdb c -> {
+                kind = IoKind.ZONE_MANAGEMENT;
+                lba = c.zoneStartLba();
+            }
+            case ZbcOutCdb c -> {
+                kind = IoKind.ZONE_MANAGEMENT;
+                lba = c.all() ? -1 : c.zoneId();
+            }
             default -> kind = IoKind.OTHER;
         }
         String port = task.nexus().initiatorPortName();

@@ -131,6 +131,12 @@ final class ScsiTrace implements ScsiCompletion {
                 }
             }
             case 0x83 -> k = IoKind.COPY;
+            case 0x94, 0x95 -> {   // ZBC OUT (ZONE ID), ZBC IN REPORT ZONES (ZONE START LBA): bytes 2..9 (ZBC-2 §5)
+                k = IoKind.ZONE_MANAGEMENT;
+                if (length >= 16) {
+                    l = cdb.getLong(at + 2);
+                }
+            }
             default -> {
                 // not an LBA command
             }

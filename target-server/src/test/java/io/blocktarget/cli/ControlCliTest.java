@@ -86,6 +86,13 @@ class ControlCliTest extends ControlCliHarness {
         assertThat(run("lun", "resize", "ram-16k", "--size", "20KiB")).isEqualTo(1);
         assertThat(err.toString()).startsWith("blocktarget lun resize: size: 20KiB is not a multiple of the physical"
                 + " block size 16 KiB");
+        assertThat(run("lun", "add", "z", "--backend", "ram", "--size", "512MiB", "--set", "zoned.zone-size=16MiB"))
+                .as(err.toString()).isZero();
+        applies = plane.applies();
+        assertThat(run("lun", "resize", "z", "--size", "1GiB")).isEqualTo(1);
+        assertThat(err.toString()).isEqualTo("blocktarget lun resize: size: a zoned LUN cannot be resized (zoned: its"
+                + " zone layout is fixed for the LUN's life); allowed: its present size 512 MiB, or remove the LUN and"
+                + " add it with the new size\n");
         assertThat(run("lun", "rm", "nope")).isEqualTo(1);
         assertThat(err.toString()).isEqualTo("blocktarget lun rm: no LUN named nope\n");
         assertThat(run("reload")).isEqualTo(1);

@@ -226,6 +226,28 @@ class ControlApiTest {
         assertProblem(post("/v1/luns/nope/resize", "{\"size\": \"2GiB\"}"), 404, null);
     }
 
+    /** Issue 13: a zoned LUN keeps its size; resize and a PATCH of size are 400 naming size, before any apply. */
+    @Test
+    void zonedLunCannotBeResized() throws Exception {
+        start(Optional.empty());
+        Response added = post("/v1/luns", "{\"name\": \"z\", \"backend\": \"ram\", \"size\": \"512MiB\","
+                + " \"logical-block-size\": \"4KiB\", \"zoned\": {\"zone-size\": \"16MiB\"}}");
+        assertThat(added.status()).as(added.body()).isEqualTo(201);
+        int applies = plane.applies();
+        for (Response r : List.of(post("/v1/luns/z/resize", "{\"size\": \"1GiB\"}"),
+                post("/v1/luns/z/resize", "{\"size\": \"496MiB\"}"),
+                fixture.call(HttpMethod.PATCH, "/v1/luns/z", new JsonObject("{\"size\": \"1GiB\"}")))) {
+            assertProblem(r, 400, "size");
+            assertThat(r.json().getString("detail")).isEqualTo("size: a zoned LUN cannot be resized (zoned: its zone"
+                    + " layout is fixed for the LUN's life); allowed: its present size 512 MiB, or remove the LUN and"
+                    + " add it with the new size");
+        }
+        assertThat(plane.applies()).isEqualTo(applies);
+        // its present size is no change; the same resize of a conventional LUN goes through
+        assertThat(post("/v1/luns/z/resize", "{\"size\": \"512MiB\"}").status()).isEqualTo(200);
+        assertThat(post("/v1/luns/ram-4k/resize", "{\"size\": \"2GiB\"}").status()).isEqualTo(200);
+    }
+
     @Test
     void patchCannotRenameAndIsValidatedLikeAFile() throws Exception {
         start(Optional.empty());

@@ -10,6 +10,8 @@ import io.blocktarget.block.fault.FaultRule;
 import io.blocktarget.block.fault.FaultStatus;
 import io.blocktarget.block.fault.FaultTrigger;
 import io.blocktarget.block.fault.LunFaults;
+import io.blocktarget.block.zoned.ZoneLayout;
+import io.blocktarget.block.zoned.ZonedBlockDevice;
 import io.blocktarget.protocol.scsi.ScsiStatus;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -122,6 +124,27 @@ class FaultRulesScsiTest {
                 fail(FaultStatus.Condition.NOT_READY));
         read(A, 0, 1).assertGood();
         read(B, 0, 1).assertCheck(0x2, 0x04, 0x00);
+    }
+
+    /** Issue 13: a rule of kind zone-management fails ZBC OUT and REPORT ZONES (ZBC-2 §5) and leaves writes alone. */
+    @Test
+    void zoneManagementRulesSelectTheZbcCommands() {
+        LunState zonedState = new LunState("zoned");
+        BlockDevice zoned = FaultBlockDevice.wrap(new ZonedBlockDevice(Scsi.ram("zoned", LBS, LBS, 64L * LBS),
+                ZoneLayout.of(16, 16)), zonedState.faults());
+        ScsiTarget zonedTarget = ScsiTargetDevices.createTargets(List.of(
+                new LogicalUnitSpec(Scsi.TARGET, 0, "zoned", zoned, zonedState))).get(Scsi.TARGET);
+        Scsi.ready(zonedTarget, A, 0);
+        zonedState.faults().add(new FaultRule("zm", FaultMatch.ANY.withKinds(EnumSet.of(IoKind.ZONE_MANAGEMENT)),
+                new FaultTrigger.Always(), fail(FaultStatus.Condition.NOT_READY)));
+        byte[] reset = java.nio.ByteBuffer.allocate(16).put((byte) 0x94).put((byte) 0x04).putLong(16).array();
+        byte[] report = java.nio.ByteBuffer.allocate(16).put((byte) 0x95).put((byte) 0x00).putLong(0).putInt(4096)
+                .array();
+        Scsi.run(zonedTarget, A, 0, reset, null).assertCheck(0x2, 0x04, 0x00);
+        Scsi.run(zonedTarget, A, 0, report, null).assertCheck(0x2, 0x04, 0x00);
+        Scsi.run(zonedTarget, A, 0, Scsi.ten(WRITE_10, 0, 16, 1), new byte[LBS]).assertGood();
+        assertThat(zoned.zones().orElseThrow().zone(1).writePointer()).isEqualTo(17);
+        zoned.close();
     }
 
     @Test

@@ -1,10 +1,18 @@
 package io.blocktarget.scsi;
 
 import io.blocktarget.block.InFlight;
+import io.blocktarget.block.IoKind;
 import io.blocktarget.block.LunState;
+import io.blocktarget.block.trace.TraceRecord;
+import io.blocktarget.block.trace.TraceRing;
 import io.blocktarget.block.trace.Tracer;
+import io.blocktarget.protocol.scsi.ScsiStatus;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -21,6 +29,41 @@ class ScsiTraceTest {
         assertThat(ScsiTrace.wrap(off, new InFlight(), command, done)).isNotSameAs(done);
         off.stopTrace();
         assertThat(ScsiTrace.wrap(off, new InFlight(), command, done)).isSameAs(done);
+    }
+
+    /** ZBC-2 §5: REPORT ZONES (ZBC IN 95h/00h) and ZBC OUT (94h) are zone-management at ZONE START LBA / ZONE ID. */
+    @Test
+    void zbcCommandsAreZoneManagementAtTheirZone() {
+        LunState state = new LunState("z");
+        Tracer tracer = new Tracer(16, 4096, 4096, 1 << 20);
+        state.startTrace(tracer);
+        byte[] report = ByteBuffer.allocate(16).put((byte) 0x95).put((byte) 0x00).putLong(0x8000).putInt(4096)
+                .array();
+        byte[] reset = ByteBuffer.allocate(16).put((byte) 0x94).put((byte) 0x04).putLong(0x10000).array();
+        long tag = 1;
+        for (byte[] cdb : List.of(report, reset)) {
+            ScsiCommand command = new ScsiCommand(Scsi.A, 0, Unpooled.wrappedBuffer(cdb), TaskAttribute.SIMPLE, tag++,
+                    0, null);
+            ScsiTrace.wrap(state, new InFlight(), command, response -> { })
+                    .complete(new ScsiResponse(ScsiStatus.GOOD, null, null, 0));
+        }
+        List<TraceRecord> records = new ArrayList<>();
+        tracer.ring().reader().poll(16, new TraceRing.Sink() {
+            @Override
+            public void record(TraceRecord record) {
+                records.add(record);
+            }
+
+            @Override
+            public void dropped(long count) {
+                throw new AssertionError("dropped " + count);
+            }
+        });
+        assertThat(records).extracting(TraceRecord::op).containsExactly("ZBC IN REPORT ZONES",
+                "ZBC OUT RESET WRITE POINTER");
+        assertThat(records).extracting(TraceRecord::kind).containsOnly(IoKind.ZONE_MANAGEMENT);
+        assertThat(records).extracting(TraceRecord::lba).containsExactly(0x8000L, 0x10000L);
+        assertThat(records).extracting(TraceRecord::blocks).containsOnly(0L);
     }
 
     @Test

@@ -6,6 +6,7 @@ import io.blocktarget.block.BlockIoException;
 import io.blocktarget.block.ForwardingBlockDevice;
 import io.blocktarget.block.IoCallback;
 import io.blocktarget.block.IoKind;
+import io.blocktarget.block.zoned.Zones;
 import io.netty.buffer.ByteBuf;
 
 /**
@@ -78,5 +79,33 @@ public final class FaultBlockDevice extends ForwardingBlockDevice {
         }
         ByteBuf prefix = data.slice(data.readerIndex(), (int) (persist << geometry().logicalBlockShift()));
         delegate.write(lba, prefix, fua, (ok, failure) -> callback.complete(null, failure != null ? failure : torn_));
+    }
+
+    /**
+     * Zone Append (ZNS §3.4.1) of the zone {@code zoneIndex} of {@code zones} (this device's), under the device rules
+     * of kind {@code zone-append}: an append does not pass {@link #write} (it lands at the write pointer, which only
+     * {@link Zones} knows), so the command set hands it here. A torn-write rule appends a prefix (the write pointer
+     * moves past it, as on a device that lost power mid-command) and fails with WRITE_ERROR; the rule is matched on
+     * the blocks the command names from the zone's start LBA.
+     */
+    public void append(Zones zones, int zoneIndex, ByteBuf data, boolean fua, IoCallback<Long> callback) {
+        long blocks = data.readableBytes() >>> geometry().logicalBlockShift();
+        long zslba = zones.zone(zoneIndex).start();
+        FaultHit hit = faults.deviceRules() ? faults.device(FaultCommand.device(IoKind.ZONE_APPEND, zslba, blocks))
+                : null;
+        if (hit == null || !(hit.action() instanceof FaultAction.TornWrite torn) || blocks == 0) {
+            zones.append(zoneIndex, data, fua, callback);
+            return;
+        }
+        long persist = torn.persistBlocks() == 0 ? blocks / 2 : Math.min(torn.persistBlocks(), blocks - 1);
+        if (persist <= 0) {
+            callback.complete(null, new BlockIoException(BlockError.WRITE_ERROR, "torn zone append: 0 of " + blocks
+                    + " blocks appended to the zone at LBA " + zslba + " (fault rule " + hit.rule().rule().id() + ")"));
+            return;
+        }
+        ByteBuf prefix = data.slice(data.readerIndex(), (int) (persist << geometry().logicalBlockShift()));
+        zones.append(zoneIndex, prefix, fua, (lba, failure) -> callback.complete(null, failure != null ? failure
+                : new BlockIoException(BlockError.WRITE_ERROR, "torn zone append: " + persist + " of " + blocks
+                        + " blocks appended at LBA " + lba + " (fault rule " + hit.rule().rule().id() + ")")));
     }
 }
