@@ -74,6 +74,8 @@ final class UringLoop implements IoUringIoHandle {
     private final Map<UringFileBlockDevice, FlushGroup> flushGroups = new IdentityHashMap<>();
     private IoRegistration registration;
     private State state = State.CLOSED;
+    /** IORING_OP_FSYNCs submitted, for tests of group commit. */
+    private long fsyncs;
 
     private UringLoop() {
         for (int i = 0; i < MAX_IN_FLIGHT; i++) {
@@ -165,6 +167,7 @@ final class UringLoop implements IoUringIoHandle {
             return;
         }
         Op op = take(device, Kind.FSYNC);
+        fsyncs++;
         op.group = group;
         group.inFlight = op;
         submit(op);
@@ -292,9 +295,15 @@ final class UringLoop implements IoUringIoHandle {
         }
     }
 
-    /** Slots in use, for tests. */
-    int inFlight() {
-        return MAX_IN_FLIGHT - freeCount;
+    /** Slots in use on the calling thread's loop, for tests. */
+    static int inFlightOnThisThread() {
+        UringLoop loop = CURRENT.get();
+        return MAX_IN_FLIGHT - loop.freeCount;
+    }
+
+    /** IORING_OP_FSYNCs the calling thread's loop submitted so far, for tests. */
+    static long fsyncsOnThisThread() {
+        return CURRENT.get().fsyncs;
     }
 
     /** One operation in flight; reused by its slot. */
