@@ -94,7 +94,7 @@ $meta[0] as $m
             "soak traffic: \($soak.iscsi) | \($soak.nvme)"] end)),
      met: (([$m.gc.max_pause_ms, $m.gc.poll.max_pause_ms] | map(select(. != null)) | all(. <= 10))
            and $soak != null and ($soak.heap_after_gc_mib.growth // 1e9) < 16 and ($soak.direct_mib.growth // 1e9) < 16
-           and ($soak.rss_mib.growth // 1e9) < 32)}
+           and ($soak.rss_mib.growth // 1e9) < 32)},
     ($rows | map(select(.target == "blocktarget-direct" and .ratio_vs_fio != null))) as $x
     | {goal: "O_DIRECT file LUN (io_uring event loops) >= 0.8x fio's io_uring engine on the same file (issue 15)",
        figures: (($x | map("\(rowname): \(.ratio_vs_fio)x"))
