@@ -31,6 +31,11 @@ $meta[0] as $m
             and .jobs == $r.jobs and .placement == $r.placement)][0]) as $t
         | if $t == null or $t.iops == null or $r.iops == null then null else ($r.iops.median / $t.iops.median | r2) end
       else null end)
+    # O_DIRECT file LUN (issue 15): blocktarget over the network / fio's io_uring engine on the same file
+    | .ratio_vs_fio = (if ($r.target | startswith("blocktarget-direct")) then
+        ([$rows[] | select(.target == "fio-io_uring" and .workload == $r.workload)][0]) as $f
+        | if $f == null or $f.iops == null or $r.iops == null then null else ($r.iops.median / $f.iops.median | r2) end
+      else null end)
     | .ratio_nvme_vs_iscsi = (if $r.proto == "nvme" then
         ([$rows[] | select(.target == $r.target and .proto == "iscsi" and .client == $r.client and .lun == $r.lun
             and .workload == $r.workload and .jobs == $r.jobs and .placement == $r.placement)][0]) as $i
@@ -95,6 +100,12 @@ $meta[0] as $m
             "soak traffic: \($soak.iscsi) | \($soak.nvme)"] end)),
      met: (([$m.gc.max_pause_ms, $m.gc.poll.max_pause_ms] | map(select(. != null)) | all(. <= 10))
            and $soak != null and ($soak.heap_after_gc_mib.growth // 1e9) < 16 and ($soak.direct_mib.growth // 1e9) < 16
-           and ($soak.rss_mib.growth // 1e9) < 32)}
+           and ($soak.rss_mib.growth // 1e9) < 32)},
+    ($rows | map(select(.target == "blocktarget-direct" and .ratio_vs_fio != null))) as $x
+    | {goal: "O_DIRECT file LUN (io_uring event loops) >= 0.8x fio's io_uring engine on the same file (issue 15)",
+       figures: (($x | map("\(rowname): \(.ratio_vs_fio)x"))
+         + ([$rows[] | select(.target == "blocktarget-direct-worker" and .ratio_vs_fio != null)]
+            | map("worker threads (io_uring off) \(rowname): \(.ratio_vs_fio)x"))),
+       met: allmet($x; .ratio_vs_fio >= 0.8)}
   ] as $goals
 | $m + {rows: $rows, goals: $goals}

@@ -16,8 +16,8 @@ def row:
      else "\(.iops | spread(k)) | \(.mibps.median | n1) | "
        + (if .p50us != null then "\(.p50us.median | n1) / \(.p99us.median | n1)"
           else "(mean \(.mean_lat_us.median | n1))" end)
-       + " | \(.cpu_us_per_io | spread(n1)) | \(.ratio_vs_tgtd // .ratio_nvme_vs_iscsi // "-" | tostring)"
-       + "\(if .ratio_nvme_vs_iscsi != null then " (vs iSCSI)" else "" end) | \(.loopback_fraction // "-") |"
+       + " | \(.cpu_us_per_io | spread(n1)) | \(.ratio_vs_tgtd // .ratio_vs_fio // .ratio_nvme_vs_iscsi // "-" | tostring)"
+       + "\(if .ratio_vs_tgtd == null and .ratio_vs_fio != null then " (vs fio)" elif .ratio_vs_tgtd == null and .ratio_nvme_vs_iscsi != null then " (vs iSCSI)" else "" end) | \(.loopback_fraction // "-") |"
      end)
   + (if .runs_failed > 0 and .iops != null then " \(.runs_failed) failed run(s): \(.errors | join("; "))" else "" end);
 def header:
@@ -77,6 +77,15 @@ def header:
       | "| \(.lun) | \(.client) | \(.proto) | \(wl) | \(.iops | spread(k)) | "
         + (if .p50us != null then "\(.p50us.median | n1) / \(.p99us.median | n1)" else "(mean \(.mean_lat_us.median | n1))" end)
         + " | \(.cpu_us_per_io | spread(n1)) | \(.ratio_vs_ram // "-" | tostring) |"),
+     ""
+   else empty end),
+  (if ([.rows[] | select(.lun == "direct-4k")] | length) > 0 then
+     "## O_DIRECT file LUN (issue 15): io_uring event loops, worker threads, fio io_uring on the same file",
+     "",
+     "One 4 KiB-block file LUN with `direct-io: true` on a disk file system. `blocktarget-direct`: the server as configured (event loops on io_uring, the LUN's reads / writes / fsyncs submitted on each loop's own ring); `blocktarget-direct-worker`: the same with `-Dblocktarget.io-uring=off` (epoll loops, I/O on worker threads: the path before issue 15); `fio-io_uring`: `fio --ioengine=io_uring --direct=1` on the same file, one job, the machine's limit (its CPU column is fio's own usr+sys per I/O). Ratio: IOPS / fio's.",
+     "",
+     header,
+     ($r.rows | map(select(.lun == "direct-4k")) | sort_by(wlorder, .target, .proto)[] | row),
      ""
    else empty end),
   "## All rows",

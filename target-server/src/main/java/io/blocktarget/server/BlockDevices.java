@@ -5,11 +5,13 @@ import io.blocktarget.block.BlockGeometry;
 import io.blocktarget.block.CountingBlockDevice;
 import io.blocktarget.block.UncorrectableBlockDevice;
 import io.blocktarget.block.file.FileBlockDevice;
+import io.blocktarget.block.file.UringFileBlockDevice;
 import io.blocktarget.block.nil.NullBlockDevice;
 import io.blocktarget.block.ram.MemoryBudget;
 import io.blocktarget.block.ram.RamBlockDevice;
 import io.blocktarget.block.zoned.ZoneLayout;
 import io.blocktarget.block.zoned.ZonedBlockDevice;
+import io.blocktarget.config.BackendKind;
 import io.blocktarget.config.FileBackendConfig;
 import io.blocktarget.config.LunConfig;
 
@@ -37,10 +39,18 @@ final class BlockDevices {
                 if (file.create() && parent != null && !Files.exists(parent)) {
                     Files.createDirectories(parent); // `create: true` makes the whole path, as mkdir -p would
                 }
-                yield FileBlockDevice.open(lun.name(), file.path(), geometry,
-                        new FileBlockDevice.Options(file.create(), file.directIo(), lun.readOnly()), fileIoExecutor);
+                // O_DIRECT files and block devices submit on their event loop's io_uring where it has one
+                yield UringFileBlockDevice.select(FileBlockDevice.open(lun.name(), file.path(), geometry,
+                        new FileBlockDevice.Options(file.create(), file.directIo(), lun.readOnly()), fileIoExecutor),
+                        file.directIo());
             }
         }));
+    }
+
+    /** True when {@code lun} is served best on io_uring event loops: an O_DIRECT file or a block device. */
+    static boolean wantsIoUring(LunConfig lun) {
+        return lun.backend() == BackendKind.FILE
+                && lun.file().map(f -> UringFileBlockDevice.wanted(f.path(), f.directIo())).orElse(false);
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.blocktarget.server;
 
 import io.blocktarget.block.BlockDevice;
+import io.blocktarget.block.file.UringFileBlockDevice;
 import io.blocktarget.block.ram.MemoryBudget;
 import io.blocktarget.config.BlocktargetConfig;
 import io.blocktarget.config.LunConfig;
@@ -76,6 +77,10 @@ public final class TargetServer {
     /** Event loops ≈ cores (DESIGN §3). */
     private final int eventLoops;
     private boolean polling;
+    /** The event loops run on Netty's io_uring transport (see {@link #startVertx}). */
+    private boolean uringLoops;
+    /** Where O_DIRECT / block device LUNs do their I/O, when the config has any. */
+    private Optional<String> fileIo = Optional.empty();
     /** The LUNs opened at start; from RUNNING on, {@link #registry} owns them. */
     private final List<Lun> luns = new ArrayList<>();
     private Registry registry;
@@ -129,10 +134,14 @@ public final class TargetServer {
         return memoryBudget;
     }
 
-    /** How connections are served, for the start-up log: transport, event loops, poll mode. */
+    /**
+     * How connections are served, for the start-up log: transport, event loops, poll mode, and where a config with
+     * O_DIRECT file or block device LUNs does their I/O (the io_uring transport's rings, or worker threads and why).
+     */
     public String threading() {
-        return (nativeTransport() ? "native transport, " : "NIO transport, ") + eventLoops
-                + (eventLoops == 1 ? " event loop" : " event loops") + (polling ? ", polling" : "");
+        return (uringLoops ? "io_uring transport, " : nativeTransport() ? "native transport, " : "NIO transport, ")
+                + eventLoops + (eventLoops == 1 ? " event loop" : " event loops") + (polling ? ", polling" : "")
+                + fileIo.map(how -> ", O_DIRECT file I/O " + how).orElse("");
     }
 
     /** True when Netty runs on epoll/io_uring rather than NIO. */
@@ -187,8 +196,18 @@ public final class TargetServer {
             LOG.log(Level.WARNING, "poll mode with " + eventLoops + " event loops on " + cpus
                     + " CPUs: spinning loops share cores; set event-loops to at most " + cpus);
         }
+        // io_uring event loops only where a LUN submits file I/O on them (issue 15): every other config keeps the
+        // epoll transport it always had. Poll mode spins on epoll, so its O_DIRECT LUNs take worker threads.
+        boolean wantUring = config.luns().stream().anyMatch(BlockDevices::wantsIoUring);
+        Optional<String> uringCause = poll ? Optional.of("poll mode runs on epoll") : UringFileBlockDevice.unavailability();
+        uringLoops = wantUring && uringCause.isEmpty();
+        if (wantUring) {
+            fileIo = Optional.of(uringLoops ? "on the event loops' io_uring"
+                    : "on worker threads (io_uring: " + uringCause.get() + ")");
+        }
         vertx = poll
                 ? Vertx.builder().with(options).withTransport(PollingEpollTransport.create()).build()
+                : uringLoops ? Vertx.builder().with(options).withTransport(UringTransport.create()).build()
                 : Vertx.vertx(options);
         if (!vertx.isNativeTransportEnabled()) {
             LOG.log(Level.WARNING, "native transport unavailable, using NIO: " + vertx.unavailableNativeTransportCause());
