@@ -3,6 +3,7 @@ package io.blocktarget.server;
 import io.blocktarget.block.BlockDevice;
 import io.blocktarget.block.BlockGeometry;
 import io.blocktarget.block.CountingBlockDevice;
+import io.blocktarget.block.FlushDroppingBlockDevice;
 import io.blocktarget.block.UncorrectableBlockDevice;
 import io.blocktarget.block.file.FileBlockDevice;
 import io.blocktarget.block.nil.NullBlockDevice;
@@ -26,8 +27,10 @@ final class BlockDevices {
     static BlockDevice open(LunConfig lun, MemoryBudget budget, Executor fileIoExecutor) throws IOException {
         BlockGeometry geometry = new BlockGeometry(lun.logicalBlockSize(), lun.physicalBlockSize(), lun.blockCount());
         // every backend keeps an uncorrectable-block set (NVMe Write Uncorrectable; SCSI reads see it too), and is
-        // counted outermost (per-LUN metrics see every outcome, the uncorrectable reads included)
-        return CountingBlockDevice.wrap(UncorrectableBlockDevice.wrap(switch (lun.backend()) {
+        // counted outermost (per-LUN metrics see every outcome, the uncorrectable reads included); the test-only
+        // switch that makes flush and FUA no-ops (LinuxDurabilityIT's control run) sits right on the backend
+        return CountingBlockDevice.wrap(UncorrectableBlockDevice.wrap(FlushDroppingBlockDevice.wrapIfNamed(
+                switch (lun.backend()) {
             case RAM -> zoned(lun, new RamBlockDevice(lun.name(), geometry, lun.readOnly(), budget));
             case NULL -> new NullBlockDevice(lun.name(), geometry, lun.readOnly());
             case FILE -> {
@@ -40,7 +43,7 @@ final class BlockDevices {
                 yield FileBlockDevice.open(lun.name(), file.path(), geometry,
                         new FileBlockDevice.Options(file.create(), file.directIo(), lun.readOnly()), fileIoExecutor);
             }
-        }));
+        }, System.getProperty(FlushDroppingBlockDevice.PROPERTY))));
     }
 
     /**
