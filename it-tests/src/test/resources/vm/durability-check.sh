@@ -42,7 +42,7 @@ until_ok() {
   done
   return 1
 }
-/usr/bin/kmod modprobe loop || { check guest modprobe-loop 1; exit 1; }
+modprobe loop || { check guest modprobe-loop 1; exit 1; }
 mkdir -p /mnt
 
 attach_image() { # lun -> mounts /mnt/<lun>; rc
