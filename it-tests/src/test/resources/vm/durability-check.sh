@@ -34,11 +34,11 @@ check() { # name what rc [detail]
   if [ "$3" = 0 ]; then echo "CHECK $1 $2 OK ${4:-}"; else echo "CHECK $1 $2 FAIL ${4:-}"; fi
 }
 # until_ok SECONDS CMD...: runs CMD every 0.2 s until it succeeds or SECONDS pass
-until_ok() {
-  n=$(( $1 * 5 )); shift
-  while [ "$n" -gt 0 ]; do
+until_ok() {  # (its counter is not called n: the callers' loops use n)
+  _tries=$(( $1 * 5 )); shift
+  while [ "$_tries" -gt 0 ]; do
     "$@" >/dev/null 2>&1 && return 0
-    n=$((n - 1)); sleep 0.2
+    _tries=$((_tries - 1)); sleep 0.2
   done
   return 1
 }
