@@ -1,5 +1,7 @@
 # Aggregates bench/run's raw measurements (one object per run, slurped with -s) into report.json:
-# medians and min..max per row, ratios blocktarget / tgtd and NVMe / iSCSI, fraction of the loopback
+# medians and min..max per row, ratios blocktarget / tgtd (stock and tuned limits; null LUN / tgtd null LUN),
+# poll mode / default mode (never poll / tgtd: a spinning core against a sleeping tgtd says little) and
+# NVMe / iSCSI, the negotiated keys of every run's connections, fraction of the loopback
 # TCP limit, and the goals of issue 5 evaluated from the figures. $meta[0] is raw/meta.json.
 def median: sort | length as $n | if $n == 0 then null
   elif $n % 2 == 1 then .[($n - 1) / 2] else (.[$n / 2 - 1] + .[$n / 2]) / 2 end;
@@ -18,7 +20,8 @@ $meta[0] as $m
        p50us: ($ok | map(.p50us) | stats), p99us: ($ok | map(.p99us) | stats), p999us: ($ok | map(.p999us) | stats),
        # Little's law: requests in flight / IOPS; the only latency iscsi-perf gives
        mean_lat_us: ($ok | map(1e6 * $f.qd * $f.jobs / .iops) | stats),
-       cpu_us_per_io: ($ok | map(.cpu_us_per_io) | stats)}
+       cpu_us_per_io: ($ok | map(.cpu_us_per_io) | stats),
+       negotiated: ($runs | map(.negotiated // null))}
     | .loopback_fraction = (if .bs >= 131072 and .mibps != null then
         ($m.limits.iperf3_gbps[.placement]) as $g
         | if ($g // 0) > 0 then (.mibps.median * 1048576 * 8 / 1e9 / $g | . * 1000 | round / 1000) else null end
@@ -26,10 +29,18 @@ $meta[0] as $m
   )) as $rows
 | ($rows | map(
     . as $r
-    | .ratio_vs_tgtd = (if ($r.target | startswith("blocktarget")) and $r.proto == "iscsi" and $r.lun == "ram-4k" then
-        ([$rows[] | select(.target == "tgtd" and .client == $r.client and .workload == $r.workload
-            and .jobs == $r.jobs and .placement == $r.placement)][0]) as $t
-        | if $t == null or $t.iops == null or $r.iops == null then null else ($r.iops.median / $t.iops.median | r2) end
+    | def vs($t; $l): ([$rows[] | select(.target == $t and .lun == $l and .client == $r.client and .workload == $r.workload
+            and .jobs == $r.jobs and .placement == $r.placement)][0]) as $o
+        | if $o == null or $o.iops == null or $r.iops == null then null else ($r.iops.median / $o.iops.median | r2) end;
+      .ratio_vs_tgtd = (if $r.target == "blocktarget" and $r.proto == "iscsi" and $r.lun == "ram-4k" then vs("tgtd"; "tgtd-4k")
+        else null end)
+    | .ratio_vs_tuned_tgtd = (if $r.target == "blocktarget" and $r.proto == "iscsi" and $r.lun == "ram-4k" then vs("tgtd-tuned"; "tgtd-4k")
+        elif $r.target == "blocktarget" and $r.proto == "iscsi" and $r.lun == "null-4k" then vs("tgtd-tuned"; "tgtd-null")
+        else null end)
+    | .ratio_poll_vs_default = (if $r.target == "blocktarget-poll" then
+        ([$rows[] | select(.target == "blocktarget" and .proto == $r.proto and .lun == $r.lun and .client == $r.client
+            and .workload == $r.workload and .jobs == $r.jobs and .placement == $r.placement)][0]) as $d
+        | if $d == null or $d.iops == null or $r.iops == null then null else ($r.iops.median / $d.iops.median | r2) end
       else null end)
     # O_DIRECT file LUN (issue 15): blocktarget over the network / fio's io_uring engine on the same file
     | .ratio_vs_fio = (if ($r.target | startswith("blocktarget-direct")) then

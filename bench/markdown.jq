@@ -16,12 +16,18 @@ def row:
      else "\(.iops | spread(k)) | \(.mibps.median | n1) | "
        + (if .p50us != null then "\(.p50us.median | n1) / \(.p99us.median | n1)"
           else "(mean \(.mean_lat_us.median | n1))" end)
-       + " | \(.cpu_us_per_io | spread(n1)) | \(.ratio_vs_tgtd // .ratio_vs_fio // .ratio_nvme_vs_iscsi // "-" | tostring)"
-       + "\(if .ratio_vs_tgtd == null and .ratio_vs_fio != null then " (vs fio)" elif .ratio_vs_tgtd == null and .ratio_nvme_vs_iscsi != null then " (vs iSCSI)" else "" end) | \(.loopback_fraction // "-") |"
+       + " | \(.cpu_us_per_io | spread(n1)) | "
+       + (if .ratio_nvme_vs_iscsi != null then "\(.ratio_nvme_vs_iscsi) (vs iSCSI)"
+          elif .ratio_poll_vs_default != null then "\(.ratio_poll_vs_default) (poll / default)"
+          elif .ratio_vs_tgtd != null or .ratio_vs_tuned_tgtd != null then
+            "\(.ratio_vs_tgtd // "-") / \(.ratio_vs_tuned_tgtd // "-") (stock / tuned)"
+          elif .ratio_vs_fio != null then "\(.ratio_vs_fio) (vs fio)"
+          else "-" end)
+       + " | \(.loopback_fraction // "-") |"
      end)
   + (if .runs_failed > 0 and .iops != null then " \(.runs_failed) failed run(s): \(.errors | join("; "))" else "" end);
 def header:
-  "| target | client | proto | LBS | workload | conns | placement | IOPS median (min–max) | MiB/s | p50 / p99 µs | target CPU µs/IO median (min–max) | ratio bt/tgtd | 128k / loopback |",
+  "| target | client | proto | LBS | workload | conns | placement | IOPS median (min–max) | MiB/s | p50 / p99 µs | target CPU µs/IO median (min–max) | ratio bt/tgtd stock / tuned | 128k / loopback |",
   "|---|---|---|---|---|---|---|---|---|---|---|---|---|";
 
 . as $r
@@ -33,18 +39,33 @@ def header:
   "- Machine: \(.machine.cpus) CPUs (\(.machine.cpu)), Linux \(.machine.kernel), \(.machine.jdk); tgt \(.machine.tgt), libiscsi \(.machine.libiscsi).",
   "- Load average (1/5/15 min) at start \(.machine.load_start), at end \(.machine.load_end) — other work on the machine shares the 2 cores.",
   "- Limits measured in this run: loopback TCP (iperf3, 1 stream, median of \(.limits.iperf3_samples_gbps.unpinned // [1] | length) sample(s) over the run) \(.limits.iperf3_gbps.unpinned) Gbit/s unpinned, \(.limits.iperf3_gbps.pinned) Gbit/s pinned (server CPU0, client CPU1); memory copy \(.limits.memcopy_gbps) GB/s (one thread, `MemorySegment.copy`, 256 MiB buffers).",
-  "- Targets: blocktarget RAM LUNs of \(.lun_mib) MiB (LBS 512 B, 4 KiB, 16 KiB, 64 KiB) and a null LUN; tgtd: one \(.lun_mib) MiB file in /dev/shm, 4 KiB blocks, bs rdwr. RAM LUN prefill: \(.prefill).",
+  "- Targets: blocktarget RAM LUNs of \(.lun_mib) MiB (LBS 512 B, 4 KiB, 16 KiB, 64 KiB) and a null LUN; tgtd: one \(.lun_mib) MiB file in /dev/shm, 4 KiB blocks, bs rdwr, served twice: `tgtd` with tgtd's stock limits and `tgtd-tuned` (\(.tgtd_offers.tuning // "-"), via `tgtadm --op update --mode target`), which also has a bs null LUN (`tgtd-null`). RAM LUN prefill: \(.prefill).",
+  "- Negotiated keys: every row of report.json holds, per run, the sessions as blocktarget's control API reports them (`negotiated.server`) and the keys the load generator negotiated (`negotiated.client`); for tgtd, which shows no per-connection values, its target's offer.",
   "- Clients: libiscsi `iscsi-perf` (reads; no latency histogram, so QD1 latency is shown as the mean from IOPS), `scripts/loadgen` (\(.loadgen)).",
   "- CPU µs/IO: utime+stime of the target process (all threads, /proc/PID/stat) over a window inside the measurement, divided by the I/Os in that window.",
-  "- Ratio column: blocktarget / tgtd IOPS for the same client, workload, connections and placement; on NVMe rows NVMe/TCP / iSCSI of blocktarget with the load generator.",
+  "- Ratio column: blocktarget / tgtd IOPS for the same client, workload, connections and placement, against tgtd's stock and tuned limits (null LUN rows: against tgtd's null LUN); on NVMe rows NVMe/TCP / iSCSI of blocktarget with the load generator; poll-mode rows poll / default mode (a spinning core is not compared with a sleeping tgtd).",
   "",
   "## Summary: 4 KiB LUN, 1 connection, target CPU0 / client CPU1 (median IOPS)",
   "",
   summary_table(1; "pinned"),
   "",
+  "## Summary: 4 KiB LUN, 1 connection, unpinned (median IOPS)",
+  "",
+  summary_table(1; "unpinned"),
+  "",
+  "## Null LUNs: the protocol engines without a backend (1 connection, median IOPS)",
+  "",
+  "blocktarget's null LUN against tgtd's bs null LUN on the tuned target. Target CPU0 / client CPU1:",
+  "",
+  null_table("pinned"),
+  "",
+  "Unpinned:",
+  "",
+  null_table("unpinned"),
+  "",
   "## Poll mode: 4 KiB LUN, 1 connection, target CPU0 / client CPU1 (median IOPS)",
   "",
-  "A second blocktarget with `poll: true` and `event-loops: 1` in blocktarget.yaml, started on CPU 0: its event loop spins on `epoll_wait` instead of sleeping, as SPDK's reactors poll. It keeps CPU 0 fully busy, so it is SIGSTOPped outside its own measurements, and its CPU µs/IO column is the whole core by design. × = poll / tgtd.",
+  "A second blocktarget with `poll: true` and `event-loops: 1` in blocktarget.yaml, started on CPU 0: its event loop spins on `epoll_wait` instead of sleeping, as SPDK's reactors poll. It keeps CPU 0 fully busy, so it is SIGSTOPped outside its own measurements, and its CPU µs/IO column is the whole core by design. × = poll / default mode (no ratio against tgtd, which sleeps).",
   "",
   poll_table(1),
   "",

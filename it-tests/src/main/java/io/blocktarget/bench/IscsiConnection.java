@@ -150,6 +150,13 @@ final class IscsiConnection extends Connection {
         ctx.executor().execute(() -> limits = next);
     }
 
+    /** The keys the target answered during login (the negotiated values), sorted, as {@code K=V} separated by spaces. */
+    String negotiatedKeys() {
+        StringBuilder b = new StringBuilder();
+        new java.util.TreeMap<>(negotiated).forEach((k, v) -> b.append(b.isEmpty() ? "" : " ").append(k).append('=').append(v));
+        return b.toString();
+    }
+
     private int number(String key, int fallback) {
         String v = negotiated.get(key);
         return v == null || !v.chars().allMatch(Character::isDigit) || v.isEmpty() ? fallback : Integer.parseInt(v);

@@ -200,6 +200,9 @@ public final class LoadGen {
             IscsiConnection c = open(new IscsiConnection(identity(job), options.blockSize(), options.name(),
                     options.lun(), job, options.digests()));
             c.login();
+            // one line per session (bench/run records every connection's keys in its report): what the target
+            // answered to our offers, i.e. the negotiated values (RFC 7143 §6.2)
+            System.err.println("loadgen: negotiated " + identity(job) + ": " + c.negotiatedKeys());
             c.clearUnitAttention();
             geometry = c.readCapacity();
         }

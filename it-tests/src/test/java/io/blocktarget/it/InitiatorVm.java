@@ -82,8 +82,17 @@ final class InitiatorVm implements AutoCloseable {
      */
     Result runGuest(Path guestScript, Map<String, String> env, String kernel, Duration timeout)
             throws IOException, InterruptedException {
+        return runGuest(guestScript, env, kernel, timeout, null);
+    }
+
+    /** As {@link #runGuest(Path, Map, String, Duration)}, with host directory {@code share} at /share (run.sh --share). */
+    Result runGuest(Path guestScript, Map<String, String> env, String kernel, Duration timeout, Path share)
+            throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>(List.of(VM_DIR.resolve("run.sh").toString(),
                 "--netns", namespace, "--kernel", kernel, "--timeout", Long.toString(timeout.toSeconds() - 60)));
+        if (share != null) {
+            cmd.addAll(List.of("--share", share.toAbsolutePath().toString()));
+        }
         env.forEach((k, v) -> cmd.addAll(List.of("--env", k + "=" + v)));
         cmd.add(guestScript.toAbsolutePath().toString());
         Result result = run(cmd, timeout);

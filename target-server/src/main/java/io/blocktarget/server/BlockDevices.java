@@ -3,6 +3,7 @@ package io.blocktarget.server;
 import io.blocktarget.block.BlockDevice;
 import io.blocktarget.block.BlockGeometry;
 import io.blocktarget.block.CountingBlockDevice;
+import io.blocktarget.block.FlushDroppingBlockDevice;
 import io.blocktarget.block.UncorrectableBlockDevice;
 import io.blocktarget.block.file.FileBlockDevice;
 import io.blocktarget.block.file.UringFileBlockDevice;
@@ -28,8 +29,10 @@ final class BlockDevices {
     static BlockDevice open(LunConfig lun, MemoryBudget budget, Executor fileIoExecutor) throws IOException {
         BlockGeometry geometry = new BlockGeometry(lun.logicalBlockSize(), lun.physicalBlockSize(), lun.blockCount());
         // every backend keeps an uncorrectable-block set (NVMe Write Uncorrectable; SCSI reads see it too), and is
-        // counted outermost (per-LUN metrics see every outcome, the uncorrectable reads included)
-        return CountingBlockDevice.wrap(UncorrectableBlockDevice.wrap(switch (lun.backend()) {
+        // counted outermost (per-LUN metrics see every outcome, the uncorrectable reads included); the test-only
+        // switch that makes flush and FUA no-ops (LinuxDurabilityIT's control run) sits right on the backend
+        return CountingBlockDevice.wrap(UncorrectableBlockDevice.wrap(FlushDroppingBlockDevice.wrapIfNamed(
+                switch (lun.backend()) {
             case RAM -> zoned(lun, new RamBlockDevice(lun.name(), geometry, lun.readOnly(), budget));
             case NULL -> new NullBlockDevice(lun.name(), geometry, lun.readOnly());
             case FILE -> {
@@ -44,7 +47,7 @@ final class BlockDevices {
                         new FileBlockDevice.Options(file.create(), file.directIo(), lun.readOnly()), fileIoExecutor),
                         file.directIo());
             }
-        }));
+        }, System.getProperty(FlushDroppingBlockDevice.PROPERTY))));
     }
 
     /** True when {@code lun} is served best on io_uring event loops: an O_DIRECT file or a block device. */
