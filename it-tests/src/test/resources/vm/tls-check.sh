@@ -42,10 +42,11 @@ keyrings=.nvme
 
 [authenticate.server]
 CONF
-if ! pgrep -x tlshd >/dev/null 2>&1; then
+tlshd_running() { for c in /proc/[0-9]*/comm; do [ "$(cat "$c" 2>/dev/null)" = tlshd ] && return 0; done; return 1; }
+if ! tlshd_running; then
   tlshd -s -c /tmp/tlshd.conf >/tmp/tlshd.log 2>&1 &
 fi
-until_ok 10 pgrep -x tlshd; check tlshd running $?
+until_ok 10 tlshd_running; check tlshd running $?
 
 # --- the right PSK: handshake, Connect, fio verify over TLS ---------------------------------
 timeout 30 nvme check-tls-key --hostnqn="$HOST" --subsysnqn="$SUB" --keydata="$KEY" --identity=1 --insert \
