@@ -103,6 +103,7 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        sender.readStarted();
         if (state == ConnectionState.CLOSING || !(msg instanceof Inbound in)) {
             release(msg);
             return;
@@ -142,6 +143,18 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
         }
     }
 
+    /** The socket read burst is over: the completions it produced go out together (PduSender). */
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        sender.readComplete();
+        ctx.fireChannelReadComplete();
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        sender.release();
+    }
+
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         close(Level.INFO, "disconnected");
@@ -160,7 +173,7 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
         // at most one R2T per command at a time; digests are granted exactly as requested.
         transitionTo(ConnectionState.AWAIT_CONNECT);
         sender.send(ICResp.answering(req, 0, limits.maxH2CDataBytes()));
-        sender = new PduSender(ctx, req.controllerSendOptions());
+        sender = sender.withOptions(req.controllerSendOptions());
         decoder.framing(decoder.framing().established(new PduOptions(req.hdgstEnable(), req.ddgstEnable(), 0)));
     }
 
