@@ -28,6 +28,7 @@ import io.blocktarget.protocol.nvmetcp.TermReq;
 import io.blocktarget.transport.tcp.PeerLogLimiter;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.util.ReferenceCountUtil;
@@ -53,6 +54,12 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
     private static final int SQHD_FLOW_CONTROL_DISABLED = 0xFFFF;
     /** Outbound bytes at which reading pauses (high) and resumes (low): a few large reads in flight. */
     static final WriteBufferWaterMark WRITE_BUFFER = new WriteBufferWaterMark(1 << 20, 4 << 20);
+    /**
+     * Socket reads of up to 256 KiB (Netty's adaptive default stops at 64 KiB): a host's burst of 32 in-capsule
+     * 4 KiB writes (133 KB) or a 128 KiB write's data then takes one recvfrom instead of three (strace, issue 17:
+     * 0.094 recvfrom per 4 KiB write at QD32, 2.1 per 128 KiB write); small PDUs still get small buffers.
+     */
+    static final AdaptiveRecvByteBufAllocator RECEIVE_BUFFER = new AdaptiveRecvByteBufAllocator(64, 2048, 256 * 1024);
 
     private final NvmeTarget target;
     private final NvmeLimits limits;
@@ -89,6 +96,7 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
         this.ctx = ctx;
         this.sender = new PduSender(ctx, PduOptions.NONE);
         ctx.channel().config().setWriteBufferWaterMark(WRITE_BUFFER);
+        ctx.channel().config().setRecvByteBufAllocator(RECEIVE_BUFFER);
     }
 
     /**
