@@ -21,7 +21,8 @@ $meta[0] as $m
        # Little's law: requests in flight / IOPS; the only latency iscsi-perf gives
        mean_lat_us: ($ok | map(1e6 * $f.qd * $f.jobs / .iops) | stats),
        cpu_us_per_io: ($ok | map(.cpu_us_per_io) | stats),
-       negotiated: ($runs | map(.negotiated // null))}
+       negotiated: ($runs | map(.negotiated // null)),
+       client_cpu_us_per_io: ($ok | map(.client_cpu_us_per_io) | stats)}
     | .loopback_fraction = (if .bs >= 131072 and .mibps != null then
         ($m.limits.iperf3_gbps[.placement]) as $g
         | if ($g // 0) > 0 then (.mibps.median * 1048576 * 8 / 1e9 / $g | . * 1000 | round / 1000) else null end

@@ -12,11 +12,11 @@ def met: if . == true then "met" elif . == false then "not met" elif type == "st
 def place: if . == "pinned" then "target CPU0, client CPU1" else "unpinned" end;
 def row:
   "| \(.target) | \(.client) | \(.proto) | \(.lbs | lbs) | \(wl) | \(.jobs) | \(.placement) | "
-  + (if .iops == null then "FAILED: \(.errors | join("; ")) | | | | | | |"
+  + (if .iops == null then "FAILED: \(.errors | join("; ")) | | | | | | | |"
      else "\(.iops | spread(k)) | \(.mibps.median | n1) | "
        + (if .p50us != null then "\(.p50us.median | n1) / \(.p99us.median | n1)"
           else "(mean \(.mean_lat_us.median | n1))" end)
-       + " | \(.cpu_us_per_io | spread(n1)) | "
+       + " | \(.cpu_us_per_io | spread(n1)) | \(.client_cpu_us_per_io | spread(n1)) | "
        + (if .ratio_nvme_vs_iscsi != null then "\(.ratio_nvme_vs_iscsi) (vs iSCSI)"
           elif .ratio_poll_vs_default != null then "\(.ratio_poll_vs_default) (poll / default)"
           elif .ratio_vs_tgtd != null or .ratio_vs_tuned_tgtd != null then
@@ -27,8 +27,8 @@ def row:
      end)
   + (if .runs_failed > 0 and .iops != null then " \(.runs_failed) failed run(s): \(.errors | join("; "))" else "" end);
 def header:
-  "| target | client | proto | LBS | workload | conns | placement | IOPS median (min–max) | MiB/s | p50 / p99 µs | target CPU µs/IO median (min–max) | ratio bt/tgtd stock / tuned | 128k / loopback |",
-  "|---|---|---|---|---|---|---|---|---|---|---|---|---|";
+  "| target | client | proto | LBS | workload | conns | placement | IOPS median (min–max) | MiB/s | p50 / p99 µs | target CPU µs/IO median (min–max) | client CPU µs/IO | ratio bt/tgtd stock / tuned | 128k / loopback |",
+  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|";
 
 . as $r
 | "# blocktarget vs tgtd — benchmark \(.date)",
@@ -43,6 +43,7 @@ def header:
   "- Negotiated keys: every row of report.json holds, per run, the sessions as blocktarget's control API reports them (`negotiated.server`) and the keys the load generator negotiated (`negotiated.client`); for tgtd, which shows no per-connection values, its target's offer.",
   "- Clients: libiscsi `iscsi-perf` (reads; no latency histogram, so QD1 latency is shown as the mean from IOPS), `scripts/loadgen` (\(.loadgen)).",
   "- CPU µs/IO: utime+stime of the target process (all threads, /proc/PID/stat) over a window inside the measurement, divided by the I/Os in that window.",
+  "- Client CPU µs/IO: the load generator's own CPU time (all its threads) over its measurement window per I/O (`clientcpuus` of its summary line; \"-\" for iscsi-perf). Who limited a row: the side whose CPU µs/IO × IOPS is near one core (1e6 µs/s) — with both well below, the wait is in between (wake-ups, round trips).",
   "- Ratio column: blocktarget / tgtd IOPS for the same client, workload, connections and placement, against tgtd's stock and tuned limits (null LUN rows: against tgtd's null LUN); on NVMe rows NVMe/TCP / iSCSI of blocktarget with the load generator; poll-mode rows poll / default mode (a spinning core is not compared with a sleeping tgtd).",
   "",
   "## Summary: 4 KiB LUN, 1 connection, target CPU0 / client CPU1 (median IOPS)",

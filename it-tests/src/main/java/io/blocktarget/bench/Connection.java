@@ -103,7 +103,7 @@ abstract class Connection extends ByteToMessageDecoder {
         ctx.executor().execute(() -> {
             pending = answer;
             send.run();
-            ctx.flush();
+            flushBatch();
         });
         try {
             return answer.get(SETUP_TIMEOUT_SECONDS, TimeUnit.SECONDS);
@@ -156,6 +156,7 @@ abstract class Connection extends ByteToMessageDecoder {
                 slots[i] = new Slot(i, data);
                 idle[idleCount++] = queueDepth - 1 - i;
             }
+            prepareSlots();
             transitionTo(State.RUNNING);
             ctx.executor().schedule(this::pumpAndFlush, Math.max(0, deadline - System.nanoTime()),
                     TimeUnit.NANOSECONDS);
@@ -165,6 +166,14 @@ abstract class Connection extends ByteToMessageDecoder {
 
     private void pumpAndFlush() {
         pump();
+        flushBatch();
+    }
+
+    /**
+     * Hands whatever the subclass batched since the last flush to the channel and flushes: one {@code writev} for
+     * every command issued while one read burst of completions was handled.
+     */
+    protected void flushBatch() {
         ctx.flush();
     }
 
@@ -222,6 +231,10 @@ abstract class Connection extends ByteToMessageDecoder {
         return slots != null && tag >= 0 && tag < slots.length ? slots[tag] : null;
     }
 
+    /** Precomputes per-slot wire data once the slots exist (before the first submission). */
+    protected void prepareSlots() {
+    }
+
     /** May another command go out now (iSCSI: CmdSN within MaxCmdSN)? */
     protected abstract boolean canSubmit();
 
@@ -248,7 +261,7 @@ abstract class Connection extends ByteToMessageDecoder {
     @Override
     public void channelReadComplete(ChannelHandlerContext context) throws Exception {
         super.channelReadComplete(context);
-        context.flush();
+        flushBatch();
     }
 
     @Override
@@ -266,6 +279,7 @@ abstract class Connection extends ByteToMessageDecoder {
 
     @Override
     protected void handlerRemoved0(ChannelHandlerContext context) {
+        releaseBatch();
         if (slots != null) {
             for (Slot s : slots) {
                 if (s.data != null) {
@@ -274,6 +288,10 @@ abstract class Connection extends ByteToMessageDecoder {
             }
             slots = null;
         }
+    }
+
+    /** Frees a send batch not yet handed to the channel (the connection is going away). */
+    protected void releaseBatch() {
     }
 
     /** Ends this connection: the waiting setup call and the run see {@code reason}; the channel closes. */

@@ -1,6 +1,7 @@
 package io.blocktarget.bench;
 
 import com.sun.management.OperatingSystemMXBean;
+import io.blocktarget.protocol.nvme.ConnectCommand;
 import io.blocktarget.protocol.nvme.ConnectData;
 import io.blocktarget.protocol.nvme.ControllerRegister;
 import io.blocktarget.protocol.nvme.IdentifyController;
@@ -32,12 +33,14 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * The load generator: sets up {@code --jobs} connections (iSCSI sessions, or NVMe/TCP I/O queues of one
- * controller), runs them for {@code --ramp} + {@code --time} on Netty event loops (epoll when available, one loop
- * per job up to the number of cores) and prints one {@link Summary#line()}. Exit status 0 after a completed run
+ * controller), runs them for {@code --ramp} + {@code --time} on Netty event loops (epoll when available; one loop
+ * per job up to the number of cores, or {@code --threads}; pinned with {@code --cpus}) and prints one
+ * {@link Summary#line()}. Exit status 0 after a completed run
  * (I/O errors are counted, not fatal), 1 when a connection failed, 2 for a usage error.
  */
 public final class LoadGen {
     static final long DRAIN_TIMEOUT_SECONDS = 30;
+    private static final long SETUP_SECONDS = 10;
 
     private final LoadGenOptions options;
     private final EventLoopGroup group;
@@ -46,7 +49,7 @@ public final class LoadGen {
 
     LoadGen(LoadGenOptions options) {
         this.options = options;
-        int threads = Math.min(options.jobs(), Runtime.getRuntime().availableProcessors());
+        int threads = options.eventLoops(Runtime.getRuntime().availableProcessors());
         boolean epoll = Epoll.isAvailable();
         IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         this.group = new MultiThreadIoEventLoopGroup(threads, io);
@@ -87,9 +90,46 @@ public final class LoadGen {
     public static Summary execute(LoadGenOptions options) throws IOException {
         LoadGen generator = new LoadGen(options);
         try {
+            generator.pin();
             return generator.runAll();
         } finally {
             generator.group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+
+    /**
+     * {@code --cpus}: event loop i goes to CPU {@code cpus[i % n]} with the external {@code taskset -p} on the loop
+     * thread's Linux thread id (read on the thread from /proc/thread-self), before any connection exists.
+     */
+    private void pin() throws IOException {
+        List<Integer> cpus = options.cpus();
+        if (cpus.isEmpty()) {
+            return;
+        }
+        int i = 0;
+        for (var loop : group) {
+            String tid;
+            try {
+                tid = loop.submit(() -> Files.readSymbolicLink(java.nio.file.Path.of("/proc/thread-self"))
+                        .getFileName().toString()).get(SETUP_SECONDS, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted", e);
+            } catch (ExecutionException | TimeoutException e) {
+                throw new IOException("--cpus: cannot find the event loop's thread id (/proc/thread-self): " + e);
+            }
+            int cpu = cpus.get(i++ % cpus.size());
+            Process p = new ProcessBuilder("taskset", "-p", "-c", Integer.toString(cpu), tid)
+                    .redirectErrorStream(true).start();
+            try {
+                String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+                if (p.waitFor() != 0) {
+                    throw new IOException("--cpus: taskset -p -c " + cpu + " " + tid + " failed: " + output);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted", e);
+            }
         }
     }
 
@@ -217,7 +257,8 @@ public final class LoadGen {
         NvmeConnection admin = open(new NvmeConnection(options.protocol().cliName + " admin queue", 0,
                 options.digests()));
         admin.initialize();
-        admin.connect(options.name(), 0, 31, ConnectData.CNTLID_DYNAMIC);
+        int cattr = options.disableSqFlow() ? ConnectCommand.CATTR_DISABLE_SQ_FLOW_CONTROL : 0;
+        admin.connect(options.name(), 0, 31, ConnectData.CNTLID_DYNAMIC, cattr);
         long cap = admin.propertyGet(ControllerRegister.CAP);
         int mqes = (int) (cap & 0xFFFF);
         if (mqes < options.queueDepth()) {
@@ -238,7 +279,7 @@ public final class LoadGen {
         for (int job = 0; job < options.jobs(); job++) {
             NvmeConnection q = open(new NvmeConnection(identity(job), options.blockSize(), options.digests()));
             q.initialize();
-            q.connect(options.name(), job + 1, options.queueDepth(), controller.cntlid());
+            q.connect(options.name(), job + 1, options.queueDepth(), controller.cntlid(), cattr);
             q.ioQueue(options.nsid(), controller.ioccsz());
         }
         return new long[] {namespace.nsze(), namespace.lbs()};

@@ -12,6 +12,7 @@ import java.util.Optional;
  * --proto iscsi|nvme --target HOST:PORT --name IQN|NQN [--lun N | --nsid N]
  * --rw randread|randwrite|read|write|randrw [--mix 70] --bs 4k --qd N --jobs N
  * --time 10s [--ramp 2s] [--size 1GiB] [--digests] [--verify] [--json FILE]
+ * [--threads N] [--cpus 1,3-4] [--disable-sqflow]
  * </pre>
  *
  * @param lun       iSCSI LUN (default 0)
@@ -19,10 +20,17 @@ import java.util.Optional;
  * @param readMix   percentage of reads in randrw (fio's rwmixread)
  * @param sizeBytes range of the device used from LBA 0; 0 = the whole device
  * @param verify    writes carry a pattern derived from the byte offset; reads check it
+ * @param threads   event-loop threads the connections are spread over (each connection stays on one); 0 = one per
+ *                  job up to the number of CPUs
+ * @param cpus      CPUs the event-loop threads are pinned to, thread i on {@code cpus[i % size]} (with the
+ *                  external {@code taskset}); empty = not pinned
+ * @param disableSqFlow NVMe: Connect with CATTR "SQ flow control disable" (Base §6.3), as {@code nvme connect
+ *                  --disable-sqflow}: the controller may then end reads with C2HData SUCCESS and no CapsuleResp
  */
 public record LoadGenOptions(Protocol protocol, String host, int port, String name, int lun, int nsid, Workload workload,
                              int readMix, int blockSize, int queueDepth, int jobs, Duration time, Duration ramp,
-                             long sizeBytes, boolean digests, boolean verify, Optional<Path> json) {
+                             long sizeBytes, boolean digests, boolean verify, Optional<Path> json, int threads,
+                             java.util.List<Integer> cpus, boolean disableSqFlow) {
     static final int MAX_QUEUE_DEPTH = 1024;
     static final int MAX_JOBS = 256;
     static final int MAX_BLOCK_SIZE = 16 << 20;
@@ -32,6 +40,9 @@ public record LoadGenOptions(Protocol protocol, String host, int port, String na
             usage: loadgen --proto iscsi|nvme --target HOST:PORT --name IQN|NQN [--lun N | --nsid N]
                            --rw randread|randwrite|read|write|randrw [--mix READ%] --bs SIZE --qd N --jobs N
                            --time DURATION [--ramp DURATION] [--size SIZE] [--digests] [--verify] [--json FILE]
+                           [--threads N] [--cpus LIST] [--disable-sqflow]
+              --threads: event loops (default one per job up to the CPUs); --cpus 1,3-4: pin loop i to the i-th CPU
+              --disable-sqflow: NVMe Connect with SQ flow control disabled (reads may end with C2HData SUCCESS)
               SIZE: 4096, 4k, 128KiB, 1g, 1GiB   DURATION: 10s, 500ms, 2m   --mix: reads in randrw (default 70)""";
 
     /** Wire protocol spoken to the target. */
@@ -64,6 +75,14 @@ public record LoadGenOptions(Protocol protocol, String host, int port, String na
         check(!time.isNegative() && !time.isZero() && time.compareTo(MAX_TIME) <= 0, "--time must be > 0 and <= 24h");
         check(!ramp.isNegative() && ramp.compareTo(MAX_TIME) <= 0, "--ramp must be >= 0 and <= 24h");
         check(sizeBytes == 0 || sizeBytes >= blockSize, "--size must be at least --bs");
+        check(threads >= 0 && threads <= MAX_JOBS, "--threads " + threads + " is not 1.." + MAX_JOBS);
+        cpus = java.util.List.copyOf(cpus);
+        check(protocol == Protocol.NVME || !disableSqFlow, "--disable-sqflow is for nvme");
+    }
+
+    /** Event loops to run: {@code --threads}, else one per job up to {@code cores}; never more than the jobs. */
+    int eventLoops(int cores) {
+        return Math.min(jobs, threads > 0 ? threads : Math.max(1, cores));
     }
 
     private static void check(boolean ok, String message) {
@@ -77,13 +96,15 @@ public record LoadGenOptions(Protocol protocol, String host, int port, String na
         Map<String, String> values = new java.util.HashMap<>();
         boolean digests = false;
         boolean verify = false;
+        boolean disableSqFlow = false;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
                 case "--digests" -> digests = true;
                 case "--verify" -> verify = true;
+                case "--disable-sqflow" -> disableSqFlow = true;
                 case "--proto", "--target", "--name", "--lun", "--nsid", "--rw", "--mix", "--bs", "--qd", "--jobs",
-                     "--time", "--ramp", "--size", "--json" -> {
+                     "--time", "--ramp", "--size", "--json", "--threads", "--cpus" -> {
                     check(i + 1 < args.length, a + " needs a value");
                     check(values.put(a, args[++i]) == null, a + " given twice");
                 }
@@ -116,7 +137,31 @@ public record LoadGenOptions(Protocol protocol, String host, int port, String na
                 integer("--qd", required(values, "--qd")), integer("--jobs", required(values, "--jobs")),
                 duration("--time", required(values, "--time")), duration("--ramp", values.getOrDefault("--ramp", "0s")),
                 values.containsKey("--size") ? size("--size", values.get("--size")) : 0, digests, verify,
-                Optional.ofNullable(values.get("--json")).map(Path::of));
+                Optional.ofNullable(values.get("--json")).map(Path::of),
+                values.containsKey("--threads") ? positive("--threads", values.get("--threads")) : 0,
+                values.containsKey("--cpus") ? cpuList(values.get("--cpus")) : java.util.List.of(), disableSqFlow);
+    }
+
+    private static int positive(String option, String value) {
+        int n = integer(option, value);
+        check(n >= 1, option + " must be >= 1");
+        return n;
+    }
+
+    /** {@code 0,2-3} → [0, 2, 3], as taskset's list format; each CPU 0..4095. */
+    static java.util.List<Integer> cpuList(String value) {
+        java.util.List<Integer> cpus = new java.util.ArrayList<>();
+        for (String part : value.split(",", -1)) {
+            String[] range = part.split("-", -1);
+            check(range.length <= 2 && !part.isEmpty(), "--cpus: not a CPU list: " + value);
+            int from = integer("--cpus", range[0].trim());
+            int to = range.length == 2 ? integer("--cpus", range[1].trim()) : from;
+            check(from >= 0 && to >= from && to < 4096, "--cpus: not a CPU list: " + value);
+            for (int c = from; c <= to; c++) {
+                cpus.add(c);
+            }
+        }
+        return cpus;
     }
 
     private static String required(Map<String, String> values, String option) {

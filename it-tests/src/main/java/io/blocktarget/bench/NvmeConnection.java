@@ -23,7 +23,9 @@ import io.blocktarget.protocol.nvmetcp.ICResp;
 import io.blocktarget.protocol.nvmetcp.NvmeTcpDataPdu;
 import io.blocktarget.protocol.nvmetcp.NvmeTcpDigests;
 import io.blocktarget.protocol.nvmetcp.NvmeTcpFraming;
+import io.blocktarget.protocol.nvmetcp.NvmeTcpHeader;
 import io.blocktarget.protocol.nvmetcp.NvmeTcpPdu;
+import io.blocktarget.protocol.nvmetcp.NvmeTcpPduType;
 import io.blocktarget.protocol.nvmetcp.PduOptions;
 import io.blocktarget.protocol.nvmetcp.R2T;
 import io.blocktarget.protocol.nvmetcp.TermReq;
@@ -47,6 +49,15 @@ final class NvmeConnection extends Connection {
     static final int CC_ENABLE = 1 | 6 << 16 | 4 << 20;
     static final int MAX_C2H_DATA = 16 << 20;
     private static final int CONTROL_CID = 0xF000;
+    /** SLBA within a CapsuleCmd: CH (8) + SQE CDW10 (byte 40) — Base §3.3.3.2 / NVM Command Set Read/Write. */
+    static final int OFFSET_CAPSULE_SLBA = CapsuleCmd.OFFSET_SQE + 40;
+    /** CQE bytes 12..13 (CID) and 14..15 (status and phase) within a CapsuleResp (NVMe/TCP §3.6.2.7). */
+    static final int OFFSET_RESP_CID = 8 + 12;
+    static final int OFFSET_RESP_STATUS = 8 + 14;
+    /** Send batch: the capsules issued while one burst of completions is handled go out in one buffer. */
+    static final int BATCH_BYTES = 64 * 1024;
+    /** Write data below this is copied into the batch (one iovec); larger data goes as a slice (no copy). */
+    static final int COPY_BELOW = 16 * 1024;
 
     /** A setup command's completion and the data it returned. */
     record Reply(Cqe cqe, byte[] data) {
@@ -64,6 +75,7 @@ final class NvmeConnection extends Connection {
     private int inCapsuleLimit;
     private int controlCid = CONTROL_CID;
     private byte[] controlData = new byte[0];
+    private ByteBuf batch;
 
     NvmeConnection(String identity, int ioSize, boolean digests) {
         super(identity, ioSize);
@@ -83,11 +95,16 @@ final class NvmeConnection extends Connection {
         }
     }
 
-    /** Fabrics Connect (Base §6.3); returns the CNTLID. */
-    int connect(String subnqn, int qid, int sqsize, int cntlid) throws IOException {
+    /**
+     * Fabrics Connect (Base §6.3); returns the CNTLID. {@code cattr}: Connect attributes, e.g.
+     * {@link ConnectCommand#CATTR_DISABLE_SQ_FLOW_CONTROL} (Linux's {@code nvme connect --disable-sqflow}), which
+     * lets the controller end a read with a C2HData carrying SUCCESS instead of a CapsuleResp (NVMe/TCP §3.6.2.8).
+     */
+    int connect(String subnqn, int qid, int sqsize, int cntlid, int cattr) throws IOException {
         ByteBuf data = Unpooled.buffer(ConnectData.SIZE);
         new ConnectData(HOSTID, cntlid, subnqn, HOSTNQN).encode(data);
-        Sqe sqe = new ConnectCommand(0, 0, qid, sqsize, 0, 0, SglDescriptor.inCapsule(0, ConnectData.SIZE)).toSqe();
+        Sqe sqe = new ConnectCommand(0, 0, qid, sqsize, cattr, 0, SglDescriptor.inCapsule(0, ConnectData.SIZE))
+                .toSqe();
         Reply r = execute(sqe, data, 0);
         if (!r.ok()) {
             throw new IOException(identity + ": Connect to " + subnqn + " queue " + qid + " refused: "
@@ -172,32 +189,118 @@ final class NvmeConnection extends Connection {
 
     // ---------------------------------------------------------------- run (event loop)
 
+    /**
+     * Each slot's Read and Write capsule headers, encoded once by the protocol module's records with the slot
+     * index as CID and SLBA 0; {@link #issue} copies one and patches SLBA.
+     */
+    @Override
+    protected void prepareSlots() {
+        int nlb = blockSize / lbs - 1;
+        for (Slot s : slots) {
+            s.readCapsule = capsuleHeader(new ReadWriteCommand(NvmOpcode.READ, s.index, nsid, 0, nlb, false, false,
+                    0, 0, SglDescriptor.transportDataBlock(blockSize)).toSqe(), 0);
+            boolean inCapsule = blockSize <= inCapsuleLimit;
+            s.writeCapsule = capsuleHeader(new ReadWriteCommand(NvmOpcode.WRITE, s.index, nsid, 0, nlb, false, false,
+                    0, 0, inCapsule ? SglDescriptor.inCapsule(0, blockSize) : SglDescriptor.transportDataBlock(blockSize))
+                    .toSqe(), inCapsule ? blockSize : 0);
+        }
+    }
+
+    /** CH + SQE (+ HDGST and PAD) of a CapsuleCmd carrying {@code inCapsule} bytes, as the record encodes it. */
+    private byte[] capsuleHeader(Sqe sqe, int inCapsule) {
+        ByteBuf data = inCapsule == 0 ? Unpooled.EMPTY_BUFFER : Unpooled.buffer(inCapsule).writerIndex(inCapsule);
+        ByteBuf out = Unpooled.buffer(128);
+        new CapsuleCmd(sqe, data).encodeHeader(out, sendOptions);
+        byte[] header = new byte[out.readableBytes()];
+        out.readBytes(header);
+        return header;
+    }
+
     @Override
     protected boolean canSubmit() {
         return true;
     }
 
+    /**
+     * Appends the slot's capsule to the send batch: its header with this I/O's SLBA (and, with digests, a fresh
+     * HDGST), then in-capsule write data — copied into the batch up to {@link #COPY_BELOW}, a retained slice of the
+     * slot's buffer above — and its DDGST.
+     */
     @Override
     protected void issue(Slot s) {
-        int nlb = blockSize / lbs - 1;
-        if (!s.write) {
-            send(new CapsuleCmd(new ReadWriteCommand(NvmOpcode.READ, s.index, nsid, s.lba, nlb, false, false, 0, 0,
-                    SglDescriptor.transportDataBlock(blockSize)).toSqe()), sendOptions);
-        } else if (blockSize <= inCapsuleLimit) {
-            send(new CapsuleCmd(new ReadWriteCommand(NvmOpcode.WRITE, s.index, nsid, s.lba, nlb, false, false, 0, 0,
-                    SglDescriptor.inCapsule(0, blockSize)).toSqe(), s.data.slice(0, blockSize)), sendOptions);
+        byte[] template = s.write ? s.writeCapsule : s.readCapsule;
+        ByteBuf out = batch(template.length);
+        int start = out.writerIndex();
+        out.writeBytes(template);
+        out.setLongLE(start + OFFSET_CAPSULE_SLBA, s.lba);
+        if (sendOptions.headerDigest()) {
+            out.writerIndex(start + NvmeTcpPduType.CAPSULE_CMD.hlen());
+            NvmeTcpDigests.writeHeaderDigest(out, start);
+            out.writerIndex(start + template.length);
+        }
+        if (s.write && blockSize <= inCapsuleLimit) {
+            appendData(s.data, 0, blockSize);
+        }
+    }
+
+    /** Data after a header in the batch: copied when small, else the batch goes out and a slice follows it. */
+    private void appendData(ByteBuf data, int offset, int length) {
+        if (length < COPY_BELOW) {
+            batch(length).writeBytes(data, offset, length);
         } else {
-            send(new CapsuleCmd(new ReadWriteCommand(NvmOpcode.WRITE, s.index, nsid, s.lba, nlb, false, false, 0, 0,
-                    SglDescriptor.transportDataBlock(blockSize)).toSqe()), sendOptions);
+            writeBatch();
+            ctx.write(data.retainedSlice(offset, length), ctx.voidPromise());
+        }
+        if (sendOptions.dataDigest()) {
+            NvmeTcpDigests.writeDataDigest(batch(PduOptions.DIGEST_LENGTH), data.slice(offset, length));
+        }
+    }
+
+    /** The send batch with room for {@code bytes} more; a full one goes to the channel first. */
+    private ByteBuf batch(int bytes) {
+        if (batch != null && batch.writableBytes() >= bytes) {
+            return batch;
+        }
+        writeBatch();
+        int size = Math.max(BATCH_BYTES, bytes);
+        batch = ctx.alloc().directBuffer(size, size);
+        return batch;
+    }
+
+    /** Hands the batch (if any bytes wait in it) to the channel, unflushed. */
+    private void writeBatch() {
+        ByteBuf b = batch;
+        batch = null;
+        if (b == null) {
+            return;
+        }
+        if (b.isReadable()) {
+            ctx.write(b, ctx.voidPromise());
+        } else {
+            b.release();
+        }
+    }
+
+    @Override
+    protected void flushBatch() {
+        writeBatch();
+        ctx.flush();
+    }
+
+    @Override
+    protected void releaseBatch() {
+        if (batch != null) {
+            batch.release();
+            batch = null;
         }
     }
 
     /**
-     * Header into a small pooled buffer; write data goes out as a retained slice of the slot's buffer (no copy,
-     * as the iSCSI generator's Data-Out), then its digest when negotiated. The slot is reused only after the
-     * controller answered, i.e. after these bytes left.
+     * Setup PDUs and anything off the hot path: header into a small pooled buffer, data as a retained slice (no
+     * copy), then its digest. Whatever is batched goes first, so the stream keeps the order of the calls.
      */
     private void send(NvmeTcpPdu pdu, PduOptions options) {
+        writeBatch();
         ByteBuf header = ctx.alloc().directBuffer(128);
         if (!(pdu instanceof NvmeTcpDataPdu withData) || !withData.data().isReadable()) {
             pdu.encode(header, options);
@@ -217,6 +320,14 @@ final class NvmeConnection extends Connection {
 
     @Override
     protected boolean decodeFrame(ByteBuf in) throws Exception {
+        int run = runPduLength(in);
+        if (run < 0) {
+            return false;
+        }
+        if (run > 0 && handleRunPdu(in, run)) {
+            in.skipBytes(run);
+            return true;
+        }
         int length = framing.frameLength(in);
         if (length < 0 || in.readableBytes() < length) {
             return false;
@@ -234,6 +345,80 @@ final class NvmeConnection extends Connection {
             pdu.release();
         }
         return true;
+    }
+
+    /**
+     * During the run without digests: the length of a CapsuleResp, C2HData or R2T at the reader index when all of
+     * it is there (0 for anything else, which {@link NvmeTcpFraming} frames and checks), -1 while its bytes are
+     * still arriving.
+     */
+    private int runPduLength(ByteBuf in) {
+        if (digests || slots == null || in.readableBytes() < NvmeTcpHeader.SIZE) {
+            return 0;
+        }
+        int i = in.readerIndex();
+        int type = in.getUnsignedByte(i);
+        long plen = in.getUnsignedIntLE(i + NvmeTcpHeader.OFFSET_PLEN);
+        boolean run = type == NvmeTcpPduType.CAPSULE_RESP.code() || type == NvmeTcpPduType.R2T.code()
+                || type == NvmeTcpPduType.C2H_DATA.code();
+        if (!run || plen < NvmeTcpPduType.CAPSULE_RESP.hlen() || plen > MAX_C2H_DATA) {
+            return 0;
+        }
+        return in.readableBytes() < plen ? -1 : (int) plen;
+    }
+
+    /**
+     * The run's PDUs read in place, without decoding into records (a framed PDU without digests, {@code length}
+     * bytes at the reader index): CapsuleResp, C2HData and R2T of a slot's I/O in exactly the shape this host
+     * negotiated. Returns false for anything else — setup answers, TermReq, odd headers — which the full decoder
+     * then checks and handles.
+     */
+    private boolean handleRunPdu(ByteBuf in, int length) {
+        int i = in.readerIndex();
+        int type = in.getUnsignedByte(i);
+        int flags = in.getUnsignedByte(i + NvmeTcpHeader.OFFSET_FLAGS);
+        int hlen = in.getUnsignedByte(i + NvmeTcpHeader.OFFSET_HLEN);
+        int pdo = in.getUnsignedByte(i + NvmeTcpHeader.OFFSET_PDO);
+        if (type == NvmeTcpPduType.CAPSULE_RESP.code()) {
+            Slot s = slot(in.getUnsignedShortLE(i + OFFSET_RESP_CID));
+            if (s == null || flags != 0 || hlen != length || pdo != 0) {
+                return false;
+            }
+            int status = in.getUnsignedShortLE(i + OFFSET_RESP_STATUS) >>> 1;
+            complete(s, status == 0 && (s.write || s.received == blockSize));
+            return true;
+        }
+        if (type == NvmeTcpPduType.C2H_DATA.code()) {
+            Slot s = slot(in.getUnsignedShortLE(i + 8));
+            int datal = length - pdo;
+            if (s == null || s.write || hlen != NvmeTcpPduType.C2H_DATA.hlen() || pdo != hlen || datal <= 0
+                    || (flags & ~(NvmeTcpHeader.FLAG_LAST_PDU | NvmeTcpHeader.FLAG_SUCCESS)) != 0
+                    || flags == NvmeTcpHeader.FLAG_SUCCESS
+                    || in.getUnsignedIntLE(i + C2HData.OFFSET_DATAL) != datal) {
+                return false;
+            }
+            long datao = in.getUnsignedIntLE(i + 12);
+            if (verify) {
+                checkRead(s, in.slice(i + pdo, datal), datao);
+            }
+            s.received += datal;
+            if ((flags & NvmeTcpHeader.FLAG_SUCCESS) != 0) {
+                complete(s, s.received == blockSize);
+            }
+            return true;
+        }
+        if (type == NvmeTcpPduType.R2T.code()) {
+            Slot s = slot(in.getUnsignedShortLE(i + 8));
+            long r2to = in.getUnsignedIntLE(i + 12);
+            long r2tl = in.getUnsignedIntLE(i + 16);
+            if (s == null || !s.write || flags != 0 || hlen != length || pdo != 0 || r2tl == 0
+                    || r2to + r2tl > blockSize) {
+                return false;
+            }
+            answer(s, in.getUnsignedShortLE(i + 8), in.getUnsignedShortLE(i + 10), r2to, r2tl);
+            return true;
+        }
+        return false;
     }
 
     private void handle(NvmeTcpPdu pdu) {
@@ -265,7 +450,7 @@ final class NvmeConnection extends Connection {
                     fail("R2T for CID " + r.cccid() + " that has no such write outstanding");
                     return;
                 }
-                answer(s, r);
+                answer(s, r.cccid(), r.ttag(), r.r2to(), r.r2tl());
             }
             case ICResp r -> {
                 framing = framing.established(new PduOptions(digests, digests, 0));
@@ -278,12 +463,14 @@ final class NvmeConnection extends Connection {
         }
     }
 
-    /** H2CData PDUs of at most MAXH2CDATA covering the R2T's range (NVMe/TCP §3.6.2.8). */
-    private void answer(Slot s, R2T r2t) {
-        long end = r2t.r2to() + r2t.r2tl();
-        for (long off = r2t.r2to(); off < end; off += maxH2CData) {
+    /** H2CData PDUs of at most MAXH2CDATA covering the R2T's range (NVMe/TCP §3.6.2.8), headers in the batch. */
+    private void answer(Slot s, int cccid, int ttag, long r2to, long r2tl) {
+        long end = r2to + r2tl;
+        int headerLength = sendOptions.dataOffset(NvmeTcpPduType.H2C_DATA);
+        for (long off = r2to; off < end; off += maxH2CData) {
             int n = (int) Math.min(maxH2CData, end - off);
-            send(new H2CData(r2t.cccid(), r2t.ttag(), off, off + n == end, s.data.slice((int) off, n)), sendOptions);
+            H2CData.encodeHeader(batch(headerLength), sendOptions, cccid, ttag, off, n, off + n == end);
+            appendData(s.data, (int) off, n);
         }
     }
 

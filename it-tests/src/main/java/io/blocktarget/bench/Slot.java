@@ -18,6 +18,12 @@ final class Slot {
     int received;
     /** Data-Out / H2CData sequence number for the current I/O. */
     int dataSN;
+    /**
+     * NVMe/TCP: this slot's Read and Write CapsuleCmd headers (CH + SQE, encoded once by the protocol codecs with
+     * the slot's CID); each I/O copies one into the send batch and patches SLBA — no objects per I/O.
+     */
+    byte[] readCapsule;
+    byte[] writeCapsule;
 
     Slot(int index, ByteBuf data) {
         this.index = index;

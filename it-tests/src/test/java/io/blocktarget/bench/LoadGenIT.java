@@ -3,6 +3,7 @@ package io.blocktarget.bench;
 import io.blocktarget.bench.LoadGenOptions.Protocol;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -122,6 +123,35 @@ class LoadGenIT {
             assertThat(read.number("errors")).as("verify errors reading %s back", bs).isZero();
             Run beyond = loadgen(protocol, "ram-512", "--rw", "randread", "--bs", bs, "--qd", "8", "--jobs", "1",
                     "--time", "1s", "--size", Long.toString(64 * ioSize + 4 * 1024 * 1024), "--verify");
+            assertThat(beyond.code()).as(beyond.err()).isZero();
+            assertThat(beyond.number("errors")).as("never-written blocks read as zeros").isPositive();
+        }
+    }
+
+    /**
+     * NVMe/TCP with SQ flow control disabled (reads end with C2HData SUCCESS, no CapsuleResp), two queues on one
+     * pinned event loop, and writes of 1 MiB — above the in-capsule size, so they go by R2T and H2CData — read
+     * back with verification; the unwritten range beyond must still fail the check.
+     */
+    @Test
+    void nvmeSuccessFlagR2TWritesAndPinnedSharedLoop() {
+        for (String bs : List.of("4k", "1m")) {
+            long ioSize = LoadGenOptions.size("--bs", bs);
+            String size = Long.toString(16 * ioSize);
+            Run write = loadgen(Protocol.NVME, "ram-4k", "--rw", "write", "--bs", bs, "--qd", "4", "--jobs", "2",
+                    "--threads", "1", "--cpus", "0", "--disable-sqflow", "--time", "1s", "--size", size, "--verify");
+            assertThat(write.code()).as(write.err()).isZero();
+            assertThat(write.number("errors")).isZero();
+            assertThat(write.number("iops")).as("the write pass covered the range").isGreaterThanOrEqualTo(16);
+            assertThat(write.out()).containsPattern(" clientcpuus=[0-9]+\\.[0-9]{2}");
+            Run read = loadgen(Protocol.NVME, "ram-4k", "--rw", "randread", "--bs", bs, "--qd", "4", "--jobs", "2",
+                    "--threads", "1", "--cpus", "0", "--disable-sqflow", "--time", "1s", "--size", size, "--verify");
+            assertThat(read.code()).as(read.err()).isZero();
+            assertThat(read.number("iops")).isPositive();
+            assertThat(read.number("errors")).as("verify errors reading %s back", bs).isZero();
+            Run beyond = loadgen(Protocol.NVME, "ram-4k", "--rw", "randread", "--bs", bs, "--qd", "4", "--jobs", "1",
+                    "--disable-sqflow", "--time", "1s", "--size", Long.toString(64 * ioSize + 4 * 1024 * 1024),
+                    "--verify");
             assertThat(beyond.code()).as(beyond.err()).isZero();
             assertThat(beyond.number("errors")).as("never-written blocks read as zeros").isPositive();
         }

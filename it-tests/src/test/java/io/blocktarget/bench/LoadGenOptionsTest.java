@@ -3,12 +3,14 @@ package io.blocktarget.bench;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -31,7 +33,7 @@ class LoadGenOptionsTest {
         LoadGenOptions o = LoadGenOptions.parse(MINIMAL);
         assertThat(o).isEqualTo(new LoadGenOptions(LoadGenOptions.Protocol.ISCSI, "127.0.0.1", 3260,
                 "iqn.2026-11.io.blocktarget:ram-4k", 0, 1, Workload.RANDREAD, 70, 4096, 32, 1, Duration.ofSeconds(10),
-                Duration.ZERO, 0, false, false, Optional.empty()));
+                Duration.ZERO, 0, false, false, Optional.empty(), 0, List.of(), false));
     }
 
     @Test
@@ -39,10 +41,52 @@ class LoadGenOptionsTest {
         LoadGenOptions o = LoadGenOptions.parse("--proto", "nvme", "--target", "[::1]:4420", "--name",
                 "nqn.2026-11.io.blocktarget:ram-4k", "--nsid", "3", "--rw", "randrw", "--mix", "30", "--bs", "128KiB",
                 "--qd", "8", "--jobs", "2", "--time", "1500ms", "--ramp", "2s", "--size", "1GiB", "--digests",
-                "--verify", "--json", "/tmp/out.json");
+                "--verify", "--json", "/tmp/out.json", "--threads", "2", "--cpus", "1,3-4", "--disable-sqflow");
         assertThat(o).isEqualTo(new LoadGenOptions(LoadGenOptions.Protocol.NVME, "::1", 4420,
                 "nqn.2026-11.io.blocktarget:ram-4k", 0, 3, Workload.RANDRW, 30, 128 * 1024, 8, 2,
-                Duration.ofMillis(1500), Duration.ofSeconds(2), 1L << 30, true, true, Optional.of(Path.of("/tmp/out.json"))));
+                Duration.ofMillis(1500), Duration.ofSeconds(2), 1L << 30, true, true, Optional.of(Path.of("/tmp/out.json")),
+                2, List.of(1, 3, 4), true));
+    }
+
+    @Test
+    void eventLoopsDefaultToOnePerJobUpToTheCpus() {
+        assertThat(jobs(4).eventLoops(2)).isEqualTo(2);
+        assertThat(jobs(1).eventLoops(8)).isEqualTo(1);
+        assertThat(jobs(4, "--threads", "3").eventLoops(2)).isEqualTo(3);
+        assertThat(jobs(2, "--threads", "8").eventLoops(2)).isEqualTo(2);
+    }
+
+    /** MINIMAL with {@code --jobs n} instead of 1, plus {@code extra}. */
+    private static LoadGenOptions jobs(int n, String... extra) {
+        String[] args = with(extra);
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].equals("--jobs")) {
+                args[i + 1] = Integer.toString(n);
+            }
+        }
+        return LoadGenOptions.parse(args);
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = ';', value = {"0;0", "1,3-4;1,3,4", "2-2;2", "0-1,7;0,1,7"})
+    void cpuLists(String text, String expected) {
+        assertThat(LoadGenOptions.cpuList(text)).containsExactlyElementsOf(
+                java.util.Arrays.stream(expected.split(",")).map(Integer::valueOf).toList());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "1,", "3-1", "a", "1-2-3", "-1", "4096"})
+    void badCpuListsAreRefused(String text) {
+        assertThatThrownBy(() -> LoadGenOptions.parse(with("--cpus", text)))
+                .isInstanceOf(LoadGenOptions.UsageException.class).hasMessageContaining("--cpus");
+    }
+
+    @Test
+    void threadsMustBePositiveAndSqFlowIsNvmeOnly() {
+        assertThatThrownBy(() -> LoadGenOptions.parse(with("--threads", "0")))
+                .isInstanceOf(LoadGenOptions.UsageException.class).hasMessageContaining("--threads");
+        assertThatThrownBy(() -> LoadGenOptions.parse(with("--disable-sqflow")))
+                .isInstanceOf(LoadGenOptions.UsageException.class).hasMessageContaining("--disable-sqflow is for nvme");
     }
 
     @Test

@@ -19,7 +19,7 @@ class SummaryTest {
         Summary s = new Summary("iscsi", "randread", 4096, 32, 1, 10, 1_234_560, 123456.0, 123456.0 * 4096 / (1 << 20),
                 210, 450, 900, 0, 0, -1, new Histogram(3));
         assertThat(s.line()).isEqualTo(
-                "proto=iscsi rw=randread bs=4096 qd=32 jobs=1 iops=123456 mbps=482.3 p50us=210 p99us=450 p999us=900 errors=0");
+                "proto=iscsi rw=randread bs=4096 qd=32 jobs=1 iops=123456 mbps=482.3 p50us=210 p99us=450 p999us=900 errors=0 clientcpuus=-1.00");
     }
 
     @Test
@@ -45,7 +45,7 @@ class SummaryTest {
         assertThat(s.p50us()).isEqualTo(200);            // of 100, 200, 300, 400 µs
         assertThat(s.p99us()).isEqualTo(400);
         assertThat(s.line()).isEqualTo(
-                "proto=nvme rw=randwrite bs=131072 qd=8 jobs=2 iops=4 mbps=0.5 p50us=200 p99us=400 p999us=400 errors=2");
+                "proto=nvme rw=randwrite bs=131072 qd=8 jobs=2 iops=4 mbps=0.5 p50us=200 p99us=400 p999us=400 errors=2 clientcpuus=-1.00");
     }
 
     @Test
@@ -56,7 +56,9 @@ class SummaryTest {
         }
         LoadGenOptions o = LoadGenOptions.parse("--proto", "iscsi", "--target", "127.0.0.1:3260", "--name", "t",
                 "--rw", "read", "--bs", "4k", "--qd", "1", "--jobs", "1", "--time", "1s");
-        String json = Summary.of(o, List.of(job), 2_500_000).json();
+        Summary summary = Summary.of(o, List.of(job), 2_500_000);
+        assertThat(summary.line()).endsWith(" errors=0 clientcpuus=2.50");
+        String json = summary.json();
         assertThat(json).startsWith("{\"proto\":\"iscsi\",\"rw\":\"read\",\"bs\":4096,\"qd\":1,\"jobs\":1,")
                 .contains("\"ios\":1000,\"iops\":1000.0,").contains("\"client_cpu_us_per_io\":2.500,")
                 .contains("\"p50us\":500,").contains("\"errors\":0,")
@@ -75,7 +77,7 @@ class SummaryTest {
         LoadGenOptions o = LoadGenOptions.parse("--proto", "iscsi", "--target", "127.0.0.1:3260", "--name", "t",
                 "--rw", "read", "--bs", "4k", "--qd", "1", "--jobs", "1", "--time", "2s");
         Summary s = Summary.of(o, List.of(new JobStats(0, 1)), 1000);
-        assertThat(s.line()).endsWith("iops=0 mbps=0.0 p50us=0 p99us=0 p999us=0 errors=0");
+        assertThat(s.line()).endsWith("iops=0 mbps=0.0 p50us=0 p99us=0 p999us=0 errors=0 clientcpuus=-1.00");
         assertThat(s.json()).contains("\"buckets\":[]").contains("\"client_cpu_us_per_io\":-1.000,");
     }
 }

@@ -51,10 +51,20 @@ public record H2CData(int cccid, int ttag, long datao, boolean last, ByteBuf dat
 
     @Override
     public void encodeHeader(ByteBuf out, PduOptions options) {
-        int n = data.readableBytes();
-        int start = PduCodec.begin(out, type(), last ? NvmeTcpHeader.FLAG_LAST_PDU : 0, options, n);
-        out.writeShortLE(cccid).writeShortLE(ttag).writeIntLE((int) datao).writeIntLE(n).writeZero(4);
-        PduCodec.endHeader(out, start, type(), options, n);
+        encodeHeader(out, options, cccid, ttag, datao, data.readableBytes(), last);
+    }
+
+    /**
+     * Writes CH, PSH, HDGST and PAD of an H2CData carrying {@code datal} bytes at {@code datao} (as
+     * {@link C2HData#encodeHeader(ByteBuf, PduOptions, int, long, int, boolean, boolean)}: a sender that keeps its
+     * data elsewhere appends it and, with data digests, its DDGST).
+     */
+    public static void encodeHeader(ByteBuf out, PduOptions options, int cccid, int ttag, long datao, int datal,
+                                    boolean last) {
+        int start = PduCodec.begin(out, NvmeTcpPduType.H2C_DATA, last ? NvmeTcpHeader.FLAG_LAST_PDU : 0, options,
+                datal);
+        out.writeShortLE(cccid).writeShortLE(ttag).writeIntLE((int) datao).writeIntLE(datal).writeZero(4);
+        PduCodec.endHeader(out, start, NvmeTcpPduType.H2C_DATA, options, datal);
     }
 
     @Override

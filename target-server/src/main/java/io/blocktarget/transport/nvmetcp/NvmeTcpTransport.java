@@ -87,7 +87,9 @@ public final class NvmeTcpTransport {
         NvmeTcpConnection connection = new NvmeTcpConnection(target, limits, discoveryOnly
                 ? NvmeTcpConnection.PortKind.DISCOVERY_ONLY : NvmeTcpConnection.PortKind.ALL_SUBSYSTEMS, decoder,
                 cidReuse, errorLog);
-        FlushConsolidationHandler flush = StreamTuning.flushConsolidation();
+        // PduSender decides when NVMe/TCP PDUs are flushed (end of a read burst, or every few completions within
+        // one); the handler stays, by name, as a pass-through (flush after 1 flush, none held outside reads)
+        FlushConsolidationHandler flush = new FlushConsolidationHandler(1, false);
         if (beforeHandler == null) {
             pipeline.addLast("nvmetcp-flush", flush).addLast("nvmetcp-decoder", decoder)
                     .addLast("nvmetcp-connection", connection);

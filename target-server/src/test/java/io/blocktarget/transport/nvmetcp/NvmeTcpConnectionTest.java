@@ -226,6 +226,23 @@ class NvmeTcpConnectionTest {
         }
     }
 
+    /** A burst of full socket reads grows the read buffer to 256 KiB, not Netty's default 64 KiB. */
+    @Test
+    void socketReadsGrowTo256KiB() {
+        try (HostEnd host = HostEnd.open(LIMITS)) {
+            var allocator = host.channel.config().getRecvByteBufAllocator();
+            assertThat(allocator).isSameAs(NvmeTcpConnection.RECEIVE_BUFFER);
+            var handle = (io.netty.channel.RecvByteBufAllocator.ExtendedHandle) allocator.newHandle();
+            for (int burst = 0; burst < 16; burst++) {
+                handle.reset(host.channel.config());
+                int guess = handle.guess();
+                handle.lastBytesRead(guess);
+                handle.readComplete();
+            }
+            assertThat(handle.guess()).isEqualTo(256 * 1024);
+        }
+    }
+
     @Test
     void successFlagReplacesTheResponseWhenSqFlowControlIsDisabled() {
         try (HostEnd host = HostEnd.open(LIMITS)) {
