@@ -18,10 +18,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The PSK identities and TLS PSKs the target derives are the ones Linux derives (issue 14 item 2; guest script
  * {@code vm/tls-keys-check.sh}): the guest's nvme-cli 2.13 / libnvme 1.13 {@code check-tls-key --insert} puts the
  * TLS PSK into the kernel's {@code .nvme} keyring under its identity — exactly what {@code nvme connect --tls} has
- * tlshd offer in its ClientHello — for identity versions 0 and 1, SHA-256 and SHA-384, the default (RFC 8446
- * HkdfLabel) and the {@code --compat} derivation; each must equal {@link TlsPskIdentity}'s. Keys printed by
- * {@code nvme gen-tls-key} must parse as {@link TlsPsk}. No target is involved: the handshake itself needs a TLS
- * engine this build does not have.
+ * tlshd offer in its ClientHello — for identity versions 0 and 1, SHA-256 and SHA-384 (nvme-cli 2.13 has no
+ * {@code --compat}); each identity must equal {@link TlsPskIdentity}'s, and the PSK too where the guest's kernel lets {@code keyctl pipe} read it. Keys printed by
+ * {@code nvme gen-tls-key} must parse as {@link TlsPsk}. No target is involved; LinuxTlsIT does the handshake.
  */
 class LinuxTlsKeysIT {
     /** libnvme test/psk.c's configured key (the same vectors TlsPskIdentityTest uses), hash 01 and 02. */
@@ -53,6 +52,10 @@ class LinuxTlsKeysIT {
                     TlsPskIdentity mine = TlsPskIdentity.of(version, configured.hmac(), configured.key(), HOST, SUB,
                             derivation);
                     assertThat(f[5]).as(line).isEqualTo(mine.text());
+                    if (f[4].equals("-")) {      // the guest's kernel kept the PSK unreadable: identity only
+                        compared.add(f[1] + "/" + f[2] + "/" + f[3]);
+                        continue;
+                    }
                     byte[] retained = TlsPskIdentity.retained(configured.hmac(), configured.key(), HOST, derivation);
                     assertThat(HexFormat.of().formatHex(mine.tlsPsk(retained, derivation))).as(line).isEqualTo(f[4]);
                     // What the server does with the identity alone (version 1: the digest picks the derivation).
@@ -71,8 +74,8 @@ class LinuxTlsKeysIT {
                     compared.add("gen" + f[1]);
                 }
             }
-            assertThat(compared).as(context).containsExactlyInAnyOrder("0/0/01", "0/1/01", "1/0/01", "1/1/01",
-                    "0/0/02", "0/1/02", "1/0/02", "1/1/02", "gen01", "gen02");
+            assertThat(compared).as(context).containsExactlyInAnyOrder("0/0/01", "1/0/01", "0/0/02", "1/0/02",
+                    "gen01", "gen02");
         }
     }
 }

@@ -540,6 +540,7 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
 
     private void close(Level level, String reason) {
         if (teardown(level, reason) && ctx.channel().isActive()) {
+            sender.flushBeforeClose();
             ctx.close();
         }
     }

@@ -207,6 +207,14 @@ final class PduSender {
         LOG.log(System.Logger.Level.INFO, "fault rule: PDU type {0} sent with a wrong HDGST", room.getUnsignedByte(at));
     }
 
+    /**
+     * The connection is about to close: what is queued (a refused Connect's CapsuleResp, completions ended by the
+     * teardown) goes out first instead of waiting for the end of a read burst that the close cuts short.
+     */
+    void flushBeforeClose() {
+        flushNow();
+    }
+
     /** The connection is gone: frees the header buffer (nothing queued in it is sent any more). */
     void release() {
         releaseHeaders();
