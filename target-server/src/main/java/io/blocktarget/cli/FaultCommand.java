@@ -81,7 +81,9 @@ final class FaultCommand implements Runnable {
         Long count;
 
         @Option(names = "--action", required = true, paramLabel = "ACTION", description = "medium-error, not-ready,"
-                + " busy, task-set-full, aborted, status, no-response, delay, corrupt-read, torn-write.")
+                + " busy, task-set-full, aborted, status, no-response, delay, corrupt-read, torn-write,"
+                + " partial-transfer, drop-connection, stall-connection, corrupt-digest, async-logout,"
+                + " keep-alive-stall (their keys with --set).")
         String action;
 
         @Option(names = "--delay", paramLabel = "DURATION", description = "With action delay: 10ms.")
