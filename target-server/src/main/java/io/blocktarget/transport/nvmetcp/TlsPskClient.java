@@ -17,8 +17,9 @@ import java.util.Vector;
 
 /**
  * The host end of NVMe/TCP TLS 1.3 (NVMe/TCP Transport §3.6) as a Linux host's tlshd behaves: one retained-PSK
- * identity derived as libnvme derives it, psk_dhe_ke, TLS 1.3 only. For the project's own test hosts and load
- * generator, which drive Bouncy Castle's TlsClientProtocol with it; the server never uses it.
+ * identity derived as the host's libnvme 1.13 derives it (the COMPAT HkdfLabel), psk_dhe_ke, TLS 1.3 only. For the
+ * project's own test hosts and load generator, which drive Bouncy Castle's TlsClientProtocol with it; the server
+ * never uses it.
  */
 public final class TlsPskClient extends AbstractTlsClient {
     private final TlsPskIdentity identity;
@@ -29,14 +30,14 @@ public final class TlsPskClient extends AbstractTlsClient {
     /** The identity (version 0 or 1) and TLS PSK a host holding {@code configured} derives for host → subsystem. */
     public TlsPskClient(int version, TlsPsk configured, String hostNqn, String subNqn) {
         this(TlsPskIdentity.of(version, configured.hmac(), configured.key(), hostNqn, subNqn,
-                TlsPskIdentity.Derivation.RFC8446), configured);
+                TlsPskIdentity.Derivation.COMPAT), configured);
     }
 
     public TlsPskClient(TlsPskIdentity identity, TlsPsk configured) {
         super(new BcTlsCrypto(new SecureRandom()));
         this.identity = identity;
         this.tlsPsk = identity.tlsPsk(TlsPskIdentity.retained(configured.hmac(), configured.key(), identity.hostNqn(),
-                TlsPskIdentity.Derivation.RFC8446), TlsPskIdentity.Derivation.RFC8446);
+                TlsPskIdentity.Derivation.COMPAT), TlsPskIdentity.Derivation.COMPAT);
         this.suites = identity.hash() == 1 ? new int[] {CipherSuite.TLS_AES_128_GCM_SHA256}
                 : new int[] {CipherSuite.TLS_AES_256_GCM_SHA384};
     }
