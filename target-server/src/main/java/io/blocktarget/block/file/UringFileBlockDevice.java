@@ -6,7 +6,6 @@ import io.blocktarget.block.BlockError;
 import io.blocktarget.block.BlockIoException;
 import io.blocktarget.block.ForwardingBlockDevice;
 import io.blocktarget.block.IoCallback;
-import io.blocktarget.block.Libc;
 import io.blocktarget.block.NativeByteBuf;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -20,7 +19,6 @@ import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -46,18 +44,17 @@ public final class UringFileBlockDevice extends ForwardingBlockDevice {
 
     private final FileBlockDevice file;
     private final Path path;
-    private final int fd;
+    /** The ring's descriptor (reference-counted: it closes after the last operation in flight). */
+    private final LinuxFileIo io;
     /** Memory alignment O_DIRECT needs (the file system block size, as {@link FileBlockDevice} checks); 1 without. */
     private final int alignment;
-    /** The descriptor stays open while operations use it: one count for the device, one per operation in flight. */
-    private final AtomicInteger users = new AtomicInteger(1);
     private final AtomicReference<State> state = new AtomicReference<>(State.OPEN);
 
-    private UringFileBlockDevice(FileBlockDevice file, int fd, int alignment) {
+    private UringFileBlockDevice(FileBlockDevice file, LinuxFileIo io, int alignment) {
         super(file);
         this.file = file;
         this.path = file.path();
-        this.fd = fd;
+        this.io = io;
         this.alignment = alignment;
     }
 
@@ -94,12 +91,7 @@ public final class UringFileBlockDevice extends ForwardingBlockDevice {
         Objects.requireNonNull(file, "file");
         try {
             int alignment = directIo ? (int) Files.getFileStore(file.path()).getBlockSize() : 1;
-            int flags = (file.readOnly() ? DirectFd.O_RDONLY : DirectFd.O_RDWR) | (directIo ? DirectFd.O_DIRECT : 0);
-            int fd = DirectFd.open(file.path().toString(), flags);
-            if (fd < 0) {
-                throw new IOException(file.path() + ": open for io_uring failed: " + errnoName(-fd));
-            }
-            return new UringFileBlockDevice(file, fd, alignment);
+            return new UringFileBlockDevice(file, LinuxFileIo.open(file.path(), file.readOnly(), directIo), alignment);
         } catch (IOException | RuntimeException e) {
             file.close();
             throw e;
@@ -119,7 +111,7 @@ public final class UringFileBlockDevice extends ForwardingBlockDevice {
     }
 
     int fd() {
-        return fd;
+        return io.fd();
     }
 
     /** True when a call from this thread is submitted to its ring (else it takes the worker path). */
@@ -242,19 +234,12 @@ public final class UringFileBlockDevice extends ForwardingBlockDevice {
 
     /** Takes a use of the descriptor for one operation; false once the device is closed and idle. */
     boolean acquire() {
-        for (int n = users.get(); n > 0; n = users.get()) {
-            if (users.compareAndSet(n, n + 1)) {
-                return true;
-            }
-        }
-        return false;
+        return io.acquire();
     }
 
     /** Gives a use back; the last one closes the descriptor (never while the ring may still read it). */
     void release() {
-        if (users.decrementAndGet() == 0) {
-            Libc.close(fd);
-        }
+        io.release();
     }
 
     /** The failure of an operation whose CQE said {@code res} (0 = nothing transferred, else -errno). */
@@ -304,7 +289,7 @@ public final class UringFileBlockDevice extends ForwardingBlockDevice {
     public void close() {
         if (state.compareAndSet(State.OPEN, State.CLOSED)) {
             file.close();
-            release();
+            io.close();
         }
     }
 }
