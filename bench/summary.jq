@@ -62,3 +62,34 @@ def null_table($pl):
       | select($pt != null or $pb != null or $lt != null or $lb != null)
       | "| \($w | sub("-qd"; " QD") | sub("-"; " ")) | \($pt | cell) | \($pb | cell) | \($pb.ratio_vs_tuned_tgtd // null | x) | \($lt | cell) | \($lb | cell) | \($lb.ratio_vs_tuned_tgtd // null | x) | \($lt.cpu_us_per_io.median // null | num1) / \($lb.cpu_us_per_io.median // null | num1) |"
     );
+# File LUNs (issue 15) beside the RAM and null LUNs of the same server: one row per workload, loadgen over the
+# protocol $p, 1 connection, unpinned (bench/run measures them A B C D per workload). × = file / RAM IOPS.
+def file_table($p):
+  .rows as $rows
+  | def fl($l; $w): pickl($rows; "blocktarget"; "loadgen"; $p; $w; 1; "unpinned"; [$l]);
+    def xr($f; $r): if ($f.iops.median // null) == null or ($r.iops.median // null) == null then "–"
+      else "\($f.iops.median / $r.iops.median * 100 | round / 100)×" end;
+    "| workload | RAM | file on tmpfs | × RAM | file on ext4/XFS, page cache | × RAM | null | target CPU µs/IO: RAM / tmpfs / disk file |",
+    "|---|---|---|---|---|---|---|---|",
+    ( ["4k-randread-qd1", "4k-randread-qd32", "4k-randwrite-qd1", "4k-randwrite-qd32", "128k-read-qd8", "128k-write-qd8"][] as $w
+      | fl("ram-4k"; $w) as $r | fl("file-shm-4k"; $w) as $s | fl("file-disk-4k"; $w) as $d | fl("null-4k"; $w) as $n
+      | select($s != null or $d != null)
+      | "| \($w | sub("-qd"; " QD") | sub("-"; " ")) | \($r | cell) | \($s | cell) | \(xr($s; $r)) | \($d | cell) | \(xr($d; $r)) | \($n | cell) | \($r.cpu_us_per_io.median // null | num1) / \($s.cpu_us_per_io.median // null | num1) / \($d.cpu_us_per_io.median // null | num1) |"
+    );
+# The O_DIRECT file LUN (issue 15): io_uring event loops vs worker threads (-Dblocktarget.io-uring=off), both
+# protocols, against fio's own io_uring engine on the same file. × = IOPS / fio's.
+def direct_table:
+  .rows as $rows
+  | def dr($t; $c; $p; $w): pickl($rows; $t; $c; $p; $w; 1; "unpinned"; ["direct-4k"]);
+    def xf($a; $f): if ($a.iops.median // null) == null or ($f.iops.median // null) == null then "–"
+      else "\($a.iops.median / $f.iops.median * 100 | round / 100)×" end;
+    "| workload | fio io_uring | io_uring loops: NVMe/TCP | × fio | io_uring loops: iSCSI | worker threads: NVMe/TCP | worker threads: iSCSI | target CPU µs/IO NVMe/TCP: io_uring / workers |",
+    "|---|---|---|---|---|---|---|---|",
+    ( ["4k-randread-qd1", "4k-randread-qd32", "4k-randwrite-qd32", "128k-read-qd8", "128k-write-qd8"][] as $w
+      | [$rows[] | select(.lun == "direct-4k" and .client == "fio" and .workload == $w)][0] as $f
+      | dr("blocktarget-direct"; "loadgen"; "nvme"; $w) as $un | dr("blocktarget-direct"; "loadgen"; "iscsi"; $w) as $ui
+      | dr("blocktarget-direct-worker"; "loadgen"; "nvme"; $w) as $wn
+      | dr("blocktarget-direct-worker"; "loadgen"; "iscsi"; $w) as $wi
+      | select($un != null or $f != null)
+      | "| \($w | sub("-qd"; " QD") | sub("-"; " ")) | \($f | cell) | \($un | cell) | \(xf($un; $f)) | \($ui | cell) | \($wn | cell) | \($wi | cell) | \($un.cpu_us_per_io.median // null | num1) / \($wn.cpu_us_per_io.median // null | num1) |"
+    );
