@@ -2,11 +2,12 @@
 # Guest script (initiator VM): authentication as Linux does it (issue 14). The host test (LinuxAuthIT) serves:
 #   $NQN1  DH-HMAC-CHAP, host key only ($HOSTKEY, DHHC-1:01: — transformed with the host NQN)
 #   $NQN2  DH-HMAC-CHAP, bidirectional ($HOSTKEY + controller key $CTRLKEY)
+#   $NQN3  DH-HMAC-CHAP keys per host: $KEYA for HOSTA, $KEYB (and controller key $CTRLB) for HOSTB
 #   $IQN_OPEN    an iSCSI target without lists;  $IQN_LISTED  one whose initiators list does not name this guest
 #   discovery-chap $DUSER / $DSECRET
 # Lines for the host: CHECK <name> <what> OK|FAIL [detail]. Env: TARGET_ADDR (run.sh) and the names above.
 set -u
-echo "# kernel $(uname -r) auth-check nvme $NQN1 $NQN2 iscsi $IQN_OPEN $IQN_LISTED"
+echo "# kernel $(uname -r) auth-check nvme $NQN1 $NQN2 $NQN3 iscsi $IQN_OPEN $IQN_LISTED"
 check() { # name what rc [detail]
   if [ "$3" = 0 ]; then echo "CHECK $1 $2 OK ${4:-}"; else echo "CHECK $1 $2 FAIL ${4:-}"; fi
 }
@@ -24,12 +25,16 @@ nvme_dev() { # subsystem NQN -> nvmeXnY
 until_ok() { n=$(( $1 * 5 )); shift; while [ "$n" -gt 0 ]; do "$@" >/dev/null 2>&1 && return 0; n=$((n-1)); sleep 0.2; done; return 1; }
 HOSTA="nqn.2014-08.org.nvmexpress:uuid:0e6f9a2c-8d7b-4c1e-9f3a-5b6c7d8e9f01"
 HOSTB="nqn.2014-08.org.nvmexpress:uuid:0e6f9a2c-8d7b-4c1e-9f3a-5b6c7d8e9f02"
+# Each host NQN its own HOSTID: the kernel refuses a host NQN whose HOSTID another connected NQN uses, which
+# would refuse host B before it is ever asked for a key.
+IDA=0e6f9a2c-8d7b-4c1e-9f3a-5b6c7d8e9f01
+IDB=0e6f9a2c-8d7b-4c1e-9f3a-5b6c7d8e9f02
 modprobe nvme-tcp 2>/dev/null
 nvme version | head -1 | sed 's/^/# /'
 
 # --- NVMe: the right host key connects (admin and I/O queue authenticate) -------------------
 timeout 120 nvme connect -t tcp -a "$TARGET_ADDR" -s 4420 -n "$NQN1" --nr-io-queues=1 --hostnqn="$HOSTA" \
-  --dhchap-secret="$HOSTKEY" >/tmp/c1.out 2>&1
+  --hostid="$IDA" --dhchap-secret="$HOSTKEY" >/tmp/c1.out 2>&1
 check nvme1 right-key-connects $? "$(one /tmp/c1.out)"
 until_ok 60 nvme_dev "$NQN1"; check nvme1 namespace $?
 D1=$(nvme_dev "$NQN1")
@@ -41,10 +46,10 @@ dd if=/dev/urandom of=/tmp/pattern bs=1M count=16 2>/dev/null
     i=$((i+1)); done; echo $ok >/tmp/io.rc ) &
 IO=$!
 timeout 120 nvme connect -t tcp -a "$TARGET_ADDR" -s 4420 -n "$NQN1" --nr-io-queues=1 --hostnqn="$HOSTB" \
-  --dhchap-secret="$WRONGKEY" >/tmp/c2.out 2>&1
+  --hostid="$IDB" --dhchap-secret="$WRONGKEY" >/tmp/c2.out 2>&1
 check nvme1 wrong-key-refused "$(neg $?)" "$(one /tmp/c2.out)"
 timeout 120 nvme connect -t tcp -a "$TARGET_ADDR" -s 4420 -n "$NQN1" --nr-io-queues=1 --hostnqn="$HOSTB" \
-  >/tmp/c3.out 2>&1
+  --hostid="$IDB" >/tmp/c3.out 2>&1
 check nvme1 no-key-refused "$(neg $?)" "$(one /tmp/c3.out)"
 wait $IO
 check nvme1 other-host-io-continued "$(cat /tmp/io.rc)" "20 x 16 MiB write+read+cmp during the refusals"
@@ -52,7 +57,7 @@ nvme disconnect -n "$NQN1" >/dev/null 2>&1; check nvme1 disconnect $?
 
 # --- NVMe: bidirectional: the controller must prove the controller key ----------------------
 timeout 120 nvme connect -t tcp -a "$TARGET_ADDR" -s 4420 -n "$NQN2" --nr-io-queues=1 --hostnqn="$HOSTA" \
-  --dhchap-secret="$HOSTKEY" --dhchap-ctrl-secret="$CTRLKEY" >/tmp/c4.out 2>&1
+  --hostid="$IDA" --dhchap-secret="$HOSTKEY" --dhchap-ctrl-secret="$CTRLKEY" >/tmp/c4.out 2>&1
 check nvme2 bidirectional-connects $? "$(one /tmp/c4.out)"
 until_ok 60 nvme_dev "$NQN2"; check nvme2 namespace $?
 D2=$(nvme_dev "$NQN2") && dd if=/tmp/pattern of="/dev/$D2" bs=1M count=4 oflag=direct 2>/dev/null && \
@@ -60,9 +65,27 @@ D2=$(nvme_dev "$NQN2") && dd if=/tmp/pattern of="/dev/$D2" bs=1M count=4 oflag=d
 check nvme2 io $?
 nvme disconnect -n "$NQN2" >/dev/null 2>&1
 timeout 120 nvme connect -t tcp -a "$TARGET_ADDR" -s 4420 -n "$NQN2" --nr-io-queues=1 --hostnqn="$HOSTA" \
-  --dhchap-secret="$HOSTKEY" --dhchap-ctrl-secret="$WRONGKEY" >/tmp/c5.out 2>&1
+  --hostid="$IDA" --dhchap-secret="$HOSTKEY" --dhchap-ctrl-secret="$WRONGKEY" >/tmp/c5.out 2>&1
 check nvme2 wrong-ctrl-key-refused "$(neg $?)" "$(one /tmp/c5.out)"
 nvme disconnect -n "$NQN2" >/dev/null 2>&1
+
+# --- NVMe: a key per host NQN; each host proves its own, the other host's key is refused ------
+timeout 120 nvme connect -t tcp -a "$TARGET_ADDR" -s 4420 -n "$NQN3" --nr-io-queues=1 --hostnqn="$HOSTA" \
+  --hostid="$IDA" --dhchap-secret="$KEYA" >/tmp/c6.out 2>&1
+check nvme3 host-a-own-key-connects $? "$(one /tmp/c6.out)"
+timeout 120 nvme connect -t tcp -a "$TARGET_ADDR" -s 4420 -n "$NQN3" --nr-io-queues=1 --hostnqn="$HOSTB" \
+  --hostid="$IDB" --dhchap-secret="$KEYB" --dhchap-ctrl-secret="$CTRLB" >/tmp/c7.out 2>&1
+check nvme3 host-b-own-keys-connect $? "$(one /tmp/c7.out)"
+n=$(cat /sys/class/nvme/nvme*/subsysnqn 2>/dev/null | grep -cx "$NQN3")
+[ "$n" = 2 ]; check nvme3 two-controllers $? "controllers of $NQN3: $n"
+nvme disconnect -n "$NQN3" >/dev/null 2>&1; check nvme3 disconnect $?
+timeout 120 nvme connect -t tcp -a "$TARGET_ADDR" -s 4420 -n "$NQN3" --nr-io-queues=1 --hostnqn="$HOSTA" \
+  --hostid="$IDA" --dhchap-secret="$KEYB" >/tmp/c8.out 2>&1
+check nvme3 host-a-with-b-key-refused "$(neg $?)" "$(one /tmp/c8.out)"
+timeout 120 nvme connect -t tcp -a "$TARGET_ADDR" -s 4420 -n "$NQN3" --nr-io-queues=1 --hostnqn="$HOSTB" \
+  --hostid="$IDB" --dhchap-secret="$KEYA" >/tmp/c9.out 2>&1
+check nvme3 host-b-with-a-key-refused "$(neg $?)" "$(one /tmp/c9.out)"
+nvme disconnect -n "$NQN3" >/dev/null 2>&1
 
 # --- iSCSI: discovery needs CHAP; a target whose list does not name us is hidden and refused ----
 timeout 60 iscsiadm -m discovery -t sendtargets -p "$TARGET_ADDR:3260" >/tmp/d0.out 2>&1

@@ -63,7 +63,7 @@ final class AccessReader {
         return text;
     });
     private static final ValueType<String> SECRET_PATH = ValueType.path(SECRET_ALLOWED);
-    private static final ValueType<String> DHCHAP_PATH = ValueType.path(DhchapSecret.ALLOWED);
+    private static final ValueType<String> DHCHAP_PATH = ValueType.path(DhchapReader.ALLOWED);
 
     /**
      * What the {@code access:} map yields.
@@ -119,7 +119,7 @@ final class AccessReader {
                 }
             }
             if (map.has("dhchap")) {
-                dhchap = dhchap(map, configDir, problems, warnings);
+                dhchap = DhchapReader.read(map, configDir, hosts, problems, warnings);
                 if (exportsOk && exports.nvme().isEmpty()) {
                     problems.add(map.line("dhchap"), "access.dhchap", "only allowed for a LUN exported over NVMe/TCP;"
                             + " this LUN has export.nvme: false");
@@ -241,14 +241,14 @@ final class AccessReader {
      * characters after stripping one trailing newline ({@code \n} or {@code \r\n}). Problems say the file and the
      * length, never the content. A file others may read gets a warning.
      */
-    private static Optional<String> secret(YamlMap chap, String key, Path configDir, Problems problems,
-                                           List<String> warnings, boolean required) {
+    static Optional<String> secret(YamlMap chap, String key, Path configDir, Problems problems,
+                                   List<String> warnings, boolean required) {
         Optional<String> given = required ? chap.required(key, pathType(chap, key)) : chap.value(key, pathType(chap, key));
         if (given.isEmpty()) {
             return Optional.empty();
         }
         String shown = given.get();
-        String allowedText = chap.keyPath(key).startsWith("access.dhchap.") ? DhchapSecret.ALLOWED : SECRET_ALLOWED;
+        String allowedText = chap.keyPath(key).startsWith("access.dhchap.") ? DhchapReader.ALLOWED : SECRET_ALLOWED;
         Path file = resolve(configDir, shown);
         if (!Files.exists(file)) {
             chap.problem(key, shown + " does not exist (" + file + "); allowed: " + allowedText);
@@ -273,7 +273,7 @@ final class AccessReader {
             }
         }
         if (chap.keyPath(key).startsWith("access.dhchap.")) {
-            return dhchapText(chap, key, shown, bytes, length);
+            return Optional.of(dhchapText(bytes, length));
         }
         if (length < MIN_SECRET_BYTES || length > MAX_CHAP_BYTES) {
             chap.problem(key, shown + " holds " + length + (length == 1 ? " byte" : " bytes")
@@ -306,48 +306,16 @@ final class AccessReader {
         return map.keyPath(key).startsWith("access.dhchap.") ? DHCHAP_PATH : SECRET_PATH;
     }
 
-    /** A DH-HMAC-CHAP secret file: the representation's text (checked by the caller), never quoted in a problem. */
-    private static Optional<String> dhchapText(YamlMap map, String key, String shown, byte[] bytes, int length) {
-        String text = new String(bytes, 0, length, StandardCharsets.US_ASCII);
+    /** A DH-HMAC-CHAP key file's text (DhchapReader parses it); the bytes read are wiped. */
+    private static String dhchapText(byte[] bytes, int length) {
         try {
-            DhchapSecret.parse(text);
-        } catch (IllegalArgumentException e) {
-            map.problem(key, shown + " " + e.getMessage() + "; allowed: " + DhchapSecret.ALLOWED);
-            return Optional.empty();
+            return new String(bytes, 0, length, StandardCharsets.US_ASCII);
         } finally {
             java.util.Arrays.fill(bytes, (byte) 0);
         }
-        return Optional.of(text);
     }
 
-    /** {@code access.dhchap}: {@code host-secret-file} required, {@code ctrl-secret-file} for bidirectional. */
-    private static Optional<DhchapConfig> dhchap(YamlMap access, Path configDir, Problems problems,
-                                                 List<String> warnings) {
-        Optional<YamlMap> parsed = YamlMap.of(access.node("dhchap").orElseThrow(), "access.dhchap", DHCHAP_KEYS,
-                "a DH-HMAC-CHAP map", problems);
-        if (parsed.isEmpty()) {
-            return Optional.empty();
-        }
-        YamlMap map = parsed.get();
-        Optional<String> host = secret(map, "host-secret-file", configDir, problems, warnings, true);
-        Optional<String> ctrl = secret(map, "ctrl-secret-file", configDir, problems, warnings, false);
-        if (host.isEmpty() || map.has("ctrl-secret-file") && ctrl.isEmpty()) {
-            return Optional.empty();
-        }
-        DhchapSecret hostSecret = DhchapSecret.parse(host.get());
-        Optional<DhchapSecret> ctrlSecret = ctrl.map(DhchapSecret::parse);
-        if (ctrlSecret.isPresent() && ctrlSecret.get().equals(hostSecret)) {
-            map.problem("ctrl-secret-file", map.text("ctrl-secret-file") + " holds the same key as "
-                    + map.text("host-secret-file") + "; allowed: a different key for each direction (NVMe Base 2.x"
-                    + " §8.3.4.5.1: the controller proves a key of its own)");
-            return Optional.empty();
-        }
-        return Optional.of(new DhchapConfig(hostSecret, ctrlSecret,
-                Optional.of(resolve(configDir, map.text("host-secret-file"))),
-                ctrl.map(c -> resolve(configDir, map.text("ctrl-secret-file")))));
-    }
-
-    private static Path resolve(Path configDir, String written) {
+    static Path resolve(Path configDir, String written) {
         return configDir.toAbsolutePath().resolve(written).normalize();
     }
 

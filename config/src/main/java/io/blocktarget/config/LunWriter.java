@@ -128,7 +128,7 @@ public final class LunWriter {
     private static Map<String, Object> dhchap(LunConfig lun, DhchapConfig dhchap) {
         Map<String, Object> map = new LinkedHashMap<>();
         map.put("host-secret-file", file(lun, dhchap.hostSecretFile()));
-        dhchap.ctrlSecret().ifPresent(key -> map.put("ctrl-secret-file", file(lun, dhchap.ctrlSecretFile())));
+        dhchap.ctrl().ifPresent(keys -> map.put("ctrl-secret-file", file(lun, dhchap.ctrlSecretFile())));
         return map;
     }
 

@@ -23,6 +23,12 @@ final class Problems {
         count++;
     }
 
+    /** A problem found in another file this one names (e.g. a key file's line): counts as this file's. */
+    void add(Path other, int line, String key, String message) {
+        sink.add(new ConfigProblem(other, line, key, message));
+        count++;
+    }
+
     void add(int line, String key, InvalidValue invalid) {
         add(line, key, invalid.getMessage());
     }

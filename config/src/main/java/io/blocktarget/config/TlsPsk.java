@@ -2,8 +2,6 @@ package io.blocktarget.config;
 
 import java.security.MessageDigest;
 import java.util.Arrays;
-import java.util.Base64;
-import java.util.zip.CRC32;
 
 /**
  * A configured PSK for NVMe/TCP TLS in the PSK interchange format (NVMe/TCP Transport §3.6.1.5, TP 8011/8018; as
@@ -53,59 +51,13 @@ public final class TlsPsk {
      * @throws IllegalArgumentException when {@code text} is not such a PSK
      */
     public static TlsPsk parse(String text) {
-        if (!text.startsWith(PREFIX) || text.length() < PREFIX.length() + 4 || text.charAt(PREFIX.length() + 2) != ':') {
-            throw new IllegalArgumentException("does not start with NVMeTLSkey-1:hh:");
-        }
-        String hash = text.substring(PREFIX.length(), PREFIX.length() + 2);
-        int hmac = switch (hash) {
-            case "00" -> 0;
-            case "01" -> 1;
-            case "02" -> 2;
-            default -> throw new IllegalArgumentException("has the hash indicator " + hash.replaceAll("[^0-9A-Za-z]",
-                    "?") + ", not 00, 01 or 02");
-        };
-        String body = text.substring(PREFIX.length() + 3);
-        if (!body.endsWith(":")) {
-            throw new IllegalArgumentException("does not end with ':'");
-        }
-        byte[] decoded;
-        try {
-            decoded = Base64.getDecoder().decode(body.substring(0, body.length() - 1));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("is not base64 between the second and the last ':'");
-        }
-        int keyLength = decoded.length - 4;
-        try {
-            check(hmac, keyLength);
-            byte[] key = Arrays.copyOf(decoded, keyLength);
-            long stored = (decoded[keyLength] & 0xFFL) | (decoded[keyLength + 1] & 0xFFL) << 8
-                    | (decoded[keyLength + 2] & 0xFFL) << 16 | (decoded[keyLength + 3] & 0xFFL) << 24;
-            if (crc32(key) != stored) {
-                Arrays.fill(key, (byte) 0);
-                throw new IllegalArgumentException("fails its CRC-32 check (a typo or a truncated copy?)");
-            }
-            return new TlsPsk(hmac, key);
-        } finally {
-            Arrays.fill(decoded, (byte) 0);
-        }
+        InterchangeKey.Decoded d = InterchangeKey.decode(text, PREFIX, "NVMeTLSkey-1:hh:", 3, TlsPsk::check);
+        return new TlsPsk(d.hash(), d.key());
     }
 
     /** The interchange format {@code nvme gen-tls-key} prints. */
     public String interchange() {
-        byte[] withCrc = Arrays.copyOf(key, key.length + 4);
-        long crc = crc32(key);
-        for (int i = 0; i < 4; i++) {
-            withCrc[key.length + i] = (byte) (crc >>> (8 * i));
-        }
-        String text = PREFIX + "0" + hmac + ":" + Base64.getEncoder().encodeToString(withCrc) + ":";
-        Arrays.fill(withCrc, (byte) 0);
-        return text;
-    }
-
-    private static long crc32(byte[] key) {
-        CRC32 crc = new CRC32();
-        crc.update(key);
-        return crc.getValue();
+        return InterchangeKey.encode(PREFIX, hmac, key);
     }
 
     /** 0: the configured PSK is the retained PSK; 1 / 2: derived with HKDF-SHA-256 / -384. */

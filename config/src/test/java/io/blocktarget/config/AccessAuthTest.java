@@ -27,6 +27,13 @@ class AccessAuthTest extends ConfigDirTest {
             + " gen-dhchap-key prints it, DHHC-1:xx:BASE64: with xx 00 (no transformation), 01 (SHA-256), 02 (SHA-384)"
             + " or 03 (SHA-512) and BASE64 a 32, 48 or 64-byte key followed by its CRC-32 (NVMe Base 2.x §8.3.4.5.2);"
             + " one trailing newline ignored";
+    /** What a missing or unreadable key file is told: either format (issue 14, keys per host). */
+    private static final String DHCHAP_FILE_ALLOWED = "allowed: a file holding one DH-HMAC-CHAP secret as nvme"
+            + " gen-dhchap-key prints it (DHHC-1:xx:BASE64: with xx 00 (no transformation), 01 (SHA-256), 02"
+            + " (SHA-384) or 03 (SHA-512) and BASE64 a 32, 48 or 64-byte key followed by its CRC-32 (NVMe Base 2.x"
+            + " §8.3.4.5.2)) for every host, or lines HOSTNQN DHHC-1:xx:BASE64: (a host NQN, or * for every host not"
+            + " listed, then its key as nvme gen-dhchap-key --nqn HOSTNQN prints it), # comment lines and blank lines";
+    private static final String ANY_HOST = "nqn.2014-08.org.nvmexpress:uuid:3a9c6a5e-1111-4222-8333-444455556666";
     private static final String INITIATORS_ALLOWED = "allowed: a list of iSCSI initiator names, e.g."
             + " [iqn.2004-10.com.ubuntu:01:abc] as in /etc/iscsi/initiatorname.iscsi; leave initiators out to admit any"
             + " initiator";
@@ -127,8 +134,10 @@ class AccessAuthTest extends ConfigDirTest {
         config.secret("keys/ctrl.key", KEY_03 + "\n");
         lun("x", "access:\n  dhchap: { host-secret-file: keys/host.key, ctrl-secret-file: keys/ctrl.key }\n");
         DhchapConfig dhchap = config.loadLun("x").access().dhchap().orElseThrow();
-        assertThat(dhchap.hostSecret()).isEqualTo(DhchapSecret.parse(KEY_00));
-        assertThat(dhchap.ctrlSecret()).contains(DhchapSecret.parse(KEY_03));
+        // One key in each file: the keys of every host.
+        assertThat(dhchap.hostSecret(ANY_HOST)).contains(DhchapSecret.parse(KEY_00));
+        assertThat(dhchap.ctrlSecret(ANY_HOST)).contains(DhchapSecret.parse(KEY_03));
+        assertThat(dhchap.host()).isEqualTo(DhchapSecrets.every(DhchapSecret.parse(KEY_00)));
         assertThat(dhchap.bidirectional()).isTrue();
         assertThat(dhchap.hostSecretFile()).contains(tmp.resolve("keys/host.key").toAbsolutePath().normalize());
         assertThat(dhchap.toString()).doesNotContain("DHHC", "AAEC").contains("hostSecret=***");
@@ -140,7 +149,7 @@ class AccessAuthTest extends ConfigDirTest {
         lun("x", "access:\n  dhchap:\n    host-secret-file: host.key\n");
         DhchapConfig dhchap = config.loadLun("x").access().dhchap().orElseThrow();
         assertThat(dhchap.bidirectional()).isFalse();
-        assertThat(dhchap.hostSecret().transform()).isEqualTo(2);
+        assertThat(dhchap.hostSecret(ANY_HOST).orElseThrow().transform()).isEqualTo(2);
     }
 
     @Test
@@ -158,12 +167,12 @@ class AccessAuthTest extends ConfigDirTest {
         assertThat(problems).containsExactly(
                 "luns.d/a.yaml:4: access.dhchap.host-secret-file: bad.key fails its CRC-32 check (a typo or a"
                         + " truncated copy?); " + DHCHAP_ALLOWED,
-                "luns.d/b.yaml: access.dhchap.host-secret-file: missing; " + DHCHAP_ALLOWED,
+                "luns.d/b.yaml: access.dhchap.host-secret-file: missing; " + DHCHAP_FILE_ALLOWED,
                 "luns.d/c.yaml:4: access.dhchap.ctrl-secret-file: same.key holds the same key as host.key; allowed: a"
                         + " different key for each direction (NVMe Base 2.x §8.3.4.5.1: the controller proves a key"
                         + " of its own)",
                 "luns.d/d.yaml:4: access.dhchap.host-secret-file: missing.key does not exist ("
-                        + tmp.resolve("missing.key").toAbsolutePath().normalize() + "); " + DHCHAP_ALLOWED,
+                        + tmp.resolve("missing.key").toAbsolutePath().normalize() + "); " + DHCHAP_FILE_ALLOWED,
                 "luns.d/e.yaml:4: access.dhchap.key: unknown key; allowed keys: host-secret-file, ctrl-secret-file");
     }
 

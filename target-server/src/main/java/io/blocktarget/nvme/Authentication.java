@@ -43,7 +43,8 @@ final class Authentication {
     /** Whether the queue may carry other commands. */
     enum Status { UNAUTHENTICATED, AUTHENTICATED }
 
-    private final DhchapKeys keys;
+    /** The keys of the Connect's HOSTNQN; empty: the subsystem has none for it (every Reply fails). */
+    private final Optional<DhchapKeys.HostKeys> keys;
     private final String hostNqn;
     private final String subsystemNqn;
     private final String who;
@@ -60,7 +61,7 @@ final class Authentication {
     private Optional<byte[]> c2 = Optional.empty();
     private int s2;
 
-    Authentication(DhchapKeys keys, String hostNqn, String subsystemNqn, String who) {
+    Authentication(Optional<DhchapKeys.HostKeys> keys, String hostNqn, String subsystemNqn, String who) {
         this.keys = keys;
         this.hostNqn = hostNqn;
         this.subsystemNqn = subsystemNqn;
@@ -207,7 +208,15 @@ final class Authentication {
             fail(Failure.INCORRECT_PAYLOAD);
             return;
         }
-        byte[] expected = DhchapCrypto.hostResponse(hashId, DhchapCrypto.transformKey(keys.host(), hostNqn),
+        if (keys.isEmpty()) {
+            // No key for this HOSTNQN: refused exactly as a wrong key is (AUTH_Failure1, reason code 01h with the
+            // explanation 01h "authentication failed", Base 2.2 Figure "AUTH_Failure1/2 Reason Code Explanation"),
+            // after a full Challenge, so that a host cannot probe which NQNs have keys.
+            LOG.log(Level.INFO, who + ": host " + hostNqn + " failed DH-HMAC-CHAP (no key for this host)");
+            fail(Failure.FAILED);
+            return;
+        }
+        byte[] expected = DhchapCrypto.hostResponse(hashId, DhchapCrypto.transformKey(keys.get().host(), hostNqn),
                 challenge, s1, tid, hostNqn, subsystemNqn);
         if (!MessageDigest.isEqual(expected, r.r1())) {
             LOG.log(Level.INFO, who + ": host " + hostNqn + " failed DH-HMAC-CHAP (response does not verify)");
@@ -215,7 +224,7 @@ final class Authentication {
             return;
         }
         boolean bidirectional = r.cvalid() && r.seqnum() != 0;
-        if (bidirectional && (keys.ctrl().isEmpty() || Arrays.equals(r.c2(), c1))) {
+        if (bidirectional && (keys.get().ctrl().isEmpty() || Arrays.equals(r.c2(), c1))) {
             // No controller key to answer with, or the host reflects our own challenge (Base §8.3.4.5.4).
             fail(Failure.FAILED);
             return;
@@ -274,8 +283,9 @@ final class Authentication {
         int hl = DhchapCrypto.hashLength(hashId);
         Optional<byte[]> r2 = c2.map(c -> {
             byte[] challenge = sessionKey == null ? c : DhchapCrypto.augmentedChallenge(hashId, sessionKey, c);
-            return DhchapCrypto.controllerResponse(hashId, DhchapCrypto.transformKey(keys.ctrl().orElseThrow(),
-                    subsystemNqn), challenge, s2, tid, subsystemNqn, hostNqn);
+            DhchapKeys.Key ctrl = keys.orElseThrow().ctrl().orElseThrow();
+            return DhchapCrypto.controllerResponse(hashId, DhchapCrypto.transformKey(ctrl, subsystemNqn), challenge,
+                    s2, tid, subsystemNqn, hostNqn);
         });
         return new Dhchap.Success1(tid, hl, r2).encode();
     }

@@ -35,7 +35,8 @@ final class ControllerQueue implements NvmeQueue {
         this.sqFlowControlDisabled = sqFlowControlDisabled;
         this.connection = connection;
         this.authentication = controller.subsystem().dhchap()
-                .map(keys -> new Authentication(keys, controller.hostNqn(), controller.subsystem().nqn(),
+                .map(keys -> new Authentication(keys.forHost(controller.hostNqn()), controller.hostNqn(),
+                        controller.subsystem().nqn(),
                         "NVMe controller " + controller.cntlid() + " QID " + qid + " (" + connection.peerAddress()
                                 + ")"))
                 .orElse(null);

@@ -310,9 +310,22 @@ public final class TargetServer {
         Map<String, io.blocktarget.nvme.DhchapKeys> keys = new LinkedHashMap<>();
         for (LunConfig lun : luns) {
             lun.access().dhchap().ifPresent(d -> lun.nvme().ifPresent(e -> keys.putIfAbsent(e.subsystem(),
-                    new io.blocktarget.nvme.DhchapKeys(key(d.hostSecret()), d.ctrlSecret().map(TargetServer::key)))));
+                    dhchapKeys(d))));
         }
         return keys;
+    }
+
+    /** Per host NQN: its host key (own or the file's key for every host) with its controller key, if any. */
+    static io.blocktarget.nvme.DhchapKeys dhchapKeys(io.blocktarget.config.DhchapConfig d) {
+        Map<String, io.blocktarget.nvme.DhchapKeys.HostKeys> hosts = new LinkedHashMap<>();
+        for (String host : d.namedHosts()) {
+            d.hostSecret(host).ifPresent(h -> hosts.put(host, new io.blocktarget.nvme.DhchapKeys.HostKeys(key(h),
+                    d.ctrlSecret(host).map(TargetServer::key))));
+        }
+        Optional<io.blocktarget.nvme.DhchapKeys.HostKeys> others = d.host().others().map(h ->
+                new io.blocktarget.nvme.DhchapKeys.HostKeys(key(h), d.ctrl()
+                        .flatMap(io.blocktarget.config.DhchapSecrets::others).map(TargetServer::key)));
+        return new io.blocktarget.nvme.DhchapKeys(hosts, others);
     }
 
     private static io.blocktarget.nvme.DhchapKeys.Key key(io.blocktarget.config.DhchapSecret secret) {

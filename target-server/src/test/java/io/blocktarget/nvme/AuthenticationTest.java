@@ -86,6 +86,12 @@ class AuthenticationTest {
     /** A Linux-like host: Negotiate, Challenge, Reply (with C2 when {@code bidirectional}), Success1, Success2. */
     private Outcome authenticate(NvmeQueue queue, int tid, int hash, int group, DhchapKeys.Key hostKey,
                                  boolean bidirectional) {
+        return authenticate(queue, HOST, CTRL_KEY, tid, hash, group, hostKey, bidirectional);
+    }
+
+    /** As {@code hostNqn}, expecting R2 made with {@code ctrlKey} when {@code bidirectional}. */
+    private Outcome authenticate(NvmeQueue queue, String hostNqn, DhchapKeys.Key ctrlKey, int tid, int hash,
+                                 int group, DhchapKeys.Key hostKey, boolean bidirectional) {
         assertThat(send(queue, new Dhchap.Negotiate(tid, 0, List.of(hash), List.of(group)).encode()).status())
                 .isEqualTo(NvmeStatus.SUCCESS);
         byte[] m = receive(queue);
@@ -117,8 +123,8 @@ class AuthenticationTest {
         } else {
             assertThat(challenge.dhValue()).isEmpty();
         }
-        byte[] r1 = DhchapCrypto.hostResponse(hash, DhchapCrypto.transformKey(hostKey, HOST), c1,
-                challenge.seqnum(), tid, HOST, NQN);
+        byte[] r1 = DhchapCrypto.hostResponse(hash, DhchapCrypto.transformKey(hostKey, hostNqn), c1,
+                challenge.seqnum(), tid, hostNqn, NQN);
         byte[] c2 = bidirectional ? DhchapCrypto.random(hl) : new byte[hl];
         int s2 = bidirectional ? 0x5A5A0001 : 0;
         assertThat(send(queue, new Dhchap.Reply(tid, bidirectional, s2, r1, c2, ours).encode()).status())
@@ -137,8 +143,8 @@ class AuthenticationTest {
         assertThat(success1.hl()).isEqualTo(hl);
         if (bidirectional) {
             byte[] challenge2 = sessionKey == null ? c2 : DhchapCrypto.augmentedChallenge(hash, sessionKey, c2);
-            byte[] expected = DhchapCrypto.controllerResponse(hash, DhchapCrypto.transformKey(CTRL_KEY, NQN),
-                    challenge2, s2, tid, NQN, HOST);
+            byte[] expected = DhchapCrypto.controllerResponse(hash, DhchapCrypto.transformKey(ctrlKey, NQN),
+                    challenge2, s2, tid, NQN, hostNqn);
             assertThat(success1.r2()).as("R2").hasValueSatisfying(r2 -> assertThat(r2).isEqualTo(expected));
             assertThat(send(queue, Dhchap.success2(tid)).status()).isEqualTo(NvmeStatus.SUCCESS);
         } else {
@@ -356,6 +362,109 @@ class AuthenticationTest {
         assertThat(result.dw0()).isEqualTo(result.queue().cntlid());
         TestHost host = new TestHostView(target, result.queue()).host;
         assertThat(host.propertySet(ControllerRegister.CC, TestHost.CC_ENABLE)).isEqualTo(NvmeStatus.SUCCESS);
+    }
+
+    // ---- keys per host NQN (issue 14: access.dhchap per host per subsystem) ------------------------------------
+
+    static final String HOST_B = "nqn.2014-08.org.nvmexpress:uuid:0b0b0b0b-2222-4333-8444-555566667777";
+    static final String HOST_C = "nqn.2026-12.org.example:host-c";
+    static final DhchapKeys.Key HOST_B_KEY = new DhchapKeys.Key(2, bytes(0x30, 48));
+    static final DhchapKeys.Key CTRL_B_KEY = new DhchapKeys.Key(0, bytes(0x90, 32));
+
+    /** HOST with HOST_KEY / CTRL_KEY, HOST_B with its own pair, nobody else. */
+    private static DhchapKeys perHost(Optional<DhchapKeys.HostKeys> others) {
+        Map<String, DhchapKeys.HostKeys> hosts = new java.util.LinkedHashMap<>();
+        hosts.put(HOST, new DhchapKeys.HostKeys(HOST_KEY, Optional.of(CTRL_KEY)));
+        hosts.put(HOST_B, new DhchapKeys.HostKeys(HOST_B_KEY, Optional.of(CTRL_B_KEY)));
+        return new DhchapKeys(hosts, others);
+    }
+
+    /** An admin queue connected as {@code hostNqn}; the Connect asks for authentication (ATR). */
+    private TestHost connectedAs(String hostNqn) {
+        var result = TestSupport.connect(target, 0, 31, 0, 0xFFFF, NQN, hostNqn, new TestConnection());
+        assertThat(result.status()).isEqualTo(NvmeStatus.SUCCESS);
+        assertThat(result.dw0() & Dhchap.CONNECT_ATR).isEqualTo(Dhchap.CONNECT_ATR);
+        return new TestHostView(target, result.queue()).host;
+    }
+
+    @Test
+    void eachHostProvesItsOwnKeyAndTheControllerAnswersWithThatHostsKey() {
+        target.dhchap(NQN, Optional.of(perHost(Optional.empty())));
+        TestHost a = connectedAs(HOST);
+        TestHost b = connectedAs(HOST_B);
+        assertThat(authenticate(a.admin, HOST, CTRL_KEY, 1, DhchapCrypto.SHA256, 0, HOST_KEY, true).authId())
+                .isEqualTo(Dhchap.ID_SUCCESS1);
+        // authenticate() checks R2 against CTRL_B_KEY transformed for this subsystem: B's controller key, not A's.
+        assertThat(authenticate(b.admin, HOST_B, CTRL_B_KEY, 2, DhchapCrypto.SHA384, 1, HOST_B_KEY, true).authId())
+                .isEqualTo(Dhchap.ID_SUCCESS1);
+        assertThat(a.propertySet(ControllerRegister.CC, TestHost.CC_ENABLE)).isEqualTo(NvmeStatus.SUCCESS);
+        assertThat(b.propertySet(ControllerRegister.CC, TestHost.CC_ENABLE)).isEqualTo(NvmeStatus.SUCCESS);
+    }
+
+    @Test
+    void aHostProvingTheOtherHostsKeyIsRefusedWhileTheFirstHostsIoGoesOn() {
+        target.dhchap(NQN, Optional.of(perHost(Optional.empty())));
+        TestHost a = connected();
+        assertThat(authenticate(a.admin, 1, 1, 0, HOST_KEY, false).authId()).isEqualTo(Dhchap.ID_SUCCESS1);
+        assertThat(a.propertySet(ControllerRegister.CC, TestHost.CC_ENABLE)).isEqualTo(NvmeStatus.SUCCESS);
+        var io = a.tryConnectIo(1, 127, new TestConnection());
+        NvmeQueue queue = io.queue();
+        assertThat(authenticate(queue, 2, 1, 0, HOST_KEY, false).authId()).isEqualTo(Dhchap.ID_SUCCESS1);
+        // B knows A's key (and A's key transformed with B's NQN is what it sends): not B's key, refused.
+        TestHost b = connectedAs(HOST_B);
+        Outcome o = authenticate(b.admin, HOST_B, CTRL_B_KEY, 3, DhchapCrypto.SHA256, 0, HOST_KEY, false);
+        assertThat(o.authId()).isEqualTo(Dhchap.ID_FAILURE1);
+        assertThat(o.explanation()).isEqualTo(Dhchap.Failure.FAILED.code());
+        assertThat(b.propertySet(ControllerRegister.CC, TestHost.CC_ENABLE))
+                .isEqualTo(NvmeStatus.AUTHENTICATION_REQUIRED);
+        Reply read = a.read(queue, 1, 0, 1, 512);
+        assertThat(read.status()).isEqualTo(NvmeStatus.SUCCESS);
+        read.release();
+        assertThat(a.keepAlive().status()).isEqualTo(NvmeStatus.SUCCESS);
+    }
+
+    @Test
+    void aHostWithoutAKeyGetsAChallengeAndIsRefusedAsAWrongKeyIs() {
+        target.dhchap(NQN, Optional.of(perHost(Optional.empty())));
+        TestHost c = connectedAs(HOST_C);
+        for (DhchapKeys.Key key : List.of(HOST_KEY, HOST_B_KEY)) {
+            Outcome o = authenticate(c.admin, HOST_C, CTRL_KEY, 4, DhchapCrypto.SHA256, 1, key, false);
+            // The Challenge came (no hint that the NQN has no key), then AUTH_Failure1 01h / 01h.
+            assertThat(o.challenge()).isNotNull();
+            assertThat(o.authId()).isEqualTo(Dhchap.ID_FAILURE1);
+            assertThat(o.explanation()).isEqualTo(Dhchap.Failure.FAILED.code());
+        }
+        assertThat(c.keepAlive().status()).isEqualTo(NvmeStatus.AUTHENTICATION_REQUIRED);
+    }
+
+    @Test
+    void theKeyForEveryOtherHostServesHostsNotNamedOnly() {
+        DhchapKeys.Key others = new DhchapKeys.Key(3, bytes(0x44, 64));
+        target.dhchap(NQN, Optional.of(perHost(Optional.of(new DhchapKeys.HostKeys(others, Optional.empty())))));
+        TestHost c = connectedAs(HOST_C);
+        assertThat(authenticate(c.admin, HOST_C, CTRL_KEY, 5, DhchapCrypto.SHA512, 0, others, false).authId())
+                .isEqualTo(Dhchap.ID_SUCCESS1);
+        // No controller key for the other hosts: bidirectional is refused for them.
+        assertThat(authenticate(c.admin, HOST_C, CTRL_KEY, 6, DhchapCrypto.SHA512, 0, others, true).explanation())
+                .isEqualTo(Dhchap.Failure.FAILED.code());
+        // A named host does not fall back to the others' key.
+        TestHost b = connectedAs(HOST_B);
+        assertThat(authenticate(b.admin, HOST_B, CTRL_B_KEY, 7, DhchapCrypto.SHA256, 0, others, false).authId())
+                .isEqualTo(Dhchap.ID_FAILURE1);
+    }
+
+    @Test
+    void keysChangedForTheSubsystemApplyToTheNextConnect() {
+        TestHost before = connectedAs(HOST_B);
+        // The subsystem's keys from the constructor: one pair for every host, so B proves HOST_KEY.
+        target.dhchap(NQN, Optional.of(perHost(Optional.empty())));
+        TestHost after = connectedAs(HOST_B);
+        assertThat(authenticate(before.admin, HOST_B, CTRL_KEY, 8, 1, 0, HOST_KEY, false).authId())
+                .isEqualTo(Dhchap.ID_SUCCESS1);
+        assertThat(authenticate(after.admin, HOST_B, CTRL_B_KEY, 9, 1, 0, HOST_KEY, false).authId())
+                .isEqualTo(Dhchap.ID_FAILURE1);
+        assertThat(authenticate(after.admin, HOST_B, CTRL_B_KEY, 10, 1, 0, HOST_B_KEY, false).authId())
+                .isEqualTo(Dhchap.ID_SUCCESS1);
     }
 
     private static Dhchap.Challenge parse(byte[] m) {
