@@ -93,14 +93,15 @@ class RawStatusFaultsNvmeTest {
         rule("{\"lba\": \"12\", \"action\": \"status\", \"nvme-status\": \"3/02\", \"nvme-dnr\": true}");
         rule("{\"lba\": \"13\", \"action\": \"status\", \"nvme-status\": \"3/02\", \"nvme-dnr\": false}");
         rule("{\"lba\": \"14\", \"action\": \"status\", \"nvme-status\": \"7/ff\", \"nvme-dnr\": true,"
-                + " \"nvme-crd\": 2, \"nvme-more\": true}");
+                + " \"nvme-crd\": 3, \"nvme-more\": true}");
         rule("{\"lba\": \"15\", \"action\": \"status\", \"nvme-status\": \"7/ff\"}");
         // CQE bytes 14..15 written out from the figure: DNR 15, M 14, CRD 13:12, SCT 11:9, SC 8:1, phase 0
         assertThat(read(1, 10, 1).status().encode(0)).as("1/C0h DNR").isEqualTo(0x8000 | 0x200 | 0xC0 << 1);
         assertThat(read(2, 11, 1).status().encode(0)).as("1/C0h").isEqualTo(0x0200 | 0xC0 << 1);
         assertThat(read(3, 12, 1).status().encode(0)).as("3/02h DNR").isEqualTo(0x8604);
         assertThat(read(4, 13, 1).status().encode(0)).as("3/02h").isEqualTo(0x0604);
-        assertThat(read(5, 14, 1).status().encode(0)).as("7/FFh DNR M CRD 2").isEqualTo(0xFFFE);
+        assertThat(read(5, 14, 1).status().encode(0)).as("7/FFh DNR M CRD 3: every bit but the phase tag")
+                .isEqualTo(0xFFFE);
         assertThat(read(6, 15, 1).status().encode(0)).as("7/FFh: no row, DNR clear").isEqualTo(0x0FFE);
         Done d = read(7, 12, 1);
         assertThat(d.raw()).isTrue();
