@@ -18,7 +18,8 @@ import org.snakeyaml.engine.v2.nodes.SequenceNode;
  */
 final class FaultReader {
     static final List<String> KEYS = List.of("id", "ops", "lba", "scsi-opcodes", "nvme-opcodes", "initiator", "queue",
-            "trigger", "count", "probability", "seed", "after", "action", "sense", "nvme-status", "delay", "jitter",
+            "trigger", "count", "probability", "seed", "after", "action", "sense", "nvme-status", "nvme-dnr",
+            "nvme-crd", "nvme-more", "delay", "jitter",
             "persist-blocks", "iops", "bandwidth", "transfer-blocks", "scsi-status", "stall", "stall-direction",
             "digest", "logout-within");
     static final List<String> OPS = FaultRuleConfig.OPERATION_KINDS;
@@ -27,8 +28,10 @@ final class FaultReader {
     static final String LBA_ALLOWED = "an LBA or an inclusive range FIRST-LAST, e.g. 1000-1099";
     static final String DURATION_ALLOWED = "a duration: a number with ns, us, ms or s, e.g. 10ms (at most 1 hour)";
     static final String SENSE_ALLOWED = "KEY/ASC/ASCQ in hex, e.g. 3/11/00 (SENSE KEY 0..f, ASC and ASCQ 00..ff)";
-    static final String NVME_ALLOWED = "SCT/SC in hex, not 0/00, e.g. 2/81 (Unrecovered Read"
-            + " Error), 0/82 (Namespace Not Ready), 2/80 (Write Fault)";
+    static final String NVME_ALLOWED = "SCT/SC in hex, SCT 0..7 and SC 00..ff, any pair but 0/00 (success), e.g."
+            + " 2/81 (Unrecovered Read Error), 0/82 (Namespace Not Ready), 2/80 (Write Fault), 3/02 (Asymmetric"
+            + " Access Inaccessible), 7/ff (vendor specific)";
+    static final String CRD_ALLOWED = "0..3: 0 = retry at once, 1..3 = after CRDT1..CRDT3 of Identify Controller";
     static final String THROTTLE_ALLOWED = "bytes per second as a size, e.g. 100MiB or 100MiB/s";
     private static final long MAX_DURATION = 3_600_000_000_000L;
 
@@ -221,9 +224,11 @@ final class FaultReader {
                 m.problem("action", "status needs sense, nvme-status or both; allowed: sense: " + SENSE_ALLOWED
                         + "; nvme-status: " + NVME_ALLOWED);
             }
+            nvmeStatus = statusField(m, nvmeStatus);
         } else {
-            only(m, "sense", "action: status", action);
-            only(m, "nvme-status", "action: status", action);
+            for (String key : List.of("sense", "nvme-status", "nvme-dnr", "nvme-crd", "nvme-more")) {
+                only(m, key, "action: status", action);
+            }
         }
         if (action == FaultRuleConfig.Action.DELAY) {
             delay = required(m, node, problems, "delay", DURATION).orElse(0L);
@@ -281,6 +286,26 @@ final class FaultReader {
         return Optional.of(new FaultRuleConfig(id, ops, lba[0], lba[1], scsi, nvme, initiator, queue, trigger, count,
                 probability, seed, after, action, sense, nvmeStatus, delay, jitter, persist, iops, bandwidth,
                 transport));
+    }
+
+    /**
+     * {@code nvme-dnr}, {@code nvme-crd} and {@code nvme-more}: the Status Field bits beside SCT/SC (Base §4.2.3),
+     * only with an {@code nvme-status} they qualify.
+     */
+    private static Optional<FaultRuleConfig.NvmeCode> statusField(YamlMap m, Optional<FaultRuleConfig.NvmeCode> code) {
+        if (!m.has("nvme-status")) {
+            for (String key : List.of("nvme-dnr", "nvme-crd", "nvme-more")) {
+                if (m.has(key)) {
+                    m.problem(key, "only with nvme-status (the NVMe status it qualifies); this rule has none;"
+                            + " allowed: nvme-status: " + NVME_ALLOWED);
+                }
+            }
+            return code;
+        }
+        Optional<Boolean> dnr = m.value("nvme-dnr", ValueType.BOOLEAN);
+        int crd = m.value("nvme-crd", ValueType.integer(0, 3, CRD_ALLOWED), 0L).orElse(0L).intValue();
+        boolean more = m.value("nvme-more", ValueType.BOOLEAN, false).orElse(false);
+        return code.map(c -> new FaultRuleConfig.NvmeCode(c.sct(), c.sc(), dnr, crd, more));
     }
 
     /** The keys of partial-transfer and the connection faults; each only with its action. */

@@ -127,8 +127,25 @@ public record FaultRuleConfig(String id, List<String> ops, long firstLba, long l
         }
     }
 
-    /** NVMe Status Code Type / Status Code, written {@code 2/81} (hex). */
-    public record NvmeCode(int sct, int sc) {
+    /**
+     * NVMe Status Code Type / Status Code, written {@code 2/81} (hex): any pair but 0/00 (success), named by
+     * blocktarget or not, with the Status Field bits a rule may choose (Base §4.2.3, Figure "Completion Queue Entry:
+     * Status Field"): Do Not Retry ({@code nvme-dnr}; empty = the status's usual DNR), Command Retry Delay
+     * ({@code nvme-crd}, 0..3, which CRDT of Identify Controller the host waits) and More ({@code nvme-more}).
+     */
+    public record NvmeCode(int sct, int sc, Optional<Boolean> dnr, int crd, boolean more) {
+        public NvmeCode(int sct, int sc) {
+            this(sct, sc, Optional.empty(), 0, false);
+        }
+
+        public NvmeCode {
+            Objects.requireNonNull(dnr, "dnr");
+            if ((sct & ~0x7) != 0 || (sc & ~0xFF) != 0 || (sct | sc) == 0 || (crd & ~0x3) != 0) {
+                throw new IllegalArgumentException("NVMe status " + sct + "/" + sc + " CRD " + crd);
+            }
+        }
+
+        /** The SCT/SC pair alone, as {@code nvme-status:} writes it. */
         @Override
         public String toString() {
             return String.format("%x/%02x", sct, sc);

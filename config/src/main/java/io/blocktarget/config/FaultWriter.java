@@ -42,7 +42,16 @@ public final class FaultWriter {
         }
         doc.put("action", r.action().configName());
         r.sense().ifPresent(s -> doc.put("sense", s.toString()));
-        r.nvmeStatus().ifPresent(s -> doc.put("nvme-status", s.toString()));
+        r.nvmeStatus().ifPresent(s -> {
+            doc.put("nvme-status", s.toString());
+            s.dnr().ifPresent(dnr -> doc.put("nvme-dnr", dnr));
+            if (s.crd() != 0) {
+                doc.put("nvme-crd", s.crd());
+            }
+            if (s.more()) {
+                doc.put("nvme-more", true);
+            }
+        });
         if (r.action() == FaultRuleConfig.Action.DELAY) {
             doc.put("delay", FaultReader.formatDuration(r.delayNanos()));
             if (r.jitterNanos() != 0) {

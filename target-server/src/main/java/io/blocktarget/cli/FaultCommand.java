@@ -90,7 +90,8 @@ final class FaultCommand implements Runnable {
         String delay;
 
         @Option(names = "--set", paramLabel = "KEY=VALUE", description = "Any other key (sense=3/11/00,"
-                + " nvme-status=2/81, initiator=..., probability=0.01, seed=7); VALUE is JSON when it parses as JSON.")
+                + " nvme-status=3/02, nvme-dnr=true, initiator=..., probability=0.01, seed=7); VALUE is JSON when it parses"
+                + " as JSON.")
         List<String> settings = new ArrayList<>();
 
         private JsonObject body;

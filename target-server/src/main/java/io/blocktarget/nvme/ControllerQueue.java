@@ -1,5 +1,6 @@
 package io.blocktarget.nvme;
 
+import io.blocktarget.protocol.nvme.CqeStatus;
 import io.blocktarget.protocol.nvme.NvmeStatus;
 import io.blocktarget.protocol.nvme.Sqe;
 import io.netty.buffer.ByteBuf;
@@ -131,11 +132,23 @@ final class ControllerQueue implements NvmeQueue {
      * unreadable block of a read that met an uncorrectable one.
      */
     private NvmeCompletion logged(Sqe sqe, NvmeCompletion done) {
-        return (status, dw0, dw1, data) -> {
-            if (ErrorLog.records(status)) {
-                controller.errors().record(qid, sqe.cid(), status, errorLba(sqe, status), sqe.nsid());
+        return new NvmeCompletion() {
+            @Override
+            public void complete(NvmeStatus status, int dw0, int dw1, ByteBuf data) {
+                if (ErrorLog.records(status)) {
+                    controller.errors().record(qid, sqe.cid(), status, errorLba(sqe, status), sqe.nsid());
+                }
+                done.complete(status, dw0, dw1, data);
             }
-            done.complete(status, dw0, dw1, data);
+
+            @Override
+            public void completeRaw(CqeStatus status, NvmeStatus reason, int dw0, int dw1, ByteBuf data) {
+                // a fault rule's exact status: the entry carries it (and the rule's LBA, taken by errorLba)
+                if (ErrorLog.records(status)) {
+                    controller.errors().record(qid, sqe.cid(), status, errorLba(sqe, reason), sqe.nsid());
+                }
+                done.completeRaw(status, reason, dw0, dw1, data);
+            }
         };
     }
 

@@ -1,5 +1,6 @@
 package io.blocktarget.nvme;
 
+import io.blocktarget.protocol.nvme.CqeStatus;
 import io.blocktarget.protocol.nvme.LogPages;
 import io.blocktarget.protocol.nvme.NvmeStatus;
 import io.netty.buffer.ByteBuf;
@@ -28,9 +29,22 @@ final class ErrorLog {
                 && status != NvmeStatus.ABORTED_SQ_DELETION;
     }
 
-    synchronized void record(int sqid, int cid, NvmeStatus status, long lba, int nsid) {
+    /** The same for any Status Field (a fault rule's): by SCT and SC, whatever its DNR, CRD and M. */
+    static boolean records(CqeStatus status) {
+        int generic = NvmeStatus.StatusCodeType.GENERIC.code();
+        return !status.isSuccess() && !(status.sct() == generic
+                && (status.sc() == NvmeStatus.ABORTED_BY_REQUEST.sc()
+                || status.sc() == NvmeStatus.ABORTED_SQ_DELETION.sc()));
+    }
+
+    void record(int sqid, int cid, NvmeStatus status, long lba, int nsid) {
+        record(sqid, cid, status.toCqeStatus(), lba, nsid);
+    }
+
+    /** An entry whose Status Field (bits 15:1 of bytes 14..15, phase tag 0) is exactly {@code status}. */
+    synchronized void record(int sqid, int cid, CqeStatus status, long lba, int nsid) {
         errorCount++;
-        ring[(int) (errorCount % ENTRIES)] = new LogPages.ErrorEntry(errorCount, sqid, cid, status.toCqeStatus(),
+        ring[(int) (errorCount % ENTRIES)] = new LogPages.ErrorEntry(errorCount, sqid, cid, status,
                 NO_PARAMETER, lba, nsid, TRTYPE_TCP, 0, 0);
     }
 

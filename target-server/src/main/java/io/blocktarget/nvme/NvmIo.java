@@ -7,6 +7,7 @@ import io.blocktarget.block.BlockIoException;
 import io.blocktarget.block.BlockRange;
 import io.blocktarget.block.IoCallback;
 import io.blocktarget.block.Reservations;
+import io.blocktarget.protocol.nvme.CqeStatus;
 import io.blocktarget.protocol.nvme.DatasetManagementCommand;
 import io.blocktarget.protocol.nvme.DatasetManagementCommand.DsmRange;
 import io.blocktarget.protocol.nvme.NvmOpcode;
@@ -78,9 +79,18 @@ final class NvmIo {
             }
             NvmeCompletion completion = NvmeTrace.wrap(addressed.state(), inFlight, controller, qid, sqe, dataOut,
                     done);
-            NvmeCompletion counted = (status, dw0, dw1, dataIn) -> {
-                inFlight.exit();
-                completion.complete(status, dw0, dw1, dataIn);
+            NvmeCompletion counted = new NvmeCompletion() {
+                @Override
+                public void complete(NvmeStatus status, int dw0, int dw1, ByteBuf dataIn) {
+                    inFlight.exit();
+                    completion.complete(status, dw0, dw1, dataIn);
+                }
+
+                @Override
+                public void completeRaw(CqeStatus status, NvmeStatus reason, int dw0, int dw1, ByteBuf dataIn) {
+                    inFlight.exit(); // a fault rule's exact status
+                    completion.completeRaw(status, reason, dw0, dw1, dataIn);
+                }
             };
             if (faults.intercept(addressed, qid, sqe, dataOut, counted, this::dispatch)) {
                 return;

@@ -1,5 +1,6 @@
 package io.blocktarget.nvme;
 
+import io.blocktarget.protocol.nvme.CqeStatus;
 import io.blocktarget.protocol.nvme.NvmeStatus;
 import io.netty.buffer.ByteBuf;
 
@@ -13,4 +14,17 @@ public interface NvmeCompletion {
      * @param dataIn controller-to-host data, owned by the receiver (it releases it), {@code null} when none
      */
     void complete(NvmeStatus status, int dw0, int dw1, ByteBuf dataIn);
+
+    /**
+     * Completes with an arbitrary Status Field (Base §4.2.3, Figure "Completion Queue Entry: Status Field"): any SCT
+     * and SC with the DNR, CRD and M a fault rule chose, also where no {@link NvmeStatus} row names the pair. Only
+     * the fault path comes here; ordinary completions pay nothing for it.
+     *
+     * @param status the exact Status Field the host sees (never success)
+     * @param reason the nearest row, for a completion that knows only rows: the default hands it on, so every
+     *               completion between a fault rule and the transport overrides this to hand {@code status} on
+     */
+    default void completeRaw(CqeStatus status, NvmeStatus reason, int dw0, int dw1, ByteBuf dataIn) {
+        complete(reason, dw0, dw1, dataIn);
+    }
 }

@@ -7,6 +7,7 @@ import io.blocktarget.block.fault.FaultHit;
 import io.blocktarget.block.fault.FaultStatus;
 import io.blocktarget.block.fault.FaultTimer;
 import io.blocktarget.block.fault.LunFaults;
+import io.blocktarget.protocol.nvme.CqeStatus;
 import io.blocktarget.protocol.nvme.NvmOpcode;
 import io.blocktarget.protocol.nvme.NvmeStatus;
 import io.blocktarget.protocol.nvme.Sqe;
@@ -16,7 +17,9 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The NVMe pre-dispatch hook of the namespace's fault rules (DESIGN §10), one per controller: an I/O command may be
- * failed with a status (its Error Information log entry carries the first LBA in the rule's range), delayed, or held
+ * failed with a status — a row of {@link NvmeStatus}, or any SCT / SC / DNR / CRD / M the rule names, through
+ * {@link NvmeCompletion#completeRaw} (its Error Information log entry carries the first LBA in the rule's range and
+ * that exact Status Field) — delayed, or held
  * without a completion until an Abort names it, the controller is reset or its queue's connection closes. No rule:
  * one volatile read.
  */
@@ -52,10 +55,15 @@ final class NvmeFaults {
         switch (hit.action()) {
             case FaultAction.Fail f -> {
                 NvmeStatus status = status(f.status(), command.kind());
-                if (command.lba() >= 0 && ErrorLog.records(status)) {
+                CqeStatus exact = statusField(f.status());
+                if (command.lba() >= 0 && (exact == null ? ErrorLog.records(status) : ErrorLog.records(exact))) {
                     errorLbas.put(key(qid, sqe.cid()), hit.firstLba()); // taken by this completion's log entry
                 }
-                done.complete(status, 0, 0, null);
+                if (exact == null) {
+                    done.complete(status, 0, 0, null);
+                } else {
+                    done.completeRaw(exact, status, 0, 0, null);
+                }
             }
             case FaultAction.Delay d -> FaultTimer.schedule(() -> {
                 try {
@@ -216,6 +224,22 @@ final class NvmeFaults {
 
     private static long key(int qid, int cid) {
         return (long) qid << 16 | (cid & 0xFFFF);
+    }
+
+    /**
+     * The rule's exact Status Field (Base §4.2.3) when no {@link NvmeStatus} row carries it — a pair we do not name
+     * (1/C0h, 3/02h Asymmetric Access Inaccessible, 7/xx vendor specific, ...) or a DNR, CRD or M of the rule's own;
+     * null when the row says it all (or the rule names no NVMe status). DNR left to us: the row's, clear for a pair
+     * without one (the host may retry, as for the condition's default statuses).
+     */
+    static CqeStatus statusField(FaultStatus status) {
+        if (!status.explicitNvme()) {
+            return null;
+        }
+        NvmeStatus named = NvmeStatus.of(status.sct(), status.sc());
+        boolean dnr = status.dnr() >= 0 ? status.dnr() == 1 : named != null && named.dnr();
+        CqeStatus exact = new CqeStatus(status.sc(), status.sct(), status.crd(), status.more(), dnr);
+        return named != null && exact.equals(named.toCqeStatus()) ? null : exact;
     }
 
     private static NvmeStatus status(FaultStatus status, IoKind kind) {

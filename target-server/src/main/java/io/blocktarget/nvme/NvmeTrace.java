@@ -5,6 +5,7 @@ import io.blocktarget.block.IoKind;
 import io.blocktarget.block.LunState;
 import io.blocktarget.block.trace.TraceRecord;
 import io.blocktarget.block.trace.Tracer;
+import io.blocktarget.protocol.nvme.CqeStatus;
 import io.blocktarget.protocol.nvme.NvmeStatus;
 import io.blocktarget.protocol.nvme.Sqe;
 import io.netty.buffer.ByteBuf;
@@ -157,5 +158,16 @@ final class NvmeTrace implements NvmeCompletion {
                 blocks, flags, queueDepth, status.name().replace('_', ' '), status.isSuccess(), -1, -1, -1,
                 status.sct().code(), status.sc(), status.dnr());
         done.complete(status, dw0, dw1, dataIn);
+    }
+
+    /** A fault rule's exact status: recorded as the host sees it, named by its row if it has one. */
+    @Override
+    public void completeRaw(CqeStatus status, NvmeStatus reason, int dw0, int dw1, ByteBuf dataIn) {
+        NvmeStatus named = NvmeStatus.of(status.sct(), status.sc());
+        String name = named != null ? named.name().replace('_', ' ')
+                : String.format("SCT %Xh SC %02Xh", status.sct(), status.sc());
+        tracer.record(arrival, TraceRecord.Protocol.NVME, initiator, connection, queue, cid, opcode, op, kind, lba,
+                blocks, flags, queueDepth, name, false, -1, -1, -1, status.sct(), status.sc(), status.dnr());
+        done.completeRaw(status, reason, dw0, dw1, dataIn);
     }
 }

@@ -50,7 +50,10 @@ public final class FaultRules {
                     c.sense().map(FaultRuleConfig.Sense::key).orElse(-1), c.sense().map(FaultRuleConfig.Sense::asc).orElse(0),
                     c.sense().map(FaultRuleConfig.Sense::ascq).orElse(0),
                     c.nvmeStatus().map(FaultRuleConfig.NvmeCode::sct).orElse(-1),
-                    c.nvmeStatus().map(FaultRuleConfig.NvmeCode::sc).orElse(0)));
+                    c.nvmeStatus().map(FaultRuleConfig.NvmeCode::sc).orElse(0),
+                    c.nvmeStatus().flatMap(FaultRuleConfig.NvmeCode::dnr).map(d -> d ? 1 : 0).orElse(-1),
+                    c.nvmeStatus().map(FaultRuleConfig.NvmeCode::crd).orElse(0),
+                    c.nvmeStatus().map(FaultRuleConfig.NvmeCode::more).orElse(false)));
             case NO_RESPONSE -> new FaultAction.NoResponse();
             case DELAY -> new FaultAction.Delay(c.delayNanos(), c.jitterNanos(), c.seed());
             case THROTTLE -> new FaultAction.Throttle(c.iops(), c.bandwidth());

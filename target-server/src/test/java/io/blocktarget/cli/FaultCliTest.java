@@ -24,6 +24,18 @@ class FaultCliTest extends ControlCliHarness {
     }
 
     @Test
+    void anNvmeStatusWithItsDnrAndCrdIsAddedAndListed() {
+        assertThat(run("fault", "add", "ram-4k", "--lba", "100", "--action", "status", "--set", "nvme-status=3/02",
+                "--set", "nvme-dnr=true", "--set", "nvme-crd=1")).as(err.toString()).isZero();
+        assertThat(out.toString()).contains("nvme-status=3/02 nvme-dnr=true nvme-crd=1 -> status");
+        assertThat(run("fault", "list", "ram-4k")).isZero();
+        assertThat(out.toString()).contains("nvme-status=3/02 nvme-dnr=true nvme-crd=1 -> status");
+        assertThat(run("fault", "add", "ram-4k", "--action", "status", "--set", "sense=3/11/00",
+                "--set", "nvme-dnr=false")).isEqualTo(1);
+        assertThat(err.toString()).contains("only with nvme-status");
+    }
+
+    @Test
     void setPassesAnyKeyAndRefusalsAreExit1() {
         assertThat(run("fault", "add", "ram-4k", "--action", "status", "--set", "sense=3/11/00",
                 "--set", "nvme-status=2/81", "--trigger", "first", "--count", "2")).as(err.toString()).isZero();

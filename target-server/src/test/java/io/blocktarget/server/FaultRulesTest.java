@@ -35,6 +35,16 @@ class FaultRulesTest {
     }
 
     @Test
+    void theNvmeStatusFieldBitsMap() throws Exception {
+        assertThat(rule("{\"action\": \"status\", \"nvme-status\": \"3/02\", \"nvme-dnr\": false,"
+                + " \"nvme-crd\": 2, \"nvme-more\": true}").action()).isEqualTo(new FaultAction.Fail(
+                new FaultStatus(FaultStatus.Condition.EXPLICIT, -1, 0, 0, 3, 2, 0, 2, true)));
+        assertThat(rule("{\"action\": \"status\", \"nvme-status\": \"7/ff\", \"nvme-dnr\": true}").action())
+                .isEqualTo(new FaultAction.Fail(new FaultStatus(FaultStatus.Condition.EXPLICIT, -1, 0, 0, 7, 0xFF, 1,
+                        0, false)));
+    }
+
+    @Test
     void everyTriggerAndActionMaps() throws Exception {
         FaultRule r = rule("{\"ops\": [\"read\", \"write-zeroes\"], \"lba\": \"5-9\", \"scsi-opcodes\": [\"0x28\"],"
                 + " \"initiator\": \"iqn.x\", \"queue\": 3, \"trigger\": \"first\", \"count\": 4,"

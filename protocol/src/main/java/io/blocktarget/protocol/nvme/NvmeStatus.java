@@ -92,11 +92,14 @@ public enum NvmeStatus {
     private final StatusCodeType sct;
     private final int sc;
     private final boolean dnr;
+    /** Built once: every completion encodes it. */
+    private final CqeStatus cqeStatus;
 
     NvmeStatus(StatusCodeType sct, int sc, boolean dnr) {
         this.sct = sct;
         this.sc = sc;
         this.dnr = dnr;
+        this.cqeStatus = new CqeStatus(sc, sct.code(), 0, false, dnr);
     }
 
     public StatusCodeType sct() {
@@ -119,7 +122,7 @@ public enum NvmeStatus {
 
     /** This reason as the 15-bit status of a CQE (no CRD, no M): see {@link CqeStatus}. */
     public CqeStatus toCqeStatus() {
-        return new CqeStatus(sc, sct.code(), 0, false, dnr);
+        return cqeStatus;
     }
 
     /**

@@ -9,9 +9,13 @@ package io.blocktarget.block.fault;
  * @param asc       ADDITIONAL SENSE CODE, with senseKey
  * @param ascq      ADDITIONAL SENSE CODE QUALIFIER, with senseKey
  * @param sct       explicit NVMe Status Code Type (0..7), -1 = from the condition; with {@code sc}
- * @param sc        NVMe Status Code, with sct
+ * @param sc        NVMe Status Code, with sct: any pair but 0/00, whether the command set names it or not
+ * @param dnr       with sct: Do Not Retry 1 (set) or 0 (clear); -1 = the status's usual (clear for a code with no row)
+ * @param crd       with sct: Command Retry Delay 0..3 (Base §4.2.3: which CRDT the host waits before a retry)
+ * @param more      with sct: More (M), "more status information in the Error Information log"
  */
-public record FaultStatus(Condition condition, int senseKey, int asc, int ascq, int sct, int sc) {
+public record FaultStatus(Condition condition, int senseKey, int asc, int ascq, int sct, int sc, int dnr, int crd,
+                          boolean more) {
 
     /** The protocol-neutral conditions. */
     public enum Condition {
@@ -33,9 +37,14 @@ public record FaultStatus(Condition condition, int senseKey, int asc, int ascq, 
         if (senseKey < -1 || senseKey > 15 || asc < 0 || asc > 255 || ascq < 0 || ascq > 255) {
             throw new IllegalArgumentException("sense " + senseKey + "/" + asc + "/" + ascq);
         }
-        if (sct < -1 || sct > 7 || sc < 0 || sc > 255) {
-            throw new IllegalArgumentException("NVMe status " + sct + "/" + sc);
+        if (sct < -1 || sct > 7 || sc < 0 || sc > 255 || dnr < -1 || dnr > 1 || crd < 0 || crd > 3) {
+            throw new IllegalArgumentException("NVMe status " + sct + "/" + sc + " DNR " + dnr + " CRD " + crd);
         }
+    }
+
+    /** Explicit values with the NVMe status's usual DNR, no CRD, no M. */
+    public FaultStatus(Condition condition, int senseKey, int asc, int ascq, int sct, int sc) {
+        this(condition, senseKey, asc, ascq, sct, sc, -1, 0, false);
     }
 
     public static FaultStatus of(Condition condition) {

@@ -1,6 +1,7 @@
 package io.blocktarget.transport.nvmetcp;
 
 import io.blocktarget.nvme.ConnectResult;
+import io.blocktarget.nvme.NvmeCompletion;
 import io.blocktarget.nvme.NvmeHostConnection;
 import io.blocktarget.nvme.NvmeLimits;
 import io.blocktarget.nvme.NvmeQueue;
@@ -9,6 +10,7 @@ import io.blocktarget.protocol.nvme.ConnectCommand;
 import io.blocktarget.protocol.nvme.ConnectData;
 import io.blocktarget.protocol.nvme.ConnectResponse;
 import io.blocktarget.protocol.nvme.Cqe;
+import io.blocktarget.protocol.nvme.CqeStatus;
 import io.blocktarget.protocol.nvme.FabricsCommandType;
 import io.blocktarget.protocol.nvme.NvmeStatus;
 import io.blocktarget.protocol.nvme.Parsed;
@@ -420,8 +422,18 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
             // one queue per connection (§3.3): a second Connect is out of sequence
             complete(c, NvmeStatus.COMMAND_SEQUENCE_ERROR, 0, 0, null);
         } else {
-            queue.submit(sqe, c.dataOut(), (status, dw0, dw1, dataIn) ->
-                    onLoop(() -> complete(c, status, dw0, dw1, dataIn), dataIn));
+            queue.submit(sqe, c.dataOut(), new NvmeCompletion() {
+                @Override
+                public void complete(NvmeStatus status, int dw0, int dw1, ByteBuf dataIn) {
+                    onLoop(() -> NvmeTcpConnection.this.complete(c, status.toCqeStatus(), dw0, dw1, dataIn), dataIn);
+                }
+
+                @Override
+                public void completeRaw(CqeStatus status, NvmeStatus reason, int dw0, int dw1, ByteBuf dataIn) {
+                    // a fault rule's exact Status Field goes on the wire as it is
+                    onLoop(() -> NvmeTcpConnection.this.complete(c, status, dw0, dw1, dataIn), dataIn);
+                }
+            });
         }
     }
 
@@ -480,6 +492,11 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
 
     /** Ends a command: C2HData (capped at the SGL length), then CapsuleResp unless SUCCESS said it all. */
     private void complete(Command c, NvmeStatus status, int dw0, int dw1, ByteBuf dataIn) {
+        complete(c, status.toCqeStatus(), dw0, dw1, dataIn);
+    }
+
+    /** The same with the CQE's Status Field (Base §4.2.3) as it goes on the wire. */
+    private void complete(Command c, CqeStatus status, int dw0, int dw1, ByteBuf dataIn) {
         try {
             c.releaseData();
             if (state == ConnectionState.CLOSING || c.state() == CommandState.DONE) {
@@ -497,7 +514,7 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
             c.transitionTo(CommandState.DONE);
             commands.remove(c);
             if (!successFlag) {
-                sender.sendResponse(new Cqe(dw0, dw1, sqhd, Math.max(qid, 0), c.cid(), 0, status.toCqeStatus()));
+                sender.sendResponse(new Cqe(dw0, dw1, sqhd, Math.max(qid, 0), c.cid(), 0, status));
             }
         } finally {
             release(dataIn);

@@ -31,6 +31,8 @@ final class FakeTarget implements NvmeTarget {
     static final int PROPERTY_DW1 = 0x0BAD_F00D;
     /** CDW15 of an NVM Read that completes with half its data and Data Transfer Error. */
     static final int PARTIAL_READ = 0x5057;
+    /** CDW15 of an NVM Read that completes with the exact Status Field in CDW14 (a fault rule's raw status). */
+    static final int RAW_STATUS = 0x5253;
 
     final ByteBuf storage = Unpooled.buffer(4 << 20, 4 << 20).writeZero(4 << 20);
     final List<Submitted> submitted = new ArrayList<>();
@@ -138,6 +140,9 @@ final class FakeTarget implements NvmeTarget {
             if (!sqe.isFabrics() && sqe.opcode() == 0x01 && qid > 0) {
                 storage.setBytes(offset, dataOut, dataOut.readerIndex(), dataOut.readableBytes());
                 done.complete(NvmeStatus.SUCCESS, 0, 0, null);
+            } else if (!sqe.isFabrics() && sqe.opcode() == 0x02 && qid > 0 && sqe.cdw15() == RAW_STATUS) {
+                done.completeRaw(io.blocktarget.protocol.nvme.CqeStatus.decode(sqe.cdw14() & 0xFFFE),
+                        NvmeStatus.UNRECOVERED_READ_ERROR, 0, 0, null);
             } else if (!sqe.isFabrics() && sqe.opcode() == 0x02 && qid > 0 && sqe.cdw15() == PARTIAL_READ) {
                 // a fault rule's partial transfer: the first half of the data, then an error
                 done.complete(NvmeStatus.DATA_TRANSFER_ERROR, 0, 0,

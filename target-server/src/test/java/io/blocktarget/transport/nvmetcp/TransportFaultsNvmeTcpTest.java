@@ -57,6 +57,25 @@ class TransportFaultsNvmeTcpTest {
         }
     }
 
+    /**
+     * A fault rule's exact Status Field reaches the CQE bit for bit (Base §4.2.3: DW3 bits 31:17 = DNR, M, CRD, SCT,
+     * SC; bit 16 the phase tag, 0 on fabrics) — also for pairs no {@link NvmeStatus} row names.
+     */
+    @Test
+    void aRawStatusGoesOnTheWireAsItIs() {
+        try (HostEnd host = open(false)) {
+            int cid = 20;
+            for (int field : new int[] {0x8380, 0x0604, 0xFFFE, 0x0FFE, 0x0502}) {
+                host.capsule(Sqe.of(0x02, cid, 1, SglDescriptor.transportDataBlock(4096), 0, 0, 0, 0, field,
+                        FakeTarget.RAW_STATUS));
+                Cqe cqe = host.response();
+                assertThat(cqe.cid()).isEqualTo(cid++);
+                assertThat(cqe.phase()).isZero();
+                assertThat(cqe.status().encode(0)).as("status field %04x", field).isEqualTo(field);
+            }
+        }
+    }
+
     @Test
     void dropClosesTheConnection() {
         try (HostEnd host = open(false)) {
