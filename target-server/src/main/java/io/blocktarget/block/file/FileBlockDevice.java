@@ -453,34 +453,39 @@ public final class FileBlockDevice extends AbstractBlockDevice {
 
     private void startSync() {
         try {
-            ioExecutor.execute(this::runSyncs);
+            ioExecutor.execute(this::runSync);
         } catch (RejectedExecutionException e) {
             failSyncs(BlockChecks.closed(name()));
         }
     }
 
-    /** Runs fdatasyncs until no flush waits any more; owns each batch it takes from {@code nextSync}. */
-    private void runSyncs() {
+    /**
+     * Runs the fdatasync of the batch in {@code syncing}. Flushes that came meanwhile are the next batch, started as a
+     * new task once this fdatasync is done: at the back of the executor's queue, so a stream of flushes takes an I/O
+     * thread for one fdatasync at a time and the work queued meanwhile (this and other LUNs' worker-path I/O) runs in
+     * between, rather than waiting until the flushes stop.
+     */
+    private void runSync() {
         List<IoCallback<Void>> batch;
         synchronized (syncLock) {
             batch = syncing;
         }
-        while (batch != null) {
-            BlockIoException failure = checkOpen();
-            if (failure == null) {
-                int r = io.fdatasync();
-                failure = r == 0 ? null : failure("fdatasync", -r, BlockError.WRITE_ERROR);
-            }
-            List<IoCallback<Void>> next;
-            synchronized (syncLock) {
-                syncing = nextSync;   // null: idle, the next flush starts a new fdatasync itself
-                nextSync = null;
-                next = syncing;
-            }
-            for (IoCallback<Void> callback : batch) {
-                callback.complete(null, failure);
-            }
-            batch = next;
+        BlockIoException failure = checkOpen();
+        if (failure == null) {
+            int r = io.fdatasync();
+            failure = r == 0 ? null : failure("fdatasync", -r, BlockError.WRITE_ERROR);
+        }
+        boolean more;
+        synchronized (syncLock) {
+            syncing = nextSync;   // null: idle, the next flush starts a new fdatasync itself
+            nextSync = null;
+            more = syncing != null;
+        }
+        if (more) {
+            startSync();
+        }
+        for (IoCallback<Void> callback : batch) {
+            deliver(callback, null, failure);   // one that throws must not keep the others from completing
         }
     }
 
@@ -497,7 +502,20 @@ public final class FileBlockDevice extends AbstractBlockDevice {
             nextSync = null;
         }
         for (IoCallback<Void> callback : failed) {
-            callback.complete(null, failure);
+            deliver(callback, null, failure);
+        }
+    }
+
+    /**
+     * Runs a callback of an operation this device completes in a batch (group commit here, a ring's completions in
+     * {@link UringLoop}): one that throws — a bug upstream, or a hop to an event loop that refuses the task — is
+     * logged and must not keep the rest of the batch, or the batch after it, from completing.
+     */
+    static <T> void deliver(IoCallback<T> callback, T result, BlockIoException failure) {
+        try {
+            callback.complete(result, failure);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.ERROR, "a block I/O completion failed", e);
         }
     }
 

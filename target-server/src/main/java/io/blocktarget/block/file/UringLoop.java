@@ -267,11 +267,7 @@ final class UringLoop implements IoUringIoHandle {
 
     /** Runs a callback; one that throws must not reach Netty's loop (which would log it and sleep 100 ms). */
     private static <T> void deliver(IoCallback<T> callback, T result, BlockIoException failure) {
-        try {
-            callback.complete(result, failure);
-        } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.ERROR, "a block I/O completion failed", e);
-        }
+        FileBlockDevice.deliver(callback, result, failure);
     }
 
     /**

@@ -318,6 +318,82 @@ class FileFastPathTest {
         s.syncResult = 0;
     }
 
+    /**
+     * A flush callback that throws (a bug upstream, or a completion hop to an event loop that refuses the task) must
+     * not end the group commit: the flushes queued behind it would wait for an fdatasync nobody starts, and so would
+     * every later flush of the LUN.
+     */
+    @Test
+    void aFlushCallbackThatThrowsNeitherStrandsTheOthersNorStopsGroupCommit() throws Exception {
+        AtomicReference<ScriptedFileIo> seam = new AtomicReference<>();
+        FileBlockDevice device = open(dir.resolve("throw.img"), s -> { }, seam);
+        ScriptedFileIo s = seam.get();
+        Semaphore gate = new Semaphore(0);
+        s.syncGate = gate;
+
+        CompletableFuture<BlockIoException> thrower = new CompletableFuture<>();
+        device.flush((v, failure) -> {
+            thrower.complete(failure);
+            throw new IllegalStateException("a callback that throws");
+        });
+        s.syncStarted.acquire();                                  // fdatasync #1 runs for the thrower
+        CompletableFuture<BlockIoException> second = flush(device);
+        device.flush((v, failure) -> {                           // in the same batch as the second: throws too
+            throw new IllegalStateException("another");
+        });
+        CompletableFuture<BlockIoException> third = flush(device);
+        gate.release(2);
+        assertThat(thrower.get(10, TimeUnit.SECONDS)).isNull();
+        assertThat(second.get(10, TimeUnit.SECONDS)).as("the batch after the throw").isNull();
+        assertThat(third.get(10, TimeUnit.SECONDS)).as("after a throw inside its own batch").isNull();
+        assertThat(s.fdatasyncs.get()).isEqualTo(2);
+        s.syncGate = null;
+        Io.flush(device);                                         // idle again: a new flush starts its own
+        assertThat(s.fdatasyncs.get()).isEqualTo(3);
+    }
+
+    /**
+     * Group commit takes an I/O thread for one fdatasync at a time: the next batch queues behind the work that was
+     * waiting for a thread meanwhile (here a FUA write), instead of the thread going straight on to the next
+     * fdatasync for as long as flushes keep coming — which on the server's two I/O threads held every worker-path
+     * operation of every LUN (writes on ext4, FUA, O_DIRECT) behind a stream of flushes.
+     */
+    @Test
+    void aStreamOfFlushesLetsWorkQueuedMeanwhileRunBetweenItsFdatasyncs() throws Exception {
+        ExecutorService one = Executors.newSingleThreadExecutor(r -> new Thread(r, "file-io"));
+        AtomicReference<ScriptedFileIo> seam = new AtomicReference<>();
+        FileBlockDevice device = FileBlockDevice.open("one", dir.resolve("one.img"), GEOMETRY, CREATE, one, real -> {
+            ScriptedFileIo scripted = new ScriptedFileIo(real);
+            seam.set(scripted);
+            return scripted;
+        });
+        ScriptedFileIo s = seam.get();
+        Semaphore gate = new Semaphore(0);
+        s.syncGate = gate;
+        ByteBuf block = direct(Io.pattern(4, LBS));
+        try {
+            CompletableFuture<BlockIoException> first = flush(device);
+            s.syncStarted.acquire();                              // fdatasync #1 holds the only I/O thread
+            CompletableFuture<BlockIoException> second = flush(device);   // for fdatasync #2
+            CompletableFuture<BlockIoException> fua = new CompletableFuture<>();
+            device.write(5, block, true, (v, failure) -> fua.complete(failure));   // queued behind #1
+            gate.release();                                       // #1 done
+            assertThat(first.get(10, TimeUnit.SECONDS)).isNull();
+            assertThat(fua.get(10, TimeUnit.SECONDS)).as("queued before fdatasync #2 started: runs first").isNull();
+            s.syncStarted.acquire();                              // then #2, for the second flush
+            assertThat(second).isNotDone();
+            gate.release();
+            assertThat(second.get(10, TimeUnit.SECONDS)).isNull();
+            assertThat(s.fdatasyncs.get()).isEqualTo(2);
+        } finally {
+            s.syncGate = null;
+            gate.release(100);                                    // nothing left waiting at the gate, close included
+            block.release();
+            device.close();
+            one.shutdownNow();
+        }
+    }
+
     private static CompletableFuture<BlockIoException> flush(FileBlockDevice device) {
         CompletableFuture<BlockIoException> done = new CompletableFuture<>();
         device.flush((v, failure) -> done.complete(failure));
