@@ -143,7 +143,7 @@ public final class FileBlockDevice extends AbstractBlockDevice {
             io = syscalls.apply(openDescriptor(path, options));
             long size = io.size();
             if (size < 0) {
-                throw new IOException(path + ": lseek failed: " + LinuxFileIo.strerror((int) -size));
+                throw new IOException(path + ": lseek failed: " + Errno.describe((int) -size));
             }
             checkSize(path, size, geometry);
             IoPath reads = IoPath.WORKER;
@@ -226,7 +226,7 @@ public final class FileBlockDevice extends AbstractBlockDevice {
             } else {
                 n = io.read(block, 0, blockSize, 0, FileIo.RWF_NOWAIT);
             }
-            if (n != -FileIo.EOPNOTSUPP && n != -FileIo.EINVAL) {
+            if (!Errno.flagRefused(n)) {
                 return IoPath.INLINE_NOWAIT;
             }
             return memoryFileSystem ? IoPath.INLINE_MEMORY : IoPath.WORKER;
@@ -306,16 +306,8 @@ public final class FileBlockDevice extends AbstractBlockDevice {
             return;
         }
         int length = blockCount << geometry().logicalBlockShift();
-        if (length == 0) {
-            callback.complete(Unpooled.EMPTY_BUFFER, null);
-            return;
-        }
-        ByteBuf buffer;
-        try {
-            buffer = allocate(length);
-        } catch (OutOfMemoryError e) {   // Netty's direct memory limit or malloc: fail this read only
-            callback.complete(null, new BlockIoException(BlockError.INSUFFICIENT_RESOURCES,
-                    name() + ": no memory for a read buffer", e));
+        ByteBuf buffer = readBuffer(name(), length, directAlignment, callback);
+        if (buffer == null) {
             return;
         }
         long position = lba << geometry().logicalBlockShift();
@@ -343,7 +335,7 @@ public final class FileBlockDevice extends AbstractBlockDevice {
      * without the flag, and a real error shows there.
      */
     private static boolean handOn(long n) {
-        return n == -FileIo.EAGAIN || n == -FileIo.EOPNOTSUPP || n == -FileIo.EINVAL;
+        return n == -Errno.EAGAIN || Errno.flagRefused(n);
     }
 
     private void finishRead(ByteBuf buffer, long position, int done, int length, IoCallback<ByteBuf> callback) {
@@ -417,12 +409,12 @@ public final class FileBlockDevice extends AbstractBlockDevice {
         int flags = fua ? FileIo.RWF_DSYNC : 0;
         while (done < length) {
             long n = io.write(data, from + done, length - done, position + done, flags);
-            if (n < 0 && flags != 0 && (n == -FileIo.EOPNOTSUPP || n == -FileIo.EINVAL)) {
+            if (flags != 0 && Errno.flagRefused(n)) {
                 flags = 0;   // a kernel without RWF_DSYNC: write, then fdatasync below
                 continue;
             }
             if (n <= 0) {
-                return failure("write", n == 0 ? FileIo.EIO : (int) -n, BlockError.WRITE_ERROR);
+                return failure("write", n == 0 ? Errno.EIO : (int) -n, BlockError.WRITE_ERROR);
             }
             done += (int) n;
         }
@@ -461,34 +453,39 @@ public final class FileBlockDevice extends AbstractBlockDevice {
 
     private void startSync() {
         try {
-            ioExecutor.execute(this::runSyncs);
+            ioExecutor.execute(this::runSync);
         } catch (RejectedExecutionException e) {
             failSyncs(BlockChecks.closed(name()));
         }
     }
 
-    /** Runs fdatasyncs until no flush waits any more; owns each batch it takes from {@code nextSync}. */
-    private void runSyncs() {
+    /**
+     * Runs the fdatasync of the batch in {@code syncing}. Flushes that came meanwhile are the next batch, started as a
+     * new task once this fdatasync is done: at the back of the executor's queue, so a stream of flushes takes an I/O
+     * thread for one fdatasync at a time and the work queued meanwhile (this and other LUNs' worker-path I/O) runs in
+     * between, rather than waiting until the flushes stop.
+     */
+    private void runSync() {
         List<IoCallback<Void>> batch;
         synchronized (syncLock) {
             batch = syncing;
         }
-        while (batch != null) {
-            BlockIoException failure = checkOpen();
-            if (failure == null) {
-                int r = io.fdatasync();
-                failure = r == 0 ? null : failure("fdatasync", -r, BlockError.WRITE_ERROR);
-            }
-            List<IoCallback<Void>> next;
-            synchronized (syncLock) {
-                syncing = nextSync;   // null: idle, the next flush starts a new fdatasync itself
-                nextSync = null;
-                next = syncing;
-            }
-            for (IoCallback<Void> callback : batch) {
-                callback.complete(null, failure);
-            }
-            batch = next;
+        BlockIoException failure = checkOpen();
+        if (failure == null) {
+            int r = io.fdatasync();
+            failure = r == 0 ? null : failure("fdatasync", -r, BlockError.WRITE_ERROR);
+        }
+        boolean more;
+        synchronized (syncLock) {
+            syncing = nextSync;   // null: idle, the next flush starts a new fdatasync itself
+            nextSync = null;
+            more = syncing != null;
+        }
+        if (more) {
+            startSync();
+        }
+        for (IoCallback<Void> callback : batch) {
+            deliver(callback, null, failure);   // one that throws must not keep the others from completing
         }
     }
 
@@ -505,7 +502,20 @@ public final class FileBlockDevice extends AbstractBlockDevice {
             nextSync = null;
         }
         for (IoCallback<Void> callback : failed) {
-            callback.complete(null, failure);
+            deliver(callback, null, failure);
+        }
+    }
+
+    /**
+     * Runs a callback of an operation this device completes in a batch (group commit here, a ring's completions in
+     * {@link UringLoop}): one that throws — a bug upstream, or a hop to an event loop that refuses the task — is
+     * logged and must not keep the rest of the batch, or the batch after it, from completing.
+     */
+    static <T> void deliver(IoCallback<T> callback, T result, BlockIoException failure) {
+        try {
+            callback.complete(result, failure);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.ERROR, "a block I/O completion failed", e);
         }
     }
 
@@ -544,12 +554,8 @@ public final class FileBlockDevice extends AbstractBlockDevice {
         if (r == 0) {
             return null;
         }
-        int errno = -r;
-        if (errno == FileIo.ENOSPC || errno == FileIo.EDQUOT) {
-            return new BlockIoException(BlockError.OUT_OF_SPACE, path + ": no space to punch a hole");
-        }
-        if (errno != FileIo.EOPNOTSUPP) {
-            return failure("fallocate(PUNCH_HOLE)", errno, BlockError.WRITE_ERROR);
+        if (r != -Errno.EOPNOTSUPP) {   // ENOSPC / EDQUOT (punching may split an extent): OUT_OF_SPACE
+            return failure("fallocate(PUNCH_HOLE)", -r, BlockError.WRITE_ERROR);
         }
         return writeZeros(offset, length);
     }
@@ -626,16 +632,32 @@ public final class FileBlockDevice extends AbstractBlockDevice {
             int r = io.fdatasync();
             if (r < 0) {
                 LOG.log(System.Logger.Level.WARNING, "LUN {0}: fsync of {1} on close failed: {2}", name(), path,
-                        LinuxFileIo.strerror(-r));
+                        Errno.describe(-r));
             }
         }
         io.close();
     }
 
-    private ByteBuf allocate(int length) {
-        return directAlignment == 0
-                ? PooledByteBufAllocator.DEFAULT.directBuffer(length, length)
-                : NativeByteBuf.aligned(directAlignment, length).writerIndex(0);
+    /**
+     * The buffer (writer index 0) a read of {@code length} bytes fills: pooled direct memory, or with an
+     * {@code alignment} (O_DIRECT; {@link UringFileBlockDevice}) a {@link NativeByteBuf} aligned to it. Null when
+     * {@code callback} has been answered already: an empty read (with the empty buffer), or no memory for the buffer
+     * (Netty's direct memory limit or malloc: INSUFFICIENT_RESOURCES for this read only).
+     */
+    static ByteBuf readBuffer(String device, int length, int alignment, IoCallback<ByteBuf> callback) {
+        if (length == 0) {
+            callback.complete(Unpooled.EMPTY_BUFFER, null);
+            return null;
+        }
+        try {
+            return alignment == 0
+                    ? PooledByteBufAllocator.DEFAULT.directBuffer(length, length)
+                    : NativeByteBuf.aligned(alignment, length).writerIndex(0);
+        } catch (OutOfMemoryError e) {
+            callback.complete(null, new BlockIoException(BlockError.INSUFFICIENT_RESOURCES,
+                    device + ": no memory for a read buffer", e));
+            return null;
+        }
     }
 
     /**
@@ -659,17 +681,8 @@ public final class FileBlockDevice extends AbstractBlockDevice {
         }
     }
 
+    /** What {@code errno} from {@code call} makes of the operation ({@link Errno}: EIO is {@code ioError}). */
     private BlockIoException failure(String call, int errno, BlockError ioError) {
-        return new BlockIoException(classify(errno, ioError), path + ": " + call + " failed: "
-                + LinuxFileIo.strerror(errno) + " (errno " + errno + ")");
-    }
-
-    /** CLOSED for a closed descriptor, OUT_OF_SPACE for a full file system or quota, else {@code ioError} (EIO ...). */
-    static BlockError classify(int errno, BlockError ioError) {
-        return switch (errno) {
-            case FileIo.EBADF -> BlockError.CLOSED;
-            case FileIo.ENOSPC, FileIo.EDQUOT -> BlockError.OUT_OF_SPACE;
-            default -> ioError;
-        };
+        return Errno.failure(Errno.Origin.SYSTEM_CALL, path, call, errno, ioError);
     }
 }

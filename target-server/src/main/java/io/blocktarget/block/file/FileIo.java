@@ -4,9 +4,10 @@ import io.netty.buffer.ByteBuf;
 
 /**
  * The system calls a file backend makes on one open descriptor. Every method returns its result or {@code -errno}
- * and never throws for an I/O outcome, so callers on an event loop branch on values, not exceptions. Once
- * {@link #close()} has run, calls return {@code -EBADF}; the descriptor number itself is released only after the
- * last call in progress has returned, so a descriptor the kernel hands out again can never receive our I/O.
+ * (the numbers, and what each means for a block operation: {@link Errno}) and never throws for an I/O outcome, so
+ * callers on an event loop branch on values, not exceptions. Once {@link #close()} has run, calls return
+ * {@code -EBADF}; the descriptor number itself is released only after the last call in progress has returned, so a
+ * descriptor the kernel hands out again can never receive our I/O.
  *
  * <p>{@link LinuxFileIo} is the real binding; tests wrap it to count calls or to inject EAGAIN, short transfers and
  * errors (the seam that lets the fallback paths be tested without a cold disk).
@@ -15,15 +16,6 @@ public interface FileIo extends AutoCloseable {
     /** preadv2(2) flags, linux/fs.h. */
     int RWF_DSYNC = 0x02;
     int RWF_NOWAIT = 0x08;
-    /** errno values, asm-generic/errno-base.h and errno.h. */
-    int EIO = 5;
-    int EBADF = 9;
-    int EAGAIN = 11;
-    int EFAULT = 14;
-    int EINVAL = 22;
-    int ENOSPC = 28;
-    int EOPNOTSUPP = 95;
-    int EDQUOT = 122;
 
     /**
      * preadv2 of {@code length} bytes at file {@code offset} into {@code into}'s memory at {@code index} (indices

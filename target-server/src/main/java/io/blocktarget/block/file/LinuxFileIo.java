@@ -12,6 +12,8 @@ import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -43,12 +45,10 @@ public final class LinuxFileIo implements FileIo {
     private static final int O_CLOEXEC = 02000000;
     /** asm-generic/fcntl.h, also on x86 and arm64. */
     private static final int O_NOATIME = 01000000;
-    private static final int EPERM = 1;
     /** O_DIRECT differs between architectures (asm/fcntl.h): 040000 on x86, 0200000 on arm64. */
     private static final int O_DIRECT = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT).contains("aarch64")
             ? 0200000 : 040000;
     private static final int SEEK_END = 2;
-    private static final int EINTR = 4;
     /** Linux UIO_MAXIOV: more components than this are copied into one buffer first. */
     private static final int IOV_MAX = 1024;
     private static final long IOVEC_SIZE = 16;   // struct iovec { void *iov_base; size_t iov_len; }
@@ -63,19 +63,29 @@ public final class LinuxFileIo implements FileIo {
     private static final MethodHandle OPEN = downcall("open",
             FunctionDescriptor.of(INT, ValueLayout.ADDRESS, INT, INT), Linker.Option.firstVariadicArg(2), CAPTURE_ERRNO);
     private static final MethodHandle CLOSE = downcall("close", FunctionDescriptor.of(INT, INT));
-    private static final MethodHandle PREADV2 = downcall("preadv2",
-            FunctionDescriptor.of(LONG, INT, ValueLayout.ADDRESS, INT, LONG, INT), CAPTURE_ERRNO);
-    private static final MethodHandle PWRITEV2 = downcall("pwritev2",
-            FunctionDescriptor.of(LONG, INT, ValueLayout.ADDRESS, INT, LONG, INT), CAPTURE_ERRNO);
-    private static final MethodHandle FDATASYNC = downcall("fdatasync", FunctionDescriptor.of(INT, INT), CAPTURE_ERRNO);
-    private static final MethodHandle FALLOCATE = downcall("fallocate",
-            FunctionDescriptor.of(INT, INT, INT, LONG, LONG), CAPTURE_ERRNO);
+    /**
+     * The calls on the descriptor that fail with -1 and errno, each adapted to the one shape {@link #call} runs:
+     * {@code (errno capture, fd, pointer, a, b, c) -> long}. The numbers after a handle say which of pointer (2), a
+     * (3), b (4), c (5) its own arguments after the fd take; the rest are dropped, ints widen to long. invokeExact on
+     * these constants boxes nothing and allocates nothing.
+     */
+    private static final MethodType CALL = MethodType.methodType(long.class, MemorySegment.class, int.class,
+            MemorySegment.class, long.class, long.class, long.class);
+    private static final MethodHandle PREADV2 = shaped(downcall("preadv2",
+            FunctionDescriptor.of(LONG, INT, ValueLayout.ADDRESS, INT, LONG, INT), CAPTURE_ERRNO), 2, 3, 4, 5);
+    private static final MethodHandle PWRITEV2 = shaped(downcall("pwritev2",
+            FunctionDescriptor.of(LONG, INT, ValueLayout.ADDRESS, INT, LONG, INT), CAPTURE_ERRNO), 2, 3, 4, 5);
+    private static final MethodHandle FDATASYNC = shaped(downcall("fdatasync",
+            FunctionDescriptor.of(INT, INT), CAPTURE_ERRNO));
+    private static final MethodHandle FALLOCATE = shaped(downcall("fallocate",
+            FunctionDescriptor.of(INT, INT, INT, LONG, LONG), CAPTURE_ERRNO), 3, 4, 5);
+    private static final MethodHandle LSEEK = shaped(downcall("lseek",
+            FunctionDescriptor.of(LONG, INT, LONG, INT), CAPTURE_ERRNO), 3, 4);
+    private static final MethodHandle FSTATFS = shaped(downcall("fstatfs",
+            FunctionDescriptor.of(INT, INT, ValueLayout.ADDRESS), CAPTURE_ERRNO), 2);
     /** Returns the error number itself, not -1 and errno. */
     private static final MethodHandle POSIX_FADVISE = downcall("posix_fadvise",
             FunctionDescriptor.of(INT, INT, LONG, LONG, INT));
-    private static final MethodHandle LSEEK = downcall("lseek", FunctionDescriptor.of(LONG, INT, LONG, INT), CAPTURE_ERRNO);
-    private static final MethodHandle FSTATFS = downcall("fstatfs",
-            FunctionDescriptor.of(INT, INT, ValueLayout.ADDRESS), CAPTURE_ERRNO);
     private static final MethodHandle STRERROR = downcall("strerror", FunctionDescriptor.of(ValueLayout.ADDRESS, INT));
     /** struct statfs is 120 bytes on 64-bit Linux; f_type is its first field, a long. */
     private static final long STATFS_SIZE = 128;
@@ -112,12 +122,12 @@ public final class LinuxFileIo implements FileIo {
             MemorySegment state = arena.allocate(CAPTURE_LAYOUT);
             MemorySegment name = arena.allocateFrom(path.toString());
             int fd = (int) OPEN.invokeExact(state, name, flags | O_NOATIME, 0);
-            if (fd < 0 && (int) ERRNO.get(state, 0L) == EPERM) {
+            if (fd < 0 && (int) ERRNO.get(state, 0L) == Errno.EPERM) {
                 fd = (int) OPEN.invokeExact(state, name, flags, 0);
             }
             if (fd < 0) {
                 int errno = (int) ERRNO.get(state, 0L);
-                throw new IOException(path + ": open failed: " + strerror(errno) + " (errno " + errno + ")");
+                throw new IOException(path + ": open failed: " + Errno.describe(errno));
             }
             return new LinuxFileIo(path, fd);
         } catch (IOException | RuntimeException | Error e) {
@@ -195,7 +205,7 @@ public final class LinuxFileIo implements FileIo {
                 bounce.release();
             }
         }
-        return vectored(PREADV2, scratch, count, offset, flags);
+        return call(scratch, PREADV2, scratch.iov, count, offset, flags);
     }
 
     @Override
@@ -211,75 +221,23 @@ public final class LinuxFileIo implements FileIo {
                 bounce.release();
             }
         }
-        return vectored(PWRITEV2, scratch, count, offset, flags);
-    }
-
-    private long vectored(MethodHandle call, Scratch scratch, int count, long offset, int flags) {
-        if (!acquire()) {
-            return -EBADF;
-        }
-        try {
-            for (;;) {
-                long n = (long) call.invokeExact(scratch.state, fd, scratch.iov, count, offset, flags);
-                if (n >= 0) {
-                    return n;
-                }
-                int errno = (int) ERRNO.get(scratch.state, 0L);
-                if (errno != EINTR) {
-                    return -errno;
-                }
-            }
-        } catch (Throwable t) {
-            throw rethrow(t);
-        } finally {
-            release();
-        }
+        return call(scratch, PWRITEV2, scratch.iov, count, offset, flags);
     }
 
     @Override
     public int fdatasync() {
-        if (!acquire()) {
-            return -EBADF;
-        }
-        MemorySegment state = SCRATCH.get().state;
-        try {
-            for (;;) {
-                int r = (int) FDATASYNC.invokeExact(state, fd);
-                if (r == 0) {
-                    return 0;
-                }
-                int errno = (int) ERRNO.get(state, 0L);
-                if (errno != EINTR) {
-                    return -errno;
-                }
-            }
-        } catch (Throwable t) {
-            throw rethrow(t);
-        } finally {
-            release();
-        }
+        return (int) call(SCRATCH.get(), FDATASYNC, MemorySegment.NULL, 0, 0, 0);
     }
 
     @Override
     public int fallocate(int mode, long offset, long length) {
-        if (!acquire()) {
-            return -EBADF;
-        }
-        MemorySegment state = SCRATCH.get().state;
-        try {
-            int r = (int) FALLOCATE.invokeExact(state, fd, mode, offset, length);
-            return r == 0 ? 0 : -(int) ERRNO.get(state, 0L);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        } finally {
-            release();
-        }
+        return (int) call(SCRATCH.get(), FALLOCATE, MemorySegment.NULL, mode, offset, length);
     }
 
     @Override
     public int fadvise(long offset, long length, int advice) {
         if (!acquire()) {
-            return -EBADF;
+            return -Errno.EBADF;
         }
         try {
             return -(int) POSIX_FADVISE.invokeExact(fd, offset, length, advice);
@@ -292,30 +250,37 @@ public final class LinuxFileIo implements FileIo {
 
     @Override
     public long size() {
-        if (!acquire()) {
-            return -EBADF;
-        }
-        MemorySegment state = SCRATCH.get().state;
-        try {
-            long r = (long) LSEEK.invokeExact(state, fd, 0L, SEEK_END);
-            return r >= 0 ? r : -(int) ERRNO.get(state, 0L);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        } finally {
-            release();
-        }
+        return call(SCRATCH.get(), LSEEK, MemorySegment.NULL, 0, SEEK_END, 0);
     }
 
     @Override
     public long fileSystemType() {
-        if (!acquire()) {
-            return -EBADF;
-        }
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CAPTURE_LAYOUT);
             MemorySegment statfs = arena.allocate(STATFS_SIZE, 8);
-            int r = (int) FSTATFS.invokeExact(state, fd, statfs);
-            return r == 0 ? statfs.get(LONG, 0) & 0xffffffffL : -(int) ERRNO.get(state, 0L);
+            long r = call(SCRATCH.get(), FSTATFS, statfs, 0, 0, 0);
+            return r < 0 ? r : statfs.get(LONG, 0) & 0xffffffffL;
+        }
+    }
+
+    /**
+     * Runs one {@link #CALL}-shaped call on the descriptor, held open for it: the result, or -errno (-EBADF once
+     * closed). EINTR — a signal came before anything was done — is asked again.
+     */
+    private long call(Scratch scratch, MethodHandle handle, MemorySegment pointer, long a, long b, long c) {
+        if (!acquire()) {
+            return -Errno.EBADF;
+        }
+        try {
+            for (;;) {
+                long r = (long) handle.invokeExact(scratch.state, fd, pointer, a, b, c);
+                if (r >= 0) {
+                    return r;
+                }
+                int errno = (int) ERRNO.get(scratch.state, 0L);
+                if (errno != Errno.EINTR) {
+                    return -errno;
+                }
+            }
         } catch (Throwable t) {
             throw rethrow(t);
         } finally {
@@ -342,6 +307,25 @@ public final class LinuxFileIo implements FileIo {
         MemorySegment symbol = LINKER.defaultLookup().find(name)
                 .orElseThrow(() -> new UnsatisfiedLinkError("libc has no " + name));
         return LINKER.downcallHandle(symbol, descriptor, options);
+    }
+
+    /**
+     * {@code downcall} (errno capture, fd, then its own arguments) as a {@link #CALL}: its own arguments taken from
+     * the positions given, ints narrowed from the long ones (the callers pass int values), the result widened to long.
+     */
+    private static MethodHandle shaped(MethodHandle downcall, int... positions) {
+        MethodType own = downcall.type();
+        if (positions.length != own.parameterCount() - 2) {
+            throw new IllegalArgumentException(own + ": " + positions.length + " positions");
+        }
+        MethodType widened = MethodType.methodType(long.class, MemorySegment.class, int.class);
+        int[] reorder = new int[own.parameterCount()];
+        reorder[1] = 1;
+        for (int i = 2; i < own.parameterCount(); i++) {
+            widened = widened.appendParameterTypes(CALL.parameterType(positions[i - 2]));
+            reorder[i] = positions[i - 2];
+        }
+        return MethodHandles.permuteArguments(MethodHandles.explicitCastArguments(downcall, widened), CALL, reorder);
     }
 
     private static RuntimeException rethrow(Throwable t) {

@@ -8,7 +8,6 @@ import io.blocktarget.block.ForwardingBlockDevice;
 import io.blocktarget.block.IoCallback;
 import io.blocktarget.block.NativeByteBuf;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.uring.IoUring;
 
 import java.io.IOException;
@@ -135,16 +134,10 @@ public final class UringFileBlockDevice extends ForwardingBlockDevice {
             return;
         }
         int length = blockCount << geometry().logicalBlockShift();
-        if (length == 0) {
-            callback.complete(Unpooled.EMPTY_BUFFER, null);
-            return;
-        }
-        NativeByteBuf buffer;
-        try {
-            buffer = NativeByteBuf.aligned(Math.max(alignment, 8), length);
-        } catch (OutOfMemoryError e) {
-            callback.complete(null, new BlockIoException(BlockError.INSUFFICIENT_RESOURCES,
-                    name() + ": no memory for a read buffer", e));
+        // aligned: a NativeByteBuf (its address goes into the SQE)
+        NativeByteBuf buffer = (NativeByteBuf) FileBlockDevice.readBuffer(name(), length, Math.max(alignment, 8),
+                callback);
+        if (buffer == null) {
             return;
         }
         if (!acquire()) {
@@ -253,35 +246,7 @@ public final class UringFileBlockDevice extends ForwardingBlockDevice {
             return new BlockIoException(ioError, path + ": io_uring " + what + " transferred nothing"
                     + (kind == UringLoop.Kind.READ ? ": end of file inside the LUN (file truncated?)" : ""));
         }
-        return new BlockIoException(classify(-res, ioError), path + ": io_uring " + what + " failed: " + errnoName(-res));
-    }
-
-    /**
-     * OUT_OF_SPACE for a full file system (ENOSPC, EDQUOT), INSUFFICIENT_RESOURCES when the kernel had no memory
-     * (not the medium's fault), CLOSED for a descriptor or ring that went away, else {@code ioError} (EIO and the
-     * rest: a medium error).
-     */
-    static BlockError classify(int errno, BlockError ioError) {
-        return switch (errno) {
-            case UringLoop.ENOSPC, UringLoop.EDQUOT -> BlockError.OUT_OF_SPACE;
-            case UringLoop.ENOMEM -> BlockError.INSUFFICIENT_RESOURCES;
-            case UringLoop.EBADF, UringLoop.ECANCELED -> BlockError.CLOSED;
-            default -> ioError;
-        };
-    }
-
-    static String errnoName(int errno) {
-        String name = switch (errno) {
-            case UringLoop.EIO -> "EIO";
-            case UringLoop.EBADF -> "EBADF";
-            case UringLoop.ENOMEM -> "ENOMEM";
-            case UringLoop.EINVAL -> "EINVAL";
-            case UringLoop.ENOSPC -> "ENOSPC";
-            case UringLoop.EDQUOT -> "EDQUOT";
-            case UringLoop.ECANCELED -> "ECANCELED";
-            default -> null;
-        };
-        return name == null ? "errno " + errno : name + " (errno " + errno + ")";
+        return Errno.failure(Errno.Origin.IO_URING, path, what, -res, ioError);
     }
 
     /** Flushes and closes the worker path; the ring's descriptor closes when its last operation completes. */

@@ -41,17 +41,6 @@ final class UringLoop implements IoUringIoHandle {
     static final byte IORING_OP_WRITE = 23;
     static final int IORING_FSYNC_DATASYNC = 1;
 
-    /** errno values, asm-generic/errno-base.h / errno.h. */
-    static final int EINTR = 4;
-    static final int EIO = 5;
-    static final int EBADF = 9;
-    static final int EAGAIN = 11;
-    static final int ENOMEM = 12;
-    static final int EINVAL = 22;
-    static final int ENOSPC = 28;
-    static final int EDQUOT = 122;
-    static final int ECANCELED = 125;
-
     private enum State { OPEN, CLOSED }
 
     /** What an operation does, and so how its CQE is read. */
@@ -117,24 +106,16 @@ final class UringLoop implements IoUringIoHandle {
     /** @param address where {@code target}'s memory starts (aligned for O_DIRECT) */
     void read(UringFileBlockDevice device, ByteBuf target, long address, long offset, int length,
               IoCallback<ByteBuf> callback) {
-        Op op = take(device, Kind.READ);
-        op.buffer = target;
+        Op op = transfer(device, Kind.READ, target, address, offset, length);
         op.readCallback = callback;
-        op.address = address;
-        op.offset = offset;
-        op.length = length;
         submit(op);
     }
 
     /** @param bounce the aligned copy {@code address} points into, released on completion; null for zero copy */
     void write(UringFileBlockDevice device, ByteBuf bounce, long address, long offset, int length, boolean fua,
                IoCallback<Void> callback) {
-        Op op = take(device, Kind.WRITE);
-        op.buffer = bounce;
+        Op op = transfer(device, Kind.WRITE, bounce, address, offset, length);
         op.voidCallback = callback;
-        op.address = address;
-        op.offset = offset;
-        op.length = length;
         op.fua = fua;
         submit(op);
     }
@@ -173,6 +154,15 @@ final class UringLoop implements IoUringIoHandle {
         submit(op);
     }
 
+    private Op transfer(UringFileBlockDevice device, Kind kind, ByteBuf buffer, long address, long offset, int length) {
+        Op op = take(device, kind);
+        op.buffer = buffer;
+        op.address = address;
+        op.offset = offset;
+        op.length = length;
+        return op;
+    }
+
     private Op take(UringFileBlockDevice device, Kind kind) {
         Op op = ops[free[--freeCount]];
         op.device = device;
@@ -200,7 +190,7 @@ final class UringLoop implements IoUringIoHandle {
                     IORING_FSYNC_DATASYNC, op.slot, (short) 0, (short) 0, 0, 0L);
         };
         if (registration.submit(sqe) == 0) {   // the registration is gone (loop shutting down)
-            complete(op, -ECANCELED);
+            complete(op, -Errno.ECANCELED);
         }
     }
 
@@ -211,7 +201,7 @@ final class UringLoop implements IoUringIoHandle {
     }
 
     private void complete(Op op, int res) {
-        if (res == -EAGAIN || res == -EINTR) {
+        if (res == -Errno.EAGAIN || res == -Errno.EINTR) {
             submit(op);   // nothing transferred: ask again
             return;
         }
@@ -225,10 +215,11 @@ final class UringLoop implements IoUringIoHandle {
             case READ -> {
                 ByteBuf buffer = op.buffer;
                 IoCallback<ByteBuf> callback = op.readCallback;
+                int length = op.length;
                 release(op);
                 device.release();
                 if (res > 0) {
-                    deliver(callback, buffer, null);
+                    deliver(callback, buffer.writerIndex(length), null);
                 } else {
                     buffer.release();
                     deliver(callback, null, device.failure(Kind.READ, res, BlockError.READ_ERROR));
@@ -276,11 +267,7 @@ final class UringLoop implements IoUringIoHandle {
 
     /** Runs a callback; one that throws must not reach Netty's loop (which would log it and sleep 100 ms). */
     private static <T> void deliver(IoCallback<T> callback, T result, BlockIoException failure) {
-        try {
-            callback.complete(result, failure);
-        } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.ERROR, "a block I/O completion failed", e);
-        }
+        FileBlockDevice.deliver(callback, result, failure);
     }
 
     /**

@@ -127,11 +127,12 @@ class FileBlockDeviceTest {
 
     @Test
     void errnosAreClassifiedByCause() {
-        assertThat(FileBlockDevice.classify(FileIo.ENOSPC, BlockError.WRITE_ERROR)).isEqualTo(BlockError.OUT_OF_SPACE);
-        assertThat(FileBlockDevice.classify(FileIo.EDQUOT, BlockError.WRITE_ERROR)).isEqualTo(BlockError.OUT_OF_SPACE);
-        assertThat(FileBlockDevice.classify(FileIo.EBADF, BlockError.READ_ERROR)).isEqualTo(BlockError.CLOSED);
-        assertThat(FileBlockDevice.classify(FileIo.EIO, BlockError.READ_ERROR)).isEqualTo(BlockError.READ_ERROR);
-        assertThat(FileBlockDevice.classify(FileIo.EIO, BlockError.WRITE_ERROR)).isEqualTo(BlockError.WRITE_ERROR);
+        Errno.Origin call = Errno.Origin.SYSTEM_CALL;
+        assertThat(Errno.classify(call, Errno.ENOSPC, BlockError.WRITE_ERROR)).isEqualTo(BlockError.OUT_OF_SPACE);
+        assertThat(Errno.classify(call, Errno.EDQUOT, BlockError.WRITE_ERROR)).isEqualTo(BlockError.OUT_OF_SPACE);
+        assertThat(Errno.classify(call, Errno.EBADF, BlockError.READ_ERROR)).isEqualTo(BlockError.CLOSED);
+        assertThat(Errno.classify(call, Errno.EIO, BlockError.READ_ERROR)).isEqualTo(BlockError.READ_ERROR);
+        assertThat(Errno.classify(call, Errno.EIO, BlockError.WRITE_ERROR)).isEqualTo(BlockError.WRITE_ERROR);
     }
 
     @Test

@@ -123,7 +123,7 @@ class FileFastPathTest {
         assertThat(read).isEqualTo(Arrays.copyOfRange(Io.pattern(9, 256 * LBS), 16 * LBS, 24 * LBS));
         List<ScriptedFileIo.Call> reads = seam.get().calls("read");
         assertThat(reads.getFirst().nowait()).isTrue();
-        assertThat(reads.getFirst().result()).as("not in the page cache: EAGAIN, not a wait").isEqualTo(-FileIo.EAGAIN);
+        assertThat(reads.getFirst().result()).as("not in the page cache: EAGAIN, not a wait").isEqualTo(-Errno.EAGAIN);
         assertThat(reads.subList(1, reads.size())).isNotEmpty().allSatisfy(c -> {
             assertThat(c.nowait()).isFalse();
             assertThat(c.thread()).isEqualTo("file-io");
@@ -141,7 +141,7 @@ class FileFastPathTest {
         for (int cached : new int[] {0, 1, LBS, 5 * LBS + 17, 32 * LBS - 1}) {
             // the page cache holds only the first `cached` bytes: a short read (EAGAIN when none)
             s.readHook = (real, buf, index, length, offset, flags) -> (flags & FileIo.RWF_NOWAIT) == 0 ? null
-                    : cached == 0 ? -FileIo.EAGAIN : real.read(buf, index, cached, offset, 0);
+                    : cached == 0 ? -Errno.EAGAIN : real.read(buf, index, cached, offset, 0);
             s.calls.clear();
             assertThat(Io.read(device, 0, 32)).as("cached %d", cached).isEqualTo(data);
             List<ScriptedFileIo.Call> reads = s.calls("read");
@@ -161,11 +161,11 @@ class FileFastPathTest {
         FileBlockDevice device = open(dir.resolve("eio.img"), s -> { }, seam);
         assumeTrue(device.readPath() == FileBlockDevice.IoPath.INLINE_NOWAIT, "file system without RWF_NOWAIT reads");
         ScriptedFileIo s = seam.get();
-        s.readHook = (real, buf, index, length, offset, flags) -> (long) -FileIo.EIO;
+        s.readHook = (real, buf, index, length, offset, flags) -> (long) -Errno.EIO;
         assertThat(Io.<ByteBuf>failureOf(cb -> device.read(0, 1, cb))).isEqualTo(BlockError.READ_ERROR);
         // EAGAIN inline, then EIO on the worker
         s.readHook = (real, buf, index, length, offset, flags) ->
-                (long) ((flags & FileIo.RWF_NOWAIT) != 0 ? -FileIo.EAGAIN : -FileIo.EIO);
+                (long) ((flags & FileIo.RWF_NOWAIT) != 0 ? -Errno.EAGAIN : -Errno.EIO);
         assertThat(Io.<ByteBuf>failureOf(cb -> device.read(0, 1, cb))).isEqualTo(BlockError.READ_ERROR);
         // end of file inside the LUN (truncated behind our back): a read error, not a hang
         s.readHook = (real, buf, index, length, offset, flags) -> (flags & FileIo.RWF_NOWAIT) != 0 ? (long) LBS : 0L;
@@ -192,7 +192,7 @@ class FileFastPathTest {
         buf.release();
         assertThat(Io.read(device, 8, 8)).isEqualTo(data);
 
-        for (int accepted : new int[] {-FileIo.EAGAIN, 1, 3 * LBS, 8 * LBS - 1}) {
+        for (int accepted : new int[] {-Errno.EAGAIN, 1, 3 * LBS, 8 * LBS - 1}) {
             byte[] next = Io.pattern(accepted, 8 * LBS);
             s.writeHook = (real, b, index, length, offset, flags) -> (flags & FileIo.RWF_NOWAIT) == 0 ? null
                     : accepted < 0 ? (long) accepted : real.write(b, index, accepted, offset, 0);
@@ -238,13 +238,13 @@ class FileFastPathTest {
         ScriptedFileIo s = seam.get();
         ByteBuf block = direct(Io.pattern(1, LBS));
         try {
-            for (int errno : new int[] {FileIo.EIO, FileIo.ENOSPC, FileIo.EDQUOT}) {
-                BlockError expected = errno == FileIo.EIO ? BlockError.WRITE_ERROR : BlockError.OUT_OF_SPACE;
+            for (int errno : new int[] {Errno.EIO, Errno.ENOSPC, Errno.EDQUOT}) {
+                BlockError expected = errno == Errno.EIO ? BlockError.WRITE_ERROR : BlockError.OUT_OF_SPACE;
                 s.writeHook = (real, b, index, length, offset, flags) -> (long) -errno;
                 assertThat(Io.<Void>failureOf(cb -> device.write(0, block, false, cb))).as("inline errno %d", errno)
                         .isEqualTo(expected);
                 s.writeHook = (real, b, index, length, offset, flags) ->
-                        (long) ((flags & FileIo.RWF_NOWAIT) != 0 ? -FileIo.EAGAIN : -errno);
+                        (long) ((flags & FileIo.RWF_NOWAIT) != 0 ? -Errno.EAGAIN : -errno);
                 assertThat(Io.<Void>failureOf(cb -> device.write(0, block, false, cb))).as("worker errno %d", errno)
                         .isEqualTo(expected);
                 assertThat(Io.<Void>failureOf(cb -> device.write(0, block, true, cb))).as("FUA errno %d", errno)
@@ -273,7 +273,7 @@ class FileFastPathTest {
 
             // a kernel without RWF_DSYNC: the write, then fdatasync
             s.writeHook = (real, b, index, length, offset, flags) ->
-                    (flags & FileIo.RWF_DSYNC) != 0 ? (long) -FileIo.EOPNOTSUPP : null;
+                    (flags & FileIo.RWF_DSYNC) != 0 ? (long) -Errno.EOPNOTSUPP : null;
             s.calls.clear();
             Io.<Void>await(cb -> device.write(3, block, true, cb));
             assertThat(s.calls).extracting(ScriptedFileIo.Call::op).containsExactly("write", "write", "fdatasync");
@@ -313,9 +313,85 @@ class FileFastPathTest {
         s.syncGate = null;
         Io.flush(device);                                         // idle again: a flush starts its own
         assertThat(s.fdatasyncs.get()).isEqualTo(3);
-        s.syncResult = -FileIo.EIO;
+        s.syncResult = -Errno.EIO;
         assertThat(Io.<Void>failureOf(device::flush)).isEqualTo(BlockError.WRITE_ERROR);
         s.syncResult = 0;
+    }
+
+    /**
+     * A flush callback that throws (a bug upstream, or a completion hop to an event loop that refuses the task) must
+     * not end the group commit: the flushes queued behind it would wait for an fdatasync nobody starts, and so would
+     * every later flush of the LUN.
+     */
+    @Test
+    void aFlushCallbackThatThrowsNeitherStrandsTheOthersNorStopsGroupCommit() throws Exception {
+        AtomicReference<ScriptedFileIo> seam = new AtomicReference<>();
+        FileBlockDevice device = open(dir.resolve("throw.img"), s -> { }, seam);
+        ScriptedFileIo s = seam.get();
+        Semaphore gate = new Semaphore(0);
+        s.syncGate = gate;
+
+        CompletableFuture<BlockIoException> thrower = new CompletableFuture<>();
+        device.flush((v, failure) -> {
+            thrower.complete(failure);
+            throw new IllegalStateException("a callback that throws");
+        });
+        s.syncStarted.acquire();                                  // fdatasync #1 runs for the thrower
+        CompletableFuture<BlockIoException> second = flush(device);
+        device.flush((v, failure) -> {                           // in the same batch as the second: throws too
+            throw new IllegalStateException("another");
+        });
+        CompletableFuture<BlockIoException> third = flush(device);
+        gate.release(2);
+        assertThat(thrower.get(10, TimeUnit.SECONDS)).isNull();
+        assertThat(second.get(10, TimeUnit.SECONDS)).as("the batch after the throw").isNull();
+        assertThat(third.get(10, TimeUnit.SECONDS)).as("after a throw inside its own batch").isNull();
+        assertThat(s.fdatasyncs.get()).isEqualTo(2);
+        s.syncGate = null;
+        Io.flush(device);                                         // idle again: a new flush starts its own
+        assertThat(s.fdatasyncs.get()).isEqualTo(3);
+    }
+
+    /**
+     * Group commit takes an I/O thread for one fdatasync at a time: the next batch queues behind the work that was
+     * waiting for a thread meanwhile (here a FUA write), instead of the thread going straight on to the next
+     * fdatasync for as long as flushes keep coming — which on the server's two I/O threads held every worker-path
+     * operation of every LUN (writes on ext4, FUA, O_DIRECT) behind a stream of flushes.
+     */
+    @Test
+    void aStreamOfFlushesLetsWorkQueuedMeanwhileRunBetweenItsFdatasyncs() throws Exception {
+        ExecutorService one = Executors.newSingleThreadExecutor(r -> new Thread(r, "file-io"));
+        AtomicReference<ScriptedFileIo> seam = new AtomicReference<>();
+        FileBlockDevice device = FileBlockDevice.open("one", dir.resolve("one.img"), GEOMETRY, CREATE, one, real -> {
+            ScriptedFileIo scripted = new ScriptedFileIo(real);
+            seam.set(scripted);
+            return scripted;
+        });
+        ScriptedFileIo s = seam.get();
+        Semaphore gate = new Semaphore(0);
+        s.syncGate = gate;
+        ByteBuf block = direct(Io.pattern(4, LBS));
+        try {
+            CompletableFuture<BlockIoException> first = flush(device);
+            s.syncStarted.acquire();                              // fdatasync #1 holds the only I/O thread
+            CompletableFuture<BlockIoException> second = flush(device);   // for fdatasync #2
+            CompletableFuture<BlockIoException> fua = new CompletableFuture<>();
+            device.write(5, block, true, (v, failure) -> fua.complete(failure));   // queued behind #1
+            gate.release();                                       // #1 done
+            assertThat(first.get(10, TimeUnit.SECONDS)).isNull();
+            assertThat(fua.get(10, TimeUnit.SECONDS)).as("queued before fdatasync #2 started: runs first").isNull();
+            s.syncStarted.acquire();                              // then #2, for the second flush
+            assertThat(second).isNotDone();
+            gate.release();
+            assertThat(second.get(10, TimeUnit.SECONDS)).isNull();
+            assertThat(s.fdatasyncs.get()).isEqualTo(2);
+        } finally {
+            s.syncGate = null;
+            gate.release(100);                                    // nothing left waiting at the gate, close included
+            block.release();
+            device.close();
+            one.shutdownNow();
+        }
     }
 
     private static CompletableFuture<BlockIoException> flush(FileBlockDevice device) {

@@ -34,6 +34,8 @@ final class ScriptedFileIo implements FileIo {
     volatile Semaphore syncGate;
     final Semaphore syncStarted = new Semaphore(0);
     volatile int syncResult;
+    /** When not 0, what fallocate answers instead of the real call. */
+    volatile int fallocateResult;
 
     ScriptedFileIo(FileIo real) {
         this.real = real;
@@ -41,13 +43,19 @@ final class ScriptedFileIo implements FileIo {
 
     /** A hook emulating a file system without RWF_NOWAIT (tmpfs; ext4 for buffered writes). */
     static Hook refuseNowait() {
-        return (real, buf, index, length, offset, flags) -> (flags & RWF_NOWAIT) != 0 ? (long) -EOPNOTSUPP : null;
+        return (real, buf, index, length, offset, flags) -> (flags & RWF_NOWAIT) != 0 ? (long) -Errno.EOPNOTSUPP : null;
     }
 
     /** A hook emulating one that honours RWF_NOWAIT writes and never has to wait (XFS on allocated, cached blocks). */
     static Hook nowaitWritesSucceed() {
         return (real, buf, index, length, offset, flags) -> (flags & RWF_NOWAIT) != 0
                 ? real.write(buf, index, length, offset, flags & ~RWF_NOWAIT) : null;
+    }
+
+    /** A hook emulating a file system whose pages are all cached: RWF_NOWAIT reads are honoured and never wait. */
+    static Hook nowaitReadsSucceed() {
+        return (real, buf, index, length, offset, flags) -> (flags & RWF_NOWAIT) != 0
+                ? real.read(buf, index, length, offset, flags & ~RWF_NOWAIT) : null;
     }
 
     List<Call> calls(String op) {
@@ -84,7 +92,8 @@ final class ScriptedFileIo implements FileIo {
 
     @Override
     public int fallocate(int mode, long offset, long length) {
-        return real.fallocate(mode, offset, length);
+        int answer = fallocateResult;
+        return answer != 0 ? answer : real.fallocate(mode, offset, length);
     }
 
     @Override

@@ -25,6 +25,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
@@ -288,16 +290,67 @@ class UringFileBlockDeviceTest {
 
     @Test
     void errnoMapping() {
-        assertThat(UringFileBlockDevice.classify(UringLoop.EIO, BlockError.READ_ERROR)).isEqualTo(BlockError.READ_ERROR);
-        assertThat(UringFileBlockDevice.classify(UringLoop.EIO, BlockError.WRITE_ERROR)).isEqualTo(BlockError.WRITE_ERROR);
-        assertThat(UringFileBlockDevice.classify(UringLoop.ENOSPC, BlockError.WRITE_ERROR)).isEqualTo(BlockError.OUT_OF_SPACE);
-        assertThat(UringFileBlockDevice.classify(UringLoop.EDQUOT, BlockError.WRITE_ERROR)).isEqualTo(BlockError.OUT_OF_SPACE);
-        assertThat(UringFileBlockDevice.classify(UringLoop.ENOMEM, BlockError.READ_ERROR))
+        Errno.Origin ring = Errno.Origin.IO_URING;
+        assertThat(Errno.classify(ring, Errno.EIO, BlockError.READ_ERROR)).isEqualTo(BlockError.READ_ERROR);
+        assertThat(Errno.classify(ring, Errno.EIO, BlockError.WRITE_ERROR)).isEqualTo(BlockError.WRITE_ERROR);
+        assertThat(Errno.classify(ring, Errno.ENOSPC, BlockError.WRITE_ERROR)).isEqualTo(BlockError.OUT_OF_SPACE);
+        assertThat(Errno.classify(ring, Errno.EDQUOT, BlockError.WRITE_ERROR)).isEqualTo(BlockError.OUT_OF_SPACE);
+        assertThat(Errno.classify(ring, Errno.ENOMEM, BlockError.READ_ERROR))
                 .isEqualTo(BlockError.INSUFFICIENT_RESOURCES);
-        assertThat(UringFileBlockDevice.classify(UringLoop.EBADF, BlockError.READ_ERROR)).isEqualTo(BlockError.CLOSED);
-        assertThat(UringFileBlockDevice.classify(UringLoop.EINVAL, BlockError.READ_ERROR)).isEqualTo(BlockError.READ_ERROR);
-        assertThat(UringFileBlockDevice.errnoName(UringLoop.EIO)).isEqualTo("EIO (errno 5)");
-        assertThat(UringFileBlockDevice.errnoName(61)).isEqualTo("errno 61");
+        assertThat(Errno.classify(ring, Errno.EBADF, BlockError.READ_ERROR)).isEqualTo(BlockError.CLOSED);
+        assertThat(Errno.classify(ring, Errno.EINVAL, BlockError.READ_ERROR)).isEqualTo(BlockError.READ_ERROR);
+        assertThat(Errno.describe(Errno.EIO)).isEqualTo("Input/output error (EIO, errno 5)");
+        assertThat(Errno.name(61)).isNull();
+    }
+
+    @Test
+    void everyErrnoOfACompletionFailsAsTheTableSays() throws Exception {
+        UringFileBlockDevice device = device(false);
+        for (Errno.Entry e : ErrnoTest.EXPECTED) {
+            for (UringLoop.Kind kind : UringLoop.Kind.values()) {
+                BlockError io = kind == UringLoop.Kind.READ ? BlockError.READ_ERROR : BlockError.WRITE_ERROR;
+                String call = kind == UringLoop.Kind.FSYNC ? "fdatasync" : kind.name().toLowerCase(Locale.ROOT);
+                BlockIoException failure = device.failure(kind, -e.number(), io);   // what complete() makes of res
+                assertThat(failure.error()).as("%s %s", kind, e.name())
+                        .isEqualTo(e.ioUring() != null ? e.ioUring() : io);
+                assertThat(failure).hasMessage(device.path() + ": io_uring " + call + " failed: " + e.text() + " ("
+                        + e.name() + ", errno " + e.number() + ")");
+            }
+        }
+    }
+
+    @Test
+    void realCompletionErrorsReachTheCallbackOnTheLoopAsTheTableSays() throws Exception {
+        UringFileBlockDevice readOnly = device(true);
+        // a write SQE on the read-only descriptor (the device's own check bypassed): the kernel answers EBADF
+        Done<Void> write = this.<Void>onLoop(cb -> {
+            UringLoop ring = Objects.requireNonNull(UringLoop.current(), "no ring on the loop");
+            NativeByteBuf data = NativeByteBuf.aligned(LBS, LBS);
+            if (!readOnly.acquire()) {
+                throw new AssertionError("closed");
+            }
+            ring.write(readOnly, data, data.segment().address(), 0, LBS, false, cb);
+        });
+        assertThat(write.failure().error()).isEqualTo(BlockError.CLOSED);
+        assertThat(write.failure()).hasMessage(readOnly.path()
+                + ": io_uring write failed: Bad file descriptor (EBADF, errno 9)");
+        assertThat(write.thread()).isSameAs(loopThread());
+
+        // a read SQE into memory that is not mapped (address 0): the kernel answers EFAULT, a medium error
+        UringFileBlockDevice device = device(false);
+        Done<ByteBuf> read = onLoop(cb -> {
+            UringLoop ring = Objects.requireNonNull(UringLoop.current(), "no ring on the loop");
+            NativeByteBuf buffer = NativeByteBuf.aligned(LBS, LBS);
+            if (!device.acquire()) {
+                throw new AssertionError("closed");
+            }
+            ring.read(device, buffer.writerIndex(0), 0L, 0, LBS, cb);
+        });
+        assertThat(read.failure().error()).isEqualTo(BlockError.READ_ERROR);
+        assertThat(read.failure()).hasMessage(device.path() + ": io_uring read failed: Bad address (EFAULT, errno 14)");
+        assertThat(read.thread()).isSameAs(loopThread());
+        assertThat(loop.submit(UringLoop::inFlightOnThisThread).get()).isZero();
+        assertThat(workerTasks).hasValue(0);
     }
 
     @Test
