@@ -49,8 +49,9 @@ final class Errno {
     /**
      * One errno. {@code systemCall} and {@code ioUring} are what it makes of a failed operation from that origin;
      * null means the operation's own medium error (READ_ERROR for a read; WRITE_ERROR for a write, flush or unmap).
-     * The two columns differ where the paths have always differed: ENOMEM is a busy condition only on the ring, and
-     * ECANCELED only comes from a ring (a loop shutting down).
+     * The two columns differ only where the ring has its own meaning: ECANCELED only comes from a ring (a loop shutting
+     * down). ENOMEM is a resource shortage on both (the kernel could not allocate, the medium is fine): the host
+     * retries a BUSY / retryable status, where a medium error would make it fail the I/O.
      */
     record Entry(int number, String name, String text, BlockError systemCall, BlockError ioUring) {
         BlockError error(Origin origin) {
@@ -69,7 +70,7 @@ final class Errno {
             new Entry(EIO,        "EIO",        "Input/output error",               null,         null),
             new Entry(EBADF,      "EBADF",      "Bad file descriptor",              CLOSED,       CLOSED),
             new Entry(EAGAIN,     "EAGAIN",     "Resource temporarily unavailable", null,         null),
-            new Entry(ENOMEM,     "ENOMEM",     "Cannot allocate memory",           null,         BUSY),
+            new Entry(ENOMEM,     "ENOMEM",     "Cannot allocate memory",           BUSY,         BUSY),
             new Entry(EFAULT,     "EFAULT",     "Bad address",                      null,         null),
             new Entry(EINVAL,     "EINVAL",     "Invalid argument",                 null,         null),
             new Entry(ENOSPC,     "ENOSPC",     "No space left on device",          FULL,         FULL),
