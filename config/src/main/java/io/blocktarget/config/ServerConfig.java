@@ -21,6 +21,8 @@ import java.util.Optional;
  *                      {@code control-token-file})
  * @param discoveryChap CHAP (and mutual CHAP) an iSCSI discovery session must pass ({@code discovery-chap},
  *                      RFC 7143 §12.1.3); empty: discovery is open
+ * @param pollWindowNanos {@code poll-window}: how long an event loop keeps polling after its last work before it
+ *                      sleeps, 0 = it sleeps at once (the default); not with {@code poll}
  */
 public record ServerConfig(
         Path source,
@@ -34,7 +36,8 @@ public record ServerConfig(
         int eventLoops,
         boolean poll,
         ControlConfig control,
-        Optional<ChapConfig> discoveryChap) {
+        Optional<ChapConfig> discoveryChap,
+        long pollWindowNanos) {
 
     public static final String DEFAULT_BIND_ADDRESS = "0.0.0.0";
     public static final int DEFAULT_ISCSI_PORT = 3260;
@@ -52,6 +55,17 @@ public record ServerConfig(
         if (eventLoops < 0) {
             throw new IllegalArgumentException("eventLoops < 0");
         }
+        if (pollWindowNanos < 0) {
+            throw new IllegalArgumentException("pollWindowNanos < 0");
+        }
+    }
+
+    /** No poll window: the event loops sleep as soon as they have nothing to do. */
+    public ServerConfig(Path source, String bindAddress, int iscsiPort, int nvmePort, int discoveryPort,
+                        long memoryBudget, String iqnPrefix, String nqnPrefix, int eventLoops, boolean poll,
+                        ControlConfig control, Optional<ChapConfig> discoveryChap) {
+        this(source, bindAddress, iscsiPort, nvmePort, discoveryPort, memoryBudget, iqnPrefix, nqnPrefix, eventLoops,
+                poll, control, discoveryChap, 0);
     }
 
     /** Open iSCSI discovery. */
@@ -82,41 +96,46 @@ public record ServerConfig(
 
     public ServerConfig withBindAddress(String address) {
         return new ServerConfig(source, address, iscsiPort, nvmePort, discoveryPort, memoryBudget, iqnPrefix,
-                nqnPrefix, eventLoops, poll, control, discoveryChap);
+                nqnPrefix, eventLoops, poll, control, discoveryChap, pollWindowNanos);
     }
 
     public ServerConfig withIscsiPort(int port) {
         return new ServerConfig(source, bindAddress, port, nvmePort, discoveryPort, memoryBudget, iqnPrefix,
-                nqnPrefix, eventLoops, poll, control, discoveryChap);
+                nqnPrefix, eventLoops, poll, control, discoveryChap, pollWindowNanos);
     }
 
     public ServerConfig withNvmePort(int port) {
         return new ServerConfig(source, bindAddress, iscsiPort, port, discoveryPort, memoryBudget, iqnPrefix,
-                nqnPrefix, eventLoops, poll, control, discoveryChap);
+                nqnPrefix, eventLoops, poll, control, discoveryChap, pollWindowNanos);
     }
 
     public ServerConfig withDiscoveryPort(int port) {
         return new ServerConfig(source, bindAddress, iscsiPort, nvmePort, port, memoryBudget, iqnPrefix,
-                nqnPrefix, eventLoops, poll, control, discoveryChap);
+                nqnPrefix, eventLoops, poll, control, discoveryChap, pollWindowNanos);
     }
 
     public ServerConfig withEventLoops(int count) {
         return new ServerConfig(source, bindAddress, iscsiPort, nvmePort, discoveryPort, memoryBudget, iqnPrefix,
-                nqnPrefix, count, poll, control, discoveryChap);
+                nqnPrefix, count, poll, control, discoveryChap, pollWindowNanos);
     }
 
     public ServerConfig withPoll(boolean on) {
         return new ServerConfig(source, bindAddress, iscsiPort, nvmePort, discoveryPort, memoryBudget, iqnPrefix,
-                nqnPrefix, eventLoops, on, control, discoveryChap);
+                nqnPrefix, eventLoops, on, control, discoveryChap, pollWindowNanos);
     }
 
     public ServerConfig withControl(ControlConfig newControl) {
         return new ServerConfig(source, bindAddress, iscsiPort, nvmePort, discoveryPort, memoryBudget, iqnPrefix,
-                nqnPrefix, eventLoops, poll, newControl, discoveryChap);
+                nqnPrefix, eventLoops, poll, newControl, discoveryChap, pollWindowNanos);
     }
 
     public ServerConfig withDiscoveryChap(Optional<ChapConfig> chap) {
         return new ServerConfig(source, bindAddress, iscsiPort, nvmePort, discoveryPort, memoryBudget, iqnPrefix,
-                nqnPrefix, eventLoops, poll, control, chap);
+                nqnPrefix, eventLoops, poll, control, chap, pollWindowNanos);
+    }
+
+    public ServerConfig withPollWindow(long nanos) {
+        return new ServerConfig(source, bindAddress, iscsiPort, nvmePort, discoveryPort, memoryBudget, iqnPrefix,
+                nqnPrefix, eventLoops, poll, control, discoveryChap, nanos);
     }
 }

@@ -19,12 +19,29 @@ import org.snakeyaml.engine.v2.nodes.Node;
 final class ServerConfigReader {
     static final List<String> KEYS = List.of(
             "bind", "iscsi-port", "nvme-port", "discovery-port", "memory-budget", "iqn-prefix", "nqn-prefix",
-            "event-loops", "poll", "control-socket", "control-listen", "control-token-file", "discovery-chap");
+            "event-loops", "poll", "poll-window", "control-socket", "control-listen", "control-token-file",
+            "discovery-chap");
 
     private static final String PORT_ALLOWED = "0..65535 (0 disables the listener)";
     private static final ValueType<Long> PORT = ValueType.integer(0, 65535, PORT_ALLOWED);
     private static final ValueType<Long> EVENT_LOOPS = ValueType.integer(0, 1024,
             "0..1024 (0: one per CPU the process may use)");
+    /** Longer windows buy nothing: a host that waits more than 10 ms between commands is idle, not latency-bound. */
+    static final long MAX_POLL_WINDOW_NANOS = 10_000_000;
+    static final String POLL_WINDOW_ALLOWED = "a duration from 0 to 10ms with ns, us, ms or s, e.g. 100us"
+            + " (0: sleep at once); not with poll: true";
+    private static final ValueType<Long> POLL_WINDOW = ValueType.text("a duration", POLL_WINDOW_ALLOWED, text -> {
+        long nanos;
+        try {
+            nanos = FaultReader.parseDuration(text);
+        } catch (InvalidValue e) {
+            throw new InvalidValue(e.what(), POLL_WINDOW_ALLOWED);
+        }
+        if (nanos > MAX_POLL_WINDOW_NANOS) {
+            throw new InvalidValue(text + " is longer than 10ms", POLL_WINDOW_ALLOWED);
+        }
+        return nanos;
+    });
     private static final Pattern IPV4 = Pattern.compile(
             "(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])");
     private static final String BIND_ALLOWED = "an IPv4 or IPv6 address literal, e.g. 0.0.0.0, 127.0.0.1, :: or ::1"
@@ -95,6 +112,13 @@ final class ServerConfigReader {
         ports.put("discovery-port", map.value("discovery-port", PORT, (long) ServerConfig.DEFAULT_DISCOVERY_PORT)
                 .orElse((long) ServerConfig.DEFAULT_DISCOVERY_PORT).intValue());
         checkDistinct(map, ports);
+        boolean poll = map.value("poll", ValueType.BOOLEAN).orElse(false);
+        long pollWindow = map.value("poll-window", POLL_WINDOW).orElse(0L);
+        if (poll && pollWindow > 0) {   // a loop that always spins has no window to end
+            map.problem("poll-window", "only without poll: true (a loop that always polls has no window to end); allowed: "
+                    + POLL_WINDOW_ALLOWED);
+            pollWindow = 0;
+        }
         return new ServerConfig(
                 source,
                 map.value("bind", BIND).orElse(ServerConfig.DEFAULT_BIND_ADDRESS),
@@ -105,10 +129,11 @@ final class ServerConfigReader {
                 map.value("iqn-prefix", IQN_PREFIX).orElse(ServerConfig.DEFAULT_IQN_PREFIX),
                 map.value("nqn-prefix", NQN_PREFIX).orElse(ServerConfig.DEFAULT_NQN_PREFIX),
                 map.value("event-loops", EVENT_LOOPS).orElse(0L).intValue(),
-                map.value("poll", ValueType.BOOLEAN).orElse(false),
+                poll,
                 control(map, source == null ? Path.of("") : source.toAbsolutePath().getParent()),
                 map.has("discovery-chap") ? AccessReader.chap(map, "discovery-chap", source == null ? Path.of("")
-                        : source.toAbsolutePath().getParent(), problems, warnings) : Optional.empty());
+                        : source.toAbsolutePath().getParent(), problems, warnings) : Optional.empty(),
+                pollWindow);
     }
 
     /**

@@ -198,8 +198,8 @@ class ServerConfigTest extends ConfigDirTest {
     void unknownServerKeyNamesTheAllowedKeys() {
         config.file("blocktarget.yaml", "bind: 0.0.0.0\nport: 3260\n");
         assertThat(config.problems()).containsExactly("blocktarget.yaml:2: port: unknown key; allowed keys: bind,"
-                + " iscsi-port, nvme-port, discovery-port, memory-budget, iqn-prefix, nqn-prefix, event-loops, poll, control-socket, control-listen, control-token-file,"
-                + " discovery-chap");
+                + " iscsi-port, nvme-port, discovery-port, memory-budget, iqn-prefix, nqn-prefix, event-loops, poll, poll-window, control-socket, control-listen,"
+                + " control-token-file, discovery-chap");
     }
 
     @Test
@@ -207,7 +207,34 @@ class ServerConfigTest extends ConfigDirTest {
         config.file("blocktarget.yaml", "just text\n");
         assertThat(config.problems()).containsExactly("blocktarget.yaml:1: just text is not a map of server settings;"
                 + " allowed: a map with the keys bind, iscsi-port, nvme-port, discovery-port, memory-budget,"
-                + " iqn-prefix, nqn-prefix, event-loops, poll, control-socket, control-listen, control-token-file,"
-                + " discovery-chap");
+                + " iqn-prefix, nqn-prefix, event-loops, poll, poll-window, control-socket, control-listen,"
+                + " control-token-file, discovery-chap");
+    }
+
+    @Test
+    void pollWindowDefaultsToZeroAndReadsDurations() throws ConfigException {
+        assertThat(config.load().server().pollWindowNanos()).isZero();
+        config.file("blocktarget.yaml", "poll-window: 100us\n");
+        assertThat(config.load().server().pollWindowNanos()).isEqualTo(100_000);
+        config.file("blocktarget.yaml", "poll-window: 10ms\n");   // the limit
+        assertThat(config.load().server().pollWindowNanos()).isEqualTo(10_000_000);
+        config.file("blocktarget.yaml", "poll-window: 0s\npoll: true\n");   // 0 = no window: fine with poll
+        assertThat(config.load().server().pollWindowNanos()).isZero();
+    }
+
+    @Test
+    void pollWindowOutOfRangeWithoutUnitAndWithPoll() {
+        String allowed = "allowed: a duration from 0 to 10ms with ns, us, ms or s, e.g. 100us (0: sleep at once);"
+                + " not with poll: true";
+        config.file("blocktarget.yaml", "poll-window: 10000001ns\n");   // limit + 1
+        assertThat(config.problems()).containsExactly(
+                "blocktarget.yaml:1: poll-window: 10000001ns is longer than 10ms; " + allowed);
+        config.file("blocktarget.yaml", "poll-window: 100\n");
+        assertThat(config.problems()).containsExactly("blocktarget.yaml:1: poll-window: 100 has no unit; " + allowed);
+        config.file("blocktarget.yaml", "poll-window: -5us\n");
+        assertThat(config.problems()).containsExactly("blocktarget.yaml:1: poll-window: -5us is out of range; " + allowed);
+        config.file("blocktarget.yaml", "poll: true\npoll-window: 50us\n");
+        assertThat(config.problems()).containsExactly("blocktarget.yaml:2: poll-window: only without poll: true"
+                + " (a loop that always polls has no window to end); " + allowed);
     }
 }

@@ -77,6 +77,8 @@ public final class TargetServer {
     /** Event loops ≈ cores (DESIGN §3). */
     private final int eventLoops;
     private boolean polling;
+    /** The poll window in use (0: none), for the start-up line. */
+    private long pollWindowNanos;
     /** The event loops run on Netty's io_uring transport (see {@link #startVertx}). */
     private boolean uringLoops;
     /** Where O_DIRECT / block device LUNs do their I/O, when the config has any. */
@@ -141,6 +143,7 @@ public final class TargetServer {
     public String threading() {
         return (uringLoops ? "io_uring transport, " : nativeTransport() ? "native transport, " : "NIO transport, ")
                 + eventLoops + (eventLoops == 1 ? " event loop" : " event loops") + (polling ? ", polling" : "")
+                + (pollWindowNanos > 0 ? ", polling " + pollWindowNanos / 1000 + " us after work" : "")
                 + fileIo.map(how -> ", O_DIRECT file I/O " + how).orElse("");
     }
 
@@ -205,9 +208,22 @@ public final class TargetServer {
             fileIo = Optional.of(uringLoops ? "on the event loops' io_uring"
                     : "on worker threads (io_uring: " + uringCause.get() + ")");
         }
+        // poll-window: epoll loops that poll for a while after their work, then sleep. The io_uring transport has no
+        // select strategy to bound, so a config that puts file I/O on the rings keeps sleeping loops (said at start).
+        long window = config.server().pollWindowNanos();
+        if (window > 0 && !poll && !uringLoops && !Transport.EPOLL.available()) {
+            LOG.log(Level.WARNING, "poll-window needs the native epoll transport, which is unavailable ("
+                    + Transport.EPOLL.unavailabilityCause() + "); event loops will sleep at once");
+        } else if (window > 0 && uringLoops) {
+            LOG.log(Level.WARNING, "poll-window is not applied on io_uring event loops (O_DIRECT file LUNs);"
+                    + " event loops will sleep at once");
+        }
+        pollWindowNanos = window > 0 && !poll && !uringLoops && Transport.EPOLL.available() ? window : 0;
         vertx = poll
                 ? Vertx.builder().with(options).withTransport(PollingEpollTransport.create()).build()
                 : uringLoops ? Vertx.builder().with(options).withTransport(UringTransport.create()).build()
+                : pollWindowNanos > 0
+                ? Vertx.builder().with(options).withTransport(PollingEpollTransport.windowed(pollWindowNanos)).build()
                 : Vertx.vertx(options);
         if (!vertx.isNativeTransportEnabled()) {
             LOG.log(Level.WARNING, "native transport unavailable, using NIO: " + vertx.unavailableNativeTransportCause());

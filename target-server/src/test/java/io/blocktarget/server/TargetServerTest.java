@@ -124,6 +124,34 @@ class TargetServerTest {
     }
 
     @Test
+    void pollWindowServesOnEventLoopsThatPollAfterWork() throws Exception {
+        int nvme = freePort();
+        BlocktargetConfig base = config(0, nvme, 0, List.of(lun("ram-4k", BackendKind.RAM, 1L << 20, 4096, 4096,
+                Optional.empty())));
+        BlocktargetConfig config = new BlocktargetConfig(base.server().withEventLoops(1).withPollWindow(100_000),
+                base.luns(), List.of());
+        TargetServer server = new TargetServer(config);
+        server.start();
+        try {
+            assertThat(server.threading()).isEqualTo("native transport, 1 event loop, polling 100 us after work");
+            try (Socket s = new Socket()) {
+                s.connect(new InetSocketAddress(LOOPBACK, nvme), 5_000);
+                s.setSoTimeout(20_000);
+                byte[] icReq = new byte[128];   // as above
+                icReq[2] = (byte) 128;
+                icReq[4] = (byte) 128;
+                s.getOutputStream().write(icReq);
+                byte[] icResp = s.getInputStream().readNBytes(128);
+                assertThat(icResp).hasSize(128);
+                assertThat(icResp[0]).as("PDU type ICResp").isEqualTo((byte) 0x01);
+            }
+        } finally {
+            server.stop();
+        }
+        assertThat(server.state()).isEqualTo(TargetServer.State.STOPPED);
+    }
+
+    @Test
     void portInUseIsAClearStartFailureAndNothingLeaks() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getByName(LOOPBACK))) {
             int port = taken.getLocalPort();
