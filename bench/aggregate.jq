@@ -1,7 +1,7 @@
 # Aggregates bench/run's raw measurements (one object per run, slurped with -s) into report.json:
 # medians and min..max per row, ratios blocktarget / tgtd (stock and tuned limits; null LUN / tgtd null LUN),
-# poll mode / default mode (never poll / tgtd: a spinning core against a sleeping tgtd says little) and
-# NVMe / iSCSI, the negotiated keys of every run's connections, fraction of the loopback
+# poll mode / default mode (never poll / tgtd: a spinning core against a sleeping tgtd says little),
+# NVMe / iSCSI, NVMe/TCP with TLS / in clear, the negotiated keys of every run's connections, fraction of the loopback
 # TCP limit, and the goals of issue 5 evaluated from the figures. $meta[0] is raw/meta.json.
 def median: sort | length as $n | if $n == 0 then null
   elif $n % 2 == 1 then .[($n - 1) / 2] else (.[$n / 2 - 1] + .[$n / 2]) / 2 end;
@@ -58,6 +58,17 @@ $meta[0] as $m
         ([$rows[] | select(.target == $r.target and .lun == "ram-4k" and .client == $r.client and .proto == $r.proto
             and .workload == $r.workload and .jobs == $r.jobs and .placement == $r.placement)][0]) as $m
         | if $m == null or $m.iops == null or $r.iops == null then null else ($r.iops.median / $m.iops.median | r2) end
+      else null end)
+    # NVMe/TCP TLS 1.3 (issue 14): the TLS LUN against ram-4k in clear, same client, workload, connections and
+    # placement — IOPS on / off, and both sides' CPU per I/O on / off
+    | .tls_vs_plain = (if $r.lun == "tls-4k" then
+        ([$rows[] | select(.target == $r.target and .lun == "ram-4k" and .client == $r.client and .proto == $r.proto
+            and .workload == $r.workload and .jobs == $r.jobs and .placement == $r.placement)][0]) as $p
+        | def q($a; $b): if $a == null or $b == null or $b == 0 then null else ($a / $b | r2) end;
+          if $p == null then null else
+            {iops: q($r.iops.median?; $p.iops.median?), mibps: q($r.mibps.median?; $p.mibps.median?),
+             cpu_us_per_io: q($r.cpu_us_per_io.median?; $p.cpu_us_per_io.median?),
+             client_cpu_us_per_io: q($r.client_cpu_us_per_io.median?; $p.client_cpu_us_per_io.median?)} end
       else null end)
   )) as $rows
 | def rowname: "\(.client) \(.proto) \(.workload) \(.jobs)c \(.placement)";

@@ -22,6 +22,7 @@ def row:
           elif .ratio_vs_tgtd != null or .ratio_vs_tuned_tgtd != null then
             "\(.ratio_vs_tgtd // "-") / \(.ratio_vs_tuned_tgtd // "-") (stock / tuned)"
           elif .ratio_vs_fio != null then "\(.ratio_vs_fio) (vs fio)"
+          elif .tls_vs_plain.iops != null then "\(.tls_vs_plain.iops) (TLS / clear)"
           else "-" end)
        + " | \(.loopback_fraction // "-") |"
      end)
@@ -99,6 +100,20 @@ def header:
       | "| \(.lun) | \(.client) | \(.proto) | \(wl) | \(.iops | spread(k)) | "
         + (if .p50us != null then "\(.p50us.median | n1) / \(.p99us.median | n1)" else "(mean \(.mean_lat_us.median | n1))" end)
         + " | \(.cpu_us_per_io | spread(n1)) | \(.ratio_vs_ram // "-" | tostring) |"),
+     ""
+   else empty end),
+  (if ([.rows[] | select(.lun == "tls-4k")] | length) > 0 then
+     "## NVMe/TCP TLS 1.3 on / off (issue 14)",
+     "",
+     "`tls-4k`: a \(.lun_mib) MiB RAM LUN like `ram-4k` whose subsystem has `access: {tls: required, tls-psk-file: ...}` (a fixed test PSK of hash 01: TLS_AES_128_GCM_SHA256, Bouncy Castle's engine on both sides), measured with `scripts/loadgen --tls-psk-file` right after the same workload on `ram-4k` in clear (A B), NVMe/TCP, 1 connection. × = IOPS with TLS / in clear; the CPU columns are per I/O, in clear / with TLS.",
+     "",
+     "Target CPU0 / client CPU1:",
+     "",
+     tls_table("pinned"),
+     "",
+     "Unpinned:",
+     "",
+     tls_table("unpinned"),
      ""
    else empty end),
   (if ([.rows[] | select(.lun == "direct-4k")] | length) > 0 then

@@ -93,3 +93,15 @@ def direct_table:
       | select($un != null or $f != null)
       | "| \($w | sub("-qd"; " QD") | sub("-"; " ")) | \($f | cell) | \($un | cell) | \(xf($un; $f)) | \($ui | cell) | \($wn | cell) | \($wi | cell) | \($un.cpu_us_per_io.median // null | num1) / \($wn.cpu_us_per_io.median // null | num1) |"
     );
+# NVMe/TCP TLS 1.3 on / off (issue 14): blocktarget's tls-4k (access.tls: required, PSK hash 01,
+# TLS_AES_128_GCM_SHA256) against ram-4k in clear, the load generator, 1 connection, placement $pl. × = on / off.
+def tls_table($pl):
+  .rows as $rows
+  | "| workload | IOPS off | IOPS on | × on / off | MiB/s off / on | target CPU µs/IO off / on | client CPU µs/IO off / on |",
+    "|---|---|---|---|---|---|---|",
+    ( ["4k-randread-qd32", "4k-randwrite-qd32", "128k-read-qd8", "128k-write-qd8"][] as $w
+      | pickl($rows; "blocktarget"; "loadgen"; "nvme"; $w; 1; $pl; ["ram-4k"]) as $off
+      | pickl($rows; "blocktarget"; "loadgen"; "nvme"; $w; 1; $pl; ["tls-4k"]) as $on
+      | select($on != null)
+      | "| \($w | sub("-qd"; " QD") | sub("-"; " ")) | \($off | cell) | \($on | cell) | \($on.tls_vs_plain.iops // null | x) | \($off.mibps.median // null | num1) / \($on.mibps.median // null | num1) | \($off.cpu_us_per_io.median // null | num1) / \($on.cpu_us_per_io.median // null | num1) | \($off.client_cpu_us_per_io.median // null | num1) / \($on.client_cpu_us_per_io.median // null | num1) |"
+    );

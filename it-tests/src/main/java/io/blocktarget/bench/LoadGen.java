@@ -1,14 +1,19 @@
 package io.blocktarget.bench;
 
 import com.sun.management.OperatingSystemMXBean;
+import io.blocktarget.config.TlsPsk;
 import io.blocktarget.protocol.nvme.ConnectCommand;
 import io.blocktarget.protocol.nvme.ConnectData;
 import io.blocktarget.protocol.nvme.ControllerRegister;
 import io.blocktarget.protocol.nvme.IdentifyController;
 import io.blocktarget.protocol.nvme.IdentifyNamespace;
+import io.blocktarget.transport.nvmetcp.TlsHandler;
+import io.blocktarget.transport.nvmetcp.TlsPskClient;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
@@ -18,6 +23,7 @@ import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import org.bouncycastle.tls.AlertDescription;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -26,6 +32,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -46,8 +53,15 @@ public final class LoadGen {
     private final EventLoopGroup group;
     private final Class<? extends Channel> channelClass;
     private final List<Connection> connections = new ArrayList<>();
+    /** {@code --tls-psk-file}, read once before any connection. */
+    private final Optional<TlsPsk> tlsPsk;
 
     LoadGen(LoadGenOptions options) {
+        this(options, Optional.empty());
+    }
+
+    private LoadGen(LoadGenOptions options, Optional<TlsPsk> tlsPsk) {
+        this.tlsPsk = tlsPsk;
         this.options = options;
         int threads = options.eventLoops(Runtime.getRuntime().availableProcessors());
         boolean epoll = Epoll.isAvailable();
@@ -88,12 +102,38 @@ public final class LoadGen {
 
     /** One complete run against the target: setup, ramp, measure, drain, teardown. */
     public static Summary execute(LoadGenOptions options) throws IOException {
-        LoadGen generator = new LoadGen(options);
+        LoadGen generator = new LoadGen(options, readPsk(options));
         try {
             generator.pin();
             return generator.runAll();
         } finally {
             generator.group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+
+    /**
+     * The configured PSK of {@code --tls-psk-file} in the interchange format (one trailing newline allowed, as
+     * {@code nvme gen-tls-key > FILE} writes it); what is wrong with it is a usage error that does not quote the key.
+     */
+    static Optional<TlsPsk> readPsk(LoadGenOptions options) throws IOException {
+        if (options.tls().isEmpty()) {
+            return Optional.empty();
+        }
+        java.nio.file.Path file = options.tls().get().pskFile();
+        String text;
+        try {
+            text = Files.readString(file, StandardCharsets.US_ASCII);
+        } catch (IOException e) {
+            throw new LoadGenOptions.UsageException("--tls-psk-file " + file + ": cannot read: " + e.getMessage());
+        }
+        if (text.endsWith("\n")) {
+            text = text.substring(0, text.length() - 1);
+        }
+        try {
+            return Optional.of(TlsPsk.parse(text));
+        } catch (IllegalArgumentException e) {
+            throw new LoadGenOptions.UsageException("--tls-psk-file " + file + " " + e.getMessage() + "; expected "
+                    + TlsPsk.ALLOWED);
         }
     }
 
@@ -133,21 +173,62 @@ public final class LoadGen {
         }
     }
 
+    /**
+     * Connects {@code connection}; with {@code --tls-psk-file} (NVMe) a {@link TlsHandler} in client mode sits
+     * below it and the TLS 1.3 handshake (NVMe/TCP §3.6.1: before ICReq) completes before this returns.
+     */
     private <C extends Connection> C open(C connection) throws IOException {
+        TlsPskClient tlsClient = tlsPsk.map(psk -> new TlsPskClient(options.tls().orElseThrow().identityVersion(),
+                psk, options.hostNqn(), options.name())).orElse(null);
+        CompletableFuture<Void> handshake = new CompletableFuture<>();
+        ChannelHandler handler = tlsClient == null ? connection : new ChannelInitializer<Channel>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                ch.pipeline().addLast("tls", TlsHandler.client(tlsClient, handshake)).addLast("loadgen", connection);
+            }
+        };
         var future = new Bootstrap().group(group).channel(channelClass)
                 .option(ChannelOption.TCP_NODELAY, true)
                 // the classic pooled allocator: per-loop caches, and retained slices of its buffers (every decoded
                 // PDU's data, every Data-Out of a write) are recycled objects rather than new ones
                 .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 5000)
-                .handler(connection)
+                .handler(handler)
                 .connect(options.host(), options.port()).awaitUninterruptibly();
         if (!future.isSuccess()) {
             throw new IOException("cannot connect to " + options.host() + ":" + options.port() + ": "
                     + future.cause().getMessage());
         }
         connections.add(connection);
+        if (tlsClient != null) {
+            awaitHandshake(connection, future.channel(), handshake, tlsClient);
+        }
         return connection;
+    }
+
+    /** Waits for the TLS handshake; a failure names the alert and what it usually means for a PSK. */
+    private void awaitHandshake(Connection connection, Channel channel, CompletableFuture<Void> handshake,
+                                TlsPskClient tlsClient) throws IOException {
+        try {
+            handshake.get(SETUP_SECONDS, TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+            channel.close();
+            throw new IOException(connection.identity + ": TLS handshake not complete within " + SETUP_SECONDS + " s");
+        } catch (ExecutionException e) {
+            String hint = switch (tlsClient.alertReceived()) {
+                // RFC 8446 §4.2.11: the binder did not verify — the target's PSK for this identity differs
+                case AlertDescription.decrypt_error -> " (the target's PSK for this host and subsystem differs from"
+                        + " --tls-psk-file)";
+                // no PSK of the target fits the identity: wrong key (version 1 carries its digest), host or subsystem
+                case AlertDescription.handshake_failure -> " (the target has no PSK for this identity: another key,"
+                        + " host NQN or subsystem, or the subsystem has no access.tls)";
+                default -> "";
+            };
+            throw new IOException(connection.identity + ": " + e.getCause().getMessage() + hint);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        }
     }
 
     private String identity(int job) {
@@ -255,7 +336,7 @@ public final class LoadGen {
      */
     private long[] setUpNvme() throws IOException {
         NvmeConnection admin = open(new NvmeConnection(options.protocol().cliName + " admin queue", 0,
-                options.digests()));
+                options.digests(), options.hostNqn()));
         admin.initialize();
         int cattr = options.disableSqFlow() ? ConnectCommand.CATTR_DISABLE_SQ_FLOW_CONTROL : 0;
         admin.connect(options.name(), 0, 31, ConnectData.CNTLID_DYNAMIC, cattr);
@@ -277,7 +358,8 @@ public final class LoadGen {
                     + granted + " I/O queues");
         }
         for (int job = 0; job < options.jobs(); job++) {
-            NvmeConnection q = open(new NvmeConnection(identity(job), options.blockSize(), options.digests()));
+            NvmeConnection q = open(new NvmeConnection(identity(job), options.blockSize(), options.digests(),
+                    options.hostNqn()));
             q.initialize();
             q.connect(options.name(), job + 1, options.queueDepth(), controller.cntlid(), cattr);
             q.ioQueue(options.nsid(), controller.ioccsz());

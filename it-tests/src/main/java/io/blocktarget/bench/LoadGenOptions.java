@@ -13,6 +13,7 @@ import java.util.Optional;
  * --rw randread|randwrite|read|write|randrw [--mix 70] --bs 4k --qd N --jobs N
  * --time 10s [--ramp 2s] [--size 1GiB] [--digests] [--verify] [--json FILE]
  * [--threads N] [--cpus 1,3-4] [--disable-sqflow]
+ * [--hostnqn NQN] [--tls-psk-file FILE [--tls-identity-version 0|1]]
  * </pre>
  *
  * @param lun       iSCSI LUN (default 0)
@@ -26,23 +27,42 @@ import java.util.Optional;
  *                  external {@code taskset}); empty = not pinned
  * @param disableSqFlow NVMe: Connect with CATTR "SQ flow control disable" (Base §6.3), as {@code nvme connect
  *                  --disable-sqflow}: the controller may then end reads with C2HData SUCCESS and no CapsuleResp
+ * @param hostNqn   NVMe: the host NQN of Connect (and of the TLS PSK identity)
+ * @param tls       NVMe: TLS 1.3 with a retained PSK on every queue (NVMe/TCP §3.6), as {@code nvme connect --tls}
  */
 public record LoadGenOptions(Protocol protocol, String host, int port, String name, int lun, int nsid, Workload workload,
                              int readMix, int blockSize, int queueDepth, int jobs, Duration time, Duration ramp,
                              long sizeBytes, boolean digests, boolean verify, Optional<Path> json, int threads,
-                             java.util.List<Integer> cpus, boolean disableSqFlow) {
+                             java.util.List<Integer> cpus, boolean disableSqFlow, String hostNqn,
+                             Optional<Tls> tls) {
     static final int MAX_QUEUE_DEPTH = 1024;
     static final int MAX_JOBS = 256;
     static final int MAX_BLOCK_SIZE = 16 << 20;
     static final Duration MAX_TIME = Duration.ofHours(24);
+
+    /**
+     * NVMe/TCP TLS: the configured PSK in the interchange format ({@code nvme gen-tls-key}'s
+     * {@code NVMeTLSkey-1:hh:...:}, hash 01 → TLS_AES_128_GCM_SHA256, 02 → TLS_AES_256_GCM_SHA384) and the PSK
+     * identity version the host sends (§3.6.1.3: 0 = {@code NVMe0Rhh HOSTNQN SUBNQN}, 1 = with the PSK digest).
+     */
+    public record Tls(Path pskFile, int identityVersion) {
+        public Tls {
+            check(identityVersion == 0 || identityVersion == 1, "--tls-identity-version " + identityVersion
+                    + " is not 0 or 1");
+        }
+    }
 
     public static final String USAGE = """
             usage: loadgen --proto iscsi|nvme --target HOST:PORT --name IQN|NQN [--lun N | --nsid N]
                            --rw randread|randwrite|read|write|randrw [--mix READ%] --bs SIZE --qd N --jobs N
                            --time DURATION [--ramp DURATION] [--size SIZE] [--digests] [--verify] [--json FILE]
                            [--threads N] [--cpus LIST] [--disable-sqflow]
+                           [--hostnqn NQN] [--tls-psk-file FILE [--tls-identity-version 0|1]]
               --threads: event loops (default one per job up to the CPUs); --cpus 1,3-4: pin loop i to the i-th CPU
               --disable-sqflow: NVMe Connect with SQ flow control disabled (reads may end with C2HData SUCCESS)
+              --tls-psk-file: NVMe/TCP over TLS 1.3 with the PSK in FILE (NVMeTLSkey-1:01|02:...:, as nvme gen-tls-key
+                prints it); --tls-identity-version: the PSK identity sent (default 1; 0 = without digest)
+              --hostnqn: NVMe host NQN in Connect and the TLS identity (default the generator's own)
               SIZE: 4096, 4k, 128KiB, 1g, 1GiB   DURATION: 10s, 500ms, 2m   --mix: reads in randrw (default 70)""";
 
     /** Wire protocol spoken to the target. */
@@ -78,6 +98,9 @@ public record LoadGenOptions(Protocol protocol, String host, int port, String na
         check(threads >= 0 && threads <= MAX_JOBS, "--threads " + threads + " is not 1.." + MAX_JOBS);
         cpus = java.util.List.copyOf(cpus);
         check(protocol == Protocol.NVME || !disableSqFlow, "--disable-sqflow is for nvme");
+        check(protocol == Protocol.NVME || tls.isEmpty(), "--tls-psk-file is for nvme");
+        check(!hostNqn.isEmpty() && hostNqn.length() <= 223 && hostNqn.chars().allMatch(c -> c > ' ' && c < 0x7F),
+                "--hostnqn must be 1..223 printable ASCII characters without spaces");
     }
 
     /** Event loops to run: {@code --threads}, else one per job up to {@code cores}; never more than the jobs. */
@@ -104,7 +127,8 @@ public record LoadGenOptions(Protocol protocol, String host, int port, String na
                 case "--verify" -> verify = true;
                 case "--disable-sqflow" -> disableSqFlow = true;
                 case "--proto", "--target", "--name", "--lun", "--nsid", "--rw", "--mix", "--bs", "--qd", "--jobs",
-                     "--time", "--ramp", "--size", "--json", "--threads", "--cpus" -> {
+                     "--time", "--ramp", "--size", "--json", "--threads", "--cpus", "--hostnqn", "--tls-psk-file",
+                     "--tls-identity-version" -> {
                     check(i + 1 < args.length, a + " needs a value");
                     check(values.put(a, args[++i]) == null, a + " given twice");
                 }
@@ -126,6 +150,11 @@ public record LoadGenOptions(Protocol protocol, String host, int port, String na
         int port = integer("--target port", target.substring(colon + 1));
         check(protocol == Protocol.ISCSI || !values.containsKey("--lun"), "--lun is for iscsi; use --nsid");
         check(protocol == Protocol.NVME || !values.containsKey("--nsid"), "--nsid is for nvme; use --lun");
+        check(protocol == Protocol.NVME || !values.containsKey("--hostnqn"), "--hostnqn is for nvme");
+        check(values.containsKey("--tls-psk-file") || !values.containsKey("--tls-identity-version"),
+                "--tls-identity-version needs --tls-psk-file");
+        Optional<Tls> tls = Optional.ofNullable(values.get("--tls-psk-file")).map(f -> new Tls(Path.of(f),
+                integer("--tls-identity-version", values.getOrDefault("--tls-identity-version", "1"))));
         Workload workload = Workload.fromCliName(required(values, "--rw"))
                 .orElseThrow(() -> new UsageException("--rw must be one of randread, randwrite, read, write, randrw"));
         check(workload == Workload.RANDRW || !values.containsKey("--mix"), "--mix is only for --rw randrw");
@@ -139,7 +168,8 @@ public record LoadGenOptions(Protocol protocol, String host, int port, String na
                 values.containsKey("--size") ? size("--size", values.get("--size")) : 0, digests, verify,
                 Optional.ofNullable(values.get("--json")).map(Path::of),
                 values.containsKey("--threads") ? positive("--threads", values.get("--threads")) : 0,
-                values.containsKey("--cpus") ? cpuList(values.get("--cpus")) : java.util.List.of(), disableSqFlow);
+                values.containsKey("--cpus") ? cpuList(values.get("--cpus")) : java.util.List.of(), disableSqFlow,
+                values.getOrDefault("--hostnqn", NvmeConnection.HOSTNQN), tls);
     }
 
     private static int positive(String option, String value) {

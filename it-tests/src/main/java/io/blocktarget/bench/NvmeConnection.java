@@ -67,6 +67,7 @@ final class NvmeConnection extends Connection {
     }
 
     private final boolean digests;
+    private final String hostNqn;
     private NvmeTcpFraming framing = NvmeTcpFraming.host(MAX_C2H_DATA);
     private PduOptions sendOptions = PduOptions.NONE;
     private long maxH2CData = 4096;
@@ -77,9 +78,10 @@ final class NvmeConnection extends Connection {
     private byte[] controlData = new byte[0];
     private ByteBuf batch;
 
-    NvmeConnection(String identity, int ioSize, boolean digests) {
+    NvmeConnection(String identity, int ioSize, boolean digests, String hostNqn) {
         super(identity, ioSize);
         this.digests = digests;
+        this.hostNqn = hostNqn;
     }
 
     // ---------------------------------------------------------------- setup (main thread)
@@ -102,7 +104,7 @@ final class NvmeConnection extends Connection {
      */
     int connect(String subnqn, int qid, int sqsize, int cntlid, int cattr) throws IOException {
         ByteBuf data = Unpooled.buffer(ConnectData.SIZE);
-        new ConnectData(HOSTID, cntlid, subnqn, HOSTNQN).encode(data);
+        new ConnectData(HOSTID, cntlid, subnqn, hostNqn).encode(data);
         Sqe sqe = new ConnectCommand(0, 0, qid, sqsize, cattr, 0, SglDescriptor.inCapsule(0, ConnectData.SIZE))
                 .toSqe();
         Reply r = execute(sqe, data, 0);

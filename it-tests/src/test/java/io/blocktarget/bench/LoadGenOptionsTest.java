@@ -33,7 +33,8 @@ class LoadGenOptionsTest {
         LoadGenOptions o = LoadGenOptions.parse(MINIMAL);
         assertThat(o).isEqualTo(new LoadGenOptions(LoadGenOptions.Protocol.ISCSI, "127.0.0.1", 3260,
                 "iqn.2026-11.io.blocktarget:ram-4k", 0, 1, Workload.RANDREAD, 70, 4096, 32, 1, Duration.ofSeconds(10),
-                Duration.ZERO, 0, false, false, Optional.empty(), 0, List.of(), false));
+                Duration.ZERO, 0, false, false, Optional.empty(), 0, List.of(), false, NvmeConnection.HOSTNQN,
+                Optional.empty()));
     }
 
     @Test
@@ -41,11 +42,14 @@ class LoadGenOptionsTest {
         LoadGenOptions o = LoadGenOptions.parse("--proto", "nvme", "--target", "[::1]:4420", "--name",
                 "nqn.2026-11.io.blocktarget:ram-4k", "--nsid", "3", "--rw", "randrw", "--mix", "30", "--bs", "128KiB",
                 "--qd", "8", "--jobs", "2", "--time", "1500ms", "--ramp", "2s", "--size", "1GiB", "--digests",
-                "--verify", "--json", "/tmp/out.json", "--threads", "2", "--cpus", "1,3-4", "--disable-sqflow");
+                "--verify", "--json", "/tmp/out.json", "--threads", "2", "--cpus", "1,3-4", "--disable-sqflow",
+                "--hostnqn", "nqn.2014-08.org.nvmexpress:uuid:00000000-0000-0000-0000-000000000001",
+                "--tls-psk-file", "/tmp/tls.psk", "--tls-identity-version", "0");
         assertThat(o).isEqualTo(new LoadGenOptions(LoadGenOptions.Protocol.NVME, "::1", 4420,
                 "nqn.2026-11.io.blocktarget:ram-4k", 0, 3, Workload.RANDRW, 30, 128 * 1024, 8, 2,
                 Duration.ofMillis(1500), Duration.ofSeconds(2), 1L << 30, true, true, Optional.of(Path.of("/tmp/out.json")),
-                2, List.of(1, 3, 4), true));
+                2, List.of(1, 3, 4), true, "nqn.2014-08.org.nvmexpress:uuid:00000000-0000-0000-0000-000000000001",
+                Optional.of(new LoadGenOptions.Tls(Path.of("/tmp/tls.psk"), 0))));
     }
 
     @Test
@@ -87,6 +91,37 @@ class LoadGenOptionsTest {
                 .isInstanceOf(LoadGenOptions.UsageException.class).hasMessageContaining("--threads");
         assertThatThrownBy(() -> LoadGenOptions.parse(with("--disable-sqflow")))
                 .isInstanceOf(LoadGenOptions.UsageException.class).hasMessageContaining("--disable-sqflow is for nvme");
+    }
+
+    /** NVMe/TCP TLS: identity version 1 by default, 0 or 1 only, only with a PSK file, only for nvme. */
+    @Test
+    void tlsOptionsAreNvmeOnlyAndTheIdentityVersionIsZeroOrOne() {
+        String[] nvme = {"--proto", "nvme", "--target", "127.0.0.1:4420", "--name", "nqn.2026-11.io.blocktarget:t",
+                "--rw", "randread", "--bs", "4k", "--qd", "1", "--jobs", "1", "--time", "1s"};
+        java.util.function.Function<String[], String[]> plus = extra -> {
+            String[] all = java.util.Arrays.copyOf(nvme, nvme.length + extra.length);
+            System.arraycopy(extra, 0, all, nvme.length, extra.length);
+            return all;
+        };
+        assertThat(LoadGenOptions.parse(nvme).tls()).isEmpty();
+        assertThat(LoadGenOptions.parse(plus.apply(new String[] {"--tls-psk-file", "k"})).tls())
+                .contains(new LoadGenOptions.Tls(Path.of("k"), 1));
+        assertThat(LoadGenOptions.parse(plus.apply(new String[] {"--tls-psk-file", "k", "--tls-identity-version",
+                "1"})).tls()).contains(new LoadGenOptions.Tls(Path.of("k"), 1));
+        assertThatThrownBy(() -> LoadGenOptions.parse(plus.apply(new String[] {"--tls-psk-file", "k",
+                "--tls-identity-version", "2"}))).hasMessage("--tls-identity-version 2 is not 0 or 1");
+        assertThatThrownBy(() -> LoadGenOptions.parse(plus.apply(new String[] {"--tls-identity-version", "0"})))
+                .hasMessage("--tls-identity-version needs --tls-psk-file");
+        assertThatThrownBy(() -> LoadGenOptions.parse(with("--tls-psk-file", "k")))
+                .isInstanceOf(LoadGenOptions.UsageException.class).hasMessage("--tls-psk-file is for nvme");
+        assertThatThrownBy(() -> LoadGenOptions.parse(with("--hostnqn", "nqn.x")))
+                .hasMessage("--hostnqn is for nvme");
+        assertThatThrownBy(() -> LoadGenOptions.parse(plus.apply(new String[] {"--hostnqn", "a b"})))
+                .hasMessageStartingWith("--hostnqn must be");
+        String longest = "nqn.2014-08.x:" + "a".repeat(223 - 14);
+        assertThat(LoadGenOptions.parse(plus.apply(new String[] {"--hostnqn", longest})).hostNqn()).isEqualTo(longest);
+        assertThatThrownBy(() -> LoadGenOptions.parse(plus.apply(new String[] {"--hostnqn", longest + "a"})))
+                .hasMessageStartingWith("--hostnqn must be");
     }
 
     @Test

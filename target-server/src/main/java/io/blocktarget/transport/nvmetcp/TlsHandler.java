@@ -8,14 +8,20 @@ import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.util.ReferenceCountUtil;
+import org.bouncycastle.tls.AlertDescription;
+import org.bouncycastle.tls.TlsClient;
+import org.bouncycastle.tls.TlsClientProtocol;
+import org.bouncycastle.tls.TlsFatalAlertReceived;
+import org.bouncycastle.tls.TlsProtocol;
 import org.bouncycastle.tls.TlsServerProtocol;
-import org.bouncycastle.tls.crypto.impl.bc.BcTlsCrypto;
+import org.bouncycastle.tls.crypto.impl.jcajce.JcaTlsCryptoProvider;
 
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.security.SecureRandom;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -29,20 +35,38 @@ import java.util.function.Function;
  * records out into {@link ByteBuffer}s, here the memory of fresh Netty buffers (no further copy); outbound plaintext is
  * copied once into a scratch array the engine encrypts from. One outbound write gives one ciphertext write, so write
  * promises map one to one.
+ *
+ * <p>The same record path serves the host end ({@link #client}), for the project's load generator and test hosts:
+ * it starts the handshake when the channel becomes active and completes a future when the handshake is done or
+ * failed, instead of detecting, logging and handing the session on. The role is fixed at construction and only
+ * the handshake's start and end look at it, so the server's record path is the one it had without the client.
  */
-final class TlsHandler extends ChannelDuplexHandler {
+public final class TlsHandler extends ChannelDuplexHandler {
     private static final System.Logger LOG = System.getLogger("blocktarget.nvmetcp");
     /** RFC 8446 §5.1 ContentType handshake. */
     private static final int TLS_HANDSHAKE_RECORD = 0x16;
     private static final SecureRandom RANDOM = new SecureRandom();
+    /**
+     * The record cipher and key schedule from the JDK's providers (AES-GCM with AES-NI / GHASH intrinsics) rather than
+     * Bouncy Castle's lightweight Java AES, which costs several times the CPU per byte (bench/nvme-ab BENCH_TLS=1);
+     * Bouncy Castle still runs the TLS 1.3 protocol and its external PSKs.
+     */
+    private static final JcaTlsCryptoProvider JCA = new JcaTlsCryptoProvider();
 
+    /** DETECT: the server before the first byte; the client starts in HANDSHAKE (ClientHello at channelActive). */
     private enum State { DETECT, HANDSHAKE, OPEN, CLOSED }
 
+    /** Which end of the connection this handler is (NVMe/TCP §3.6.1: the host starts TLS). */
+    private enum Role { SERVER, CLIENT }
+
+    private final Role role;
     private final Function<String, Optional<TlsPsk>> psks;
     private final Consumer<TlsSession> established;
     private final PeerLogLimiter errorLog;
-    private State state = State.DETECT;
-    private TlsServerProtocol protocol;
+    private final TlsClient client;
+    private final CompletableFuture<Void> handshake;
+    private State state;
+    private TlsProtocol protocol;
     private NvmeTlsServer server;
     private byte[] scratch = new byte[16 * 1024];
 
@@ -51,9 +75,73 @@ final class TlsHandler extends ChannelDuplexHandler {
      * @param established told the PSK's host and subsystem once the handshake completed (on the event loop)
      */
     TlsHandler(Function<String, Optional<TlsPsk>> psks, Consumer<TlsSession> established, PeerLogLimiter errorLog) {
+        this.role = Role.SERVER;
         this.psks = psks;
         this.established = established;
         this.errorLog = errorLog;
+        this.client = null;
+        this.handshake = null;
+        this.state = State.DETECT;
+    }
+
+    private TlsHandler(TlsClient client, CompletableFuture<Void> handshake) {
+        this.role = Role.CLIENT;
+        this.psks = null;
+        this.established = null;
+        this.errorLog = null;
+        this.client = client;
+        this.handshake = handshake;
+        this.state = State.HANDSHAKE;
+    }
+
+    /**
+     * The host end: sends the ClientHello of {@code client} (e.g. a {@link TlsPskClient}) once the channel is
+     * active; {@code handshake} completes on the event loop when the handshake is done, or exceptionally with an
+     * {@link IOException} naming the alert or the close that ended it (the channel is then closed). Nothing must
+     * be written before it completed.
+     */
+    public static TlsHandler client(TlsClient client, CompletableFuture<Void> handshake) {
+        return new TlsHandler(client, handshake);
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        if (role == Role.CLIENT && ctx.channel().isActive()) {
+            startClient(ctx);
+        }
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) throws Exception {
+        if (role == Role.CLIENT && protocol == null) {
+            startClient(ctx);
+        }
+        super.channelActive(ctx);
+    }
+
+    /** RFC 8446 §4.1.2: the engine queues the ClientHello; it goes out at once. */
+    private void startClient(ChannelHandlerContext ctx) {
+        TlsClientProtocol clientProtocol = new TlsClientProtocol();
+        protocol = clientProtocol;
+        try {
+            clientProtocol.connect(client);
+        } catch (IOException e) {
+            fail(ctx, e);
+            return;
+        }
+        if (drainOutput(ctx, null)) {
+            ctx.flush();
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        if (role == Role.CLIENT) {
+            // no effect once the handshake completed or failed with its own reason
+            handshake.completeExceptionally(new IOException("TLS handshake failed: the target closed the connection"));
+            state = State.CLOSED;
+        }
+        super.channelInactive(ctx);
     }
 
     @Override
@@ -73,10 +161,11 @@ final class TlsHandler extends ChannelDuplexHandler {
                     ctx.fireChannelRead(in);
                     return;
                 }
-                server = new NvmeTlsServer(new BcTlsCrypto(RANDOM), psks);
-                protocol = new TlsServerProtocol();
+                server = new NvmeTlsServer(JCA.create(RANDOM), psks);
+                TlsServerProtocol serverProtocol = new TlsServerProtocol();
+                protocol = serverProtocol;
                 try {
-                    protocol.accept(server);
+                    serverProtocol.accept(server);
                 } catch (IOException e) {
                     in.release();
                     fail(ctx, e);
@@ -108,10 +197,14 @@ final class TlsHandler extends ChannelDuplexHandler {
         }
         if (state == State.HANDSHAKE && protocol.isConnected() && !protocol.isHandshaking()) {
             state = State.OPEN;
-            TlsSession session = server.session();
-            LOG.log(Level.INFO, "NVMe/TCP {0}: TLS 1.3 with the PSK of {1} for {2}", peer(ctx), session.subsystemNqn(),
-                    session.hostNqn());
-            established.accept(session);
+            if (role == Role.SERVER) {
+                TlsSession session = server.session();
+                LOG.log(Level.INFO, "NVMe/TCP {0}: TLS 1.3 with the PSK of {1} for {2}", peer(ctx),
+                        session.subsystemNqn(), session.hostNqn());
+                established.accept(session);
+            } else {
+                handshake.complete(null);
+            }
         }
         int available = protocol.getAvailableInputBytes();
         if (available > 0 && state == State.OPEN) {
@@ -185,6 +278,9 @@ final class TlsHandler extends ChannelDuplexHandler {
             }
         }
         state = State.CLOSED;
+        if (role == Role.CLIENT) {
+            handshake.completeExceptionally(new IOException("TLS handshake failed: the connection was closed"));
+        }
         ctx.close(promise);
     }
 
@@ -193,15 +289,29 @@ final class TlsHandler extends ChannelDuplexHandler {
         if (state == State.CLOSED) {
             return;
         }
-        boolean handshake = state != State.OPEN;
+        boolean duringHandshake = state != State.OPEN;
         state = State.CLOSED;
         if (protocol != null && drainOutput(ctx, null)) {
             ctx.flush();
         }
+        if (role == Role.CLIENT) {
+            String why = e instanceof TlsFatalAlertReceived received
+                    ? "the target sent alert " + AlertDescription.getName(received.getAlertDescription())
+                    : String.valueOf(e.getMessage());
+            IOException failure = new IOException("TLS " + (duringHandshake ? "handshake" : "record") + " failed: "
+                    + why, e);
+            if (duringHandshake) {
+                handshake.completeExceptionally(failure);
+            } else {
+                ctx.fireExceptionCaught(failure);
+            }
+            ctx.close();
+            return;
+        }
         if (errorLog.admit(ctx.channel().remoteAddress())) {
             String why = server != null && server.failure() != null ? server.failure() : String.valueOf(e.getMessage());
             LOG.log(Level.WARNING, "NVMe/TCP {0}: TLS {1} failed, closing: {2}", peer(ctx),
-                    handshake ? "handshake" : "record", why);
+                    duringHandshake ? "handshake" : "record", why);
         }
         ctx.close();
     }

@@ -9,7 +9,7 @@ import org.bouncycastle.tls.ProtocolVersion;
 import org.bouncycastle.tls.TlsAuthentication;
 import org.bouncycastle.tls.TlsFatalAlert;
 import org.bouncycastle.tls.AlertDescription;
-import org.bouncycastle.tls.crypto.impl.bc.BcTlsCrypto;
+import org.bouncycastle.tls.crypto.impl.jcajce.JcaTlsCryptoProvider;
 
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
@@ -34,7 +34,9 @@ public final class TlsPskClient extends AbstractTlsClient {
     }
 
     public TlsPskClient(TlsPskIdentity identity, TlsPsk configured) {
-        super(new BcTlsCrypto(new SecureRandom()));
+        // the JDK's AES-GCM and HMAC (JCA; AES-NI and GHASH intrinsics) rather than Bouncy Castle's lightweight
+        // Java AES: a load generator must not be the bottleneck when it measures the target's TLS cost
+        super(new JcaTlsCryptoProvider().create(new SecureRandom()));
         this.identity = identity;
         this.tlsPsk = identity.tlsPsk(TlsPskIdentity.retained(configured.hmac(), configured.key(), identity.hostNqn(),
                 TlsPskIdentity.Derivation.COMPAT), TlsPskIdentity.Derivation.COMPAT);
