@@ -64,8 +64,8 @@ rdto() { timeout 150 dd if="/dev/$1" of="$3" bs=$BS skip="$2" count=1 iflag=dire
 sum() { md5sum <"$1" | cut -d' ' -f1; }
 want() { dd if=/tmp/pat bs=$BS skip="$1" count=1 2>/dev/null | md5sum | cut -d' ' -f1; } # block of the pattern
 same() { [ -s "$1" ] && [ "$(sum "$1")" = "$(want "$2")" ]; } # file pattern-block
-klog() { dmesg | tail -n "+$1" | grep -iE "$2" | tail -n 3 | tr '\n' ' ' | cut -c1-300; } # since-line pattern
-seen() { dmesg | tail -n "+$1" | grep -qiE "$2"; }
+klog() { dmesg | tail -n "+$(( $1 + 1 ))" | grep -iE "$2" | tail -n 3 | tr '\n' ' ' | cut -c1-300; } # mark pattern
+seen() { dmesg | tail -n "+$(( $1 + 1 ))" | grep -qiE "$2"; } # a kernel line after the mark matches
 mark() { dmesg | wc -l; }
 
 echo 5 > /sys/module/nvme_core/parameters/io_timeout
@@ -124,7 +124,8 @@ echo "STEP iscsi-stalled"
 
 # --- NVMe/TCP, receive side stalled for 60 s: the hit read's own completion still goes out; the next command is not
 # read, its I/O timeout fires, nvme-tcp's error recovery reconnects (a new controller) and retries the read -------
-rdto "$N" 5800 /tmp/n0; rc=$?; same /tmp/n0 0; check stall-nvme nvme-hit-read-completes $((rc + $?)) "dd exit $rc"
+m=$(mark); rdto "$N" 5800 /tmp/n0; rc=$?; same /tmp/n0 0; ok=$?; ! seen "$m" "nvme.*(timeout|recovery)"
+check stall-nvme nvme-hit-read-completes $((rc + ok + $?)) "dd exit $rc, no timeout: $(klog "$m" 'nvme')"
 m=$(mark); rm -f /tmp/n.rc
 ( rdto "$N" 5801 /tmp/n1; echo $? >/tmp/n.rc ) &
 ok=0; bad=0; end=$(( $(date +%s) + 170 ))

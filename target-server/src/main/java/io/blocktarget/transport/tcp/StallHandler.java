@@ -149,9 +149,10 @@ public final class StallHandler extends ChannelDuplexHandler {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-        if (!receiving()) {
-            ctx.fireChannelReadComplete();
-        }
+        // always passed on: the stall usually begins inside a read batch (at the hit command), and a handler behind
+        // it that waits for the batch's end (FlushConsolidationHandler defers flushes while a read is in progress)
+        // would otherwise wait for ever — also for the flush the transport's close waits for
+        ctx.fireChannelReadComplete();
     }
 
     @Override
