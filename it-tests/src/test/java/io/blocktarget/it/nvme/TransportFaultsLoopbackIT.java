@@ -176,6 +176,32 @@ class TransportFaultsLoopbackIT {
     }
 
     @Test
+    void iscsiSessionReinstatementClosesAStalledConnection() throws Exception {
+        // what iscsid does when its NOP-Out ping times out on a stalled connection: it logs in again with the same
+        // ISID and TSIH 0 (RFC 7143 §6.3.5 session reinstatement); the target closes the old connection at once —
+        // dropping the response the stall held back — although the rule (until removed) still stalls it
+        ActiveRule stall = add("{\"id\": \"stall2\", \"ops\": [\"read\"], \"lba\": \"320\", \"trigger\": \"first\","
+                + " \"count\": 1, \"action\": \"stall-connection\"}");
+        try (IscsiTestInitiator a = iscsi(0x400331L)) {
+            a.startCommand(0, read16(320, 1), LBS, false);
+            long deadline = System.nanoTime() + 10_000_000_000L; // bounded wait for the rule to hit (see above)
+            while (stall.hits() == 0 && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            assertThat(stall.hits()).isEqualTo(1);
+            try (IscsiTestInitiator again = iscsi(0x400331L)) {
+                good(again, 320); // the retried read on the new session
+                // closed (EOF or reset), not a read timeout of a socket left open behind the stall
+                assertThatThrownBy(a::receive).isInstanceOf(IOException.class)
+                        .isNotInstanceOf(java.net.SocketTimeoutException.class);
+                again.logout();
+            }
+        }
+        assertThat(faults.rules()).extracting(r -> r.rule().id()).contains("stall2");
+        assertThat(faults.holds().size()).isZero();
+    }
+
+    @Test
     void iscsiAsyncLogoutAsksTheSessionToLogOut() throws Exception {
         add("{\"id\": \"bye\", \"ops\": [\"read\"], \"lba\": \"400\", \"trigger\": \"first\", \"count\": 1,"
                 + " \"action\": \"async-logout\", \"logout-within\": 3}");

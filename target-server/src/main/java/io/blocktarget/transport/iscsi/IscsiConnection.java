@@ -570,6 +570,9 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
         if (level != Level.WARNING || transport.errorLog().admit(port.remoteAddress())) {
             LOG.log(level, "{0}: closing connection: {1}", who, reason);
         }
+        // a stalled connection the target ends (reinstatement, drop, NOP-In timeout) closes now, dropping what the
+        // stall kept: the port's close writes (and waits for) a flush first, which the stall would hold for ever
+        StallHandler.abandon(port.channel());
         port.close();
         closed();
     }

@@ -568,6 +568,8 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
             return false;
         }
         transitionTo(ConnectionState.CLOSING);
+        // a stalled connection ends now, dropping what the stall kept: a C2HTermReq closes only once it is written
+        StallHandler.abandon(ctx.channel());
         // protocol errors (WARNING) are rate-limited per peer; session events (INFO) are not
         if (level != Level.WARNING || errorLog.admit(ctx.channel().remoteAddress())) {
             LOG.log(level, "{0}: {1}", identity(), reason);

@@ -15,7 +15,8 @@ import java.util.concurrent.TimeUnit;
  * A fault rule's stalled socket (stall-connection): while this handler sits at the head of a connection's pipeline
  * it keeps what the socket reads and / or what the connection writes, and stops the socket from reading, so the
  * initiator sees a peer that stopped answering (its command and keep-alive / NOP timeouts fire). Removing it
- * delivers what it kept, in order, and reading resumes. It is in the pipeline only while a connection is stalled:
+ * delivers what it kept, in order, and reading resumes; a connection the target ends meanwhile drops it
+ * ({@link #abandon}). It is in the pipeline only while a connection is stalled:
  * no cost otherwise. Knows no protocol; only the connection's own event loop touches it.
  */
 public final class StallHandler extends ChannelDuplexHandler {
@@ -24,7 +25,16 @@ public final class StallHandler extends ChannelDuplexHandler {
     private record PendingWrite(Object message, ChannelPromise promise) {
     }
 
+    /** What removing the handler does with what it kept. */
+    private enum Ending {
+        /** The stall is over (its time is up, its rule was removed): everything goes on, in order. */
+        DELIVER,
+        /** The target ends the connection: what the stall kept is dropped, as a peer that stopped answering would. */
+        DISCARD
+    }
+
     private final FaultAction.StallDirection direction;
+    private Ending ending = Ending.DELIVER;
     private final ArrayDeque<Object> reads = new ArrayDeque<>();
     private final ArrayDeque<PendingWrite> writes = new ArrayDeque<>();
 
@@ -67,6 +77,21 @@ public final class StallHandler extends ChannelDuplexHandler {
         }
     }
 
+    /**
+     * The target is ending {@code channel} (a drop, a session reinstatement, a fatal error, its own timeouts): a stall
+     * in effect ends at once and drops what it kept, so that the transport's close — which may wait for a write it
+     * flushes first (Vert.x's close, close-after-TermReq) — is not held back behind the stall (a flush already held
+     * fails, which closes as well). At once on the event loop, else on it soon; no-op when the channel is not stalled.
+     */
+    public static void abandon(Channel channel) {
+        onLoop(channel, () -> {
+            if (channel.pipeline().get(NAME) instanceof StallHandler handler) {
+                handler.ending = Ending.DISCARD;
+                channel.pipeline().remove(handler);
+            }
+        });
+    }
+
     /** Whether {@code channel} is stalled now (tests). */
     public static boolean stalled(Channel channel) {
         return channel.pipeline().get(NAME) != null;
@@ -89,7 +114,7 @@ public final class StallHandler extends ChannelDuplexHandler {
 
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
-        if (!ctx.channel().isActive()) {
+        if (ending == Ending.DISCARD || !ctx.channel().isActive()) {
             discard();
             return;
         }
@@ -124,9 +149,10 @@ public final class StallHandler extends ChannelDuplexHandler {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-        if (!receiving()) {
-            ctx.fireChannelReadComplete();
-        }
+        // always passed on: the stall usually begins inside a read batch (at the hit command), and a handler behind
+        // it that waits for the batch's end (FlushConsolidationHandler defers flushes while a read is in progress)
+        // would otherwise wait for ever — also for the flush the transport's close waits for
+        ctx.fireChannelReadComplete();
     }
 
     @Override

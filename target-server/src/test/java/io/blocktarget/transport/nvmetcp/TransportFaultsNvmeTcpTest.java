@@ -103,6 +103,35 @@ class TransportFaultsNvmeTcpTest {
     }
 
     @Test
+    void aFatalErrorOnASendStalledConnectionDropsWhatTheStallHeldAndCloses() {
+        try (HostEnd host = open(false)) {
+            FaultAction.StallConnection stall = new FaultAction.StallConnection(0, FaultAction.StallDirection.SEND);
+            assertThat(host.target.connection.applyFault(stall, rule("s", stall))).isTrue();
+            host.noData(0x00, 20); // completed; its CapsuleResp held back by the stall
+            host.target.holdCompletions = true;
+            host.noData(0x00, 21);
+            host.noData(0x00, 21); // the CID of an outstanding command: a fatal transport error
+            host.channel.runPendingTasks();
+            // the C2HTermReq goes out and the connection closes although the rule still stalls it: the target ended
+            // it (a close that waits for its C2HTermReq to be written would wait behind the stall for ever)
+            assertThat(faults.rules()).extracting(r -> r.rule().id()).contains("s");
+            java.util.List<NvmeTcpPdu> out = new java.util.ArrayList<>();
+            for (NvmeTcpPdu p; (p = host.poll()) != null; ) {
+                out.add(p);
+            }
+            try {
+                assertThat(out).as("the C2HTermReq last").isNotEmpty().last()
+                        .isInstanceOf(io.blocktarget.protocol.nvmetcp.TermReq.class);
+                assertThat(out).as("the CapsuleResp of CID 20 the stall held is dropped").noneMatch(p ->
+                        p instanceof io.blocktarget.protocol.nvmetcp.CapsuleResp r && r.cqe().cid() == 20);
+            } finally {
+                out.forEach(NvmeTcpPdu::release);
+            }
+            assertThat(host.channel.isOpen()).isFalse();
+        }
+    }
+
+    @Test
     void aWrongHeaderDigestThenAWrongDataDigest() {
         try (HostEnd host = open(true)) {
             FaultAction.CorruptDigest header = new FaultAction.CorruptDigest(FaultAction.DigestKind.HEADER);
