@@ -105,7 +105,7 @@ def header:
   (if ([.rows[] | select(.lun == "tls-4k")] | length) > 0 then
      "## NVMe/TCP TLS 1.3 on / off (issue 14)",
      "",
-     "`tls-4k`: a \(.lun_mib) MiB RAM LUN like `ram-4k` whose subsystem has `access: {tls: required, tls-psk-file: ...}` (a fixed test PSK of hash 01: TLS_AES_128_GCM_SHA256, Bouncy Castle's engine on both sides), measured with `scripts/loadgen --tls-psk-file` right after the same workload on `ram-4k` in clear (A B), NVMe/TCP, 1 connection. × = IOPS with TLS / in clear; the CPU columns are per I/O, in clear / with TLS.",
+     "`tls-4k`: a \(.lun_mib) MiB RAM LUN like `ram-4k` whose subsystem has `access: {tls: required, tls-psk-file: ...}` (a fixed test PSK of hash 01: TLS_AES_128_GCM_SHA256, Bouncy Castle's TLS 1.3 engine with the JDK's AES-GCM and HMAC on both sides), measured with `scripts/loadgen --tls-psk-file` right after the same workload on `ram-4k` in clear (A B), NVMe/TCP, 1 connection. × = IOPS with TLS / in clear; the CPU columns are per I/O, in clear / with TLS.",
      "",
      "Target CPU0 / client CPU1:",
      "",
