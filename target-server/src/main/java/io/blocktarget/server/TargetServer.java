@@ -210,15 +210,15 @@ public final class TargetServer {
         }
         // poll-window: epoll loops that poll for a while after their work, then sleep. The io_uring transport has no
         // select strategy to bound, so a config that puts file I/O on the rings keeps sleeping loops (said at start).
-        long window = config.server().pollWindowNanos();
-        if (window > 0 && !poll && !uringLoops && !Transport.EPOLL.available()) {
-            LOG.log(Level.WARNING, "poll-window needs the native epoll transport, which is unavailable ("
-                    + Transport.EPOLL.unavailabilityCause() + "); event loops will sleep at once");
-        } else if (window > 0 && uringLoops) {
-            LOG.log(Level.WARNING, "poll-window is not applied on io_uring event loops (O_DIRECT file LUNs);"
-                    + " event loops will sleep at once");
-        }
-        pollWindowNanos = window > 0 && !poll && !uringLoops && Transport.EPOLL.available() ? window : 0;
+        long window = poll ? 0 : config.server().pollWindowNanos();
+        Optional<String> windowCause = window == 0 ? Optional.empty()
+                : uringLoops ? Optional.of("is not applied on io_uring event loops (O_DIRECT file LUNs)")
+                : !Transport.EPOLL.available() ? Optional.of("needs the native epoll transport, which is unavailable ("
+                        + Transport.EPOLL.unavailabilityCause() + ")")
+                : Optional.empty();
+        windowCause.ifPresent(cause -> LOG.log(Level.WARNING,
+                "poll-window " + cause + "; event loops will sleep at once"));
+        pollWindowNanos = windowCause.isPresent() ? 0 : window;
         vertx = poll
                 ? Vertx.builder().with(options).withTransport(PollingEpollTransport.create()).build()
                 : uringLoops ? Vertx.builder().with(options).withTransport(UringTransport.create()).build()

@@ -105,18 +105,7 @@ class TargetServerTest {
         server.start();
         try {
             assertThat(server.threading()).isEqualTo("native transport, 1 event loop, polling");
-            try (Socket s = new Socket()) {
-                s.connect(new InetSocketAddress(LOOPBACK, nvme), 5_000);
-                s.setSoTimeout(20_000);
-                // NVMe/TCP ICReq (§3.6.2.2): type 0, HLEN 128, PLEN 128, PFV 0, no digests, MAXR2T 0
-                byte[] icReq = new byte[128];
-                icReq[2] = (byte) 128;
-                icReq[4] = (byte) 128;
-                s.getOutputStream().write(icReq);
-                byte[] icResp = s.getInputStream().readNBytes(128);
-                assertThat(icResp).hasSize(128);
-                assertThat(icResp[0]).as("PDU type ICResp").isEqualTo((byte) 0x01);
-            }
+            assertAnswersIcReq(nvme);
         } finally {
             server.stop();
         }
@@ -134,21 +123,26 @@ class TargetServerTest {
         server.start();
         try {
             assertThat(server.threading()).isEqualTo("native transport, 1 event loop, polling 100 us after work");
-            try (Socket s = new Socket()) {
-                s.connect(new InetSocketAddress(LOOPBACK, nvme), 5_000);
-                s.setSoTimeout(20_000);
-                byte[] icReq = new byte[128];   // as above
-                icReq[2] = (byte) 128;
-                icReq[4] = (byte) 128;
-                s.getOutputStream().write(icReq);
-                byte[] icResp = s.getInputStream().readNBytes(128);
-                assertThat(icResp).hasSize(128);
-                assertThat(icResp[0]).as("PDU type ICResp").isEqualTo((byte) 0x01);
-            }
+            assertAnswersIcReq(nvme);
         } finally {
             server.stop();
         }
         assertThat(server.state()).isEqualTo(TargetServer.State.STOPPED);
+    }
+
+    /** An NVMe/TCP ICReq (§3.6.2.2: type 0, HLEN 128, PLEN 128, PFV 0, no digests, MAXR2T 0) gets an ICResp. */
+    private static void assertAnswersIcReq(int nvmePort) throws Exception {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress(LOOPBACK, nvmePort), 5_000);
+            s.setSoTimeout(20_000);
+            byte[] icReq = new byte[128];
+            icReq[2] = (byte) 128;
+            icReq[4] = (byte) 128;
+            s.getOutputStream().write(icReq);
+            byte[] icResp = s.getInputStream().readNBytes(128);
+            assertThat(icResp).hasSize(128);
+            assertThat(icResp[0]).as("PDU type ICResp").isEqualTo((byte) 0x01);
+        }
     }
 
     @Test
