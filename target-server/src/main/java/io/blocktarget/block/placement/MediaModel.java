@@ -14,8 +14,9 @@ import java.util.function.LongSupplier;
  * <li>Each writer (placement handle or stream) fills its own open reclaim unit; a mapping unit belongs to the unit it
  *     was last written to, and an overwrite or a deallocate invalidates the old copy.</li>
  * <li>When a writer needs a new unit and at most one spare unit is left ({@link PlacementGeometry}), the closed unit
- *     with the fewest valid mapping units is reclaimed (greedy): its valid units are copied to the reclaim writer's
- *     open unit — media writes charged to the writer whose data they are — and the unit is free again.</li>
+ *     with the fewest valid mapping units is reclaimed (greedy): its valid units are copied to the reclaim unit of
+ *     the writer whose data they are — media writes charged to that writer; writers' data never mix, FDP's
+ *     "persistently isolated" reclaim unit handles — and the unit is free again.</li>
  * <li>A unit a writer fills is a rollover, not overhead (QEMU's FDP model counts the rest of every swapped unit as
  *     media writes; here only data actually moved counts).</li>
  * </ul>
@@ -36,7 +37,7 @@ public final class MediaModel {
     private final int lbs;
     private final int g;            // logical blocks per mapping unit
     private final int u;            // mapping units per reclaim unit
-    private final int writers;      // host writers; index `writers` is the reclaim writer
+    private final int writers;      // host writers 0..writers-1; writer w's reclaim writer is writers + w
     private final long muBytes;
     private final long blockCount;
 
@@ -53,11 +54,11 @@ public final class MediaModel {
     private final int[] freeUnits;  // a stack
     private int freeCount;
 
-    private final int[] openUnit;   // per writer (reclaim writer last): -1 = none
+    private final int[] openUnit;   // per host writer, then per reclaim writer: -1 = none
     private final int[] writePointer;
     private final int[] lastSlot;   // per host writer: slot of its last mapping unit, to merge sequential partial writes
     private final long[] lastEnd;   // per host writer: LBA after its last write
-    private final boolean[] used;   // per host writer: has written (its spare unit joined the pool)
+    private final boolean[] used;   // per host writer: has written (its two units joined the pool)
     private int usedWriters;
 
     private final long[] hostBytes;
@@ -100,9 +101,9 @@ public final class MediaModel {
             freeUnits[i] = units - 1 - i; // unit 0 on top: the first unit opened is unit 0
         }
         freeCount = units;
-        openUnit = new int[writers + 1];
+        openUnit = new int[2 * writers];
         Arrays.fill(openUnit, -1);
-        writePointer = new int[writers + 1];
+        writePointer = new int[2 * writers];
         lastSlot = new int[writers];
         Arrays.fill(lastSlot, -1);
         lastEnd = new long[writers];
@@ -244,7 +245,7 @@ public final class MediaModel {
     private int nextSlot(int writer) {
         int unit = openUnit[writer];
         if (unit < 0) {
-            unit = writer == writers ? popFree() : takeUnitForHost(writer);
+            unit = writer >= writers ? popFree() : takeUnitForHost(writer);
             state[unit] = OPEN;
             openUnit[writer] = unit;
             writePointer[writer] = 0;
@@ -254,7 +255,7 @@ public final class MediaModel {
 
     private int takeUnitForHost(int writer) {
         if (!used[writer]) {
-            used[writer] = true; // this writer's own spare unit joins the pool
+            used[writer] = true; // this writer's open unit and its reclaim unit join the pool
             usedWriters++;
         }
         while (spareUnits() <= 1) {
@@ -263,9 +264,9 @@ public final class MediaModel {
         return popFree();
     }
 
-    /** Free units beyond those kept for writers that have not written yet. */
+    /** Free units beyond the two kept for each writer that has not written yet. */
     private int spareUnits() {
-        return freeCount - (writers - usedWriters);
+        return freeCount - 2 * (writers - usedWriters);
     }
 
     private int popFree() {
@@ -276,7 +277,9 @@ public final class MediaModel {
     }
 
     /**
-     * Greedy reclaim of the closed unit with the fewest valid mapping units. It always finds one with fewer than a
+     * Greedy reclaim of the closed unit with the fewest valid mapping units, its valid data copied to the reclaim unit
+     * of the writer whose data it is (every unit holds one writer's data: reclaim keeps placement handles apart, FDP's
+     * "persistently isolated"), so one reclaim needs at most one fresh unit. It always finds a unit with fewer than a
      * unit's worth: with at most one spare unit, the closed units outnumber the LUN's capacity in units (two spare
      * units at least, see {@link PlacementGeometry#baseUnits}), so valid data cannot fill them all.
      */
@@ -287,7 +290,6 @@ public final class MediaModel {
         }
         unlink(victim, valid[victim]);
         int base = victim * u;
-        int reclaim = writers;
         long moved = 0;
         long firstLba = -1;
         for (int s = base; s < base + u; s++) {
@@ -296,11 +298,12 @@ public final class MediaModel {
             if (mu < 0 || location[mu] != s) {
                 continue;
             }
+            int w = owner[mu] & 0xFF;
+            int reclaim = writers + w;
             int slot = nextSlot(reclaim);
             location[mu] = slot;
             reverse[slot] = mu;
             valid[slot / u]++;
-            int w = owner[mu] & 0xFF;
             movedBytes[w] += muBytes;
             mediaBytes[w] += muBytes;
             if (writePointer[reclaim] == u) {
@@ -316,7 +319,7 @@ public final class MediaModel {
         freeUnits[freeCount++] = victim;
         unitsReclaimed++;
         if (moved > 0) {
-            event(PlacementEvent.Kind.MEDIA_REALLOCATED, -1, moved * g, firstLba);
+            event(PlacementEvent.Kind.MEDIA_REALLOCATED, owner[(int) (firstLba / g)] & 0xFF, moved * g, firstLba);
         }
     }
 

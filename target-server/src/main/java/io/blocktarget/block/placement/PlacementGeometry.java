@@ -14,9 +14,10 @@ import java.util.Objects;
  * it just wrote is merged, as a drive's write buffer does).
  *
  * <p><b>Reclaim units.</b> {@code baseUnits} hold the capacity plus over-provisioning (at least two spare units, so
- * reclaim always makes progress); every writer the LUN may use (one per handle and per stream) and the reclaim writer
- * get one more unit each, so the spare the reclaim works with is the configured over-provisioning whatever the number
- * of open units — hinted and unhinted runs of the same workload compare on the same medium.
+ * reclaim always makes progress); every writer the LUN may use (one per handle and per stream) gets two more, for its
+ * open unit and for the unit reclaim copies its data to, and they join the pool only once the writer has written: the
+ * spare the reclaim works with is the configured over-provisioning whatever the number of open units, so hinted and
+ * unhinted runs of the same workload compare on the same medium.
  *
  * <p><b>Memory.</b> Per mapping unit a 4-byte location and a 1-byte owner; per physical slot a 4-byte reverse entry;
  * per reclaim unit 17 bytes; per slot of a reclaim unit 8 bytes (the reclaim buckets): about 9.3 bytes per mapping
@@ -30,8 +31,8 @@ import java.util.Objects;
  * @param mappingUnits        mapping units covering the LUN (the last may be partial)
  * @param slotsPerUnit        mapping units a reclaim unit holds
  * @param baseUnits           reclaim units for capacity plus over-provisioning
- * @param writers             host writers (handles + streams); the reclaim writer comes on top
- * @param physicalUnits       all reclaim units: baseUnits + writers + 1
+ * @param writers             host writers (handles + streams)
+ * @param physicalUnits       all reclaim units: baseUnits + 2 × writers
  */
 public record PlacementGeometry(int logicalBlockSize, long blockCount, int reclaimUnitBlocks, int mappingUnitBlocks,
                                 int mappingUnits, int slotsPerUnit, int baseUnits, int writers, int physicalUnits) {
@@ -42,7 +43,7 @@ public record PlacementGeometry(int logicalBlockSize, long blockCount, int recla
         if (logicalBlockSize <= 0 || blockCount <= 0 || reclaimUnitBlocks <= 0 || mappingUnitBlocks <= 0
                 || reclaimUnitBlocks % mappingUnitBlocks != 0 || mappingUnits <= 0
                 || slotsPerUnit != reclaimUnitBlocks / mappingUnitBlocks || writers <= 0
-                || baseUnits < 2 || physicalUnits != baseUnits + writers + 1) {
+                || baseUnits < 2 || physicalUnits != baseUnits + 2L * writers) {
             throw new IllegalArgumentException("inconsistent placement geometry");
         }
     }
@@ -76,7 +77,7 @@ public record PlacementGeometry(int logicalBlockSize, long blockCount, int recla
             long units = ceilDiv(blockCount, d);
             int perUnit = (int) ruBlocks / d;
             long base = baseUnits(units, perUnit, config.overProvisioningBasisPoints());
-            long physical = base + writers + 1;
+            long physical = base + 2L * writers;
             if (units <= Integer.MAX_VALUE && physical * perUnit <= Integer.MAX_VALUE
                     && tableBytes(units, physical, perUnit, writers) <= maxTableBytes) {
                 return new PlacementGeometry(logicalBlockSize, blockCount, (int) ruBlocks, d, (int) units, perUnit,
@@ -138,7 +139,7 @@ public record PlacementGeometry(int logicalBlockSize, long blockCount, int recla
                 + 4L * physicalUnits * slotsPerUnit  // reverse map per physical slot
                 + 17L * physicalUnits                // valid count, bucket links, free ring, state
                 + 8L * (slotsPerUnit + 1)            // reclaim bucket heads and tails
-                + 80L * (writers + 1);               // per-writer position and counters
+                + 100L * writers;                    // per-writer positions and counters
     }
 
     /** True when every logical block is tracked on its own (no read-modify-write of partial mapping units). */
