@@ -81,6 +81,9 @@ public final class MediaModel {
         writers = geometry.writers();
         muBytes = geometry.mappingUnitBytes();
         blockCount = geometry.blockCount();
+        if (writers > 0xFF) {
+            throw new IllegalArgumentException(writers + " writers: the owner table holds a byte");
+        }
         int units = geometry.physicalUnits();
         location = new int[geometry.mappingUnits()];
         Arrays.fill(location, -1);

@@ -21,10 +21,10 @@ import java.util.function.LongSupplier;
  * recorded for NVMe Dataset Management / Write Zeroes with DEAC and SCSI UNMAP / WRITE SAME with UNMAP.
  */
 public final class Placement {
-    private final PlacementConfig config;
+    private final PlacementSpec config;
     private final MediaModel model;
 
-    private Placement(PlacementConfig config, MediaModel model) {
+    private Placement(PlacementSpec config, MediaModel model) {
         this.config = config;
         this.model = model;
     }
@@ -34,12 +34,12 @@ public final class Placement {
      * events (the server's clock, in milliseconds). Fails with the configuration problem when the section does not
      * fit the LUN ({@link PlacementGeometry#of}).
      */
-    public static Placement create(PlacementConfig config, int logicalBlockSize, long blockCount, LongSupplier clock) {
+    public static Placement create(PlacementSpec config, int logicalBlockSize, long blockCount, LongSupplier clock) {
         Objects.requireNonNull(config, "config");
         return new Placement(config, new MediaModel(PlacementGeometry.of(config, logicalBlockSize, blockCount), clock));
     }
 
-    public PlacementConfig config() {
+    public PlacementSpec config() {
         return config;
     }
 
@@ -124,7 +124,10 @@ public final class Placement {
         model.resetStatistics();
     }
 
-    /** Media events (unit not fully written, media reallocated), oldest first, with the writer mapped back. */
+    /**
+     * Media events (unit not fully written, media reallocated), oldest first; {@link #handleOf} and {@link #streamOf}
+     * turn their writer into a handle or stream.
+     */
     public List<PlacementEvent> events() {
         return model.events();
     }

@@ -49,16 +49,16 @@ public record PlacementGeometry(int logicalBlockSize, long blockCount, int recla
     }
 
     /** The geometry for {@code config} on a LUN of {@code blockCount} blocks of {@code logicalBlockSize} bytes. */
-    public static PlacementGeometry of(PlacementConfig config, int logicalBlockSize, long blockCount) {
+    public static PlacementGeometry of(PlacementSpec config, int logicalBlockSize, long blockCount) {
         return of(config, logicalBlockSize, blockCount, DEFAULT_MAX_TABLE_BYTES);
     }
 
     /**
-     * As {@link #of(PlacementConfig, int, long)} with the memory bound {@code maxTableBytes}. Fails with the reason when
+     * As {@link #of(PlacementSpec, int, long)} with the memory bound {@code maxTableBytes}. Fails with the reason when
      * the reclaim unit is not a multiple of the block size or when even whole-reclaim-unit mapping exceeds the bound (a
      * tiny reclaim unit on a huge LUN).
      */
-    public static PlacementGeometry of(PlacementConfig config, int logicalBlockSize, long blockCount,
+    public static PlacementGeometry of(PlacementSpec config, int logicalBlockSize, long blockCount,
                                        long maxTableBytes) {
         Objects.requireNonNull(config, "config");
         if (blockCount <= 0) {

@@ -3,7 +3,7 @@
  * NVMe Flexible Data Placement (placement handles) and SCSI streams (GROUP NUMBER) are two command-set faces of.
  *
  * <ul>
- * <li>{@link io.blocktarget.block.placement.PlacementConfig}: the {@code placement:} section's values and limits.</li>
+ * <li>{@link io.blocktarget.block.placement.PlacementSpec}: the {@code placement:} section's values and limits.</li>
  * <li>{@link io.blocktarget.block.placement.PlacementGeometry}: what the model is built with — mapping unit, reclaim
  *     units, the memory it takes.</li>
  * <li>{@link io.blocktarget.block.placement.MediaModel}: the simulated medium (writers, greedy reclaim, counters).</li>

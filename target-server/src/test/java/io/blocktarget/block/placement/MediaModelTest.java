@@ -14,7 +14,7 @@ class MediaModelTest {
 
     /** A model of {@code blocks} 4 KiB blocks, reclaim units of {@code ruBlocks}, no over-provisioning beyond the two spare units. */
     private static MediaModel model(long blocks, int ruBlocks, int handles, int streams, int opBasisPoints) {
-        PlacementConfig config = new PlacementConfig((long) ruBlocks * LBS, handles, streams, opBasisPoints);
+        PlacementSpec config = new PlacementSpec((long) ruBlocks * LBS, handles, streams, opBasisPoints);
         return new MediaModel(PlacementGeometry.of(config, LBS, blocks), () -> 42);
     }
 
@@ -179,7 +179,7 @@ class MediaModelTest {
 
     /** 64 blocks of 4 KiB, reclaim unit 16 blocks, tables bounded so that 4-block mapping units are the finest fit. */
     private static MediaModel coarse() {
-        PlacementConfig config = new PlacementConfig(16L * LBS, 1, 1, 0);
+        PlacementSpec config = new PlacementSpec(16L * LBS, 1, 1, 0);
         long fineBytes = PlacementGeometry.of(config, LBS, 64).tableBytes();
         PlacementGeometry g = null;
         for (long bound = fineBytes - 1; g == null || g.mappingUnitBlocks() < 4; bound -= 8) {
@@ -220,7 +220,7 @@ class MediaModelTest {
     @Test
     void theEventLogKeepsTheLast63OldestFirst() {
         long[] clock = {0};
-        MediaModel m = new MediaModel(PlacementGeometry.of(new PlacementConfig(8L * LBS, 1, 1, 0), LBS, 64),
+        MediaModel m = new MediaModel(PlacementGeometry.of(new PlacementSpec(8L * LBS, 1, 1, 0), LBS, 64),
                 () -> clock[0]++);
         for (int i = 0; i < 40; i++) {
             m.write(0, i, 1);
@@ -248,6 +248,14 @@ class MediaModelTest {
         m.write(0, 60, 4);                                   // the last blocks: fine
         m.write(0, 64, 0);                                   // nothing, at the end: fine
         assertThat(m.checkInvariants()).isEqualTo(4);
+    }
+
+    @Test
+    void moreWritersThanTheOwnerByteHoldsAreRefused() {
+        PlacementGeometry g = new PlacementGeometry(LBS, 64, 8, 1, 64, 8, 10, 256, 10 + 512);
+        assertThatThrownBy(() -> new MediaModel(g, () -> 0)).isInstanceOf(IllegalArgumentException.class);
+        PlacementGeometry most = new PlacementGeometry(LBS, 64, 8, 1, 64, 8, 10, 255, 10 + 510);
+        assertThat(new MediaModel(most, () -> 0).stats().writers()).hasSize(255);
     }
 
     @Test

@@ -31,7 +31,7 @@ public final class PlacementBenchmark {
 
     public static void main(String[] args) throws Exception {
         System.out.println("load average before: " + loadAverage());
-        Placement p = Placement.create(PlacementConfig.DEFAULTS, LBS, BLOCKS, System::currentTimeMillis);
+        Placement p = Placement.create(PlacementSpec.DEFAULTS, LBS, BLOCKS, System::currentTimeMillis);
         System.out.printf("geometry: %s%n  tables %.1f MiB (%.2f MiB per GiB of LUN)%n", p.geometry(),
                 p.geometry().tableBytes() / 1048576.0, p.geometry().tableBytes() / 1048576.0 / (BLOCKS * LBS >> 30));
         fill(p);

@@ -11,7 +11,7 @@ class PlacementGeometryTest {
 
     @Test
     void aOneGibLunAt4KiBIsTrackedPerBlock() {
-        PlacementGeometry g = PlacementGeometry.of(PlacementConfig.DEFAULTS, 4096, GIB / 4096);
+        PlacementGeometry g = PlacementGeometry.of(PlacementSpec.DEFAULTS, 4096, GIB / 4096);
         assertThat(g.blockExact()).isTrue();
         assertThat(g.mappingUnits()).isEqualTo(262_144);
         assertThat(g.slotsPerUnit()).isEqualTo(16_384);
@@ -25,16 +25,16 @@ class PlacementGeometryTest {
 
     @Test
     void overProvisioningAddsUnitsOnceItExceedsTheTwoUnitMinimum() {
-        PlacementConfig thirty = new PlacementConfig(64L << 20, 8, 6, 3000);
+        PlacementSpec thirty = new PlacementSpec(64L << 20, 8, 6, 3000);
         PlacementGeometry g = PlacementGeometry.of(thirty, 4096, 16 * GIB / 4096);
         assertThat(g.baseUnits()).isEqualTo(333);            // ceil(256 × 1.3) = 332.8 -> 333
-        PlacementGeometry none = PlacementGeometry.of(new PlacementConfig(64L << 20, 8, 6, 0), 4096, 16 * GIB / 4096);
+        PlacementGeometry none = PlacementGeometry.of(new PlacementSpec(64L << 20, 8, 6, 0), 4096, 16 * GIB / 4096);
         assertThat(none.baseUnits()).isEqualTo(258);         // 256 + 2
     }
 
     @Test
     void aLunTooBigForTheTableGetsTheSmallestCoarserUnitThatFits() {
-        PlacementGeometry g = PlacementGeometry.of(PlacementConfig.DEFAULTS, 4096, 64 * GIB / 4096);
+        PlacementGeometry g = PlacementGeometry.of(PlacementSpec.DEFAULTS, 4096, 64 * GIB / 4096);
         assertThat(g.blockExact()).isFalse();
         assertThat(g.tableBytes()).isLessThanOrEqualTo(PlacementGeometry.DEFAULT_MAX_TABLE_BYTES);
         assertThat(g.reclaimUnitBlocks() % g.mappingUnitBlocks()).isZero();
@@ -45,13 +45,13 @@ class PlacementGeometryTest {
         long finerBase = PlacementGeometry.baseUnits(finerUnits, finerPerUnit, 700);
         assertThat(PlacementGeometry.tableBytes(finerUnits, finerBase + 28, finerPerUnit, 14))
                 .isGreaterThan(PlacementGeometry.DEFAULT_MAX_TABLE_BYTES);
-        PlacementGeometry huge = PlacementGeometry.of(PlacementConfig.DEFAULTS, 4096, 1024 * GIB / 4096);
+        PlacementGeometry huge = PlacementGeometry.of(PlacementSpec.DEFAULTS, 4096, 1024 * GIB / 4096);
         assertThat(huge.tableBytes()).isLessThanOrEqualTo(PlacementGeometry.DEFAULT_MAX_TABLE_BYTES);
     }
 
     @Test
     void aTinyReclaimUnitOnAHugeLunIsRefused() {
-        PlacementConfig tiny = new PlacementConfig(4096, 8, 6, 700);
+        PlacementSpec tiny = new PlacementSpec(4096, 8, 6, 700);
         assertThatThrownBy(() -> PlacementGeometry.of(tiny, 4096, 1024 * GIB / 4096))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("placement.reclaim-unit-size: 4096 bytes makes too many reclaim units");
@@ -59,7 +59,7 @@ class PlacementGeometryTest {
 
     @Test
     void aReclaimUnitLargerThanTheLunStillHasTwoSpareUnits() {
-        PlacementGeometry g = PlacementGeometry.of(new PlacementConfig(1L << 20, 1, 1, 0), 512, 64);
+        PlacementGeometry g = PlacementGeometry.of(new PlacementSpec(1L << 20, 1, 1, 0), 512, 64);
         assertThat(g.mappingUnits()).isEqualTo(64);
         assertThat(g.baseUnits()).isEqualTo(2);
         assertThat(g.physicalUnits()).isEqualTo(6);

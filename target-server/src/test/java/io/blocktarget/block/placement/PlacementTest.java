@@ -14,7 +14,7 @@ class PlacementTest {
     private static final int LBS = 4096;
 
     private static Placement placement(int handles, int streams) {
-        return Placement.create(new PlacementConfig(16L * LBS, handles, streams, 700), LBS, 4096, () -> 0);
+        return Placement.create(new PlacementSpec(16L * LBS, handles, streams, 700), LBS, 4096, () -> 0);
     }
 
     @Test
@@ -35,7 +35,7 @@ class PlacementTest {
 
     @Test
     void limitsAtTheEdgeAndOnePast() {
-        Placement p = placement(PlacementConfig.MAX_HANDLES, PlacementConfig.MAX_STREAMS);
+        Placement p = placement(PlacementSpec.MAX_HANDLES, PlacementSpec.MAX_STREAMS);
         assertThat(p.isHandle(125)).isTrue();
         assertThat(p.isHandle(126)).isFalse();
         assertThat(p.isHandle(-1)).isFalse();
@@ -102,7 +102,7 @@ class PlacementTest {
 
     @Test
     void aConfigurationThatDoesNotFitTheLunIsRefusedAtCreation() {
-        assertThatThrownBy(() -> Placement.create(new PlacementConfig(6144, 8, 6, 700), 4096, 1024, () -> 0))
+        assertThatThrownBy(() -> Placement.create(new PlacementSpec(6144, 8, 6, 700), 4096, 1024, () -> 0))
                 .hasMessageStartingWith("placement.reclaim-unit-size: 6144 bytes is not a multiple");
     }
 

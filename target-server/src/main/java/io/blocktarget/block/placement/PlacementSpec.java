@@ -3,8 +3,9 @@ package io.blocktarget.block.placement;
 import java.util.Optional;
 
 /**
- * The values of a LUN's {@code placement:} section (issue 32): {@code reclaim-unit-size}, {@code handles},
- * {@code streams}, {@code over-provisioning}. The limits are the advertised ones, enforced here once:
+ * What the server hands the block layer from a LUN's {@code placement:} section (issue 32): {@code reclaim-unit-size},
+ * {@code handles}, {@code streams}, {@code over-provisioning} (the config module reads and checks the section with
+ * file and line; this record holds the same limits as a defence and for the command sets to advertise):
  *
  * <ul>
  * <li>handles 1..126: Linux reads at most 126 placement identifiers from RUH Status (drivers/nvme/host
@@ -20,7 +21,7 @@ import java.util.Optional;
  * @param streams                     SCSI permanent streams, GROUP NUMBER 1..streams
  * @param overProvisioningBasisPoints spare capacity, 700 = 7 %
  */
-public record PlacementConfig(long reclaimUnitBytes, int handles, int streams, int overProvisioningBasisPoints) {
+public record PlacementSpec(long reclaimUnitBytes, int handles, int streams, int overProvisioningBasisPoints) {
     public static final int MIN_HANDLES = 1;
     public static final int MAX_HANDLES = 126;
     public static final int MIN_STREAMS = 1;
@@ -32,10 +33,10 @@ public record PlacementConfig(long reclaimUnitBytes, int handles, int streams, i
     public static final int DEFAULT_STREAMS = 6;
     public static final int DEFAULT_OVER_PROVISIONING_BASIS_POINTS = 700;
     /** The defaults of every key: what {@code placement: {}} means. */
-    public static final PlacementConfig DEFAULTS = new PlacementConfig(DEFAULT_RECLAIM_UNIT_BYTES, DEFAULT_HANDLES,
+    public static final PlacementSpec DEFAULTS = new PlacementSpec(DEFAULT_RECLAIM_UNIT_BYTES, DEFAULT_HANDLES,
             DEFAULT_STREAMS, DEFAULT_OVER_PROVISIONING_BASIS_POINTS);
 
-    public PlacementConfig {
+    public PlacementSpec {
         if (reclaimUnitBytes <= 0) {
             throw new IllegalArgumentException("placement.reclaim-unit-size: " + reclaimUnitBytes
                     + "; allowed: a positive multiple of the logical block size");
