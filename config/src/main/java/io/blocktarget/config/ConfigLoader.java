@@ -211,7 +211,7 @@ public final class ConfigLoader {
         }
         if (rule.isEmpty() || !problems.isEmpty()) {
             if (problems.isEmpty()) {
-                sink.add(0, "", "not a fault rule; allowed: a map with the keys " + String.join(", ", FaultReader.KEYS));
+                sink.add(0, "", "not a fault rule; allowed: a map with the keys " + String.join(", ", FaultKeys.FAULT_RULE.names()));
             }
             throw new ConfigException(problems);
         }

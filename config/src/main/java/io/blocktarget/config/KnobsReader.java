@@ -24,7 +24,6 @@ import java.util.function.ToIntFunction;
  * agree ({@link CrossChecks#accessConflicts}).
  */
 final class KnobsReader {
-    static final List<String> KEYS = List.of("commands", "limits", "rotational", "identity", "session");
     /** Today's WRITE SAME rule (Linux 7.3 sd BUG above 4 KiB, DESIGN §9): the default of commands.write-same. */
     static final int WRITE_SAME_DEFAULT_UP_TO = 4096;
     /** The largest MAXIMUM TRANSFER LENGTH the SCSI layer supports (its default); a knob may only lower it. */
@@ -49,8 +48,6 @@ final class KnobsReader {
             Command.VERIFY, Command.COPY, Command.WRITE_CACHE);
     static final List<Identity> SUBSYSTEM_IDENTITY = List.of(Identity.PRODUCT, Identity.REVISION, Identity.SERIAL);
 
-    private static final String BOOLEAN_MAP = "a map of command: true or false";
-
     private KnobsReader() {
     }
 
@@ -61,8 +58,7 @@ final class KnobsReader {
     static DeviceKnobs read(YamlMap lun, Optional<Long> logical, Optional<Long> physical, Problems problems) {
         int before = problems.count();
         Map<Command, Boolean> commands = commands(lun, problems);
-        Optional<Boolean> rotational = lun.has("rotational") ? lun.value("rotational", ValueType.BOOLEAN)
-                : Optional.empty();
+        Optional<Boolean> rotational = lun.has(LunKeys.ROTATIONAL) ? lun.value(LunKeys.ROTATIONAL) : Optional.empty();
         Map<Identity, String> identity = identity(lun, problems);
         Map<Limit, Long> limits = Map.of();
         Map<Session, Long> session = Map.of();
@@ -82,8 +78,7 @@ final class KnobsReader {
      */
     private static Map<Session, Long> session(YamlMap lun, long lbs, Problems problems) {
         Map<Session, Long> session = new EnumMap<>(Session.class);
-        Optional<YamlMap> parsed = lun.node("session").flatMap(node -> YamlMap.of(node, "session",
-                Arrays.stream(Session.values()).map(Session::key).toList(), "a session map", problems));
+        Optional<YamlMap> parsed = YamlMap.section(lun, LunKeys.SESSION, problems);
         if (parsed.isEmpty()) {
             return session;
         }
@@ -152,8 +147,7 @@ final class KnobsReader {
 
     private static Map<Command, Boolean> commands(YamlMap lun, Problems problems) {
         Map<Command, Boolean> commands = new EnumMap<>(Command.class);
-        Optional<YamlMap> map = lun.node("commands").flatMap(node -> YamlMap.of(node, "commands",
-                Arrays.stream(Command.values()).map(Command::key).toList(), BOOLEAN_MAP, problems));
+        Optional<YamlMap> map = YamlMap.section(lun, LunKeys.COMMANDS, problems);
         map.ifPresent(m -> {
             for (Command c : Command.values()) {
                 if (m.has(c.key())) {
@@ -166,8 +160,7 @@ final class KnobsReader {
 
     private static Map<Identity, String> identity(YamlMap lun, Problems problems) {
         Map<Identity, String> identity = new EnumMap<>(Identity.class);
-        Optional<YamlMap> map = lun.node("identity").flatMap(node -> YamlMap.of(node, "identity",
-                Arrays.stream(Identity.values()).map(Identity::key).toList(), "an identity map", problems));
+        Optional<YamlMap> map = YamlMap.section(lun, LunKeys.IDENTITY, problems);
         map.ifPresent(m -> {
             for (Identity k : Identity.values()) {
                 if (m.has(k.key())) {
@@ -229,8 +222,7 @@ final class KnobsReader {
     private static Map<Limit, Long> limits(YamlMap lun, long lbs, long pbs, Map<Command, Boolean> commands,
                                            Problems problems) {
         Map<Limit, Long> limits = new EnumMap<>(Limit.class);
-        Optional<YamlMap> parsed = lun.node("limits").flatMap(node -> YamlMap.of(node, "limits",
-                Arrays.stream(Limit.values()).map(Limit::key).toList(), "a limits map", problems));
+        Optional<YamlMap> parsed = YamlMap.section(lun, LunKeys.LIMITS, problems);
         if (parsed.isEmpty()) {
             return limits;
         }
@@ -354,7 +346,7 @@ final class KnobsReader {
             Optional<String> export = k.isNvme() ? lun.nvme().map(e -> "NVMe subsystem " + e.subsystem())
                     : lun.iscsi().map(e -> "iSCSI target " + e.target());
             if (export.isPresent()) {
-                String key = "session." + k.key();
+                String key = LunKeys.SESSION.name() + "." + k.key();
                 Optional<Long> v = knobs.session(k);
                 claims.add(new AccessClaim(export.get(), key, file, line.applyAsInt(key), v,
                         v.map(n -> key + ": " + n).orElse("no " + key)));
@@ -365,13 +357,13 @@ final class KnobsReader {
         }
         String address = "NVMe subsystem " + lun.nvme().get().subsystem();
         for (Command c : SUBSYSTEM_COMMANDS) {
-            String key = "commands." + c.key();
+            String key = LunKeys.COMMANDS.name() + "." + c.key();
             Optional<Boolean> v = knobs.command(c);
             claims.add(new AccessClaim(address, key, file, line.applyAsInt(key), v,
                     v.map(b -> key + ": " + b).orElse("no " + key)));
         }
         for (Identity k : SUBSYSTEM_IDENTITY) {
-            String key = "identity." + k.key();
+            String key = LunKeys.IDENTITY.name() + "." + k.key();
             Optional<String> v = knobs.identity(k);
             claims.add(new AccessClaim(address, key, file, line.applyAsInt(key), v,
                     v.map(s -> key + ": " + s).orElse("no " + key)));
@@ -398,7 +390,7 @@ final class KnobsReader {
             }
         }
         // absent: the line of what makes the claim, the NVMe export
-        return lun.line(section) > 0 ? lun.line(section) : lun.line("export");
+        return lun.line(section) > 0 ? lun.line(section) : lun.line(LunKeys.EXPORT);
     }
 
     /** The knob sections of a LUN file document, only what was given (the inverse of {@link #read}). */
@@ -406,23 +398,23 @@ final class KnobsReader {
         if (!knobs.commands().isEmpty()) {
             Map<String, Object> commands = new LinkedHashMap<>();
             knobs.commands().forEach((c, v) -> commands.put(c.key(), v));
-            doc.put("commands", commands);
+            doc.put(LunKeys.COMMANDS.name(), commands);
         }
         if (!knobs.limits().isEmpty()) {
             Map<String, Object> limits = new LinkedHashMap<>();
             knobs.limits().forEach((l, v) -> limits.put(l.key(), l.isSize() ? sizeValue(v) : v));
-            doc.put("limits", limits);
+            doc.put(LunKeys.LIMITS.name(), limits);
         }
-        knobs.rotational().ifPresent(r -> doc.put("rotational", r));
+        knobs.rotational().ifPresent(r -> doc.put(LunKeys.ROTATIONAL.name(), r));
         if (!knobs.identity().isEmpty()) {
             Map<String, Object> identity = new LinkedHashMap<>();
             knobs.identity().forEach((k, v) -> identity.put(k.key(), v));
-            doc.put("identity", identity);
+            doc.put(LunKeys.IDENTITY.name(), identity);
         }
         if (!knobs.session().isEmpty()) {
             Map<String, Object> session = new LinkedHashMap<>();
             knobs.session().forEach((k, v) -> session.put(k.key(), k.isSize() ? sizeValue(v) : v));
-            doc.put("session", session);
+            doc.put(LunKeys.SESSION.name(), session);
         }
     }
 
