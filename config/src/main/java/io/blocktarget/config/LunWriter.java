@@ -20,7 +20,7 @@ public final class LunWriter {
     }
 
     /**
-     * The keys of the LUN file (without the name, which is the file's), in the order of the README's table; values
+     * The keys of the LUN file (without the name, which is the file's), in the order of their declaration (LunKeys); values
      * are strings, numbers, booleans, lists and maps — what YAML and JSON share.
      */
     public static Map<String, Object> document(LunConfig lun, ServerConfig server) {
