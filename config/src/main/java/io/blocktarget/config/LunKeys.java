@@ -344,9 +344,11 @@ public final class LunKeys {
     public static final Key<Void> LUN = Key.section("", "a LUN definition", keys(BACKEND, SIZE, LOGICAL_BLOCK_SIZE,
             PHYSICAL_BLOCK_SIZE, READ_ONLY, EXPORT, ACCESS, PATH, CREATE, DIRECT_IO, ATOMIC, ZONED, COMMANDS, LIMITS, ROTATIONAL, IDENTITY, FAULTS, SESSION));
 
+    private static final List<KeyPaths.Declared> DECLARED = KeyPaths.walk(LUN, REPLACE);
+
     /** Every key with its dotted path ({@code export.nvme.nsid}, {@code faults[].action}) and change rule. */
     public static List<KeyPaths.Declared> declared() {
-        return KeyPaths.walk(LUN, REPLACE);
+        return DECLARED;
     }
 
     /**

@@ -133,9 +133,11 @@ public final class ServerKeys {
             CONTROL_SOCKET, CONTROL_LISTEN.needs(CONTROL_TOKEN_FILE), CONTROL_TOKEN_FILE.needs(CONTROL_LISTEN),
             DISCOVERY_CHAP));
 
+    private static final List<KeyPaths.Declared> DECLARED = KeyPaths.walk(SERVER, RESTART);
+
     /** Every key with its dotted path and change rule. */
     public static List<KeyPaths.Declared> declared() {
-        return KeyPaths.walk(SERVER, RESTART);
+        return DECLARED;
     }
 
     private static ValueType<String> prefix(String allowed, ValueType.TextParser<String> nameCheck) {
