@@ -71,6 +71,21 @@ class ConfigSchemaTest {
         assertThat(errors(SERVER, yaml(Files.readString(server)))).as(server.toString()).isEmpty();
     }
 
+    /**
+     * examples/broken: what a file shows alone the schema refuses too; a duplicate export across files, a missing
+     * file and an invalid file name are the reader's (the schema sees one document).
+     */
+    @Test
+    void theBrokenExamplesFailWhereOneDocumentShowsIt() throws IOException {
+        Path broken = Path.of("../examples/broken");
+        for (String refused : List.of("Big-Name", "bad-blocks", "dup-b", "file-missing", "typo")) {
+            Path file = broken.resolve("luns.d/" + refused + ".yaml");
+            assertThat(errors(LUN, yaml(Files.readString(file)))).as(file.toString()).isNotEmpty();
+        }
+        assertThat(errors(LUN, yaml(Files.readString(broken.resolve("luns.d/dup-a.yaml"))))).isEmpty();
+        assertThat(errors(SERVER, yaml(Files.readString(broken.resolve("blocktarget.yaml"))))).hasSize(2);
+    }
+
     @Test
     void theEmbeddedDefaultValidates() {
         BlocktargetConfig config = ConfigLoader.embeddedDefault();
