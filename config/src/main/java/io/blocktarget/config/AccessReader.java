@@ -115,8 +115,10 @@ final class AccessReader {
         AccessConfig config = lun.access();
         Path file = ExportReader.source(lun);
         lun.iscsi().ifPresent(e -> claims.add(new AccessClaim("iSCSI target " + e.target(), path(LunKeys.CHAP), file, 0,
-                config.chap().map(ChapConfig::credentials), config.chap().map(ChapConfig::describe).orElse("no CHAP"))));
-        lun.nvme().ifPresent(e -> claims.add(new AccessClaim("NVMe subsystem " + e.subsystem(), path(LunKeys.HOSTS), file,
+                config.chap().map(ChapConfig::credentials),
+                config.chap().map(ChapConfig::describe).orElse("no CHAP"))));
+        lun.nvme().ifPresent(e -> claims.add(new AccessClaim("NVMe subsystem " + e.subsystem(), path(LunKeys.HOSTS),
+                file,
                 0, Set.copyOf(config.hosts()),
                 config.hosts().isEmpty() ? "no hosts list (any host)" : "hosts " + config.hosts())));
         lun.iscsi().ifPresent(e -> claims.add(initiatorsClaim(e, config, file, 0)));
@@ -161,7 +163,8 @@ final class AccessReader {
      * discovery log entry of the subsystem carries one TREQ; so one mode and one PSK per subsystem.
      */
     private static AccessClaim tlsClaim(NvmeExport e, AccessConfig config, Path file, int line) {
-        return new AccessClaim("NVMe subsystem " + e.subsystem(), path(LunKeys.TLS), file, line, config.tls().credentials(),
+        return new AccessClaim("NVMe subsystem " + e.subsystem(), path(LunKeys.TLS), file, line,
+                config.tls().credentials(),
                 TlsReader.shown(config.tls()));
     }
 

@@ -44,9 +44,10 @@ final class AtomicReader {
         YamlMap map = parsed.get();
         int before = problems.count();
         if (backend.isPresent() && backend.get() == BackendKind.FILE) {
-            lun.problem(LunKeys.ATOMIC, "backend: file cannot apply a write all or nothing (it would need RWF_ATOMIC with"
+            lun.problem(LunKeys.ATOMIC, LunKeys.BACKEND.name()
+                    + ": file cannot apply a write all or nothing (it would need RWF_ATOMIC with"
                     + " O_DIRECT where statx reports STATX_WRITE_ATOMIC, or a journal; neither is implemented);"
-                    + " allowed: atomic: with backend: ram or null");
+                    + " allowed: " + LunKeys.ATOMIC.name() + ": with " + LunKeys.BACKEND.name() + ": ram or null");
         }
         long lbs = logical.orElse(512L);
         String lbsText = Sizes.format(lbs);
@@ -69,20 +70,24 @@ final class AtomicReader {
                         + " 16-bit count); allowed: " + maxAllowed);
             }
             if (granularity.isPresent() && granularity.get() > m) {
-                map.problem(granularityKey, map.text(granularityKey) + " is larger than max-bytes ("
-                        + Sizes.format(m) + "); allowed: a power of two from the logical block size to max-bytes");
+                map.problem(granularityKey, map.text(granularityKey) + " is larger than " + maxKey.name() + " ("
+                        + Sizes.format(m) + "); allowed: a power of two from the logical block size to "
+                        + maxKey.name());
             }
             if (alignment.isPresent() && alignment.get() > m) {
-                map.problem(alignmentKey, map.text(alignmentKey) + " is larger than max-bytes ("
-                        + Sizes.format(m) + "); allowed: a power of two from the logical block size to max-bytes");
+                map.problem(alignmentKey, map.text(alignmentKey) + " is larger than " + maxKey.name() + " ("
+                        + Sizes.format(m) + "); allowed: a power of two from the logical block size to "
+                        + maxKey.name());
             }
             if (boundary.isPresent() && boundary.get() != 0) {
                 long b = boundary.get();
-                String boundaryAllowed = "0 (no boundary) or a power of two from max-bytes (" + Sizes.format(m)
+                String boundaryAllowed = "0 (no boundary) or a power of two from " + maxKey.name() + " ("
+                        + Sizes.format(m)
                         + ") to 65536 logical blocks (" + Sizes.format(NVME_MAX_BLOCKS * lbs) + ", NVMe NABSN)";
                 if (b < m) {
-                    map.problem(boundaryKey, map.text(boundaryKey) + " is smaller than max-bytes (an atomic"
-                            + " write of max-bytes would not fit between two boundaries); allowed: " + boundaryAllowed);
+                    map.problem(boundaryKey, map.text(boundaryKey) + " is smaller than " + maxKey.name() + " (an atomic"
+                            + " write of " + maxKey.name() + " would not fit between two boundaries); allowed: "
+                            + boundaryAllowed);
                 } else if (b / lbs > NVME_MAX_BLOCKS) {
                     map.problem(boundaryKey, map.text(boundaryKey) + " is more than 65536 logical blocks"
                             + " (NVMe NABSN is a 16-bit count); allowed: " + boundaryAllowed);

@@ -122,7 +122,8 @@ public final class ConfigDiff {
         String dhchap = access + LunKeys.DHCHAP.name() + ".";
         Map<String, Function<LunConfig, Object>> map = new LinkedHashMap<>();
         map.put(chap + LunKeys.CHAP_SECRET_FILE.name(), l -> l.access().chap().map(ChapConfig::secret));
-        map.put(chap + LunKeys.CHAP_MUTUAL_SECRET_FILE.name(), l -> l.access().chap().flatMap(ChapConfig::mutualSecret));
+        map.put(chap + LunKeys.CHAP_MUTUAL_SECRET_FILE.name(),
+                l -> l.access().chap().flatMap(ChapConfig::mutualSecret));
         map.put(dhchap + LunKeys.DHCHAP_HOST_SECRET_FILE.name(), l -> l.access().dhchap().map(DhchapConfig::host));
         map.put(dhchap + LunKeys.DHCHAP_CTRL_SECRET_FILE.name(), l -> l.access().dhchap().flatMap(DhchapConfig::ctrl));
         map.put(access + LunKeys.TLS_PSK_FILE.name(), l -> l.access().tls().psk());

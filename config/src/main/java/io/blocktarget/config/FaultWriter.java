@@ -17,13 +17,16 @@ public final class FaultWriter {
             doc.put(FaultKeys.OPS.name(), List.copyOf(r.ops()));
         }
         if (r.hasLbaRange()) {
-            doc.put(FaultKeys.LBA.name(), r.firstLba() == r.lastLba() ? Long.toString(r.firstLba()) : r.firstLba() + "-" + r.lastLba());
+            doc.put(FaultKeys.LBA.name(), r.firstLba() == r.lastLba() ? Long.toString(r.firstLba())
+                    : r.firstLba() + "-" + r.lastLba());
         }
         if (!r.scsiOpcodes().isEmpty()) {
-            doc.put(FaultKeys.SCSI_OPCODES.name(), r.scsiOpcodes().stream().map(o -> String.format("0x%02x", o)).toList());
+            doc.put(FaultKeys.SCSI_OPCODES.name(), r.scsiOpcodes().stream().map(o -> String.format("0x%02x", o))
+                    .toList());
         }
         if (!r.nvmeOpcodes().isEmpty()) {
-            doc.put(FaultKeys.NVME_OPCODES.name(), r.nvmeOpcodes().stream().map(o -> String.format("0x%02x", o)).toList());
+            doc.put(FaultKeys.NVME_OPCODES.name(), r.nvmeOpcodes().stream().map(o -> String.format("0x%02x", o))
+                    .toList());
         }
         r.initiator().ifPresent(i -> doc.put(FaultKeys.INITIATOR.name(), i));
         r.queue().ifPresent(q -> doc.put(FaultKeys.QUEUE.name(), q));
@@ -66,7 +69,8 @@ public final class FaultWriter {
         }
         if (r.bandwidth() != 0) {
             String exact = Sizes.exact(r.bandwidth());
-            doc.put(FaultKeys.BANDWIDTH.name(), exact.equals(Long.toString(r.bandwidth())) ? (Object) r.bandwidth() : exact);
+            doc.put(FaultKeys.BANDWIDTH.name(), exact.equals(Long.toString(r.bandwidth())) ? (Object) r.bandwidth()
+                    : exact);
         }
         if (r.action() == FaultRuleConfig.Action.TORN_WRITE && r.persistBlocks() != 0) {
             doc.put(FaultKeys.PERSIST_BLOCKS.name(), r.persistBlocks());

@@ -76,7 +76,8 @@ public final class KeyPaths {
                 String parent = done;
                 String where = parent.isEmpty() ? "a key of luns.d/NAME.yaml" : "a key of " + parent;
                 return Optional.of(dotted + " is not a LUN key" + hint(part, at.names()).map(h -> "; did you mean `"
-                        + (parent.isEmpty() ? h : parent + "." + h) + "`? allowed: ").orElse("; allowed: ") + where + ": "
+                        + (parent.isEmpty() ? h : parent + "." + h) + "`? allowed: ").orElse("; allowed: ") + where
+                        + ": "
                         + String.join(", ", at.names()));
             }
             at = next.get();

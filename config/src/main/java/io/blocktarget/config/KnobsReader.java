@@ -99,20 +99,24 @@ final class KnobsReader {
         long effectiveMdts = session.getOrDefault(Session.MDTS, Session.MDTS.defaultValue());
         Long capsule = session.get(Session.IN_CAPSULE_DATA);
         if (capsule != null && capsule > effectiveMdts) {
-            m.problem(Session.IN_CAPSULE_DATA.key(), m.text(Session.IN_CAPSULE_DATA.key()) + " is more than mdts ("
-                    + Sizes.format(effectiveMdts) + "); allowed: a multiple of 16 bytes up to mdts");
+            m.problem(Session.IN_CAPSULE_DATA.key(), m.text(Session.IN_CAPSULE_DATA.key()) + " is more than "
+                    + Session.MDTS.key() + " ("
+                    + Sizes.format(effectiveMdts) + "); allowed: a multiple of 16 bytes up to " + Session.MDTS.key());
         }
         long maxBurst = session.getOrDefault(Session.MAX_BURST_LENGTH, Session.MAX_BURST_LENGTH.defaultValue());
         Long firstBurst = session.get(Session.FIRST_BURST_LENGTH);
         if (firstBurst != null && firstBurst > maxBurst) {
             m.problem(Session.FIRST_BURST_LENGTH.key(), m.text(Session.FIRST_BURST_LENGTH.key())
-                    + " is more than max-burst-length (" + maxBurst + "); allowed: at most max-burst-length"
+                    + " is more than " + Session.MAX_BURST_LENGTH.key() + " (" + maxBurst + "); allowed: at most "
+                    + Session.MAX_BURST_LENGTH.key()
                     + " (RFC 7143 §13.14)");
         } else if (firstBurst == null && session.containsKey(Session.MAX_BURST_LENGTH)
                 && Session.FIRST_BURST_LENGTH.defaultValue() > maxBurst) {
             m.problem(Session.MAX_BURST_LENGTH.key(), m.text(Session.MAX_BURST_LENGTH.key())
-                    + " is less than the default first-burst-length (" + Session.FIRST_BURST_LENGTH.defaultValue()
-                    + "); allowed: at least first-burst-length, or give first-burst-length too (RFC 7143 §13.14)");
+                    + " is less than the default " + Session.FIRST_BURST_LENGTH.key() + " ("
+                    + Session.FIRST_BURST_LENGTH.defaultValue()
+                    + "); allowed: at least " + Session.FIRST_BURST_LENGTH.key() + ", or give "
+                    + Session.FIRST_BURST_LENGTH.key() + " too (RFC 7143 §13.14)");
         }
         return session;
     }
@@ -122,7 +126,8 @@ final class KnobsReader {
         return switch (key) {
             case MDTS -> sized("a power of two from 4KiB to 16MiB (MDTS counts 4 KiB pages)",
                     b -> Sizes.isPowerOfTwo(b) && b >= NVME_PAGE && b <= MAX_MDTS);
-            case IN_CAPSULE_DATA -> sized("a multiple of 16 bytes from 0 to mdts (IOCCSZ counts 16 bytes)",
+            case IN_CAPSULE_DATA -> sized("a multiple of 16 bytes from 0 to " + Session.MDTS.key()
+                    + " (IOCCSZ counts 16 bytes)",
                     b -> b % 16 == 0 && b >= 0 && b <= MAX_MDTS);
             case IO_QUEUES -> ValueType.integer(1, MAX_IO_QUEUES, "1.." + MAX_IO_QUEUES);
             case QUEUE_SIZE -> ValueType.integer(2, MAX_QUEUE_SIZE, "2.." + MAX_QUEUE_SIZE
@@ -238,7 +243,7 @@ final class KnobsReader {
         check(m, limits, Limit.MAX_TRANSFER, lbs, maxTransferBlocks,
                 "a multiple of the logical block size up to " + Sizes.format(maxTransferBlocks * lbs));
         check(m, limits, Limit.OPTIMAL_TRANSFER, lbs, Math.min(maxTransferBlocks, NVME_16_BIT_BLOCKS),
-                "a multiple of the logical block size up to max-transfer");
+                "a multiple of the logical block size up to " + Limit.MAX_TRANSFER.key());
         check(m, limits, Limit.OPTIMAL_TRANSFER_GRANULARITY, lbs, NVME_16_BIT_BLOCKS - 1,
                 "a multiple of the logical block size up to 65535 blocks");
         check(m, limits, Limit.MAX_UNMAP, lbs, 0xFFFF_FFFEL,
@@ -246,7 +251,7 @@ final class KnobsReader {
         check(m, limits, Limit.UNMAP_GRANULARITY, lbs, NVME_16_BIT_BLOCKS,
                 "a multiple of the logical block size up to 65536 blocks");
         check(m, limits, Limit.UNMAP_ALIGNMENT, lbs, NVME_16_BIT_BLOCKS,
-                "a multiple of the logical block size, smaller than unmap-granularity");
+                "a multiple of the logical block size, smaller than " + Limit.UNMAP_GRANULARITY.key());
         check(m, limits, Limit.MAX_WRITE_SAME, lbs, 0xFFFF_FFFFL,
                 "a multiple of the logical block size up to 4294967295 blocks");
         for (Limit l : List.of(Limit.NPWG, Limit.NPWA, Limit.NPDG, Limit.NPDA, Limit.NOWS)) {
@@ -260,13 +265,15 @@ final class KnobsReader {
         long maxTransfer = limits.getOrDefault(Limit.MAX_TRANSFER, maxTransferBlocks * lbs);
         Long optimal = limits.get(Limit.OPTIMAL_TRANSFER);
         if (optimal != null && optimal > maxTransfer) {
-            m.problem(Limit.OPTIMAL_TRANSFER.key(), m.text(Limit.OPTIMAL_TRANSFER.key()) + " is more than max-transfer ("
-                    + Sizes.format(maxTransfer) + "); allowed: at most max-transfer");
+            m.problem(Limit.OPTIMAL_TRANSFER.key(), m.text(Limit.OPTIMAL_TRANSFER.key()) + " is more than "
+                    + Limit.MAX_TRANSFER.key() + " ("
+                    + Sizes.format(maxTransfer) + "); allowed: at most " + Limit.MAX_TRANSFER.key());
         }
         Long granularity = limits.get(Limit.OPTIMAL_TRANSFER_GRANULARITY);
         if (optimal != null && granularity != null && optimal % granularity != 0) {
             m.problem(Limit.OPTIMAL_TRANSFER.key(), m.text(Limit.OPTIMAL_TRANSFER.key())
-                    + " is not a multiple of optimal-transfer-granularity (" + Sizes.format(granularity)
+                    + " is not a multiple of " + Limit.OPTIMAL_TRANSFER_GRANULARITY.key() + " ("
+                    + Sizes.format(granularity)
                     + "); allowed: a multiple of it");
         }
         // NVM Command Set Identify Namespace: NOWS should be a multiple of NPWG. Checked once either is given
@@ -278,31 +285,36 @@ final class KnobsReader {
                     Math.min(pbs, NVME_16_BIT_BLOCKS * lbs)));
             if (nows % npwg != 0) {
                 String key = limits.containsKey(Limit.NOWS) ? Limit.NOWS.key() : Limit.NPWG.key();
-                m.problem(key, "nows (" + Sizes.format(nows) + ") is not a multiple of npwg (" + Sizes.format(npwg)
-                        + "); allowed: nows a multiple of npwg (NVM Command Set, Identify Namespace)");
+                m.problem(key, Limit.NOWS.key() + " (" + Sizes.format(nows) + ") is not a multiple of "
+                        + Limit.NPWG.key() + " (" + Sizes.format(npwg)
+                        + "); allowed: " + Limit.NOWS.key() + " a multiple of " + Limit.NPWG.key()
+                        + " (NVM Command Set, Identify Namespace)");
             }
         }
         long unmapGranularity = limits.getOrDefault(Limit.UNMAP_GRANULARITY, Math.min(pbs, (1L << 15) * lbs));
         Long alignment = limits.get(Limit.UNMAP_ALIGNMENT);
         if (alignment != null && alignment >= unmapGranularity) {
             m.problem(Limit.UNMAP_ALIGNMENT.key(), m.text(Limit.UNMAP_ALIGNMENT.key())
-                    + " is not smaller than unmap-granularity (" + Sizes.format(unmapGranularity)
-                    + "); allowed: a multiple of the logical block size smaller than unmap-granularity");
+                    + " is not smaller than " + Limit.UNMAP_GRANULARITY.key() + " (" + Sizes.format(unmapGranularity)
+                    + "); allowed: a multiple of the logical block size smaller than " + Limit.UNMAP_GRANULARITY.key());
         }
         if (!commands.getOrDefault(Command.UNMAP, true)) {
             for (Limit l : List.of(Limit.MAX_UNMAP, Limit.MAX_UNMAP_DESCRIPTORS, Limit.UNMAP_GRANULARITY,
                     Limit.UNMAP_ALIGNMENT)) {
                 if (limits.containsKey(l)) {
-                    m.problem(l.key(), "given with commands.unmap: false; allowed: only while UNMAP is on");
+                    m.problem(l.key(), "given with " + LunKeys.COMMANDS.name() + "." + Command.UNMAP.key()
+                            + ": false; allowed: only while UNMAP is on");
                 }
             }
         }
         boolean writeSame = commands.getOrDefault(Command.WRITE_SAME, lbs <= WRITE_SAME_DEFAULT_UP_TO);
         if (!writeSame && limits.containsKey(Limit.MAX_WRITE_SAME)) {
-            String why = commands.containsKey(Command.WRITE_SAME) ? "commands.write-same: false"
+            String why = commands.containsKey(Command.WRITE_SAME) ? LunKeys.COMMANDS.name() + "."
+                    + Command.WRITE_SAME.key() + ": false"
                     : "WRITE SAME off (the default above 4 KiB logical blocks)";
             m.problem(Limit.MAX_WRITE_SAME.key(), "given with " + why
-                    + "; allowed: only while WRITE SAME is on (commands: {write-same: true})");
+                    + "; allowed: only while WRITE SAME is on (" + LunKeys.COMMANDS.name() + ": {"
+                    + Command.WRITE_SAME.key() + ": true})");
         }
         return limits;
     }

@@ -76,7 +76,8 @@ public final class LunKeys {
         return uuid;
     }).withSchema(ValueType.schema("type", "string", "pattern", "^" + UUID_TEXT + "$"));
 
-    /** RFC 7143 §6.1: text values are at most 255 bytes; open-iscsi keeps CHAP names and secrets in 256-byte buffers. */
+    /** RFC 7143 §6.1: text values are at most 255 bytes; open-iscsi keeps CHAP names and secrets in 256-byte buffers.
+     */
     static final int MAX_CHAP_BYTES = 255;
     static final String USER_ALLOWED = "1 to 255 bytes of printable ASCII without spaces (sent as CHAP_N, RFC 7143"
             + " §12.1.3; open-iscsi's node.session.auth.username holds at most 255)";
@@ -142,7 +143,8 @@ public final class LunKeys {
             .doc("the iSCSI target's IQN (RFC 3720 §3.2.6.3.1); several LUN files may share a target with different"
                     + " lun numbers")
             .example("iqn.2026-11.io.blocktarget:shared");
-    public static final Key<Long> ISCSI_LUN = Key.value("lun", ValueType.integer(0, MAX_ISCSI_LUN, "0.." + MAX_ISCSI_LUN))
+    public static final Key<Long> ISCSI_LUN = Key.value("lun",
+                    ValueType.integer(0, MAX_ISCSI_LUN, "0.." + MAX_ISCSI_LUN))
             .defaults(0L, "0").doc("the LUN number within the target").example(1);
     public static final Key<Void> ISCSI = Key.sectionOrBoolean("iscsi", "an export", keys(ISCSI_TARGET, ISCSI_LUN))
             .defaultText("true: target iqn-prefix + name, LUN 0")
@@ -252,11 +254,13 @@ public final class LunKeys {
             .example("64KiB");
     public static final Key<Long> ATOMIC_BOUNDARY_BYTES = Key.value("boundary-bytes", POWER_OF_TWO_SIZE)
             .defaults(0L, "0 (none)")
-            .doc("atomic writes may not cross a multiple of it: 0 or a power of two from max-bytes (NVMe NABSN / NABSPF)")
+            .doc("atomic writes may not cross a multiple of it: 0 or a power of two from max-bytes (NVMe NABSN /"
+                    + " NABSPF)")
             .example("128KiB");
     public static final Key<Long> ATOMIC_GRANULARITY_BYTES = Key.value("granularity-bytes", POWER_OF_TWO_SIZE)
             .defaultText("the logical block size")
-            .doc("SCSI WRITE ATOMIC lengths are a multiple of it (ATOMIC TRANSFER LENGTH GRANULARITY), at most max-bytes")
+            .doc("SCSI WRITE ATOMIC lengths are a multiple of it (ATOMIC TRANSFER LENGTH GRANULARITY), at most"
+                    + " max-bytes")
             .example("4KiB");
     public static final Key<Long> ATOMIC_ALIGNMENT_BYTES = Key.value("alignment-bytes", POWER_OF_TWO_SIZE)
             .defaultText("the logical block size")
@@ -342,7 +346,8 @@ public final class LunKeys {
 
     /** The whole LUN file. */
     public static final Key<Void> LUN = Key.section("", "a LUN definition", keys(BACKEND, SIZE, LOGICAL_BLOCK_SIZE,
-            PHYSICAL_BLOCK_SIZE, READ_ONLY, EXPORT, ACCESS, PATH, CREATE, DIRECT_IO, ATOMIC, ZONED, COMMANDS, LIMITS, ROTATIONAL, IDENTITY, FAULTS, SESSION));
+            PHYSICAL_BLOCK_SIZE, READ_ONLY, EXPORT, ACCESS, PATH, CREATE, DIRECT_IO, ATOMIC, ZONED, COMMANDS, LIMITS,
+            ROTATIONAL, IDENTITY, FAULTS, SESSION));
 
     private static final List<KeyPaths.Declared> DECLARED = KeyPaths.walk(LUN, REPLACE);
 

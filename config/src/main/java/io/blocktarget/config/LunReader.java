@@ -56,8 +56,9 @@ final class LunReader {
         }
         if (root.isEmpty()) {
             if (!unreadable) {
-                problems.add(0, "", "the file is empty; allowed: a map with at least backend: and size:,"
-                        + " e.g. backend: ram and size: 1GiB");
+                problems.add(0, "", "the file is empty; allowed: a map with at least " + LunKeys.BACKEND.name()
+                        + ": and " + LunKeys.SIZE.name() + ":" + ","
+                        + " e.g. " + LunKeys.BACKEND.name() + ": ram and " + LunKeys.SIZE.name() + ": 1GiB");
             }
             return Result.failed();
         }
@@ -88,7 +89,8 @@ final class LunReader {
             // NVMe ZNS knows sequential-write-required zones only (ZNS 1.1 §2.1): such a LUN cannot be a namespace
             problems.add(map.line(LunKeys.ZONED), map.keyPath(LunKeys.ZONED) + "." + LunKeys.CONVENTIONAL_ZONES.name(),
                     features.zoned().get().conventionalZones() + " conventional zones, but the LUN is exported over"
-                    + " NVMe too, whose Zoned Namespaces have none; allowed: 0, or export: {nvme: false}");
+                    + " NVMe too, whose Zoned Namespaces have none; allowed: 0, or " + LunKeys.EXPORT.name() + ": {"
+                    + LunKeys.NVME.name() + ": false}");
         }
 
         if (problems.count() > before) {
@@ -105,8 +107,8 @@ final class LunReader {
     /** Given: checked against the logical block size. Absent: 4096 for 512-byte LUNs (512e), else the logical size. */
     private static Optional<Long> physicalBlockSize(YamlMap map, Optional<Long> logical) {
         if (!map.has(LunKeys.PHYSICAL_BLOCK_SIZE)) {
-            return logical.map(lbs -> lbs == LunKeys.MIN_LOGICAL_BLOCK_SIZE ? LunKeys.DEFAULT_PHYSICAL_BLOCK_SIZE_FOR_512
-                    : lbs);
+            return logical.map(lbs -> lbs == LunKeys.MIN_LOGICAL_BLOCK_SIZE
+                    ? LunKeys.DEFAULT_PHYSICAL_BLOCK_SIZE_FOR_512 : lbs);
         }
         Optional<Long> physical = map.value(LunKeys.PHYSICAL_BLOCK_SIZE);
         if (physical.isPresent() && logical.isPresent() && physical.get() < logical.get()) {
@@ -154,7 +156,8 @@ final class LunReader {
             }
             if (!file.get().create()) {
                 map.problem(LunKeys.PATH, shown + " does not exist (" + path + "); allowed: an existing regular file"
-                        + " or block device, or " + LunKeys.CREATE.name() + ": true with a size to create a sparse file");
+                        + " or block device, or " + LunKeys.CREATE.name()
+                        + ": true with a size to create a sparse file");
                 return Optional.empty();
             }
             if (!map.has(LunKeys.SIZE)) {
@@ -183,7 +186,8 @@ final class LunReader {
             return Optional.empty();
         }
         if (given.isPresent() && given.get() != actual) {
-            map.problem(LunKeys.SIZE, map.text(LunKeys.SIZE) + " differs from the size of " + shown + ", " + actual + " bytes ("
+            map.problem(LunKeys.SIZE, map.text(LunKeys.SIZE) + " differs from the size of " + shown + ", " + actual
+                    + " bytes ("
                     + Sizes.format(actual) + "); allowed: the file's size, or no size");
             return Optional.empty();
         }

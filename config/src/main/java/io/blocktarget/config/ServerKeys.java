@@ -40,7 +40,8 @@ public final class ServerKeys {
     static final String BIND_ALLOWED = "an IPv4 or IPv6 address literal, e.g. 0.0.0.0, 127.0.0.1, :: or ::1"
             + " (no host names)";
     static final ValueType<String> BIND_TYPE = ValueType.text("an IP address", BIND_ALLOWED, ServerKeys::ipLiteral)
-            .withSchema(ValueType.schema("type", "string", "pattern", "^(" + IPV4.pattern() + "|[^\\[\\]]*:[^\\[\\]]*)$"));
+            .withSchema(ValueType.schema("type", "string",
+                    "pattern", "^(" + IPV4.pattern() + "|[^\\[\\]]*:[^\\[\\]]*)$"));
     static final String BUDGET_ALLOWED = "a size greater than 0; " + Sizes.ALLOWED;
     static final ValueType<Long> BUDGET_TYPE = ValueType.text("a size", BUDGET_ALLOWED, text -> {
         long bytes = Sizes.parse(text);

@@ -40,15 +40,19 @@ final class ZonedReader {
         }
         int before = problems.count();
         YamlMap map = parsed.get();
-        backend.filter(b -> b != BackendKind.RAM).ifPresent(b -> problems.add(lun.line(LunKeys.ZONED), lun.keyPath(LunKeys.ZONED),
-                "a zoned LUN needs backend: ram (write pointers live in memory; file and null cannot keep them yet);"
-                        + " this LUN has backend: " + b.configName() + "; allowed: backend: ram, or no zoned section"));
+        backend.filter(b -> b != BackendKind.RAM).ifPresent(b -> problems.add(lun.line(LunKeys.ZONED),
+                lun.keyPath(LunKeys.ZONED),
+                "a zoned LUN needs " + LunKeys.BACKEND.name()
+                        + ": ram (write pointers live in memory; file and null cannot keep them yet);"
+                        + " this LUN has " + LunKeys.BACKEND.name() + ": " + b.configName() + "; allowed: "
+                        + LunKeys.BACKEND.name() + ": ram, or no zoned section"));
         Optional<ZonedConfig.Model> model = map.value(LunKeys.ZONE_MODEL);
         long unit = physical.orElse(logical.orElse(512L));
         String unitName = physical.isPresent() ? "the physical block size (" + Sizes.format(unit) + ")"
                 : "the physical block size";
         if (!map.has(LunKeys.ZONE_SIZE)) {
-            problems.add(lun.line(LunKeys.ZONED), map.keyPath(LunKeys.ZONE_SIZE), "missing; allowed: a power of two, at least " + unitName
+            problems.add(lun.line(LunKeys.ZONED), map.keyPath(LunKeys.ZONE_SIZE), "missing; allowed: a power of two,"
+                    + " at least " + unitName
                     + ", e.g. 64MiB");
         }
         Optional<Long> zoneSize = map.value(LunKeys.ZONE_SIZE, ValueType.text("a size",
@@ -71,10 +75,12 @@ final class ZonedReader {
                 long down = size.get() / zs * zs;
                 map.problem(LunKeys.ZONE_SIZE, map.text(LunKeys.ZONE_SIZE) + " does not divide the LUN's size "
                         + Sizes.format(size.get()) + "; allowed: a size that is a whole number of zones"
-                        + (down > 0 ? " (size: " + Sizes.exact(down) + " or " + Sizes.exact(down + zs) + ")"
-                        : " (size: at least " + Sizes.exact(zs) + ")"));
+                        + (down > 0 ? " (" + LunKeys.SIZE.name() + ": " + Sizes.exact(down) + " or "
+                        + Sizes.exact(down + zs) + ")"
+                        : " (" + LunKeys.SIZE.name() + ": at least " + Sizes.exact(zs) + ")"));
             } else if (size.get() / zs > MAX_ZONES) {
-                map.problem(LunKeys.ZONE_SIZE, map.text(LunKeys.ZONE_SIZE) + " makes " + size.get() / zs + " zones; allowed: at most "
+                map.problem(LunKeys.ZONE_SIZE, map.text(LunKeys.ZONE_SIZE) + " makes " + size.get() / zs
+                        + " zones; allowed: at most "
                         + MAX_ZONES + " zones (a zone size of at least " + Sizes.exact(size.get() / MAX_ZONES) + ")");
             } else {
                 zones = size.get() / zs;
@@ -83,10 +89,12 @@ final class ZonedReader {
         Optional<Long> capacity = zoneSize.isEmpty() ? Optional.empty()
                 : map.value(LunKeys.ZONE_CAPACITY, LunKeys.ZONE_CAPACITY.type(), zoneSize.get());
         if (capacity.isPresent() && zoneSize.isPresent()) {
-            String allowed = "a multiple of " + unitName + ", from it up to zone-size (" + Sizes.format(zoneSize.get())
+            String allowed = "a multiple of " + unitName + ", from it up to " + LunKeys.ZONE_SIZE.name() + " ("
+                    + Sizes.format(zoneSize.get())
                     + "); ZBC-2 writes whole physical blocks";
             if (capacity.get() <= 0 || capacity.get() > zoneSize.get()) {
-                map.problem(LunKeys.ZONE_CAPACITY, map.text(LunKeys.ZONE_CAPACITY) + " is out of range; allowed: " + allowed);
+                map.problem(LunKeys.ZONE_CAPACITY, map.text(LunKeys.ZONE_CAPACITY) + " is out of range; allowed: "
+                        + allowed);
                 capacity = Optional.empty();
             } else if (capacity.get() % unit != 0) {
                 map.problem(LunKeys.ZONE_CAPACITY, map.text(LunKeys.ZONE_CAPACITY) + " is not a multiple of " + unitName
@@ -101,21 +109,27 @@ final class ZonedReader {
         long sequential = zones > 0 && conventional.isPresent() ? zones - conventional.get() : maxZones;
         String limitAllowed = LIMIT_ALLOWED + (zones > 0 && conventional.isPresent() ? " (" + sequential + ")" : "");
         Optional<Long> maxOpen = map.value(LunKeys.ZONE_MAX_OPEN, ValueType.integer(0, sequential, limitAllowed), 0L);
-        Optional<Long> maxActive = map.value(LunKeys.ZONE_MAX_ACTIVE, ValueType.integer(0, sequential, limitAllowed), 0L);
+        Optional<Long> maxActive = map.value(LunKeys.ZONE_MAX_ACTIVE, ValueType.integer(0, sequential, limitAllowed),
+                0L);
         if (maxOpen.isPresent() && maxActive.isPresent() && maxActive.get() > 0
                 && (maxOpen.get() == 0 || maxOpen.get() > maxActive.get())) {
             if (map.has(LunKeys.ZONE_MAX_OPEN)) {
-                map.problem(LunKeys.ZONE_MAX_OPEN, map.text(LunKeys.ZONE_MAX_OPEN) + " is more than max-active " + maxActive.get()
-                        + "; allowed: 1 .. max-active (an open zone is active; ZNS requires MOR <= MAR)");
+                map.problem(LunKeys.ZONE_MAX_OPEN, map.text(LunKeys.ZONE_MAX_OPEN) + " is more than "
+                        + LunKeys.ZONE_MAX_ACTIVE.name() + " " + maxActive.get()
+                        + "; allowed: 1 .. " + LunKeys.ZONE_MAX_ACTIVE.name()
+                        + " (an open zone is active; ZNS requires MOR <= MAR)");
             } else {
-                map.problem(LunKeys.ZONE_MAX_ACTIVE, map.text(LunKeys.ZONE_MAX_ACTIVE) + " without max-open (no limit on open zones);"
-                        + " allowed: max-open from 1 to max-active as well (an open zone is active; ZNS requires"
+                map.problem(LunKeys.ZONE_MAX_ACTIVE, map.text(LunKeys.ZONE_MAX_ACTIVE) + " without "
+                        + LunKeys.ZONE_MAX_OPEN.name() + " (no limit on open zones);"
+                        + " allowed: " + LunKeys.ZONE_MAX_OPEN.name() + " from 1 to "
+                        + LunKeys.ZONE_MAX_ACTIVE.name() + " as well (an open zone is active; ZNS requires"
                         + " MOR <= MAR)");
             }
         }
         String appendAllowed = "0 (as large as one transfer) or a power of two from 4 KiB and at least the logical"
                 + " block size";
-        Optional<Long> appendMax = map.value(LunKeys.ZONE_APPEND_MAX_BYTES, ValueType.text("a size", appendAllowed, text -> {
+        Optional<Long> appendMax = map.value(LunKeys.ZONE_APPEND_MAX_BYTES, ValueType.text("a size", appendAllowed,
+                text -> {
             long bytes = Sizes.parse(text);
             if (bytes != 0 && (!Sizes.isPowerOfTwo(bytes) || bytes < 4096 || bytes < logical.orElse(512L))) {
                 throw new InvalidValue(text + " is out of range (NVMe ZASL is a power of two of 4 KiB pages)",

@@ -51,7 +51,8 @@ final class SchemaCommand implements Callable<Integer> {
             return Main.EXIT_USAGE;
         }
         if (kind == null && !markdown) {
-            err.println("blocktarget schema: which schema? allowed: lun or server (or --markdown for the key reference)");
+            err.println("blocktarget schema: which schema? allowed: lun or server (or --markdown for the key"
+                    + " reference)");
             err.flush();
             return Main.EXIT_USAGE;
         }

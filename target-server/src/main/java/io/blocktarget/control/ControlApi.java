@@ -61,8 +61,8 @@ final class ControlApi {
 
     /**
      * The served document: {@code openapi.json} with the LUN and fault-rule schemas generated from the key
-     * declarations ({@link ConfigSchema}) — the same schema {@code blocktarget schema lun} prints — so a client that
-     * validates its requests takes every key a LUN file takes.
+     * declarations ({@link ConfigSchema}) — the same schema {@code blocktarget schema lun} prints — so a client
+     * that validates its requests takes every key a LUN file takes.
      */
     static String openapiText() {
         JsonObject doc = new JsonObject(openapiResource());
