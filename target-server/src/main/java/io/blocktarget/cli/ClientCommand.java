@@ -109,7 +109,7 @@ abstract class ClientCommand implements Callable<Integer> {
         for (int i = 0; i < changes.size(); i++) {
             JsonObject change = changes.getJsonObject(i);
             JsonArray keys = change.getJsonArray("keys", new JsonArray());
-            if (keys.isEmpty()) {
+            if (keys.isEmpty() && applied.getBoolean("dry-run", false)) {
                 out.println(change.getString("lun") + ": " + change.getString("action"));
             }
             for (int k = 0; k < keys.size(); k++) {

@@ -81,7 +81,8 @@ public final class PlanDiff {
      * @param luns    every LUN added, removed or changed (by a key), in the new plan's order, removals last
      * @param restart server keys (and any LUN key) that take effect at the next start only
      * @param notes   what the diff decided beyond the key rules (a key declared in place whose change the in-place
-     *                steps cannot carry out is applied by reopening instead)
+     *                steps cannot carry out is applied by reopening instead), and the new plan's
+     *                {@link ExportPlan#warnings()} the old one did not have
      */
     public record Result(List<Step> steps, List<LunChange> luns, List<KeyChange> restart, List<String> notes) {
         public Result {
@@ -96,7 +97,20 @@ public final class PlanDiff {
             return steps.stream().filter(Step::losesData).toList();
         }
 
-        /** One line per restart key, naming what to do. */
+        /**
+         * The key a refusal of {@code step} names (the request field at fault): {@code size} for a shrink, else the
+         * key of the step's LUN with the strongest rule.
+         */
+        public String key(Step step) {
+            if (step instanceof Step.Resize) {
+                return "size";
+            }
+            return luns.stream().filter(c -> c.lun().equals(step.subject())).findFirst()
+                    .flatMap(c -> c.keys().stream().max(java.util.Comparator.comparing(KeyChange::rule)))
+                    .map(KeyChange::key).orElse(null);
+        }
+
+        /** The notes, then one line per restart key naming what to do. */
         public List<String> warnings() {
             List<String> warnings = new ArrayList<>(notes);
             for (KeyChange k : restart) {
@@ -268,6 +282,8 @@ public final class PlanDiff {
         steps.addAll(retunes);
         steps.addAll(exports);
         steps.addAll(removals);
+        java.util.Set<String> known = new java.util.HashSet<>(before.warnings());
+        after.warnings().stream().filter(w -> !known.contains(w)).forEach(notes::add);
         return new Result(steps, changes, restart, notes);
     }
 

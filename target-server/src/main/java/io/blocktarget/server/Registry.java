@@ -6,7 +6,6 @@ import io.blocktarget.config.BlocktargetConfig;
 import io.blocktarget.config.ConfigException;
 import io.blocktarget.config.ConfigLoader;
 import io.blocktarget.config.ConfigProblem;
-import io.blocktarget.config.KeyChange;
 import io.blocktarget.config.LunConfig;
 import io.blocktarget.config.ServerConfig;
 import io.blocktarget.nvme.NvmeSubsystems;
@@ -356,8 +355,6 @@ final class Registry implements ControlPlane {
         Snapshot current = snapshot;
         PlanDiff.Result diff = PlanDiff.of(current.plan(), next);
         List<String> warnings = new ArrayList<>(diff.warnings());
-        Set<String> known = new HashSet<>(current.plan().warnings());
-        next.warnings().stream().filter(w -> !known.contains(w)).forEach(warnings::add);
         List<String> steps = diff.steps().stream().map(Step::describe).toList();
         List<Step> lossy = diff.dataLoss();
         String refusal = lossy.isEmpty() || options.force() ? null : PlanDiff.refusal(lossy, this::facts);
@@ -369,8 +366,7 @@ final class Registry implements ControlPlane {
         }
         if (refusal != null) {
             Step first = lossy.getFirst();
-            throw new ControlException(ControlException.Kind.NEEDS_FORCE, first.subject(),
-                    first instanceof Step.Resize ? "size" : strongestKey(diff, first.subject()), refusal);
+            throw new ControlException(ControlException.Kind.NEEDS_FORCE, first.subject(), diff.key(first), refusal);
         }
         warnings.forEach(w -> LOG.log(Level.WARNING, "apply: " + w));
         ApplyResult result = new ApplyResult(diff.luns(), steps, warnings, false);
@@ -393,12 +389,6 @@ final class Registry implements ControlPlane {
             LOG.log(Level.INFO, "apply: " + describe(result));
         }
         return result;
-    }
-
-    /** The key of {@code lun}'s change with the strongest rule (the request field a refusal names). */
-    private static String strongestKey(PlanDiff.Result diff, String lun) {
-        return diff.luns().stream().filter(c -> c.lun().equals(lun)).findFirst().flatMap(c -> c.keys().stream()
-                .max(java.util.Comparator.comparing(KeyChange::rule))).map(KeyChange::key).orElse(null);
     }
 
     /** What a refusal tells about LUN {@code name}: its allocated bytes and the sessions on its target / subsystem. */

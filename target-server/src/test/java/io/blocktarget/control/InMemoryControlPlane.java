@@ -140,8 +140,8 @@ public final class InMemoryControlPlane implements ControlPlane {
                         .anyMatch(l -> l.name().equals(name) && l.backend() == BackendKind.RAM) ? 4096 : 0,
                         (int) sessions.stream().filter(s -> s.target().endsWith(":" + name)).count()));
                 if (!options.dryRun()) {
-                    throw new ControlException(ControlException.Kind.NEEDS_FORCE, lossy.getFirst().subject(), null,
-                            why);
+                    throw new ControlException(ControlException.Kind.NEEDS_FORCE, lossy.getFirst().subject(),
+                            diff.key(lossy.getFirst()), why);
                 }
                 warnings.add("without --force this is refused: " + why);
             }
