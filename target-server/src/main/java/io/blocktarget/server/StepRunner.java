@@ -4,7 +4,9 @@ import io.blocktarget.block.BlockDevice;
 import io.blocktarget.block.BlockIoException;
 import io.blocktarget.block.ram.MemoryBudget;
 import io.blocktarget.config.LunConfig;
+import io.blocktarget.nvme.NamespaceSpec;
 import io.blocktarget.nvme.NvmeSubsystems;
+import io.blocktarget.scsi.LogicalUnitSpec;
 import io.blocktarget.scsi.ScsiTarget;
 import io.blocktarget.scsi.ScsiTargetDevices;
 import io.blocktarget.server.ControlPlane.ControlException;
@@ -404,8 +406,21 @@ final class StepRunner {
             }));
         }
         work.serving.put(name, lun);
-        attach(work, lun, x.via());
-        work.undo.push(new Undo(name, x.describe(), () -> detach(work, lun, x.via())));
+        Created created = attach(work, lun, x.via());
+        work.undo.push(new Undo(name, x.describe(), () -> {
+            detach(work, lun, x.via());
+            created.target().ifPresent(t -> {   // a target or subsystem this step brought goes with it
+                work.targets.remove(t);
+                if (iscsi != null) {
+                    iscsi.removeTarget(t);
+                }
+            });
+            created.subsystem().ifPresent(nvme::removeSubsystem);
+        }));
+    }
+
+    /** The target and subsystem an attach created (they did not exist before it). */
+    private record Created(Optional<String> target, Optional<String> subsystem) {
     }
 
     // ---- the runtime ---------------------------------------------------------------------------------------
@@ -422,31 +437,34 @@ final class StepRunner {
      * Puts {@code lun}'s unit / namespace {@code via} into its target / subsystem. A target or subsystem the server
      * does not have yet is created with it, its access from the new plan set in the same swap.
      */
-    private void attach(Work work, Lun lun, Set<Via> via) {
-        if (via.contains(Via.ISCSI)) {
-            lun.logicalUnit().ifPresent(spec -> {
-                ScsiTarget target = work.targets.get(spec.targetName());
-                if (target != null) {
-                    target.attach(spec);
-                    return;
-                }
+    private Created attach(Work work, Lun lun, Set<Via> via) {
+        Optional<String> newTarget = Optional.empty();
+        Optional<String> newSubsystem = Optional.empty();
+        if (via.contains(Via.ISCSI) && lun.logicalUnit().isPresent()) {
+            LogicalUnitSpec spec = lun.logicalUnit().get();
+            ScsiTarget target = work.targets.get(spec.targetName());
+            if (target != null) {
+                target.attach(spec);
+            } else {
                 target = ScsiTargetDevices.createTargets(List.of(spec)).get(spec.targetName());
                 work.targets.put(spec.targetName(), target);
                 if (iscsi != null) {
                     iscsi.addTarget(target, targetAccess(work, spec.targetName()));
                 }
+                newTarget = Optional.of(spec.targetName());
                 LOG.log(Level.INFO, "iSCSI target " + spec.targetName() + " added");
-            });
+            }
         }
-        if (via.contains(Via.NVME) && nvme != null) {
-            lun.namespace().ifPresent(spec -> {
-                if (nvme.access(spec.subsystemNqn()).isPresent()) {
-                    nvme.attachNamespace(spec);
-                } else {
-                    nvme.addSubsystem(spec.subsystemNqn(), subsystemAccess(work, spec.subsystemNqn()), List.of(spec));
-                }
-            });
+        if (via.contains(Via.NVME) && nvme != null && lun.namespace().isPresent()) {
+            NamespaceSpec spec = lun.namespace().get();
+            if (nvme.access(spec.subsystemNqn()).isPresent()) {
+                nvme.attachNamespace(spec);
+            } else {
+                nvme.addSubsystem(spec.subsystemNqn(), subsystemAccess(work, spec.subsystemNqn()), List.of(spec));
+                newSubsystem = Optional.of(spec.subsystemNqn());
+            }
         }
+        return new Created(newTarget, newSubsystem);
     }
 
     /**
