@@ -100,9 +100,13 @@ public record ExportPlan(ServerConfig server, List<LunConfig> luns, Map<String, 
         Objects.requireNonNull(discovery, "discovery");
     }
 
-    /** Nothing exported: what a server starts from. */
+    /**
+     * Nothing exported: what a server starts from, with {@code server}'s keys but open discovery (the transports start
+     * without discovery CHAP; the first plan's diff sets it, as a reload does).
+     */
     public static ExportPlan empty(ServerConfig server) {
-        return new ExportPlan(server, List.of(), Map.of(), Map.of(), discovery(server));
+        return new ExportPlan(server.withDiscoveryChap(Optional.empty()), List.of(), Map.of(), Map.of(),
+                Discovery.OPEN);
     }
 
     /** The plan of a validated configuration. */

@@ -312,8 +312,8 @@ public final class PlanDiff {
         List<String> parts = new ArrayList<>();
         for (Step step : lossy) {
             Facts f = facts.apply(step.subject());
-            String sessions = f.sessions() == 0 ? "" : " and its " + f.sessions() + " session"
-                    + (f.sessions() == 1 ? "" : "s") + " see a new disk";
+            String sessions = f.sessions() == 0 ? "" : " and its " + f.sessions()
+                    + (f.sessions() == 1 ? " session sees" : " sessions see") + " a new disk";
             if (step instanceof Step.Unexport u) {
                 LunConfig lun = u.lun();
                 parts.add("replaces LUN " + lun.name() + ": " + (lun.backend() == BackendKind.RAM

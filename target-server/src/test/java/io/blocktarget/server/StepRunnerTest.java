@@ -73,11 +73,16 @@ class StepRunnerTest {
     }
 
     private Runtime runtime() {
+        return runtime(server);
+    }
+
+    /** A runtime whose registry starts under {@code start} (as the server's starts under its configuration's). */
+    private Runtime runtime(ServerConfig start) {
         IscsiTransport iscsi = IscsiTransport.create(null, List.of(), IscsiSettings.defaults());
         NvmeSubsystems nvme = NvmeSubsystems.of(List.of(), List.of(new NvmePort(1, "127.0.0.1", 4420)),
                 NvmeLimits.DEFAULT, (delay, task) -> () -> { }, Map.of());
         Registry.BackendOpener real = Registry.opener(budget, Runnable::run);
-        Registry registry = new Registry(server, Optional.empty(), budget, c -> {
+        Registry registry = new Registry(start, Optional.empty(), budget, c -> {
             if (failOpen.contains(c.name())) {
                 throw new java.io.IOException("disk on fire");
             }
@@ -252,7 +257,7 @@ class StepRunnerTest {
     /** Start-up (the plan applied to an empty server) and a runtime apply of the same plan leave the same runtime. */
     @Test
     void startUpAndRuntimeApplyOfOnePlanLeaveTheSameRuntime() throws Exception {
-        Runtime started = runtime();
+        Runtime started = runtime(after().server());   // as TargetServer: the registry knows the keys it starts with
         started.registry().start(after());
         Runtime changed = runtime();
         changed.registry().start(before());
