@@ -150,14 +150,19 @@ class ExportPlanIT {
                 assertThat(sendTargets(iscsiB)).isEqualTo(sendTargets(iscsiA))
                         .anyMatch(t -> t.startsWith("TargetName=" + IQN + "moved\n"))
                         .hasSize(plan.targets().size());
-                for (String target : plan.targets().keySet()) {
-                    assertThat(scsiView(iscsiB, target)).as(target).isEqualTo(scsiView(iscsiA, target));
+                for (var target : plan.targets().values()) {
+                    Map<String, String> view = scsiView(iscsiA, target.name());
+                    assertThat(view).as(target.name()).doesNotContainValue("-")
+                            .hasSize(1 + 6 * target.luns().size());
+                    assertThat(scsiView(iscsiB, target.name())).as(target.name()).isEqualTo(view);
                 }
                 List<DiscoveryLog.Entry> log = discoveryLog(nvmeA);
                 assertThat(discoveryLog(nvmeB)).isEqualTo(log);
                 assertThat(log).extracting(DiscoveryLog.Entry::subnqn).containsAll(plan.subsystems().keySet());
-                for (String nqn : plan.subsystems().keySet()) {
-                    assertThat(nvmeView(nvmeB, nqn)).as(nqn).isEqualTo(nvmeView(nvmeA, nqn));
+                for (var subsystem : plan.subsystems().values()) {
+                    Map<String, String> view = nvmeView(nvmeA, subsystem.nqn());
+                    assertThat(view).as(subsystem.nqn()).hasSize(2 + 2 * subsystem.namespaces().size());
+                    assertThat(nvmeView(nvmeB, subsystem.nqn())).as(subsystem.nqn()).isEqualTo(view);
                 }
             } finally {
                 b.stop();
