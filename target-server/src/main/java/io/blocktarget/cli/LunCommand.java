@@ -258,8 +258,10 @@ final class LunCommand implements Runnable {
                 return refused(response, err);
             }
             JsonObject applied = appliedOf(response.json());
-            if (applied.getJsonArray("changes", new JsonArray()).isEmpty() && !flags.dryRun) {
+            if (!applied.getBoolean("changed", true) && !flags.dryRun) {
                 out.println(name + ": no change");
+                applied(applied, out, err);
+                return Main.EXIT_OK;
             }
             applied(applied, out, err);
             if (flags.dryRun) {

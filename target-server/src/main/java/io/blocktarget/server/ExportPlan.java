@@ -175,6 +175,9 @@ public record ExportPlan(ServerConfig server, List<LunConfig> luns, Map<String, 
      * This plan's exports without its server keys: what two servers on different ports compare to say they serve the
      * same thing.
      */
+    /** How the warning of RAM disks declaring more than the memory budget begins. */
+    static final String RAM_OVER_BUDGET = "RAM disks declare ";
+
     public Exports exports() {
         return new Exports(luns, targets, subsystems, discovery);
     }
@@ -193,7 +196,7 @@ public record ExportPlan(ServerConfig server, List<LunConfig> luns, Map<String, 
         List<String> warnings = new ArrayList<>();
         long ram = luns.stream().filter(l -> l.backend() == BackendKind.RAM).mapToLong(LunConfig::size).sum();
         if (ram > server.memoryBudget()) {
-            warnings.add("RAM disks declare " + ConfigLoader.formatSize(ram) + " in total, more than the memory budget"
+            warnings.add(RAM_OVER_BUDGET + ConfigLoader.formatSize(ram) + " in total, more than the memory budget"
                     + " of " + ConfigLoader.formatSize(server.memoryBudget()) + "; writes beyond the budget fail with"
                     + " out-of-space");
         }

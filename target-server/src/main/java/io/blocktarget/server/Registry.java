@@ -368,7 +368,9 @@ final class Registry implements ControlPlane {
             Step first = lossy.getFirst();
             throw new ControlException(ControlException.Kind.NEEDS_FORCE, first.subject(), diff.key(first), refusal);
         }
-        warnings.forEach(w -> LOG.log(Level.WARNING, "apply: " + w));
+        // at start serve has logged the configuration's own warnings (the memory budget's among them)
+        warnings.stream().filter(w -> !starting || !w.startsWith(ExportPlan.RAM_OVER_BUDGET))
+                .forEach(w -> LOG.log(Level.WARNING, (starting ? "" : "apply: ") + w));
         ApplyResult result = new ApplyResult(diff.luns(), steps, warnings, false);
         if (diff.isEmpty()) {
             snapshot = current.rebase(next);

@@ -73,6 +73,8 @@ class ControlCliTest extends ControlCliHarness {
         assertThat(run("lun", "set", "ram-16k", "rotational=null")).as(err.toString()).isZero();
         assertThat(plane.lunConfigs().stream().filter(l -> l.name().equals("ram-16k")).findFirst().orElseThrow()
                 .features().knobs().rotational()).isEmpty();
+        assertThat(run("lun", "set", "ram-16k", "rotational=null")).isZero();
+        assertThat(out.toString()).isEqualTo("ram-16k: no change\n");
 
         assertThat(run("lun", "set", "ram-16k", "limits.max-transfer=20KiB")).isEqualTo(2);
         assertThat(err.toString()).isEqualTo("blocktarget lun set: limits.max-transfer: 20KiB is not a multiple of"
