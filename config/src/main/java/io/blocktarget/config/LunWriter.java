@@ -28,10 +28,11 @@ public final class LunWriter {
     }
 
     /**
-     * @param exports with true, the exports are written in full (derived names and numbers too): what
-     *                {@link ConfigDiff} compares, so that a new prefix shows as a changed export
+     * @param forDiff with true, what {@link ConfigDiff} compares: the exports written in full (derived names and
+     *                numbers too, so that a new prefix shows as a changed export) and secrets given inline as
+     *                {@link #INLINE}
      */
-    static Map<String, Object> document(LunConfig lun, ServerConfig server, boolean exports) {
+    static Map<String, Object> document(LunConfig lun, ServerConfig server, boolean forDiff) {
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put(LunKeys.BACKEND.name(), lun.backend().configName());
         doc.put(LunKeys.SIZE.name(), size(lun.size()));
@@ -54,7 +55,7 @@ public final class LunWriter {
             export.put(LunKeys.ISCSI.name(), false);
         } else {
             IscsiExport iscsi = lun.iscsi().get();
-            if (exports || !iscsi.target().equals(server.iqnPrefix() + lun.name())
+            if (forDiff || !iscsi.target().equals(server.iqnPrefix() + lun.name())
                     || iscsi.lun() != LunKeys.ISCSI_LUN.defaultValue().orElseThrow()) {
                 Map<String, Object> map = new LinkedHashMap<>();
                 map.put(LunKeys.ISCSI_TARGET.name(), iscsi.target());
@@ -66,7 +67,7 @@ public final class LunWriter {
             export.put(LunKeys.NVME.name(), false);
         } else {
             NvmeExport nvme = lun.nvme().get();
-            if (exports || !nvme.subsystem().equals(server.nqnPrefix() + lun.name())
+            if (forDiff || !nvme.subsystem().equals(server.nqnPrefix() + lun.name())
                     || nvme.nsid() != LunKeys.NVME_NSID.defaultValue().orElseThrow() || nvme.uuid().isPresent()) {
                 Map<String, Object> map = new LinkedHashMap<>();
                 map.put(LunKeys.NVME_SUBSYSTEM.name(), nvme.subsystem());
@@ -79,17 +80,17 @@ public final class LunWriter {
             doc.put(LunKeys.EXPORT.name(), export);
         }
         Map<String, Object> access = new LinkedHashMap<>();
-        lun.access().chap().ifPresent(chap -> access.put(LunKeys.CHAP.name(), chap(chap, "LUN " + lun.name())));
+        lun.access().chap().ifPresent(chap -> access.put(LunKeys.CHAP.name(), chap(chap, "LUN " + lun.name(), forDiff)));
         if (!lun.access().hosts().isEmpty()) {
             access.put(LunKeys.HOSTS.name(), List.copyOf(lun.access().hosts()));
         }
         if (!lun.access().initiators().isEmpty()) {
             access.put(LunKeys.INITIATORS.name(), List.copyOf(lun.access().initiators()));
         }
-        lun.access().dhchap().ifPresent(dhchap -> access.put(LunKeys.DHCHAP.name(), dhchap(lun, dhchap)));
+        lun.access().dhchap().ifPresent(dhchap -> access.put(LunKeys.DHCHAP.name(), dhchap(lun, dhchap, forDiff)));
         if (lun.access().tls().mode() != TlsMode.OFF) {
             access.put(LunKeys.TLS.name(), lun.access().tls().mode().word());
-            access.put(LunKeys.TLS_PSK_FILE.name(), file("LUN " + lun.name(), lun.access().tls().pskFile()));
+            access.put(LunKeys.TLS_PSK_FILE.name(), file("LUN " + lun.name(), lun.access().tls().pskFile(), forDiff));
         }
         if (!access.isEmpty()) {
             doc.put(LunKeys.ACCESS.name(), access);
@@ -126,27 +127,37 @@ public final class LunWriter {
         return map;
     }
 
-    /** A CHAP map ({@code access.chap}, and {@code discovery-chap} of the server); {@code owner} names it in a bug. */
-    static Map<String, Object> chap(ChapConfig chap, String owner) {
+    /**
+     * A CHAP map ({@code access.chap}, and {@code discovery-chap} of the server); {@code owner} names it in a bug.
+     *
+     * @param diff for {@link ConfigDiff}: a secret given inline (API, tests) is written as {@link #INLINE}
+     */
+    static Map<String, Object> chap(ChapConfig chap, String owner, boolean diff) {
         Map<String, Object> map = new LinkedHashMap<>();
         map.put(LunKeys.CHAP_USER.name(), chap.user());
-        map.put(LunKeys.CHAP_SECRET_FILE.name(), file(owner, chap.secretFile()));
+        map.put(LunKeys.CHAP_SECRET_FILE.name(), file(owner, chap.secretFile(), diff));
         chap.mutualUser().ifPresent(user -> map.put(LunKeys.CHAP_MUTUAL_USER.name(), user));
         chap.mutualUser().ifPresent(user -> map.put(LunKeys.CHAP_MUTUAL_SECRET_FILE.name(),
-                file(owner, chap.mutualSecretFile())));
+                file(owner, chap.mutualSecretFile(), diff)));
         return map;
     }
 
-    private static Map<String, Object> dhchap(LunConfig lun, DhchapConfig dhchap) {
+    private static Map<String, Object> dhchap(LunConfig lun, DhchapConfig dhchap, boolean diff) {
         Map<String, Object> map = new LinkedHashMap<>();
-        map.put(LunKeys.DHCHAP_HOST_SECRET_FILE.name(), file("LUN " + lun.name(), dhchap.hostSecretFile()));
+        map.put(LunKeys.DHCHAP_HOST_SECRET_FILE.name(), file("LUN " + lun.name(), dhchap.hostSecretFile(), diff));
         dhchap.ctrl().ifPresent(keys -> map.put(LunKeys.DHCHAP_CTRL_SECRET_FILE.name(),
-                file("LUN " + lun.name(), dhchap.ctrlSecretFile())));
+                file("LUN " + lun.name(), dhchap.ctrlSecretFile(), diff)));
         return map;
     }
+
+    /** What {@link ConfigDiff} compares for a secret not read from a file (its content is compared apart). */
+    static final String INLINE = "(inline secret)";
 
     /** A secret is only ever written as the file it came from, never as its text. */
-    private static String file(String owner, Optional<Path> file) {
+    private static String file(String owner, Optional<Path> file, boolean diff) {
+        if (diff && file.isEmpty()) {
+            return INLINE;
+        }
         return file.map(Path::toString).orElseThrow(() -> new IllegalArgumentException(
                 owner + ": CHAP secret not read from a file; it cannot be written to a LUN file"));
     }

@@ -52,7 +52,7 @@ public final class ServerWriter {
         control.listen().ifPresent(l -> doc.put(ServerKeys.CONTROL_LISTEN.name(), l.toString()));
         control.tokenFile().ifPresent(f -> doc.put(ServerKeys.CONTROL_TOKEN_FILE.name(), f.toString()));
         server.discoveryChap().ifPresent(chap -> doc.put(ServerKeys.DISCOVERY_CHAP.name(),
-                LunWriter.chap(chap, ServerKeys.DISCOVERY_CHAP.name())));
+                LunWriter.chap(chap, ServerKeys.DISCOVERY_CHAP.name(), all)));
         return doc;
     }
 

@@ -79,7 +79,7 @@ final class ServeCommand implements Callable<Integer> {
         }
         Exposure.warning(config).ifPresent(warning -> LOG.log(Level.WARNING, warning));
 
-        TargetServer server = new TargetServer(config, Optional.ofNullable(configDir));
+        TargetServer server = new TargetServer(config, Optional.ofNullable(configDir), this::overrides);
         CountDownLatch stopRequested = new CountDownLatch(1);
         Signal.handle(new Signal("INT"), s -> stopRequested.countDown());
         Signal.handle(new Signal("TERM"), s -> stopRequested.countDown());

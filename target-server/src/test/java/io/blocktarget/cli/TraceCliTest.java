@@ -47,11 +47,11 @@ class TraceCliTest extends ControlCliHarness {
 
     @Test
     void refusalsAndUsage() {
-        assertThat(run("trace", "nope")).isEqualTo(1);
+        assertThat(run("trace", "nope")).isEqualTo(2);
         assertThat(err.toString()).contains("nope");
-        assertThat(run("trace", "ram-4k")).isEqualTo(1);
+        assertThat(run("trace", "ram-4k")).isEqualTo(2);
         assertThat(err.toString()).contains("has not been traced");
-        assertThat(run("trace", "ram-4k", "--on", "--ring", "1000")).isEqualTo(1);
+        assertThat(run("trace", "ram-4k", "--on", "--ring", "1000")).isEqualTo(2);
         assertThat(err.toString()).contains("ring: 1000 is not a power of two");
         assertThat(run("trace", "ram-4k", "--on", "--off")).isEqualTo(2);
         assertThat(run("trace", "ram-4k", "--ring", "64")).isEqualTo(2);
