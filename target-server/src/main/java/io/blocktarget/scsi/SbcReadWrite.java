@@ -177,11 +177,11 @@ final class SbcReadWrite {
         BlockGeometry geometry = device.geometry();   // read per command: a resize shows at once
         long lba = cdb.lba();
         long maximum = limits.maximumPrefetchLength();
-        if (cdb.prefetchLength() > maximum) {
-            task.fail(SenseReason.INVALID_FIELD_IN_CDB, cdb.prefetchLengthField());
+        if (!Transfers.inRange(task, geometry, lba, cdb.prefetchLength())) {   // the range before the limit
             return;
         }
-        if (!Transfers.check(task, geometry, cdb.opcode(), lba, cdb.prefetchLength(), maximum)) {
+        if (cdb.prefetchLength() > maximum) {
+            task.fail(SenseReason.INVALID_FIELD_IN_CDB, cdb.prefetchLengthField());
             return;
         }
         if (lba >= geometry.blockCount()) { // PREFETCH LENGTH 0 names the blocks from lba on: there are none

@@ -165,7 +165,7 @@ class ProvisioningTest {
             u.run(ten(WRITE_SAME_10, 0, 0, 0), block).assertCheck(0x5, 0x24, 0x00).assertCdbField(7, 7);
             u.run(sixteen(WRITE_SAME_16, 0, 0, 0), block).assertCheck(0x5, 0x24, 0x00).assertCdbField(10, 7);
             u.run(sixteen(WRITE_SAME_16, 0, 0, (1L << 30) / 512 + 1), block)
-                    .assertCheck(0x5, 0x24, 0x00).assertCdbField(10, 7);                 // > MAXIMUM WRITE SAME LENGTH
+                    .assertCheck(0x5, 0x21, 0x00);                  // > MAXIMUM WRITE SAME LENGTH, past the end: the range
             u.run(ten(WRITE_SAME_10, 0, 2040, 9), block).assertCheck(0x5, 0x21, 0x00);
             u.run(ten(WRITE_SAME_10, 0, 0, 1), new byte[100]).assertCheck(0x5, 0x0E, 0x03);
             u.run(ten(WRITE_SAME_10, 0x10, 0, 1), block).assertCheck(0x5, 0x24, 0x00).assertCdbField(1, 4);
