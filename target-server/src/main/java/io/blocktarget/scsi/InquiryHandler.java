@@ -167,12 +167,17 @@ final class InquiryHandler {
     }
 
     /**
-     * Block Device Characteristics (SBC-4 §6.6.2): MEDIUM ROTATION RATE from {@code rotational:} (1 = non-rotating),
-     * the rest as {@link BlockDeviceCharacteristicsVpd#nonRotating()}.
+     * Block Device Characteristics (SBC-4 §6.6.2): MEDIUM ROTATION RATE from {@code rotational:} (1 = non-rotating);
+     * WABEREQ / WACEREQ 01b where SANITIZE BLOCK ERASE / CRYPTOGRAPHIC ERASE are supported — both unmap the whole
+     * medium (SbcSanitize), and a read of an unmapped block completes with GOOD status and zeros (LBPRZ = 1) — 00b (not
+     * specified) where they are not; the rest as {@link BlockDeviceCharacteristicsVpd#nonRotating()}.
      */
     BlockDeviceCharacteristicsVpd blockDeviceCharacteristics() {
         BlockDeviceCharacteristicsVpd plain = BlockDeviceCharacteristicsVpd.nonRotating();
+        int good = BlockDeviceCharacteristicsVpd.ERASED_READS_GOOD;
         return new BlockDeviceCharacteristicsVpd(limits.mediumRotationRate(), plain.productType(),
+                limits.supports(io.blocktarget.protocol.scsi.ScsiOpcode.SANITIZE_BLOCK_ERASE) ? good : 0,
+                limits.supports(io.blocktarget.protocol.scsi.ScsiOpcode.SANITIZE_CRYPTOGRAPHIC_ERASE) ? good : 0,
                 plain.nominalFormFactor(), plain.fuab(), plain.vbuls());
     }
 

@@ -7,6 +7,7 @@ import io.blocktarget.protocol.scsi.CompareAndWriteCdb;
 import io.blocktarget.protocol.scsi.ExtendedCopyCdb;
 import io.blocktarget.protocol.scsi.GetLbaStatusCdb;
 import io.blocktarget.protocol.scsi.InquiryCdb;
+import io.blocktarget.protocol.scsi.MediumWrites;
 import io.blocktarget.protocol.scsi.ModeSelectCdb;
 import io.blocktarget.protocol.scsi.ModeSenseCdb;
 import io.blocktarget.protocol.scsi.PersistentReserveInCdb;
@@ -209,6 +210,12 @@ final class LogicalUnit {
             task.fail(SenseReason.INVALID_FIELD_IN_CDB);
             return;
         }
+        // a write-protected unit (read-only LUN, or SWP in the Control mode page) refuses every command that writes
+        // the medium with DATA PROTECT, WRITE PROTECTED — implemented here or not, before its fields are looked at
+        if (writeProtected() && MediumWrites.writesMedium(task.command().cdb())) {
+            task.fail(SenseReason.WRITE_PROTECTED);
+            return;
+        }
         // advertise == enforce: a command RSOC does not list is refused as unsupported (UnitLimits)
         Optional<CdbError> unsupported = limits.refusal(opcode, serviceAction(task.command().cdb()));
         if (unsupported.isPresent()) {
@@ -228,10 +235,6 @@ final class LogicalUnit {
         }
         if (reservations.conflicts(nexus, cdb)) {
             task.fail(SenseReason.RESERVATION_CONFLICT);
-            return;
-        }
-        if (spec.device().readOnly() && writesMedium(cdb)) {
-            task.fail(SenseReason.WRITE_PROTECTED); // SBC-4 §4.11: DATA PROTECT, WRITE PROTECTED
             return;
         }
         if (faults.intercept(this, task, cdb, opcode)) {
@@ -272,6 +275,7 @@ final class LogicalUnit {
             case ModeSelectCdb c -> modePages.modeSelect(task, c);
             case ReadCdb c -> readWrite.read(task, c);
             case WriteCdb c -> readWrite.write(task, c);
+            case io.blocktarget.protocol.scsi.OrWriteCdb c -> readWrite.orWrite(task, c);
             case VerifyCdb c -> readWrite.verify(task, c);
             case WriteAndVerifyCdb c -> readWrite.writeAndVerify(task, c);
             case SynchronizeCacheCdb c -> readWrite.synchronizeCache(task, c);
@@ -302,12 +306,12 @@ final class LogicalUnit {
         return cdb.readableBytes() < 2 ? -1 : cdb.getUnsignedByte(cdb.readerIndex() + 1) & 0x1F;
     }
 
-    /** Commands that change the medium: DATA PROTECT on a read-only logical unit. */
-    private static boolean writesMedium(Cdb cdb) {
-        return cdb instanceof WriteCdb || cdb instanceof WriteAndVerifyCdb || cdb instanceof WriteSameCdb
-                || cdb instanceof UnmapCdb || cdb instanceof CompareAndWriteCdb || cdb instanceof SanitizeCdb
-                || cdb instanceof WriteAtomicCdb
-                || cdb instanceof io.blocktarget.protocol.scsi.ZbcOutCdb;
+    /**
+     * Whether the medium refuses writing: the device is read-only ({@code read-only:}) or an initiator set SWP in the
+     * Control mode page (SPC-4 §7.5.8, software write protect; MODE SENSE shows either as WP = 1).
+     */
+    boolean writeProtected() {
+        return spec.device().readOnly() || modePages.softwareWriteProtect();
     }
 
     /** Tasks in execution (tests check that every one left). */

@@ -122,7 +122,7 @@ final class Reservations {
             // REPORT TARGET PORT GROUPS is allowed under every reservation (SPC-4 Table 60): default
             case WriteCdb _, WriteAndVerifyCdb _, WriteSameCdb _, UnmapCdb _, CompareAndWriteCdb _, SanitizeCdb _,
                  SynchronizeCacheCdb _, ModeSelectCdb _, StartStopUnitCdb _,
-                 io.blocktarget.protocol.scsi.WriteAtomicCdb _,
+                 io.blocktarget.protocol.scsi.WriteAtomicCdb _, io.blocktarget.protocol.scsi.OrWriteCdb _,
                  io.blocktarget.protocol.scsi.ZbcOutCdb _ -> Access.WRITE; // ZBC-2 Table 4: ZBC OUT as WRITE
             // INQUIRY, REPORT LUNS, REQUEST SENSE, TEST UNIT READY, READ CAPACITY, PR IN/OUT;
             // RESERVE(6)/RELEASE(6) decide for themselves below

@@ -113,7 +113,8 @@ final class SbcSanitize {
                 || cdb instanceof WriteAndVerifyCdb || cdb instanceof WriteSameCdb || cdb instanceof UnmapCdb
                 || cdb instanceof CompareAndWriteCdb || cdb instanceof PreFetchCdb
                 || cdb instanceof SynchronizeCacheCdb || cdb instanceof GetLbaStatusCdb
-                || cdb instanceof io.blocktarget.protocol.scsi.WriteAtomicCdb;
+                || cdb instanceof io.blocktarget.protocol.scsi.WriteAtomicCdb
+                || cdb instanceof io.blocktarget.protocol.scsi.OrWriteCdb;
     }
 
     void execute(Task task, SanitizeCdb cdb) {

@@ -62,6 +62,8 @@ public enum ScsiOpcode {
     READ_16(0x88, -1, "88 f8 ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
     COMPARE_AND_WRITE(0x89, -1, "89 f8 ff ff ff ff ff ff ff ff 00 00 00 ff 00 05"),
     WRITE_16(0x8A, -1, "8a f8 ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
+    /** ORWRITE(16), SBC-4 §5.14: the data-out OR the medium, written back under one range lock. */
+    ORWRITE_16(0x8B, -1, "8b f8 ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
     WRITE_AND_VERIFY_16(0x8E, -1, "8e f6 ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
     VERIFY_16(0x8F, -1, "8f f6 ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
     PRE_FETCH_16(0x90, -1, "90 02 ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
