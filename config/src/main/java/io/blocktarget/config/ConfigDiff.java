@@ -28,6 +28,8 @@ public final class ConfigDiff {
             Map.entry("commands.", ChangeRule.IN_PLACE),
             Map.entry("limits.", ChangeRule.IN_PLACE),
             Map.entry("rotational", ChangeRule.IN_PLACE),
+            Map.entry("removable", ChangeRule.IN_PLACE),
+            Map.entry("sanitize-duration", ChangeRule.IN_PLACE),
             Map.entry("identity.", ChangeRule.IN_PLACE),
             Map.entry("session.", ChangeRule.IN_PLACE),
             Map.entry("faults", ChangeRule.IN_PLACE),

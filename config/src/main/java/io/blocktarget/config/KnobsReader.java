@@ -24,7 +24,11 @@ import java.util.function.ToIntFunction;
  * agree ({@link CrossChecks#accessConflicts}).
  */
 final class KnobsReader {
-    static final List<String> KEYS = List.of("commands", "limits", "rotational", "identity", "session");
+    static final List<String> KEYS = List.of("commands", "limits", "rotational", "identity", "session", "removable",
+            "sanitize-duration");
+    /** {@code sanitize-duration:}, as the fault rules' durations (at most an hour). */
+    private static final ValueType<Long> SANITIZE_DURATION = ValueType.text("a duration", FaultReader.DURATION_ALLOWED,
+            FaultReader::parseDuration);
     /** Today's WRITE SAME rule (Linux 7.3 sd BUG above 4 KiB, DESIGN §9): the default of commands.write-same. */
     static final int WRITE_SAME_DEFAULT_UP_TO = 4096;
     /** The largest MAXIMUM TRANSFER LENGTH the SCSI layer supports (its default); a knob may only lower it. */
@@ -63,6 +67,10 @@ final class KnobsReader {
         Map<Command, Boolean> commands = commands(lun, problems);
         Optional<Boolean> rotational = lun.has("rotational") ? lun.value("rotational", ValueType.BOOLEAN)
                 : Optional.empty();
+        Optional<Boolean> removable = lun.has("removable") ? lun.value("removable", ValueType.BOOLEAN)
+                : Optional.empty();
+        Optional<Long> sanitizeDuration = lun.has("sanitize-duration")
+                ? lun.value("sanitize-duration", SANITIZE_DURATION) : Optional.empty();
         Map<Identity, String> identity = identity(lun, problems);
         Map<Limit, Long> limits = Map.of();
         Map<Session, Long> session = Map.of();
@@ -73,7 +81,7 @@ final class KnobsReader {
         if (problems.count() > before) {
             return DeviceKnobs.DEFAULTS;
         }
-        return new DeviceKnobs(commands, limits, rotational, identity, session);
+        return new DeviceKnobs(commands, limits, rotational, identity, session, removable, sanitizeDuration);
     }
 
     /**
@@ -414,6 +422,8 @@ final class KnobsReader {
             doc.put("limits", limits);
         }
         knobs.rotational().ifPresent(r -> doc.put("rotational", r));
+        knobs.removable().ifPresent(r -> doc.put("removable", r));
+        knobs.sanitizeDurationNanos().ifPresent(d -> doc.put("sanitize-duration", FaultReader.formatDuration(d)));
         if (!knobs.identity().isEmpty()) {
             Map<String, Object> identity = new LinkedHashMap<>();
             knobs.identity().forEach((k, v) -> identity.put(k.key(), v));

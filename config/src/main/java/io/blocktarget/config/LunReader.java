@@ -13,7 +13,7 @@ import org.snakeyaml.engine.v2.nodes.Node;
 final class LunReader {
     static final List<String> KEYS = List.of("backend", "size", "logical-block-size", "physical-block-size",
             "read-only", "export", "access", "path", "create", "direct-io", "atomic", "zoned", "commands", "limits",
-            "rotational", "identity", "faults", "session");
+            "rotational", "identity", "faults", "session", "removable", "sanitize-duration");
     private static final List<String> FILE_KEYS = List.of("path", "create", "direct-io");
 
     static final int MIN_LOGICAL_BLOCK_SIZE = 512;
