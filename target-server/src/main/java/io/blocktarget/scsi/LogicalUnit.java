@@ -288,7 +288,8 @@ final class LogicalUnit {
             case Reserve6Cdb _ -> reservations.reserve6(task);
             case Release6Cdb _ -> reservations.release6(task);
             case PreFetchCdb c -> readWrite.preFetch(task, c);
-            case SanitizeCdb c -> sanitize.execute(task, c);
+            case SanitizeCdb c -> sanitize.execute(task, c,
+                    current.features().knobs().sanitizeDurationNanos().orElse(0L));
             case ExtendedCopyCdb c -> extendedCopy.execute(task, c);
             case ReceiveCopyResultsCdb c -> extendedCopy.receiveCopyResults(task, c);
             case ReadDefectDataCdb c -> SbcCapacity.readDefectData(task, c);
@@ -314,6 +315,11 @@ final class LogicalUnit {
         return spec.device().readOnly() || modePages.softwareWriteProtect();
     }
 
+    /** Tests: the clock and timer of SANITIZE's {@code sanitize-duration:}. */
+    void sanitizePacer(SbcSanitize.Pacer pacer) {
+        sanitize.pacer(pacer);
+    }
+
     /** Tasks in execution (tests check that every one left). */
     int tasksInExecution() {
         return taskSet.size();
@@ -325,6 +331,7 @@ final class LogicalUnit {
      */
     void abortTasks(java.util.function.Predicate<Task> which, java.util.function.Consumer<java.util.Set<ItNexus>> stopped) {
         faults.releaseTasks(which); // held by a no-response rule: they end now, so the task set can empty
+        sanitize.releaseTasks(which); // a SANITIZE waiting for its operation ends now; the operation goes on
         taskSet.abort(which, stopped);
     }
 
@@ -353,6 +360,7 @@ final class LogicalUnit {
     /** I_T nexus loss (SAM-5 §6.3.4): its RESERVE(6) is released; registrations persist (SPC-4 §5.13.1). */
     void nexusLost(ItNexus nexus) {
         faults.releaseNexus(nexus);
+        sanitize.releaseTasks(t -> t.nexus().equals(nexus)); // SAM-5 §6.3.4: its tasks end; the operation does not
         reservations.nexusLost(nexus);
         unitAttentions.forget(nexus);
     }

@@ -191,16 +191,4 @@ class ProvisioningTest {
         }
     }
 
-    @Test
-    void getLbaStatusAnswersMappedToTheEnd() {
-        try (Scsi.Unit u = Scsi.Unit.ram("lbas", 4096, 4096, 1 << 20)) {
-            byte[] d = u.run(sixteen(0x9E, 0x12, 10, 64), null).assertGood().data();
-            assertThat(d).isEqualTo(cdb(0, 0, 0, 20, 0, 0, 0, 0,
-                    0, 0, 0, 0, 0, 0, 0, 10,                // LBA 10
-                    0, 0, 0, 246,                           // 256 - 10 blocks
-                    0x00, 0, 0, 0));                        // mapped
-            u.run(sixteen(0x9E, 0x12, 256, 64), null).assertCheck(0x5, 0x21, 0x00);
-            assertThat(u.run(sixteen(0x9E, 0x12, 0, 8), null).assertGood().data()).hasSize(8);
-        }
-    }
 }
