@@ -348,20 +348,26 @@ final class LogicalUnit {
     }
 
     /**
-     * LOGICAL UNIT RESET (SAM-5 §7.7): RESERVE(6) reservations are released (persistent ones survive),
-     * mode pages return to their defaults, and every other nexus gets POWER ON, RESET unit attention.
+     * A logical unit reset (SAM-5 §6.3.3; by LOGICAL UNIT RESET, §7.7, or a hard reset, §6.3.2): RESERVE(6)
+     * reservations are released (persistent ones survive), mode pages return to their defaults, and every I_T nexus
+     * — the requester's too: its mode pages changed as well — gets the unit attention {@code reason} once: BUS DEVICE
+     * RESET FUNCTION OCCURRED (29h/03h) for the task management function, POWER ON, RESET, OR BUS DEVICE RESET
+     * OCCURRED (29h/00h) for a target reset. A SANITIZE in progress goes on (SBC-4 §4.11).
      */
-    void reset(ItNexus requester) {
+    void reset(SenseReason reason) {
         reservations.reset();
         modePages.reset();
-        unitAttentions.raiseForOthers(requester, SenseReason.POWER_ON_RESET);
+        unitAttentions.raiseForAll(reason);
     }
 
-    /** I_T nexus loss (SAM-5 §6.3.4): its RESERVE(6) is released; registrations persist (SPC-4 §5.13.1). */
+    /**
+     * I_T nexus loss (SAM-5 §6.3.4): its RESERVE(6) is released; registrations persist (SPC-4 §5.13.1); when it comes
+     * back it meets I_T NEXUS LOSS OCCURRED.
+     */
     void nexusLost(ItNexus nexus) {
         faults.releaseNexus(nexus);
         sanitize.releaseTasks(t -> t.nexus().equals(nexus)); // SAM-5 §6.3.4: its tasks end; the operation does not
         reservations.nexusLost(nexus);
-        unitAttentions.forget(nexus);
+        unitAttentions.nexusLost(nexus);
     }
 }

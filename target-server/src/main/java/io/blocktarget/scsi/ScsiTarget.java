@@ -140,7 +140,8 @@ public final class ScsiTarget implements ScsiTargetDevice {
                 // SAM-5 §7.2 / §7.3: only the requester's tasks; nothing to tell others
             }
             case CLEAR_TASK_SET -> affected.forEach(u -> u.tasksCleared(requester, new HashSet<>(losers)));
-            case LOGICAL_UNIT_RESET, TARGET_RESET -> affected.forEach(u -> u.reset(requester));
+            case LOGICAL_UNIT_RESET -> affected.forEach(u -> u.reset(SenseReason.BUS_DEVICE_RESET_FUNCTION_OCCURRED));
+            case TARGET_RESET -> affected.forEach(u -> u.reset(SenseReason.POWER_ON_RESET));
         }
     }
 
@@ -148,13 +149,13 @@ public final class ScsiTarget implements ScsiTargetDevice {
     public void logicalUnitReset(ItNexus requester, long lun) {
         Mounted mounted = inventory.units().get(lun);
         if (mounted != null) {
-            mounted.unit().reset(requester);
+            mounted.unit().reset(SenseReason.BUS_DEVICE_RESET_FUNCTION_OCCURRED);
         }
     }
 
     /** The state part of a hard reset of every logical unit (no tasks aborted); see {@link #taskManagement}. */
     public void targetReset(ItNexus requester) {
-        inventory.units().values().forEach(m -> m.unit().reset(requester));
+        inventory.units().values().forEach(m -> m.unit().reset(SenseReason.POWER_ON_RESET));
     }
 
     @Override
