@@ -82,7 +82,11 @@ final class LogicalUnit {
         this.reservations = new Reservations(spec.state().reservations(), unitAttentions);
         this.rangeLock = new RangeLock(spec.state().rangeLocks());
         this.writeAtomic = new SbcWriteAtomic(spec.device(), modePages, spec.state());
-        this.persistentReserve = new PersistentReserveCommands(reservations);
+        this.persistentReserve = new PersistentReserveCommands(reservations, (nexuses, done) ->
+                target.abortTasksOf(nexuses, spec.lun(), losers -> {
+                    tasksCleared(null, losers);   // SAM-5 §5.6, TAS = 0: COMMANDS CLEARED BY ANOTHER INITIATOR
+                    done.run();
+                }));
         this.sanitize = new SbcSanitize(spec.device(), rangeLock);
         this.extendedCopy = new ExtendedCopy(target);
         this.faults = new ScsiFaults(spec.state().faults(), spec.device());

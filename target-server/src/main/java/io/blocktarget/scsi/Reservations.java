@@ -180,6 +180,23 @@ final class Reservations {
         return invalid(state.preempt(registrant(nexus), key, serviceActionKey, type(type)).outcome());
     }
 
+    /** What PREEMPT AND ABORT did: null outcome = GOOD, and the I_T nexuses whose registrations it removed. */
+    record Preempted(Parsed.Invalid<Void> outcome, java.util.Set<ItNexus> nexuses) {
+    }
+
+    /** PREEMPT (AND ABORT): as {@link #preempt}, with the SCSI I_T nexuses it preempted (NVMe hosts left out). */
+    Preempted preemptNexuses(ItNexus nexus, long key, long serviceActionKey, PrType type) {
+        io.blocktarget.block.Reservations.PreemptResult result = state.preempt(registrant(nexus), key,
+                serviceActionKey, type(type));
+        java.util.Set<ItNexus> nexuses = new java.util.HashSet<>();
+        for (Registrant r : result.removed()) {
+            if (r instanceof Registrant.InitiatorPort port) {
+                nexuses.add(nexus(port));
+            }
+        }
+        return new Preempted(invalid(result.outcome()), nexuses);
+    }
+
     /** What REGISTER AND MOVE answered: its handler maps it, since only it knows the parameter fields. */
     enum Move { OK, CONFLICT, SAME_NEXUS }
 
