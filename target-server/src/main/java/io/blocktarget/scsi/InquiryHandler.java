@@ -135,7 +135,7 @@ final class InquiryHandler {
      * IDENTIFICATION and PRODUCT REVISION LEVEL from {@code identity:} (Linux: /sys/block/X/device/vendor, model, rev).
      */
     ByteBuf standardData() {
-        return standard(peripheral, TPGS_IMPLICIT, limits.thirdPartyCopy(),
+        return standard(peripheral, knobs.removable().orElse(false), TPGS_IMPLICIT, limits.thirdPartyCopy(),
                 identity(io.blocktarget.config.DeviceKnobs.Identity.VENDOR, VENDOR_ID),
                 identity(io.blocktarget.config.DeviceKnobs.Identity.PRODUCT, PRODUCT_ID),
                 identity(io.blocktarget.config.DeviceKnobs.Identity.REVISION, PRODUCT_REVISION));
@@ -143,7 +143,13 @@ final class InquiryHandler {
 
     private static ByteBuf standard(Peripheral peripheral, int tpgs, boolean thirdPartyCopy, String vendor,
                                     String product, String revision) {
-        StandardInquiryData data = new StandardInquiryData(peripheral, false, StandardInquiryData.VERSION_SPC_4,
+        return standard(peripheral, false, tpgs, thirdPartyCopy, vendor, product, revision);
+    }
+
+    /** With {@code removable}: RMB = 1, the medium is removable ({@code removable: true}, RemovableMedium). */
+    private static ByteBuf standard(Peripheral peripheral, boolean removable, int tpgs, boolean thirdPartyCopy,
+                                    String vendor, String product, String revision) {
+        StandardInquiryData data = new StandardInquiryData(peripheral, removable, StandardInquiryData.VERSION_SPC_4,
                 false, true, tpgs, thirdPartyCopy, false, true, vendor, product, revision,
                 List.of(VersionDescriptor.SAM_5, VersionDescriptor.ISCSI, VersionDescriptor.SPC_4,
                         VersionDescriptor.SBC_3));

@@ -63,6 +63,8 @@ final class LogicalUnit {
     private volatile CompareAndWrite compareAndWrite;
     private final PersistentReserveCommands persistentReserve;
     private final SbcSanitize sanitize;
+    /** The tray of a {@code removable: true} unit; consulted only while the current knobs say removable. */
+    private final RemovableMedium medium = new RemovableMedium();
     private final ExtendedCopy extendedCopy;
     private final SbcWriteAtomic writeAtomic;
     private final RangeLock rangeLock;
@@ -231,6 +233,12 @@ final class LogicalUnit {
             task.fail(error);
             return;
         }
+        // SBC-4 §5.25: the medium of a removable unit is out: NOT READY, MEDIUM NOT PRESENT
+        SenseReason noMedium = removable() ? medium.refusal(cdb) : null;
+        if (noMedium != null) {
+            task.fail(noMedium);
+            return;
+        }
         // SBC-4 §4.11: NOT READY / SANITIZE IN PROGRESS while one runs, MEDIUM ERROR after one failed
         Optional<SenseData> sanitizing = sanitize.refusal(cdb);
         if (sanitizing.isPresent()) {
@@ -267,11 +275,21 @@ final class LogicalUnit {
                 Optional<SenseData> progress = sanitize.pendingSense();
                 if (progress.isPresent()) {
                     SpcHandlers.returnSense(task, c, progress.get()); // SBC-4 §4.11.1: progress indication
+                } else if (removable() && !medium.present() && unitAttentions.isEmpty(task.nexus())) {
+                    SpcHandlers.returnSense(task, c, SenseData.of(SenseReason.MEDIUM_NOT_PRESENT));
                 } else {
                     SpcHandlers.requestSense(task, c, unitAttentions);
                 }
             }
-            case StartStopUnitCdb _ -> task.good(); // nothing spins: accepted (SBC-4 §5.25)
+            // nothing spins: accepted (SBC-4 §5.25); a removable unit's medium moves with LOEJ
+            case StartStopUnitCdb c -> {
+                if (removable()) {
+                    medium.startStop(task, c, unitAttentions);
+                } else {
+                    task.good();
+                }
+            }
+            case io.blocktarget.protocol.scsi.PreventAllowMediumRemovalCdb c -> medium.preventAllow(task, c);
             case ReportSupportedOperationCodesCdb c -> SpcHandlers.reportSupportedOperationCodes(task, c, limits);
             case ReadCapacity10Cdb _ -> SbcCapacity.readCapacity10(task, geometry);
             case ReadCapacity16Cdb c -> SbcCapacity.readCapacity16(task, c, geometry, zbc.isPresent());
@@ -309,6 +327,11 @@ final class LogicalUnit {
     /** SERVICE ACTION (byte 1, bits 4-0) of a CDB whose operation code has them; -1 if too short. */
     private static int serviceAction(io.netty.buffer.ByteBuf cdb) {
         return cdb.readableBytes() < 2 ? -1 : cdb.getUnsignedByte(cdb.readerIndex() + 1) & 0x1F;
+    }
+
+    /** {@code removable: true} now (a knob: it may change at runtime, RemovableMedium is then consulted or not). */
+    private boolean removable() {
+        return current.features().knobs().removable().orElse(false);
     }
 
     /**
@@ -361,6 +384,7 @@ final class LogicalUnit {
     void reset(SenseReason reason) {
         reservations.reset();
         modePages.reset();
+        medium.reset();
         unitAttentions.raiseForAll(reason);
     }
 
@@ -372,6 +396,7 @@ final class LogicalUnit {
         faults.releaseNexus(nexus);
         sanitize.releaseTasks(t -> t.nexus().equals(nexus)); // SAM-5 §6.3.4: its tasks end; the operation does not
         reservations.nexusLost(nexus);
+        medium.nexusLost(nexus);
         unitAttentions.nexusLost(nexus);
     }
 }

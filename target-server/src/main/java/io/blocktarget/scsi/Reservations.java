@@ -124,6 +124,9 @@ final class Reservations {
                  SynchronizeCacheCdb _, ModeSelectCdb _, StartStopUnitCdb _,
                  io.blocktarget.protocol.scsi.WriteAtomicCdb _, io.blocktarget.protocol.scsi.OrWriteCdb _,
                  io.blocktarget.protocol.scsi.ZbcOutCdb _ -> Access.WRITE; // ZBC-2 Table 4: ZBC OUT as WRITE
+            // SBC-4 Table 13: PREVENT ALLOW MEDIUM REMOVAL with PREVENT = 01b as a write; allowing always passes
+            case io.blocktarget.protocol.scsi.PreventAllowMediumRemovalCdb c -> c.prevent() ? Access.WRITE
+                    : Access.ALWAYS;
             // INQUIRY, REPORT LUNS, REQUEST SENSE, TEST UNIT READY, READ CAPACITY, PR IN/OUT;
             // RESERVE(6)/RELEASE(6) decide for themselves below
             default -> Access.ALWAYS;

@@ -53,6 +53,12 @@ final class UnitAttentions {
         return queue == null ? Optional.empty() : Optional.ofNullable(queue.pollFirst());
     }
 
+    /** Whether nothing is pending for the nexus. */
+    synchronized boolean isEmpty(ItNexus nexus) {
+        Deque<SenseReason> queue = pending.get(nexus);
+        return queue == null || queue.isEmpty();
+    }
+
     /** Establishes the condition for a nexus this logical unit knows (an unknown one meets POWER ON first anyway). */
     synchronized void raise(ItNexus nexus, SenseReason reason) {
         Deque<SenseReason> queue = pending.get(nexus);

@@ -137,6 +137,9 @@ record UnitLimits(long maximumTransferLength, long optimalTransferLength, int tr
         boolean copy = knobs.command(Command.COPY, true);
         Set<ScsiOpcode> ops = EnumSet.allOf(ScsiOpcode.class);
         ops.remove(ScsiOpcode.WRITE_ATOMIC_16); // only with atomic writes: withAtomicWrites()
+        if (!knobs.removable().orElse(false)) {
+            ops.remove(ScsiOpcode.PREVENT_ALLOW_MEDIUM_REMOVAL); // removable: true only (RemovableMedium)
+        }
         if (!writeSame) {
             ops.remove(ScsiOpcode.WRITE_SAME_10);
             ops.remove(ScsiOpcode.WRITE_SAME_16);

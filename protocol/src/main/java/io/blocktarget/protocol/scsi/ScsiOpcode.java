@@ -25,6 +25,8 @@ public enum ScsiOpcode {
     RELEASE_6(0x17, -1, "17 11 00 00 00 05"),
     MODE_SENSE_6(0x1A, -1, "1a 08 ff ff ff 05"),
     START_STOP_UNIT(0x1B, -1, "1b 01 00 0f f7 05"),
+    /** PREVENT ALLOW MEDIUM REMOVAL, SBC-4 §5.15: removable logical units only. */
+    PREVENT_ALLOW_MEDIUM_REMOVAL(0x1E, -1, "1e 00 00 00 03 05"),
     READ_CAPACITY_10(0x25, -1, "25 00 00 00 00 00 00 00 00 05"),
     READ_10(0x28, -1, "28 f8 ff ff ff ff 00 ff ff 05"),
     WRITE_10(0x2A, -1, "2a f8 ff ff ff ff 00 ff ff 05"),
