@@ -8,7 +8,8 @@ import java.util.Optional;
 
 /**
  * Advertised per-LUN knobs of a LUN file (issue 11 item 1, DESIGN §10): {@code commands:} switches optional commands
- * on or off, {@code limits:} overrides advertised-and-enforced limits, {@code rotational:} the medium,
+ * on or off, {@code limits:} overrides advertised-and-enforced limits, {@code rotational:} the medium, {@code
+ * removable:} a removable medium (SCSI), {@code sanitize-duration:} how long a SANITIZE takes at least (SCSI),
  * {@code identity:} the names the initiator sees, and {@code session:} what an iSCSI session or an NVMe controller
  * negotiates (these are properties of a target / subsystem: its LUN files must agree, {@link KnobsReader#claims}). Only what the file gives is held: a key that is absent means
  * "what the command sets did before knobs existed" (e.g. WRITE SAME off above 4 KiB blocks, the backend decides the
@@ -19,9 +20,12 @@ import java.util.Optional;
  * @param rotational {@code rotational:}; empty = non-rotating (today's Block Device Characteristics VPD)
  * @param identity   explicit {@code identity:} strings (hex digits, lower case, for naa / nguid / eui64)
  * @param session    explicit {@code session:} values: bytes, or a count for the keys {@link Session#isSize} denies
+ * @param removable  {@code removable:}; empty = not removable (SCSI RMB = 0)
+ * @param sanitizeDurationNanos {@code sanitize-duration:}; empty = a SANITIZE takes as long as the backend does
  */
 public record DeviceKnobs(Map<Command, Boolean> commands, Map<Limit, Long> limits, Optional<Boolean> rotational,
-                          Map<Identity, String> identity, Map<Session, Long> session) {
+                          Map<Identity, String> identity, Map<Session, Long> session, Optional<Boolean> removable,
+                          Optional<Long> sanitizeDurationNanos) {
     public static final DeviceKnobs DEFAULTS = new DeviceKnobs(Map.of(), Map.of(), Optional.empty(), Map.of(),
             Map.of());
 
@@ -31,6 +35,14 @@ public record DeviceKnobs(Map<Command, Boolean> commands, Map<Limit, Long> limit
         Objects.requireNonNull(rotational, "rotational");
         identity = copy(identity, Identity.class);
         session = copy(session, Session.class);
+        Objects.requireNonNull(removable, "removable");
+        Objects.requireNonNull(sanitizeDurationNanos, "sanitizeDurationNanos");
+    }
+
+    /** Knobs without {@code removable:} and {@code sanitize-duration:}. */
+    public DeviceKnobs(Map<Command, Boolean> commands, Map<Limit, Long> limits, Optional<Boolean> rotational,
+                       Map<Identity, String> identity, Map<Session, Long> session) {
+        this(commands, limits, rotational, identity, session, Optional.empty(), Optional.empty());
     }
 
     /** Knobs without a {@code session:} section. */
@@ -297,27 +309,35 @@ public record DeviceKnobs(Map<Command, Boolean> commands, Map<Limit, Long> limit
     /** True when nothing is given: the LUN behaves as before knobs existed. */
     public boolean isDefault() {
         return commands.isEmpty() && limits.isEmpty() && rotational.isEmpty() && identity.isEmpty()
-                && session.isEmpty();
+                && session.isEmpty() && removable.isEmpty() && sanitizeDurationNanos.isEmpty();
     }
 
     public DeviceKnobs withCommands(Map<Command, Boolean> value) {
-        return new DeviceKnobs(value, limits, rotational, identity, session);
+        return new DeviceKnobs(value, limits, rotational, identity, session, removable, sanitizeDurationNanos);
     }
 
     public DeviceKnobs withLimits(Map<Limit, Long> value) {
-        return new DeviceKnobs(commands, value, rotational, identity, session);
+        return new DeviceKnobs(commands, value, rotational, identity, session, removable, sanitizeDurationNanos);
     }
 
     public DeviceKnobs withRotational(Optional<Boolean> value) {
-        return new DeviceKnobs(commands, limits, value, identity, session);
+        return new DeviceKnobs(commands, limits, value, identity, session, removable, sanitizeDurationNanos);
     }
 
     public DeviceKnobs withIdentity(Map<Identity, String> value) {
-        return new DeviceKnobs(commands, limits, rotational, value, session);
+        return new DeviceKnobs(commands, limits, rotational, value, session, removable, sanitizeDurationNanos);
     }
 
     public DeviceKnobs withSession(Map<Session, Long> value) {
-        return new DeviceKnobs(commands, limits, rotational, identity, value);
+        return new DeviceKnobs(commands, limits, rotational, identity, value, removable, sanitizeDurationNanos);
+    }
+
+    public DeviceKnobs withRemovable(Optional<Boolean> value) {
+        return new DeviceKnobs(commands, limits, rotational, identity, session, value, sanitizeDurationNanos);
+    }
+
+    public DeviceKnobs withSanitizeDurationNanos(Optional<Long> value) {
+        return new DeviceKnobs(commands, limits, rotational, identity, session, removable, value);
     }
 
     private static <K extends Enum<K>, V> Map<K, V> copy(Map<K, V> map, Class<K> type) {

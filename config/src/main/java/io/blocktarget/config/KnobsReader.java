@@ -59,6 +59,9 @@ final class KnobsReader {
         int before = problems.count();
         Map<Command, Boolean> commands = commands(lun, problems);
         Optional<Boolean> rotational = lun.has(LunKeys.ROTATIONAL) ? lun.value(LunKeys.ROTATIONAL) : Optional.empty();
+        Optional<Boolean> removable = lun.has(LunKeys.REMOVABLE) ? lun.value(LunKeys.REMOVABLE) : Optional.empty();
+        Optional<Long> sanitizeDuration = lun.has(LunKeys.SANITIZE_DURATION) ? lun.value(LunKeys.SANITIZE_DURATION)
+                : Optional.empty();
         Map<Identity, String> identity = identity(lun, problems);
         Map<Limit, Long> limits = Map.of();
         Map<Session, Long> session = Map.of();
@@ -69,7 +72,7 @@ final class KnobsReader {
         if (problems.count() > before) {
             return DeviceKnobs.DEFAULTS;
         }
-        return new DeviceKnobs(commands, limits, rotational, identity, session);
+        return new DeviceKnobs(commands, limits, rotational, identity, session, removable, sanitizeDuration);
     }
 
     /**
@@ -418,6 +421,9 @@ final class KnobsReader {
             doc.put(LunKeys.LIMITS.name(), limits);
         }
         knobs.rotational().ifPresent(r -> doc.put(LunKeys.ROTATIONAL.name(), r));
+        knobs.removable().ifPresent(r -> doc.put(LunKeys.REMOVABLE.name(), r));
+        knobs.sanitizeDurationNanos().ifPresent(d -> doc.put(LunKeys.SANITIZE_DURATION.name(),
+                FaultReader.formatDuration(d)));
         if (!knobs.identity().isEmpty()) {
             Map<String, Object> identity = new LinkedHashMap<>();
             knobs.identity().forEach((k, v) -> identity.put(k.key(), v));

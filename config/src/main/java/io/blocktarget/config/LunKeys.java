@@ -135,7 +135,8 @@ public final class LunKeys {
             .example("16KiB");
     public static final Key<Boolean> READ_ONLY = Key.value("read-only", ValueType.BOOLEAN).defaults(false, "false")
             .rule(REPLACE)
-            .doc("writes fail: SCSI DATA PROTECT, NVMe Namespace Is Write Protected")
+            .doc("writes fail: SCSI DATA PROTECT for every command that writes the medium (also those not implemented;"
+                    + " an initiator can also set SWP in the Control mode page), NVMe Namespace Is Write Protected")
             .example(true);
 
     public static final Key<String> ISCSI_TARGET = Key.value("target", Names.IQN_TYPE)
@@ -326,6 +327,16 @@ public final class LunKeys {
             .doc("the medium rotates: SCSI MEDIUM ROTATION RATE 7200 / 1 (queue/rotational); NVMe CNS 08h NSFEAT bit 4"
                     + " (queue/rotational, Linux 7.x)")
             .example(true);
+    public static final Key<Boolean> REMOVABLE = Key.value("removable", ValueType.BOOLEAN)
+            .defaultText("false (a fixed disk)").rule(IN_PLACE)
+            .doc("a removable medium (SCSI): RMB in INQUIRY, PREVENT ALLOW MEDIUM REMOVAL, START STOP UNIT eject / load"
+                    + " (NOT READY / MEDIUM NOT PRESENT while ejected)")
+            .example(true);
+    public static final Key<Long> SANITIZE_DURATION = Key.value("sanitize-duration", FaultKeys.DURATION_TYPE)
+            .defaultText("none (as fast as the backend)").rule(IN_PLACE)
+            .doc("the least time a SCSI SANITIZE takes, so that NOT READY / SANITIZE IN PROGRESS with its progress"
+                    + " indication can be observed (SBC-4 §4.11)")
+            .example("2s");
     public static final Key<Void> IDENTITY = Key.section("identity", "an identity map",
                     Arrays.stream(Identity.values()).<Key<?>>map(k -> Key.value(k.key(), KnobsReader.identityType(k))
                             .defaultText(k.defaultText()).doc(k.doc()).example(k.example())).toList())
@@ -347,7 +358,7 @@ public final class LunKeys {
     /** The whole LUN file. */
     public static final Key<Void> LUN = Key.section("", "a LUN definition", keys(BACKEND, SIZE, LOGICAL_BLOCK_SIZE,
             PHYSICAL_BLOCK_SIZE, READ_ONLY, EXPORT, ACCESS, PATH, CREATE, DIRECT_IO, ATOMIC, ZONED, COMMANDS, LIMITS,
-            ROTATIONAL, IDENTITY, FAULTS, SESSION));
+            ROTATIONAL, REMOVABLE, SANITIZE_DURATION, IDENTITY, FAULTS, SESSION));
 
     private static final List<KeyPaths.Declared> DECLARED = KeyPaths.walk(LUN, REPLACE);
 

@@ -14,8 +14,8 @@ import org.junit.jupiter.api.io.TempDir;
 /** The key tables themselves, the typo hints they give, and the key reference generated from them. */
 class KeyTableTest {
     private static final String LUN_KEYS = "allowed keys: backend, size, logical-block-size, physical-block-size,"
-            + " read-only, export, access, path, create, direct-io, atomic, zoned, commands, limits, rotational,"
-            + " identity, faults, session";
+            + " read-only, export, access, path, create, direct-io, atomic, zoned, commands, limits, rotational, removable,"
+            + " sanitize-duration, identity, faults, session";
 
     @TempDir
     Path tmp;

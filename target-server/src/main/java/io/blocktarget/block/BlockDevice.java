@@ -111,6 +111,16 @@ public interface BlockDevice extends AutoCloseable {
         callback.complete(null, new BlockIoException(BlockError.INVALID_LENGTH, name() + ": this backend cannot be resized"));
     }
 
+    /**
+     * The provisioning state of the blocks from {@code lba}: the run of blocks starting there that share it, at most
+     * {@code maxBlocks} long. {@code [lba, lba + maxBlocks)} lies within the device (the caller checked). The default,
+     * for a backend that cannot tell, is one mapped run: SBC-4's "mapped or unknown" (PROVISIONING STATUS 0h).
+     * Deallocation follows the backend's allocation unit (RAM: a chunk), so a block unmapped alone may stay mapped.
+     */
+    default ProvisioningRun provisioning(long lba, long maxBlocks) {
+        return new ProvisioningRun(true, maxBlocks);
+    }
+
     /** Backend memory or file space this device holds now, in bytes (RAM: chunks allocated); 0 when unknown. */
     default long allocatedBytes() {
         return 0;

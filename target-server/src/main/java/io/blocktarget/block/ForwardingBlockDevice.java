@@ -95,6 +95,11 @@ public abstract class ForwardingBlockDevice implements BlockDevice {
     }
 
     @Override
+    public ProvisioningRun provisioning(long lba, long maxBlocks) {
+        return delegate.provisioning(lba, maxBlocks);
+    }
+
+    @Override
     public long allocatedBytes() {
         return delegate.allocatedBytes();
     }

@@ -240,7 +240,7 @@ class FaultRulesScsiTest {
                 functionComplete::incrementAndGet);
         assertThat(functionComplete).as("LOGICAL UNIT RESET answered").hasValue(2);
         assertThat(other).isDone();
-        Scsi.run(target, B, 0, Scsi.testUnitReady(), null).assertCheck(0x6, 0x29, 0x00);
+        Scsi.run(target, B, 0, Scsi.testUnitReady(), null).assertCheck(0x6, 0x29, 0x03);
     }
 
     @Test

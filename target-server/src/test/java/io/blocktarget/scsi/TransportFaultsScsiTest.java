@@ -188,7 +188,8 @@ class TransportFaultsScsiTest {
         ScsiResponse r = dropped.join();
         assertThat(r.status()).isEqualTo(ScsiStatus.CHECK_CONDITION); // discarded by the transport: it is closed
         release(r);
-        Scsi.ready(target, A, 0);
+        Scsi.run(target, A, 0, Scsi.testUnitReady(), null).assertCheck(0x6, 0x29, 0x07); // I_T NEXUS LOSS OCCURRED
+        Scsi.run(target, A, 0, Scsi.testUnitReady(), null).assertGood();
     }
 
     @Test

@@ -88,6 +88,7 @@ class ZbcTest {
             byte[] b1 = u.run(inquiry(true, 0xB1, 255), null).assertGood().data();
             assertThat(b1[0]).isEqualTo((byte) 0x14);
             assertThat(b1[8] & 0x30).as("ZONED = 00b for host managed").isZero();
+            assertThat(b1[7] & 0xF0).as("WABEREQ = WACEREQ = 00b: no SANITIZE on a zoned unit").isZero();
             u.run(inquiry(true, 0xB2, 255), null).assertCheck(0x5, 0x24, 0x00);
         }
     }

@@ -454,7 +454,7 @@ class RegistryTest {
         assertThat(ready.status()).isEqualTo(io.blocktarget.protocol.scsi.ScsiStatus.GOOD);
 
         io.blocktarget.config.DeviceKnobs knobs = io.blocktarget.config.DeviceKnobs.DEFAULTS.withLimits(
-                Map.of(io.blocktarget.config.DeviceKnobs.Limit.MAX_TRANSFER, 1L << 20));
+                Map.of(io.blocktarget.config.DeviceKnobs.Limit.MAX_TRANSFER, 1L << 19));
         ApplyResult result = registry.apply(List.of(withKnobs(plain, knobs)));
 
         assertThat(result.retuned()).containsExactly("a");
@@ -468,8 +468,9 @@ class RegistryTest {
         assertThat((int) attention.senseData().getUnsignedByte(12)).isEqualTo(0x3F);  // INQUIRY DATA HAS CHANGED
         assertThat((int) attention.senseData().getUnsignedByte(13)).isEqualTo(0x03);
         release(attention);
-        // READ(10) of 257 blocks: above the new 1 MiB maximum transfer
-        ScsiResponse tooLong = runScsi(target, nexus, 0, new byte[] {0x28, 0, 0, 0, 0, 0, 0, 0x01, 0x01, 0})
+        // READ(10) of 129 blocks: above the new 512 KiB maximum transfer, within the 1 MiB LUN (past its end the
+        // range would answer first, LBA OUT OF RANGE)
+        ScsiResponse tooLong = runScsi(target, nexus, 0, new byte[] {0x28, 0, 0, 0, 0, 0, 0, 0x00, (byte) 0x81, 0})
                 .get(5, TimeUnit.SECONDS);
         assertThat((int) tooLong.senseData().getUnsignedByte(12)).isEqualTo(0x24);
         release(tooLong);
