@@ -30,7 +30,7 @@ import java.util.Arrays;
  * controller is torn down and every connection of it terminated.
  */
 final class Controller {
-    private static final System.Logger LOG = System.getLogger(Controller.class.getName());
+    private static final System.Logger LOG = System.getLogger("blocktarget.nvme");
 
     private final NvmeSubsystems target;
     private final Subsystem subsystem;

@@ -31,7 +31,7 @@ import java.util.Collections;
  * Change notice, Base §5.16.1.23). A removed subsystem's controllers are torn down (their connections closed).
  */
 public final class NvmeSubsystems implements NvmeTarget {
-    private static final System.Logger LOG = System.getLogger(NvmeSubsystems.class.getName());
+    private static final System.Logger LOG = System.getLogger("blocktarget.nvme");
     /**
      * Host NQN syntax (Base §4.5): {@code nqn.yyyy-mm.reverse-domain[:string]}, or the UUID form
      * {@code nqn.2014-08.org.nvmexpress:uuid:…} which has the same shape.
