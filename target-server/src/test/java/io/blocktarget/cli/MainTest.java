@@ -67,4 +67,57 @@ class MainTest {
         assertThat(run("check", "--config", "/nonexistent/blocktarget-config")).isEqualTo(2);
         assertThat(err.toString()).contains("/nonexistent/blocktarget-config");
     }
+
+    @Test
+    void everyControlCommandTakesJson() {
+        java.util.List<String> without = new java.util.ArrayList<>();
+        java.util.ArrayDeque<CommandLine> todo = new java.util.ArrayDeque<>(java.util.List.of(Main.commandLine()));
+        int clients = 0;
+        while (!todo.isEmpty()) {
+            CommandLine cl = todo.pop();
+            todo.addAll(cl.getSubcommands().values());
+            if (cl.getCommand() instanceof ClientCommand) {
+                clients++;
+                if (cl.getCommandSpec().findOption("--json") == null) {
+                    without.add(cl.getCommandSpec().qualifiedName());
+                }
+            }
+        }
+        assertThat(clients).isGreaterThan(12);
+        assertThat(without).isEmpty();
+    }
+
+    @Test
+    void checkJsonSaysValidOrEveryProblem(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws java.io.IOException {
+        java.nio.file.Path luns = java.nio.file.Files.createDirectories(dir.resolve("luns.d"));
+        java.nio.file.Files.writeString(luns.resolve("a.yaml"), "backend: null\nsize: 1GiB\n");
+        assertThat(run("check", "--config", dir.toString(), "--json")).isZero();
+        io.vertx.core.json.JsonObject ok = new io.vertx.core.json.JsonObject(out.toString());
+        assertThat(ok.getBoolean("valid")).isTrue();
+        assertThat(ok.getJsonArray("luns").getJsonObject(0).getString("name")).isEqualTo("a");
+        assertThat(err.toString()).isEmpty();
+        out.getBuffer().setLength(0);
+        java.nio.file.Files.writeString(luns.resolve("b.yaml"), "backend: null\nsize: 1GiB\nlogical-block-size: 3000\n");
+        assertThat(run("check", "--config", dir.toString(), "--json")).isEqualTo(2);
+        assertThat(out.toString()).isEmpty();
+        io.vertx.core.json.JsonObject problem = new io.vertx.core.json.JsonObject(err.toString().strip());
+        assertThat(problem.getString("type")).isEqualTo("urn:blocktarget:problem:invalid-config");
+        assertThat(problem.getJsonArray("invalid-params").getJsonObject(0).getString("name"))
+                .endsWith("b.yaml:3:logical-block-size");
+    }
+
+    @Test
+    void completionNeedsAShell() {
+        assertThat(run("completion")).isEqualTo(2);
+        assertThat(err.toString()).contains("Missing required parameter: 'SHELL' (bash, zsh, fish)");
+    }
+
+    @Test
+    void serveRefusesAnEmptyOrTooLongControlSocket() {
+        assertThat(run("serve", "--control-socket", "")).isEqualTo(2);
+        assertThat(err.toString()).contains("--control-socket: empty; allowed: a socket path, or off");
+        assertThat(run("serve", "--control-socket", "/" + "s".repeat(107))).isEqualTo(2);
+        assertThat(err.toString()).contains("longer than 107 bytes");
+    }
 }
