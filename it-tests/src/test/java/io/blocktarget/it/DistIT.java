@@ -84,6 +84,20 @@ class DistIT {
         assertThat(release.resolve("examples/basic/luns.d/ram-16k.yaml")).isRegularFile();
         assertThat(release.resolve("doc/blocktarget.txt")).content()
                 .contains("Usage: blocktarget [-hV] [COMMAND]", "Usage: blocktarget serve", "Usage: blocktarget check");
+        assertThat(release.resolve("doc/configuration.md")).content()
+                .isEqualTo(io.blocktarget.config.KeyReference.markdown());
+    }
+
+    /** The schemas for editors: shipped == generated (== served, OpenApiTest). */
+    @Test
+    void shipsTheGeneratedSchemas() throws Exception {
+        assertThat(release.resolve("share/schema/lun.schema.json")).content()
+                .isEqualTo(io.blocktarget.config.ConfigSchema.lun());
+        assertThat(release.resolve("share/schema/server.schema.json")).content()
+                .isEqualTo(io.blocktarget.config.ConfigSchema.server());
+        Result lun = runRelease(List.of("schema", "lun"));
+        assertThat(lun.exit).as(lun.all()).isZero();
+        assertThat(String.join("\n", lun.out) + "\n").isEqualTo(io.blocktarget.config.ConfigSchema.lun());
     }
 
     @Test

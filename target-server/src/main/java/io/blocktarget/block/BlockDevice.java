@@ -93,10 +93,10 @@ public interface BlockDevice extends AutoCloseable {
     }
 
     /**
-     * The zone state of a zoned device ({@link io.blocktarget.block.zoned.ZonedBlockDevice}); decorators forward it.
+     * The zone state of a host-managed zoned device (the zoned backend, block.zoned); decorators forward it.
      * Empty: a conventional device, and neither command set pays anything for zones.
      */
-    default java.util.Optional<io.blocktarget.block.zoned.Zones> zones() {
+    default java.util.Optional<Zones> zones() {
         return java.util.Optional.empty();
     }
 

@@ -85,7 +85,7 @@ public abstract class ForwardingBlockDevice implements BlockDevice {
     }
 
     @Override
-    public Optional<io.blocktarget.block.zoned.Zones> zones() {
+    public Optional<Zones> zones() {
         return delegate.zones();
     }
 

@@ -1,6 +1,7 @@
 package io.blocktarget.cli;
 
 import io.blocktarget.config.ConfigLoader;
+import io.blocktarget.config.LunKeys;
 import io.blocktarget.control.ControlClient;
 import io.blocktarget.control.ControlClient.Response;
 import io.blocktarget.control.ControlClient.UnreachableException;
@@ -23,6 +24,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /** {@code blocktarget lun add|resize|rm|list|show}: LUNs of a running server, through its control API. */
 @Command(name = "lun", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
@@ -37,6 +39,15 @@ final class LunCommand implements Runnable {
     public void run() {
         throw new CommandLine.ParameterException(spec.commandLine(),
                 "Missing required subcommand (add, resize, set, rm, list or show)");
+    }
+
+    /** Completion of {@code --set} / {@code lun set}: every key path of a LUN file (declared in LunKeys), as KEY=. */
+    static final class KeyPaths implements Iterable<String> {
+        @Override
+        public java.util.Iterator<String> iterator() {
+            return LunKeys.declared().stream().map(io.blocktarget.config.KeyPaths.Declared::path)
+                    .filter(p -> !p.contains("[]")).map(p -> p + "=").iterator();
+        }
     }
 
     static String path(String name) {
@@ -78,7 +89,8 @@ final class LunCommand implements Runnable {
         @Option(names = "--physical-block-size", paramLabel = "SIZE", description = "logical .. 32 MiB.")
         String physicalBlockSize;
 
-        @Option(names = "--set", paramLabel = "KEY=VALUE", description = "Any other key; VALUE is JSON when it parses"
+        @Option(names = "--set", paramLabel = "KEY=VALUE", completionCandidates = KeyPaths.class,
+                description = "Any other key; VALUE is JSON when it parses"
                 + " as JSON (true, 7, [\"a\"]), else text.")
         List<String> settings = new ArrayList<>();
 
@@ -102,9 +114,9 @@ final class LunCommand implements Runnable {
                     return "--set " + setting + ": allowed: KEY=VALUE, e.g. export.nvme.nsid=2";
                 }
                 String key = setting.substring(0, eq);
-                if (key.equals("name") || key.startsWith(".") || key.endsWith(".") || key.contains("..")) {
-                    return "--set " + setting + ": " + key + " is not a LUN key; allowed: a key of luns.d/NAME.yaml,"
-                            + " dotted for nested keys";
+                Optional<String> problem = LunKeys.checkPath(key);
+                if (problem.isPresent()) {
+                    return "--set " + setting + ": " + problem.get();
                 }
                 put(body, key.split("\\."), value(setting.substring(eq + 1)));
             }
@@ -178,7 +190,8 @@ final class LunCommand implements Runnable {
         @Parameters(index = "0", paramLabel = "NAME")
         String name;
 
-        @Parameters(index = "1..*", arity = "1..*", paramLabel = "KEY=VALUE", description = "Dotted for nested keys;"
+        @Parameters(index = "1..*", arity = "1..*", paramLabel = "KEY=VALUE", completionCandidates = KeyPaths.class,
+                description = "Dotted for nested keys;"
                 + " VALUE is JSON when it parses as JSON (true, 7), null removes the key, else text (1MiB).")
         List<String> settings = new ArrayList<>();
 
@@ -193,9 +206,9 @@ final class LunCommand implements Runnable {
                     return setting + ": allowed: KEY=VALUE, e.g. commands.write-same=true";
                 }
                 String key = setting.substring(0, eq);
-                if (key.equals("name") || key.startsWith(".") || key.endsWith(".") || key.contains("..")) {
-                    return setting + ": " + key + " is not a LUN key; allowed: a key of luns.d/NAME.yaml, dotted for"
-                            + " nested keys";
+                Optional<String> problem = LunKeys.checkPath(key);
+                if (problem.isPresent()) {
+                    return setting + ": " + problem.get();
                 }
                 String text = setting.substring(eq + 1);
                 Add.put(body, key.split("\\."), text.equals("null") ? null : Add.value(text));

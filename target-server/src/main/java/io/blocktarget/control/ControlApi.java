@@ -1,5 +1,6 @@
 package io.blocktarget.control;
 
+import io.blocktarget.config.ConfigSchema;
 import io.blocktarget.server.ControlPlane;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -64,7 +65,31 @@ final class ControlApi implements AutoCloseable {
         metrics.close();
     }
 
+    /**
+     * The served document: {@code openapi.json} with the LUN and fault-rule schemas generated from the key
+     * declarations ({@link ConfigSchema}) — the same schema {@code blocktarget schema lun} prints — so a client
+     * that validates its requests takes every key a LUN file takes.
+     */
     static String openapiText() {
+        JsonObject doc = new JsonObject(openapiResource());
+        JsonObject schemas = doc.getJsonObject("components").getJsonObject("schemas");
+        JsonObject definition = new JsonObject(ConfigSchema.apiLun());
+        schemas.put("LunDefinition", definition);
+        // what GET answers: the definition plus the read-only status (one object: additionalProperties stays false)
+        JsonObject lun = definition.copy().put("title", "Lun")
+                .put("description", "A LUN: its definition plus the read-only status");
+        lun.getJsonObject("properties").put("status", new JsonObject().put("$ref", "#/components/schemas/LunStatus"));
+        schemas.put("Lun", lun);
+        JsonObject fault = new JsonObject(ConfigSchema.faultRule());
+        JsonObject counts = schemas.getJsonObject("FaultRuleStatus").getJsonObject("properties");
+        counts.forEach(e -> fault.getJsonObject("properties").put(e.getKey(), e.getValue()));
+        schemas.put("FaultRule", fault);
+        schemas.remove("FaultRuleStatus");
+        return doc.encodePrettily();
+    }
+
+    /** openapi.json as written, before the generated schemas are put in. */
+    static String openapiResource() {
         try (InputStream in = ControlApi.class.getResourceAsStream(OPENAPI_RESOURCE)) {
             if (in == null) {
                 throw new IllegalStateException(OPENAPI_RESOURCE + " missing from the jar");

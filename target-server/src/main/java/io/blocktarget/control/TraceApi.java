@@ -1,6 +1,6 @@
 package io.blocktarget.control;
 
-import io.blocktarget.block.LunState;
+import io.blocktarget.block.lun.LunState;
 import io.blocktarget.block.trace.TraceRecord;
 import io.blocktarget.block.trace.TraceRing;
 import io.blocktarget.block.trace.Tracer;

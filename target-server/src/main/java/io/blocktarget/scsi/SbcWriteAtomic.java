@@ -3,7 +3,7 @@ package io.blocktarget.scsi;
 import io.blocktarget.block.AtomicWrites;
 import io.blocktarget.block.BlockDevice;
 import io.blocktarget.block.BlockGeometry;
-import io.blocktarget.block.LunState;
+import io.blocktarget.block.lun.LunState;
 import io.blocktarget.protocol.scsi.BlockLimitsAtomicFields;
 import io.blocktarget.protocol.scsi.ScsiOpcode;
 import io.blocktarget.protocol.scsi.SenseReason;

@@ -58,7 +58,7 @@ public interface ControlPlane {
      * The device state of a LUN of the current snapshot (its trace is switched there); a LUN replaced by a change
      * has a new one. Empty for an unknown LUN, and in control planes that serve no devices.
      */
-    default Optional<io.blocktarget.block.LunState> lunState(String name) {
+    default Optional<io.blocktarget.block.lun.LunState> lunState(String name) {
         return Optional.empty();
     }
 

@@ -145,7 +145,7 @@ final class Registry implements ControlPlane {
     }
 
     @Override
-    public Optional<io.blocktarget.block.LunState> lunState(String name) {
+    public Optional<io.blocktarget.block.lun.LunState> lunState(String name) {
         return snapshot.lun(name).map(Lun::state);
     }
 

@@ -39,17 +39,17 @@ public final class InMemoryControlPlane implements ControlPlane {
         this.luns = List.copyOf(luns);
     }
 
-    private final java.util.Map<String, io.blocktarget.block.LunState> states =
+    private final java.util.Map<String, io.blocktarget.block.lun.LunState> states =
             new java.util.concurrent.ConcurrentHashMap<>();
 
     /** A device state per LUN name while the LUN exists (what the trace routes switch). */
     @Override
-    public Optional<io.blocktarget.block.LunState> lunState(String name) {
+    public Optional<io.blocktarget.block.lun.LunState> lunState(String name) {
         if (luns.stream().noneMatch(l -> l.name().equals(name))) {
             states.remove(name);
             return Optional.empty();
         }
-        return Optional.of(states.computeIfAbsent(name, io.blocktarget.block.LunState::new));
+        return Optional.of(states.computeIfAbsent(name, io.blocktarget.block.lun.LunState::new));
     }
 
     /** The next {@link #apply} throws {@code e} and changes nothing. */

@@ -2,7 +2,7 @@ package io.blocktarget.scsi;
 
 import io.blocktarget.block.BlockDevice;
 import io.blocktarget.block.IoKind;
-import io.blocktarget.block.LunState;
+import io.blocktarget.block.ZoneLayout;
 import io.blocktarget.block.fault.FaultAction;
 import io.blocktarget.block.fault.FaultBlockDevice;
 import io.blocktarget.block.fault.FaultMatch;
@@ -10,7 +10,7 @@ import io.blocktarget.block.fault.FaultRule;
 import io.blocktarget.block.fault.FaultStatus;
 import io.blocktarget.block.fault.FaultTrigger;
 import io.blocktarget.block.fault.LunFaults;
-import io.blocktarget.block.zoned.ZoneLayout;
+import io.blocktarget.block.lun.LunState;
 import io.blocktarget.block.zoned.ZonedBlockDevice;
 import io.blocktarget.protocol.scsi.ScsiStatus;
 import io.netty.buffer.ByteBuf;

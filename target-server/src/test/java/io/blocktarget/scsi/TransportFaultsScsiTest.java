@@ -2,7 +2,6 @@ package io.blocktarget.scsi;
 
 import io.blocktarget.block.BlockDevice;
 import io.blocktarget.block.IoKind;
-import io.blocktarget.block.LunState;
 import io.blocktarget.block.fault.ActiveRule;
 import io.blocktarget.block.fault.FaultAction;
 import io.blocktarget.block.fault.FaultBlockDevice;
@@ -11,6 +10,7 @@ import io.blocktarget.block.fault.FaultMatch;
 import io.blocktarget.block.fault.FaultRule;
 import io.blocktarget.block.fault.FaultTrigger;
 import io.blocktarget.block.fault.LunFaults;
+import io.blocktarget.block.lun.LunState;
 import io.blocktarget.protocol.scsi.ScsiStatus;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;

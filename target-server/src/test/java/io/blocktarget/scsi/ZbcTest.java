@@ -1,11 +1,11 @@
 package io.blocktarget.scsi;
 
 import io.blocktarget.block.BlockGeometry;
+import io.blocktarget.block.ZoneLayout;
+import io.blocktarget.block.Zones;
 import io.blocktarget.block.ram.MemoryBudget;
 import io.blocktarget.block.ram.RamBlockDevice;
-import io.blocktarget.block.zoned.ZoneLayout;
 import io.blocktarget.block.zoned.ZonedBlockDevice;
-import io.blocktarget.block.zoned.Zones;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

@@ -2,8 +2,8 @@ package io.blocktarget.server;
 
 import io.blocktarget.block.BlockDevice;
 import io.blocktarget.block.IoKind;
-import io.blocktarget.block.LunState;
 import io.blocktarget.block.fault.FaultCommand;
+import io.blocktarget.block.lun.LunState;
 import io.blocktarget.block.ram.MemoryBudget;
 import io.blocktarget.config.ConfigLoader;
 import io.blocktarget.config.LunConfig;
