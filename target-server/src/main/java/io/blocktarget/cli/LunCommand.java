@@ -319,9 +319,6 @@ final class LunCommand implements Runnable {
     @Command(name = "list", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "List the LUNs and say where changes are kept.")
     static final class ListLuns extends ClientCommand {
-        @Option(names = "--json", description = "Print the API's JSON.")
-        boolean json;
-
         @Override
         int run(ControlClient client, PrintWriter out, PrintWriter err) throws UnreachableException {
             Response response = client.get("/v1/luns");

@@ -34,7 +34,7 @@ import java.util.concurrent.Callable;
  * Reads answer on the event loop from the control plane's current snapshot; changes run on one worker thread, in
  * arrival order (see {@link LunChanges}).
  */
-final class ControlApi {
+final class ControlApi implements AutoCloseable {
     private static final Logger LOG = System.getLogger("blocktarget.control");
     static final String OPENAPI_RESOURCE = "openapi.json";
     /** A LUN definition is a few hundred bytes; anything near this is not one. */
@@ -57,6 +57,12 @@ final class ControlApi {
         this.worker = worker;
         this.metrics = new ControlMetrics(plane);
         this.openapi = Buffer.buffer(openapiText());
+    }
+
+    /** Releases what the metrics hold beyond the scrape (the GC notification listener). */
+    @Override
+    public void close() {
+        metrics.close();
     }
 
     /**

@@ -31,7 +31,7 @@ import java.util.Collections;
  * Change notice, Base §5.16.1.23). A removed subsystem's controllers are torn down (their connections closed).
  */
 public final class NvmeSubsystems implements NvmeTarget {
-    private static final System.Logger LOG = System.getLogger(NvmeSubsystems.class.getName());
+    private static final System.Logger LOG = System.getLogger("blocktarget.nvme");
     /**
      * Host NQN syntax (Base §4.5): {@code nqn.yyyy-mm.reverse-domain[:string]}, or the UUID form
      * {@code nqn.2014-08.org.nvmexpress:uuid:…} which has the same shape.
@@ -94,9 +94,11 @@ public final class NvmeSubsystems implements NvmeTarget {
         if (target != null && !target.secureChannel().admits(connection.security())) {
             // tls: required (NVMe/TCP §3.6, TREQ "secure channel required"): the host should have come over TLS;
             // refuse and close, as nvmet closes a plain connection on a port that requires TLS.
-            LOG.log(Level.INFO, "NVMe Connect QID {0} from {1} ({2}) to {3} refused: the subsystem requires TLS"
-                    + " (access.tls: required) and the connection is plain; closing it", command.qid(),
-                    connection.peerAddress(), data.hostnqn(), data.subnqn());
+            if (connection.logAdmitted()) {
+                LOG.log(Level.INFO, "NVMe Connect QID {0} from {1} ({2}) to {3} refused: the subsystem requires TLS"
+                        + " (access.tls: required) and the connection is plain; closing it", command.qid(),
+                        connection.peerAddress(), data.hostnqn(), data.subnqn());
+            }
             done.complete(ConnectResult.refused(NvmeStatus.CONNECT_INVALID_HOST, 0));
             connection.terminate("plain connection to a subsystem that requires TLS");
             return;
@@ -106,15 +108,17 @@ public final class NvmeSubsystems implements NvmeTarget {
                 && !(tls.get().subsystemNqn().equals(data.subnqn()) && tls.get().hostNqn().equals(data.hostnqn()))) {
             // The TLS PSK was derived for one host and one subsystem (NVMe/TCP §3.6.1.3, the identity names both):
             // a Connect naming another is not what the key authenticated.
-            LOG.log(Level.INFO, "NVMe Connect QID {0} from {1} ({2}) to {3} refused: the connection's TLS PSK is for"
-                    + " {4} to {5}; closing it", command.qid(), connection.peerAddress(), data.hostnqn(), data.subnqn(),
-                    tls.get().hostNqn(), tls.get().subsystemNqn());
+            if (connection.logAdmitted()) {
+                LOG.log(Level.INFO, "NVMe Connect QID {0} from {1} ({2}) to {3} refused: the connection's TLS PSK is"
+                        + " for {4} to {5}; closing it", command.qid(), connection.peerAddress(), data.hostnqn(),
+                        data.subnqn(), tls.get().hostNqn(), tls.get().subsystemNqn());
+            }
             done.complete(ConnectResult.refused(NvmeStatus.CONNECT_INVALID_HOST, 0));
             connection.terminate("Connect for another host or subsystem than the TLS PSK's");
             return;
         }
         ConnectResult result = connect(command, data, connection);
-        if (!result.status().isSuccess()) {
+        if (!result.status().isSuccess() && connection.logAdmitted()) {
             LOG.log(Level.INFO, "NVMe Connect QID {0} from {1} ({2}) to {3} refused: {4}", command.qid(),
                     connection.peerAddress(), data.hostnqn(), data.subnqn(), result.status());
         }

@@ -47,7 +47,7 @@ import java.util.Optional;
  * reservation conflicts and write protection, and only then does a handler of its family do I/O.
  */
 final class LogicalUnit {
-    private static final System.Logger LOG = System.getLogger(LogicalUnit.class.getName());
+    private static final System.Logger LOG = System.getLogger("blocktarget.scsi");
 
     private final ScsiTarget target;
     private final LogicalUnitSpec spec;

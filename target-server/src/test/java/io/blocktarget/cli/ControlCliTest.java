@@ -184,7 +184,8 @@ class ControlCliTest extends ControlCliHarness {
         assertThat(script.toString()).contains("complete -F", "lun", "resize", "sessions", "reload", "--control");
         StringWriter errors = new StringWriter();
         cl.setErr(new PrintWriter(errors, true));
-        assertThat(cl.execute("completion", "fish")).isEqualTo(2);
+        assertThat(cl.execute("completion", "ksh")).isEqualTo(2);
+        assertThat(errors.toString()).isEqualTo("blocktarget completion: ksh is not supported; allowed: bash, zsh, fish\n");
     }
 
     /**

@@ -69,6 +69,59 @@ class MainTest {
     }
 
     @Test
+    void everyControlCommandTakesJson() {
+        java.util.List<String> without = new java.util.ArrayList<>();
+        java.util.ArrayDeque<CommandLine> todo = new java.util.ArrayDeque<>(java.util.List.of(Main.commandLine()));
+        int clients = 0;
+        while (!todo.isEmpty()) {
+            CommandLine cl = todo.pop();
+            todo.addAll(cl.getSubcommands().values());
+            if (cl.getCommand() instanceof ClientCommand) {
+                clients++;
+                if (cl.getCommandSpec().findOption("--json") == null) {
+                    without.add(cl.getCommandSpec().qualifiedName());
+                }
+            }
+        }
+        assertThat(clients).isGreaterThan(12);
+        assertThat(without).isEmpty();
+    }
+
+    @Test
+    void checkJsonSaysValidOrEveryProblem(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws java.io.IOException {
+        java.nio.file.Path luns = java.nio.file.Files.createDirectories(dir.resolve("luns.d"));
+        java.nio.file.Files.writeString(luns.resolve("a.yaml"), "backend: null\nsize: 1GiB\n");
+        assertThat(run("check", "--config", dir.toString(), "--json")).isZero();
+        io.vertx.core.json.JsonObject ok = new io.vertx.core.json.JsonObject(out.toString());
+        assertThat(ok.getBoolean("valid")).isTrue();
+        assertThat(ok.getJsonArray("luns").getJsonObject(0).getString("name")).isEqualTo("a");
+        assertThat(err.toString()).isEmpty();
+        out.getBuffer().setLength(0);
+        java.nio.file.Files.writeString(luns.resolve("b.yaml"), "backend: null\nsize: 1GiB\nlogical-block-size: 3000\n");
+        assertThat(run("check", "--config", dir.toString(), "--json")).isEqualTo(2);
+        assertThat(out.toString()).isEmpty();
+        io.vertx.core.json.JsonObject problem = new io.vertx.core.json.JsonObject(err.toString().strip());
+        assertThat(problem.getString("type")).isEqualTo("urn:blocktarget:problem:invalid-config");
+        assertThat(problem.getJsonArray("invalid-params").getJsonObject(0).getString("name"))
+                .endsWith("b.yaml:3:logical-block-size");
+    }
+
+    @Test
+    void completionNeedsAShell() {
+        assertThat(run("completion")).isEqualTo(2);
+        assertThat(err.toString()).contains("Missing required parameter: 'SHELL' (bash, zsh, fish)");
+    }
+
+    @Test
+    void serveRefusesAnEmptyOrTooLongControlSocket() {
+        assertThat(run("serve", "--control-socket", "")).isEqualTo(2);
+        assertThat(err.toString()).contains("--control-socket: empty; allowed: a socket path, or off");
+        assertThat(run("serve", "--control-socket", "/" + "s".repeat(107))).isEqualTo(2);
+        assertThat(err.toString()).contains("longer than 107 bytes");
+    }
+
+    @Test
     void schemaPrintsTheGeneratedSchemas() {
         assertThat(run("schema", "lun")).isZero();
         assertThat(out.toString()).isEqualTo(io.blocktarget.config.ConfigSchema.lun());
@@ -95,7 +148,7 @@ class MainTest {
         assertThat(err.toString()).isEqualTo("blocktarget lun add: --set logical-block-sise=4KiB: logical-block-sise"
                 + " is not a LUN key; did you mean `logical-block-size`? allowed: a key of luns.d/NAME.yaml: backend,"
                 + " size, logical-block-size, physical-block-size, read-only, export, access, path, create, direct-io,"
-                + " atomic, zoned, commands, limits, rotational, identity, faults, session\n");
+                + " atomic, zoned, commands, limits, rotational, removable, sanitize-duration, identity, faults, session\n");
         err.getBuffer().setLength(0);
         assertThat(run("lun", "set", "x", "limits.max-tranfer=1MiB")).isEqualTo(2);
         assertThat(err.toString()).startsWith("blocktarget lun set: limits.max-tranfer=1MiB: limits.max-tranfer is not"

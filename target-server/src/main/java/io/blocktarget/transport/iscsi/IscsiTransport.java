@@ -39,7 +39,10 @@ public final class IscsiTransport {
     private volatile IscsiSettings settings;
     private final SessionRegistry registry = new SessionRegistry();
     private final IscsiScheduler scheduler;
-    /** Protocol-error lines per peer address (a fuzzer must not fill the disk), on the timers' clock. */
+    /**
+     * Protocol-error and session-event lines per peer address (a fuzzer must not fill the disk), on the timers'
+     * clock.
+     */
     private final PeerLogLimiter errorLog;
     private final Set<IscsiConnection> connections = ConcurrentHashMap.newKeySet();
 
@@ -81,6 +84,7 @@ public final class IscsiTransport {
         for (IscsiConnection c : connections) {
             c.closeFromElsewhere("transport closing");
         }
+        errorLog.flush();
         LOG.log(Level.DEBUG, "iSCSI transport closed");
     }
 
