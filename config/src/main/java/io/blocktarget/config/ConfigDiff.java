@@ -97,9 +97,17 @@ public final class ConfigDiff {
         });
     }
 
-    /** The declared rule of a flattened key; a key without a declaration is a bug of the writer. */
+    /**
+     * The declared rule of a flattened key (an entry of a map such as {@code paths.PORTAL} takes its map's); a key
+     * without a declaration is a bug of the writer.
+     */
     private static ChangeRule rule(List<KeyPaths.Declared> declared, String key) {
-        return KeyPaths.find(declared, key).map(KeyPaths.Declared::rule).orElseThrow(() ->
+        Optional<KeyPaths.Declared> found = KeyPaths.find(declared, key);
+        int dot = key.lastIndexOf('.');
+        if (found.isEmpty() && dot > 0) {
+            found = KeyPaths.find(declared, key.substring(0, dot)).filter(d -> d.key().shape() == Key.Shape.MAP);
+        }
+        return found.map(KeyPaths.Declared::rule).orElseThrow(() ->
                 new IllegalStateException(key + " is written but not declared"));
     }
 

@@ -151,6 +151,10 @@ public final class ConfigSchema {
                 schema.put("type", "array");
                 schema.put("items", object(key));
             }
+            case MAP -> {
+                schema.put("type", "object");
+                schema.put("additionalProperties", key.type().schema());
+            }
         }
         key.example().ifPresent(e -> schema.put("examples", List.of(e)));
         return schema;

@@ -161,6 +161,10 @@ public final class FaultKeys {
             .example("iqn.2004-10.com.ubuntu:01:abc");
     public static final Key<Long> QUEUE = Key.value("queue", ValueType.integer(0, 65535, "an NVMe queue ID 0..65535"))
             .defaultText("any").doc("the NVMe QID that matches (iSCSI commands never match)").example(1);
+    public static final Key<String> PORTAL = Key.value("portal", Names.PORTAL_NAME_TYPE).defaultText("any")
+            .doc("the portal (of blocktarget.yaml's portals:) whose sessions and controllers match: drop-connection,"
+                    + " stall-connection or no-response there fail one path while the others serve")
+            .example("a");
     public static final Key<Trigger> TRIGGER = Key.value("trigger", TRIGGER_TYPE).defaults(Trigger.ALWAYS, "always")
             .doc("when a matching command is hit: always; first (the first count); every (every count-th);"
                     + " probability; after (from that long after the rule was installed); once-per-lba (each block of"
@@ -240,8 +244,8 @@ public final class FaultKeys {
             .doc("action async-logout: seconds the initiator has to log out").example(5);
 
     /** The keys of one rule, in the order problems list them. */
-    static final List<Key<?>> RULE = keys(ID, OPS, LBA, SCSI_OPCODES, NVME_OPCODES, INITIATOR, QUEUE, TRIGGER, COUNT,
-            PROBABILITY, SEED, AFTER, ACTION, SENSE, NVME_STATUS, NVME_DNR, NVME_CRD, NVME_MORE, DELAY, JITTER,
+    static final List<Key<?>> RULE = keys(ID, OPS, LBA, SCSI_OPCODES, NVME_OPCODES, INITIATOR, QUEUE, PORTAL, TRIGGER,
+            COUNT, PROBABILITY, SEED, AFTER, ACTION, SENSE, NVME_STATUS, NVME_DNR, NVME_CRD, NVME_MORE, DELAY, JITTER,
             PERSIST_BLOCKS, IOPS, BANDWIDTH, TRANSFER_BLOCKS, SCSI_STATUS, STALL, STALL_DIRECTION, DIGEST,
             LOGOUT_WITHIN);
 

@@ -22,8 +22,12 @@ final class FaultReader {
     private FaultReader() {
     }
 
-    /** {@code faults:} of a LUN file's map; empty list when absent or wrong (then with problems). */
-    static List<FaultRuleConfig> read(YamlMap lun, Problems problems) {
+    /**
+     * {@code faults:} of a LUN file's map; empty list when absent or wrong (then with problems).
+     *
+     * @param portals the server's portal names: a rule's {@code portal:} must be one
+     */
+    static List<FaultRuleConfig> read(YamlMap lun, List<String> portals, Problems problems) {
         Optional<Node> node = lun.node(LunKeys.FAULTS);
         if (node.isEmpty()) {
             return List.of();
@@ -39,6 +43,14 @@ final class FaultReader {
         for (int i = 0; i < list.getValue().size(); i++) {
             Node entry = list.getValue().get(i);
             Optional<FaultRuleConfig> rule = rule(entry, faults + "[" + i + "]", "f" + (i + 1), problems);
+            if (rule.isPresent() && rule.get().portal().isPresent() && !portals.contains(rule.get().portal().get())) {
+                String portal = rule.get().portal().get();
+                problems.add(YamlSource.line(entry), faults + "[" + i + "]." + FaultKeys.PORTAL.name(), portal
+                        + " is not a portal of blocktarget.yaml" + KeyPaths.hint(portal, portals)
+                        .map(h -> "; did you mean `" + h + "`?").orElse(";") + " allowed: "
+                        + String.join(", ", portals));
+                continue;
+            }
             if (rule.isPresent() && !ids.add(rule.get().id())) {
                 problems.add(YamlSource.line(entry), faults + "[" + i + "]." + FaultKeys.ID.name(), rule.get().id()
                         + " is the id of an earlier rule; allowed: each id once per LUN");
@@ -67,6 +79,7 @@ final class FaultReader {
         List<Integer> nvme = list(m, FaultKeys.NVME_OPCODES, problems);
         Optional<String> initiator = m.value(FaultKeys.INITIATOR);
         OptionalInt queue = m.value(FaultKeys.QUEUE).map(q -> OptionalInt.of(q.intValue())).orElse(OptionalInt.empty());
+        Optional<String> portal = m.value(FaultKeys.PORTAL);
         FaultRuleConfig.Trigger trigger = m.value(FaultKeys.TRIGGER).orElse(FaultRuleConfig.Trigger.ALWAYS);
         long count = 0;
         double probability = 0;
@@ -135,7 +148,7 @@ final class FaultReader {
         FaultRuleConfig.Transport transport = transport(m, node, problems, action, ops);
         if (actionValue.isPresent() && action.deviceLevel()) {
             // the device sees blocks, not who sent them
-            for (Key<?> key : List.of(FaultKeys.INITIATOR, FaultKeys.QUEUE, FaultKeys.SCSI_OPCODES,
+            for (Key<?> key : List.of(FaultKeys.INITIATOR, FaultKeys.QUEUE, FaultKeys.PORTAL, FaultKeys.SCSI_OPCODES,
                     FaultKeys.NVME_OPCODES)) {
                 if (m.has(key)) {
                     m.problem(key, "not with " + FaultKeys.ACTION.name() + ": " + action.configName() + " (applied by"
@@ -152,8 +165,8 @@ final class FaultReader {
         if (problems.count() > before) {
             return Optional.empty();
         }
-        return Optional.of(new FaultRuleConfig(id, ops, lba[0], lba[1], scsi, nvme, initiator, queue, trigger, count,
-                probability, seed, after, action, sense, nvmeStatus, delay, jitter, persist, iops, bandwidth,
+        return Optional.of(new FaultRuleConfig(id, ops, lba[0], lba[1], scsi, nvme, initiator, queue, portal, trigger,
+                count, probability, seed, after, action, sense, nvmeStatus, delay, jitter, persist, iops, bandwidth,
                 transport));
     }
 
@@ -234,7 +247,8 @@ final class FaultReader {
                     FaultKeys.NVME_OPCODES)) {
                 if (m.has(key)) {
                     m.problem(key, "not with " + FaultKeys.ACTION.name() + ": keep-alive-stall (it matches NVMe Keep"
-                            + " Alive commands only); allowed: " + FaultKeys.INITIATOR.name() + " and a trigger");
+                            + " Alive commands only); allowed: " + FaultKeys.INITIATOR.name() + ", "
+                            + FaultKeys.PORTAL.name() + " and a trigger");
                 }
             }
         }

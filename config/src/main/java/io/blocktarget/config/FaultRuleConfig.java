@@ -17,6 +17,7 @@ import java.util.OptionalInt;
  * @param nvmeOpcodes   NVMe I/O opcodes; empty = any
  * @param initiator     iSCSI initiator name or NVMe host NQN
  * @param queue         NVMe QID
+ * @param portal        the portal (of {@code blocktarget.yaml}) whose sessions and controllers match; empty = any
  * @param trigger       when a matching command is hit
  * @param count         first / every: N; else 0
  * @param probability   probability: p in (0, 1]; else 0
@@ -34,8 +35,8 @@ import java.util.OptionalInt;
  */
 public record FaultRuleConfig(String id, List<String> ops, long firstLba, long lastLba, List<Integer> scsiOpcodes,
                               List<Integer> nvmeOpcodes, Optional<String> initiator, OptionalInt queue,
-                              Trigger trigger, long count, double probability, long seed, long afterNanos,
-                              Action action, Optional<Sense> sense, Optional<NvmeCode> nvmeStatus, long delayNanos,
+                              Optional<String> portal, Trigger trigger, long count, double probability, long seed,
+                              long afterNanos, Action action, Optional<Sense> sense, Optional<NvmeCode> nvmeStatus, long delayNanos,
                               long jitterNanos, long persistBlocks, long iops, long bandwidth,
                               Transport transport) {
 
@@ -159,6 +160,7 @@ public record FaultRuleConfig(String id, List<String> ops, long firstLba, long l
         nvmeOpcodes = List.copyOf(nvmeOpcodes);
         Objects.requireNonNull(initiator, "initiator");
         Objects.requireNonNull(queue, "queue");
+        Objects.requireNonNull(portal, "portal");
         Objects.requireNonNull(trigger, "trigger");
         Objects.requireNonNull(action, "action");
         Objects.requireNonNull(sense, "sense");
@@ -171,8 +173,8 @@ public record FaultRuleConfig(String id, List<String> ops, long firstLba, long l
     }
 
     public FaultRuleConfig withId(String value) {
-        return new FaultRuleConfig(value, ops, firstLba, lastLba, scsiOpcodes, nvmeOpcodes, initiator, queue, trigger,
-                count, probability, seed, afterNanos, action, sense, nvmeStatus, delayNanos, jitterNanos,
+        return new FaultRuleConfig(value, ops, firstLba, lastLba, scsiOpcodes, nvmeOpcodes, initiator, queue, portal,
+                trigger, count, probability, seed, afterNanos, action, sense, nvmeStatus, delayNanos, jitterNanos,
                 persistBlocks, iops, bandwidth, transport);
     }
 }

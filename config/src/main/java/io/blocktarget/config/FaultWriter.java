@@ -30,6 +30,7 @@ public final class FaultWriter {
         }
         r.initiator().ifPresent(i -> doc.put(FaultKeys.INITIATOR.name(), i));
         r.queue().ifPresent(q -> doc.put(FaultKeys.QUEUE.name(), q));
+        r.portal().ifPresent(p -> doc.put(FaultKeys.PORTAL.name(), p));
         if (r.trigger() != FaultRuleConfig.Trigger.ALWAYS) {
             doc.put(FaultKeys.TRIGGER.name(), r.trigger().configName());
         }

@@ -14,14 +14,17 @@ import java.util.Optional;
  * ({@link KeyReference}) and the CLI's key paths. Immutable: each {@code with} method returns a copy.
  *
  * <p>A key is a value ({@link Shape#VALUE}), a list of values, a section (a map of keys), a section that may also
- * be {@code true} / {@code false} ({@code export.iscsi}), or a list of sections ({@code faults}).
+ * be {@code true} / {@code false} ({@code export.iscsi}), a list of sections ({@code faults}), or a map of names to
+ * values ({@code paths}: portal name to path state).
  *
  * @param <T> what the reader makes of a value ({@link Void} for sections)
  */
 public final class Key<T> {
     /** What a key holds. */
     public enum Shape {
-        VALUE, LIST, SECTION, SECTION_OR_BOOLEAN, LIST_OF_SECTIONS
+        VALUE, LIST, SECTION, SECTION_OR_BOOLEAN, LIST_OF_SECTIONS,
+        /** A map whose keys are names the user chooses (portal names) and whose values are of one type. */
+        MAP
     }
 
     /**
@@ -99,6 +102,11 @@ public final class Key<T> {
     static Key<Void> sectionOrBoolean(String name, String noun, List<Key<?>> children) {
         return new Key<>(name, Shape.SECTION_OR_BOOLEAN, null, children, noun, false, null, "", null, "", null, false,
                 List.of());
+    }
+
+    /** A map of names (not declared: the user's, e.g. portal names) to values of {@code value}. */
+    static <T> Key<T> map(String name, ValueType<T> value, String noun) {
+        return new Key<>(name, Shape.MAP, value, List.of(), noun, false, null, "", null, "", null, false, List.of());
     }
 
     /** A list of maps of {@code children}. */

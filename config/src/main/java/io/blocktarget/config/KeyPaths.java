@@ -65,7 +65,14 @@ public final class KeyPaths {
         }
         Key<?> at = root;
         String done = "";
-        for (String part : dotted.split("\\.")) {
+        String[] parts = dotted.split("\\.");
+        for (int i = 0; i < parts.length; i++) {
+            String part = parts[i];
+            if (at.shape() == Key.Shape.MAP) {
+                // a map's keys are the user's names (paths.PORTAL): one level, any name
+                return i == parts.length - 1 ? Optional.empty() : Optional.of(dotted + " is not a LUN key: " + done
+                        + "." + part + " has no keys of its own; allowed: " + done + ".NAME=VALUE");
+            }
             boolean section = at.shape() == Key.Shape.SECTION || at.shape() == Key.Shape.SECTION_OR_BOOLEAN;
             Optional<Key<?>> next = section ? at.child(part) : Optional.empty();
             if (next.isEmpty()) {

@@ -66,6 +66,7 @@ public final class KeyReference {
             case SECTION -> "a map of the keys below";
             case SECTION_OR_BOOLEAN -> "false, true or a map of the keys below";
             case LIST_OF_SECTIONS -> "a list of maps of the keys below";
+            case MAP -> "a map of NAME: " + key.allowed();
         };
     }
 

@@ -12,33 +12,50 @@ import java.util.Optional;
  * @param atomic {@code atomic:}; empty = no atomicity beyond one logical block
  * @param zoned  {@code zoned:}; empty = a conventional (not zoned) device
  * @param faults {@code faults:}; empty = no fault rule
+ * @param paths  {@code paths:} as written, portal name to state, in file order; a portal not in it is optimized
  */
 public record LunFeatures(DeviceKnobs knobs, Optional<AtomicConfig> atomic, Optional<ZonedConfig> zoned,
-                          java.util.List<FaultRuleConfig> faults) {
+                          java.util.List<FaultRuleConfig> faults, java.util.Map<String, PathState> paths) {
 
     public static final LunFeatures NONE = new LunFeatures(DeviceKnobs.DEFAULTS, Optional.empty(), Optional.empty(),
-            java.util.List.of());
+            java.util.List.of(), java.util.Map.of());
 
     public LunFeatures {
         Objects.requireNonNull(knobs, "knobs");
         Objects.requireNonNull(atomic, "atomic");
         Objects.requireNonNull(zoned, "zoned");
         faults = java.util.List.copyOf(faults);
+        paths = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(paths));
+    }
+
+    /** Without {@code paths:}. */
+    public LunFeatures(DeviceKnobs knobs, Optional<AtomicConfig> atomic, Optional<ZonedConfig> zoned,
+                       java.util.List<FaultRuleConfig> faults) {
+        this(knobs, atomic, zoned, faults, java.util.Map.of());
     }
 
     public LunFeatures withKnobs(DeviceKnobs value) {
-        return new LunFeatures(value, atomic, zoned, faults);
+        return new LunFeatures(value, atomic, zoned, faults, paths);
     }
 
     public LunFeatures withAtomic(Optional<AtomicConfig> value) {
-        return new LunFeatures(knobs, value, zoned, faults);
+        return new LunFeatures(knobs, value, zoned, faults, paths);
     }
 
     public LunFeatures withZoned(Optional<ZonedConfig> value) {
-        return new LunFeatures(knobs, atomic, value, faults);
+        return new LunFeatures(knobs, atomic, value, faults, paths);
     }
 
     public LunFeatures withFaults(java.util.List<FaultRuleConfig> value) {
-        return new LunFeatures(knobs, atomic, zoned, value);
+        return new LunFeatures(knobs, atomic, zoned, value, paths);
+    }
+
+    public LunFeatures withPaths(java.util.Map<String, PathState> value) {
+        return new LunFeatures(knobs, atomic, zoned, faults, value);
+    }
+
+    /** The state on portal {@code portal}: as {@code paths:} gives it, else optimized. */
+    public PathState path(String portal) {
+        return paths.getOrDefault(portal, PathState.OPTIMIZED);
     }
 }

@@ -355,10 +355,18 @@ public final class LunKeys {
             .doc("what an iSCSI session or NVMe controller negotiates: reaches new sessions and controllers only;"
                     + " LUN files of one target / subsystem must agree");
 
+    static final ValueType<PathState> PATH_STATE_TYPE = ValueType.oneOf("a path state",
+            List.of(PathState.values()), PathState::word, PathState.ALLOWED);
+    public static final Key<PathState> PATHS = Key.map("paths", PATH_STATE_TYPE, "a map of portal: state")
+            .rule(IN_PLACE).defaultText("optimized on every portal")
+            .doc("the LUN's state on each portal of blocktarget.yaml (a portal left out: optimized), as SCSI ALUA and"
+                    + " NVMe ANA report it (README: Multipath); blocktarget path set changes it at runtime")
+            .example(java.util.Map.of(PortalConfig.DEFAULT_NAME, "non-optimized"));
+
     /** The whole LUN file. */
     public static final Key<Void> LUN = Key.section("", "a LUN definition", keys(BACKEND, SIZE, LOGICAL_BLOCK_SIZE,
             PHYSICAL_BLOCK_SIZE, READ_ONLY, EXPORT, ACCESS, PATH, CREATE, DIRECT_IO, ATOMIC, ZONED, COMMANDS, LIMITS,
-            ROTATIONAL, REMOVABLE, SANITIZE_DURATION, IDENTITY, FAULTS, SESSION));
+            ROTATIONAL, REMOVABLE, SANITIZE_DURATION, IDENTITY, FAULTS, SESSION, PATHS));
 
     private static final List<KeyPaths.Declared> DECLARED = KeyPaths.walk(LUN, REPLACE);
 

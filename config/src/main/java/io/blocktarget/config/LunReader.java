@@ -81,7 +81,8 @@ final class LunReader {
                 problems);
 
         // Round-2 sections (LunFeatures): one reader each.
-        LunFeatures features = LunFeatures.NONE.withFaults(FaultReader.read(map, problems));
+        LunFeatures features = LunFeatures.NONE.withFaults(FaultReader.read(map, server.portalNames(), problems));
+        features = features.withPaths(PathsReader.read(map, server.portalNames(), problems));
         features = features.withKnobs(KnobsReader.read(map, logical, physical, problems));
         features = features.withAtomic(AtomicReader.read(map, backend, logical, problems));
         features = features.withZoned(ZonedReader.read(map, backend, logical, physical, size, problems));

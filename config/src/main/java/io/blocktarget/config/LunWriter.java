@@ -101,6 +101,9 @@ public final class LunWriter {
         if (!lun.features().faults().isEmpty()) {
             doc.put(LunKeys.FAULTS.name(), lun.features().faults().stream().map(FaultWriter::document).toList());
         }
+        if (!lun.features().paths().isEmpty()) {
+            doc.put(LunKeys.PATHS.name(), PathsReader.document(lun.features().paths()));
+        }
         return doc;
     }
 

@@ -51,6 +51,17 @@ final class Names {
             .withSchema(ValueType.schema("type", "string", "minLength", 1, "maxLength", MAX_NAME_BYTES,
                     "pattern", NQN_SCHEMA_PATTERN));
 
+    static final String PORTAL_NAME_ALLOWED = "1 to 32 lower-case letters, digits and -, starting with a letter or"
+            + " digit";
+    private static final Pattern PORTAL_NAME = Pattern.compile("[a-z0-9][a-z0-9-]{0,31}");
+    /** A portal's name: in {@code portals:}, as a key of {@code paths:}, in a fault rule's {@code portal:}. */
+    static final ValueType<String> PORTAL_NAME_TYPE = ValueType.text("a portal name", PORTAL_NAME_ALLOWED, text -> {
+        if (!PORTAL_NAME.matcher(text).matches()) {
+            throw new InvalidValue(text + " is not a portal name", PORTAL_NAME_ALLOWED);
+        }
+        return text;
+    }).withSchema(ValueType.schema("type", "string", "pattern", "^" + PORTAL_NAME.pattern() + "$"));
+
     private Names() {
     }
 

@@ -23,6 +23,8 @@ import java.util.Optional;
  *                      RFC 7143 §12.1.3); empty: discovery is open
  * @param pollWindowNanos {@code poll-window}: how long an event loop keeps polling after its last work before it
  *                      sleeps, 0 = it sleeps at once (the default); not with {@code poll}
+ * @param portals       {@code portals:} as declared; empty = none declared, the one {@link PortalConfig#DEFAULT_NAME}
+ *                      portal of {@code bind}, {@code iscsi-port} and {@code nvme-port} ({@link #effectivePortals()})
  */
 public record ServerConfig(
         Path source,
@@ -37,7 +39,8 @@ public record ServerConfig(
         boolean poll,
         ControlConfig control,
         Optional<ChapConfig> discoveryChap,
-        long pollWindowNanos) {
+        long pollWindowNanos,
+        java.util.List<PortalConfig> portals) {
 
     public static final String DEFAULT_BIND_ADDRESS = "0.0.0.0";
     public static final int DEFAULT_ISCSI_PORT = 3260;
@@ -58,6 +61,30 @@ public record ServerConfig(
         if (pollWindowNanos < 0) {
             throw new IllegalArgumentException("pollWindowNanos < 0");
         }
+        portals = java.util.List.copyOf(portals);
+    }
+
+    /** No {@code portals:}: the one default portal. */
+    public ServerConfig(Path source, String bindAddress, int iscsiPort, int nvmePort, int discoveryPort,
+                        long memoryBudget, String iqnPrefix, String nqnPrefix, int eventLoops, boolean poll,
+                        ControlConfig control, Optional<ChapConfig> discoveryChap, long pollWindowNanos) {
+        this(source, bindAddress, iscsiPort, nvmePort, discoveryPort, memoryBudget, iqnPrefix, nqnPrefix, eventLoops,
+                poll, control, discoveryChap, pollWindowNanos, java.util.List.of());
+    }
+
+    /**
+     * The portals the server listens on: {@code portals:} as declared, else one named {@link
+     * PortalConfig#DEFAULT_NAME} on {@code bind} with {@code iscsi-port} and {@code nvme-port}.
+     */
+    public java.util.List<PortalConfig> effectivePortals() {
+        return portals.isEmpty()
+                ? java.util.List.of(new PortalConfig(PortalConfig.DEFAULT_NAME, bindAddress, iscsiPort, nvmePort))
+                : portals;
+    }
+
+    /** The names of {@link #effectivePortals()}, in order. */
+    public java.util.List<String> portalNames() {
+        return effectivePortals().stream().map(PortalConfig::name).toList();
     }
 
     /** No poll window: the event loops sleep as soon as they have nothing to do. */
@@ -96,46 +123,51 @@ public record ServerConfig(
 
     public ServerConfig withBindAddress(String address) {
         return new ServerConfig(source, address, iscsiPort, nvmePort, discoveryPort, memoryBudget, iqnPrefix,
-                nqnPrefix, eventLoops, poll, control, discoveryChap, pollWindowNanos);
+                nqnPrefix, eventLoops, poll, control, discoveryChap, pollWindowNanos, portals);
     }
 
     public ServerConfig withIscsiPort(int port) {
         return new ServerConfig(source, bindAddress, port, nvmePort, discoveryPort, memoryBudget, iqnPrefix,
-                nqnPrefix, eventLoops, poll, control, discoveryChap, pollWindowNanos);
+                nqnPrefix, eventLoops, poll, control, discoveryChap, pollWindowNanos, portals);
     }
 
     public ServerConfig withNvmePort(int port) {
         return new ServerConfig(source, bindAddress, iscsiPort, port, discoveryPort, memoryBudget, iqnPrefix,
-                nqnPrefix, eventLoops, poll, control, discoveryChap, pollWindowNanos);
+                nqnPrefix, eventLoops, poll, control, discoveryChap, pollWindowNanos, portals);
     }
 
     public ServerConfig withDiscoveryPort(int port) {
         return new ServerConfig(source, bindAddress, iscsiPort, nvmePort, port, memoryBudget, iqnPrefix,
-                nqnPrefix, eventLoops, poll, control, discoveryChap, pollWindowNanos);
+                nqnPrefix, eventLoops, poll, control, discoveryChap, pollWindowNanos, portals);
     }
 
     public ServerConfig withEventLoops(int count) {
         return new ServerConfig(source, bindAddress, iscsiPort, nvmePort, discoveryPort, memoryBudget, iqnPrefix,
-                nqnPrefix, count, poll, control, discoveryChap, pollWindowNanos);
+                nqnPrefix, count, poll, control, discoveryChap, pollWindowNanos, portals);
     }
 
     public ServerConfig withPoll(boolean on) {
         return new ServerConfig(source, bindAddress, iscsiPort, nvmePort, discoveryPort, memoryBudget, iqnPrefix,
-                nqnPrefix, eventLoops, on, control, discoveryChap, pollWindowNanos);
+                nqnPrefix, eventLoops, on, control, discoveryChap, pollWindowNanos, portals);
     }
 
     public ServerConfig withControl(ControlConfig newControl) {
         return new ServerConfig(source, bindAddress, iscsiPort, nvmePort, discoveryPort, memoryBudget, iqnPrefix,
-                nqnPrefix, eventLoops, poll, newControl, discoveryChap, pollWindowNanos);
+                nqnPrefix, eventLoops, poll, newControl, discoveryChap, pollWindowNanos, portals);
     }
 
     public ServerConfig withDiscoveryChap(Optional<ChapConfig> chap) {
         return new ServerConfig(source, bindAddress, iscsiPort, nvmePort, discoveryPort, memoryBudget, iqnPrefix,
-                nqnPrefix, eventLoops, poll, control, chap, pollWindowNanos);
+                nqnPrefix, eventLoops, poll, control, chap, pollWindowNanos, portals);
+    }
+
+    public ServerConfig withPortals(java.util.List<PortalConfig> value) {
+        return new ServerConfig(source, bindAddress, iscsiPort, nvmePort, discoveryPort, memoryBudget, iqnPrefix,
+                nqnPrefix, eventLoops, poll, control, discoveryChap, pollWindowNanos, value);
     }
 
     public ServerConfig withPollWindow(long nanos) {
         return new ServerConfig(source, bindAddress, iscsiPort, nvmePort, discoveryPort, memoryBudget, iqnPrefix,
-                nqnPrefix, eventLoops, poll, control, discoveryChap, nanos);
+                nqnPrefix, eventLoops, poll, control, discoveryChap, nanos, portals);
     }
 }

@@ -64,9 +64,11 @@ final class ServerConfigReader {
             pollWindow = 0;
         }
         Path dir = source == null ? Path.of("") : source.toAbsolutePath().getParent();
+        String bind = map.value(ServerKeys.BIND).orElse(ServerConfig.DEFAULT_BIND_ADDRESS);
+        List<PortalConfig> portals = PortalsReader.read(map, bind, ports.get(ServerKeys.DISCOVERY_PORT), problems);
         return new ServerConfig(
                 source,
-                map.value(ServerKeys.BIND).orElse(ServerConfig.DEFAULT_BIND_ADDRESS),
+                bind,
                 ports.get(ServerKeys.ISCSI_PORT),
                 ports.get(ServerKeys.NVME_PORT),
                 ports.get(ServerKeys.DISCOVERY_PORT),
@@ -78,7 +80,8 @@ final class ServerConfigReader {
                 control(map, dir),
                 map.has(ServerKeys.DISCOVERY_CHAP) ? AccessReader.chap(map, ServerKeys.DISCOVERY_CHAP, dir, problems,
                         warnings) : Optional.empty(),
-                pollWindow);
+                pollWindow,
+                portals);
     }
 
     /**

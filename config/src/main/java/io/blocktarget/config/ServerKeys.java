@@ -70,7 +70,8 @@ public final class ServerKeys {
 
     public static final Key<String> BIND = Key.value("bind", BIND_TYPE)
             .defaults(ServerConfig.DEFAULT_BIND_ADDRESS, ServerConfig.DEFAULT_BIND_ADDRESS).rule(RESTART)
-            .doc("the IP address every portal listens on").example("127.0.0.1");
+            .doc("the IP address every listener binds to (with portals: the discovery-port's only)")
+            .example("127.0.0.1");
     public static final Key<Long> ISCSI_PORT = Key.value("iscsi-port", PORT_TYPE)
             .defaults((long) ServerConfig.DEFAULT_ISCSI_PORT, "" + ServerConfig.DEFAULT_ISCSI_PORT).rule(RESTART)
             .doc("the iSCSI portal's port; 0 = no iSCSI listener").example(3260);
@@ -128,11 +129,30 @@ public final class ServerKeys {
             .doc("CHAP (and mutual CHAP) every iSCSI discovery session must pass (RFC 7143 §12.1.3); the same keys and"
                     + " rules as access.chap of a LUN file");
 
+    public static final Key<String> PORTAL_NAME = Key.value("name", Names.PORTAL_NAME_TYPE).required()
+            .doc("the portal's name, as paths: of a LUN file, a fault rule's portal: and blocktarget path name it")
+            .example("a");
+    public static final Key<String> PORTAL_ADDRESS = Key.value("address", BIND_TYPE).required()
+            .doc("the IP address the portal listens on (0.0.0.0 or :: for every address)").example("192.168.10.1");
+    public static final Key<Long> PORTAL_ISCSI_PORT = Key.value("iscsi-port", PORT_TYPE)
+            .defaults((long) ServerConfig.DEFAULT_ISCSI_PORT, "" + ServerConfig.DEFAULT_ISCSI_PORT)
+            .doc("the portal's iSCSI port; 0 = no iSCSI on this portal").example(3261);
+    public static final Key<Long> PORTAL_NVME_PORT = Key.value("nvme-port", PORT_TYPE)
+            .defaults((long) ServerConfig.DEFAULT_NVME_PORT, "" + ServerConfig.DEFAULT_NVME_PORT)
+            .doc("the portal's NVMe/TCP port (it answers discovery too); 0 = no NVMe/TCP on this portal").example(4421);
+    public static final Key<Void> PORTALS = Key.listOfSections("portals", "a portal",
+                    keys(PORTAL_NAME, PORTAL_ADDRESS, PORTAL_ISCSI_PORT, PORTAL_NVME_PORT))
+            .rule(RESTART)
+            .defaultText("one portal named default: bind with iscsi-port and nvme-port")
+            .doc("the server's portals, each one iSCSI target portal group (TPGT 1, 2, ... in list order), one ALUA"
+                    + " target port group and one NVMe port (PORTID) with its own ANA view; replaces iscsi-port and"
+                    + " nvme-port (bind stays the discovery-port's address); a LUN's paths: gives its state on each");
+
     /** The whole file. */
     public static final Key<Void> SERVER = Key.section("", "a map of server settings", keys(BIND, ISCSI_PORT,
             NVME_PORT, DISCOVERY_PORT, MEMORY_BUDGET, IQN_PREFIX, NQN_PREFIX, EVENT_LOOPS, POLL, POLL_WINDOW,
             CONTROL_SOCKET, CONTROL_LISTEN.needs(CONTROL_TOKEN_FILE), CONTROL_TOKEN_FILE.needs(CONTROL_LISTEN),
-            DISCOVERY_CHAP));
+            DISCOVERY_CHAP, PORTALS));
 
     private static final List<KeyPaths.Declared> DECLARED = KeyPaths.walk(SERVER, RESTART);
 

@@ -31,8 +31,10 @@ public final class ServerWriter {
     static Map<String, Object> document(ServerConfig server, boolean all) {
         Map<String, Object> doc = new LinkedHashMap<>();
         put(doc, all, ServerKeys.BIND, server.bindAddress());
-        put(doc, all, ServerKeys.ISCSI_PORT, (long) server.iscsiPort());
-        put(doc, all, ServerKeys.NVME_PORT, (long) server.nvmePort());
+        if (all || server.portals().isEmpty()) {   // portals: replaces them (the reader refuses both)
+            put(doc, all, ServerKeys.ISCSI_PORT, (long) server.iscsiPort());
+            put(doc, all, ServerKeys.NVME_PORT, (long) server.nvmePort());
+        }
         put(doc, all, ServerKeys.DISCOVERY_PORT, (long) server.discoveryPort());
         if (all || server.memoryBudget() != ConfigLoader.defaultMemoryBudget()) {
             doc.put(ServerKeys.MEMORY_BUDGET.name(), Sizes.exact(server.memoryBudget()));
@@ -53,6 +55,16 @@ public final class ServerWriter {
         control.tokenFile().ifPresent(f -> doc.put(ServerKeys.CONTROL_TOKEN_FILE.name(), f.toString()));
         server.discoveryChap().ifPresent(chap -> doc.put(ServerKeys.DISCOVERY_CHAP.name(),
                 LunWriter.chap(chap, ServerKeys.DISCOVERY_CHAP.name(), all)));
+        if (!server.portals().isEmpty()) {
+            doc.put(ServerKeys.PORTALS.name(), server.portals().stream().map(p -> {
+                Map<String, Object> portal = new LinkedHashMap<>();
+                portal.put(ServerKeys.PORTAL_NAME.name(), p.name());
+                portal.put(ServerKeys.PORTAL_ADDRESS.name(), p.address());
+                portal.put(ServerKeys.PORTAL_ISCSI_PORT.name(), p.iscsiPort());
+                portal.put(ServerKeys.PORTAL_NVME_PORT.name(), p.nvmePort());
+                return portal;
+            }).toList());
+        }
         return doc;
     }
 

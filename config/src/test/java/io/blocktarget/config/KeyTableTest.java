@@ -15,7 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 class KeyTableTest {
     private static final String LUN_KEYS = "allowed keys: backend, size, logical-block-size, physical-block-size,"
             + " read-only, export, access, path, create, direct-io, atomic, zoned, commands, limits, rotational, removable,"
-            + " sanitize-duration, identity, faults, session";
+            + " sanitize-duration, identity, faults, session, paths";
 
     @TempDir
     Path tmp;
@@ -28,7 +28,8 @@ class KeyTableTest {
                 assertThat(paths.add(d.path())).as(d.path() + " declared twice").isTrue();
                 assertThat(d.key().doc()).as(d.path()).isNotBlank();
                 assertThat(d.path()).matches("[a-z0-9-]+(\\[\\])?(\\.[a-z0-9-]+(\\[\\])?)*");
-                if (d.key().shape() == Key.Shape.VALUE || d.key().shape() == Key.Shape.LIST) {
+                if (d.key().shape() == Key.Shape.VALUE || d.key().shape() == Key.Shape.LIST
+                        || d.key().shape() == Key.Shape.MAP) {
                     assertThat(d.key().example()).as(d.path()).isPresent();
                     assertThat(d.key().allowed()).as(d.path()).isNotBlank();
                 }
@@ -39,7 +40,8 @@ class KeyTableTest {
                 "nvme-port", "discovery-port", "memory-budget", "iqn-prefix", "nqn-prefix", "event-loops", "poll",
                 "poll-window", "control-socket", "control-listen", "control-token-file", "discovery-chap",
                 "discovery-chap.user", "discovery-chap.secret-file", "discovery-chap.mutual-user",
-                "discovery-chap.mutual-secret-file");
+                "discovery-chap.mutual-secret-file", "portals", "portals[].name", "portals[].address",
+                "portals[].iscsi-port", "portals[].nvme-port");
     }
 
     /** The change rules the runtime supports today (ConfigDiff takes them from here). */

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 class LunRulesTest extends ConfigDirTest {
     private static final String LUN_KEYS = "allowed keys: backend, size, logical-block-size, physical-block-size,"
             + " read-only, export, access, path, create, direct-io, atomic, zoned, commands, limits, rotational, removable,"
-            + " sanitize-duration, identity, faults, session";
+            + " sanitize-duration, identity, faults, session, paths";
 
     @Test
     void logicalBlockSizeMustBeAPowerOfTwo() {
@@ -247,7 +247,7 @@ class LunRulesTest extends ConfigDirTest {
         assertThat(config.problems()).containsExactly("luns.d/x.yaml:1: a list is not a LUN definition; allowed: a map"
                 + " with the keys backend, size, logical-block-size, physical-block-size, read-only, export, access,"
                 + " path, create, direct-io, atomic, zoned, commands, limits, rotational, removable, sanitize-duration,"
-                + " identity, faults, session");
+                + " identity, faults, session, paths");
     }
 
     @Test

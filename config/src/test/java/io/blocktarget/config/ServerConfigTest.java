@@ -197,9 +197,10 @@ class ServerConfigTest extends ConfigDirTest {
     @Test
     void unknownServerKeyNamesTheAllowedKeys() {
         config.file("blocktarget.yaml", "bind: 0.0.0.0\nport: 3260\n");
-        assertThat(config.problems()).containsExactly("blocktarget.yaml:2: port: unknown key; allowed keys: bind,"
-                + " iscsi-port, nvme-port, discovery-port, memory-budget, iqn-prefix, nqn-prefix, event-loops, poll, poll-window, control-socket, control-listen,"
-                + " control-token-file, discovery-chap");
+        assertThat(config.problems()).containsExactly("blocktarget.yaml:2: port: unknown key; did you mean `portals`?"
+                + " allowed keys: bind, iscsi-port, nvme-port, discovery-port, memory-budget, iqn-prefix, nqn-prefix,"
+                + " event-loops, poll, poll-window, control-socket, control-listen, control-token-file, discovery-chap,"
+                + " portals");
     }
 
     @Test
@@ -208,7 +209,7 @@ class ServerConfigTest extends ConfigDirTest {
         assertThat(config.problems()).containsExactly("blocktarget.yaml:1: just text is not a map of server settings;"
                 + " allowed: a map with the keys bind, iscsi-port, nvme-port, discovery-port, memory-budget,"
                 + " iqn-prefix, nqn-prefix, event-loops, poll, poll-window, control-socket, control-listen,"
-                + " control-token-file, discovery-chap");
+                + " control-token-file, discovery-chap, portals");
     }
 
     @Test

@@ -101,11 +101,11 @@ class TransportFaultConfigTest extends ConfigDirTest {
                 "luns.d/f.yaml:11: faults[7].logout-within: 3601 is out of range; allowed: seconds the initiator has"
                         + " to log out (AsyncEvent 1 Parameter3), 0 to 3600",
                 "luns.d/f.yaml:12: faults[8].ops: not with action: keep-alive-stall (it matches NVMe Keep Alive"
-                        + " commands only); allowed: initiator and a trigger",
+                        + " commands only); allowed: initiator, portal and a trigger",
                 "luns.d/f.yaml:12: faults[8].lba: not with action: keep-alive-stall (it matches NVMe Keep Alive"
-                        + " commands only); allowed: initiator and a trigger",
+                        + " commands only); allowed: initiator, portal and a trigger",
                 "luns.d/f.yaml:12: faults[8].queue: not with action: keep-alive-stall (it matches NVMe Keep Alive"
-                        + " commands only); allowed: initiator and a trigger",
+                        + " commands only); allowed: initiator, portal and a trigger",
                 "luns.d/f.yaml:13: faults[9].seed: only with trigger: probability or action: delay; this rule has"
                         + " trigger: always",
                 "luns.d/f.yaml:14: faults[10].transfer-blocks: -1 is out of range; allowed: blocks that are"
