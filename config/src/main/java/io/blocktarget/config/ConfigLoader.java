@@ -247,6 +247,25 @@ public final class ConfigLoader {
         }
     }
 
+    /** The shortest exact text of a duration: {@code 10ms}, {@code 1500us}, {@code 5s}. */
+    public static String formatDuration(long nanos) {
+        return FaultReader.formatDuration(nanos);
+    }
+
+    /**
+     * Parses a duration as the configuration writes it ({@code 10ms}, {@code 5s}; at most an hour), e.g. for
+     * {@code path set --transition}.
+     *
+     * @throws IllegalArgumentException saying what is wrong and what is allowed
+     */
+    public static long parseDuration(String text) {
+        try {
+            return FaultReader.parseDuration(text);
+        } catch (InvalidValue e) {
+            throw new IllegalArgumentException(e.getMessage());
+        }
+    }
+
     private static ServerConfig readServer(Path dir, List<ConfigProblem> problems, List<String> warnings) {
         Path file = dir.resolve(SERVER_FILE);
         if (!Files.exists(file)) {

@@ -71,12 +71,53 @@ public interface ControlPlane {
     /**
      * How to apply.
      *
-     * @param force  allow a change that loses data (a RAM / null LUN replaced, a LUN shrunk)
-     * @param dryRun say what would be done, do nothing
+     * @param force           allow a change that loses data (a RAM / null LUN replaced, a LUN shrunk)
+     * @param dryRun          say what would be done, do nothing
+     * @param transitionNanos paths whose state changes are transitioning this long first ({@code path set
+     *                        --transition}); 0: at once
      */
-    record ApplyOptions(boolean force, boolean dryRun) {
+    record ApplyOptions(boolean force, boolean dryRun, long transitionNanos) {
         public static final ApplyOptions NONE = new ApplyOptions(false, false);
         public static final ApplyOptions FORCE = new ApplyOptions(true, false);
+
+        public ApplyOptions {
+            if (transitionNanos < 0) {
+                throw new IllegalArgumentException("transitionNanos < 0");
+            }
+        }
+
+        /** Path changes at once. */
+        public ApplyOptions(boolean force, boolean dryRun) {
+            this(force, dryRun, 0);
+        }
+
+        public ApplyOptions withTransition(long nanos) {
+            return new ApplyOptions(force, dryRun, nanos);
+        }
+    }
+
+    /** The server's portals, portal 1 first (issue 29); one named default without {@code portals:}. */
+    default List<ExportPlan.PortalSpec> portals() {
+        return ExportPlan.portals(serverConfig());
+    }
+
+    /**
+     * The state of every LUN on every portal, LUNs in config order.
+     *
+     * @param lun        the LUN
+     * @param portal     the portal's name
+     * @param portalId   its id (TPGT, ALUA target port group, NVMe PORTID)
+     * @param state      the state now, as {@code paths:} words it ({@code transitioning} during a transition)
+     * @param configured the state the LUN's configuration gives
+     * @param origin     what set it last: configured, implicit (the target: a change, a transition's end) or explicit
+     *                   (an initiator's SET TARGET PORT GROUPS)
+     */
+    record PathStatus(String lun, String portal, int portalId, String state, String configured, String origin) {
+    }
+
+    /** The path states of every LUN (issue 29); empty in control planes that serve no devices. */
+    default List<PathStatus> paths() {
+        return List.of();
     }
 
     /**

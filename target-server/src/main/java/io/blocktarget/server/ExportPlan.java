@@ -51,9 +51,29 @@ import java.util.TreeMap;
  * @param targets    by IQN, in the order their first LUN appears
  * @param subsystems by NQN, in the order their first LUN appears (the discovery log's order)
  * @param discovery  what discovery sessions need
+ * @param portals    the portals, portal 1 first ({@link ServerConfig#effectivePortals()}); each LUN has a path state
+ *                   on each ({@link #paths(LunConfig)})
  */
 public record ExportPlan(ServerConfig server, List<LunConfig> luns, Map<String, IscsiTarget> targets,
-                         Map<String, NvmeSubsystem> subsystems, Discovery discovery) {
+                         Map<String, NvmeSubsystem> subsystems, Discovery discovery, List<PortalSpec> portals) {
+
+    /**
+     * One portal of the server (issue 29): iSCSI target portal group {@code id} (TPGT), ALUA target port group and
+     * relative target port {@code id}, NVMe port {@code id} (PORTID).
+     *
+     * @param id        1, 2, ... in configuration order
+     * @param iscsiPort 0: no iSCSI on this portal
+     * @param nvmePort  0: no NVMe/TCP on this portal
+     */
+    public record PortalSpec(int id, String name, String address, int iscsiPort, int nvmePort) {
+        public PortalSpec {
+            Objects.requireNonNull(name, "name");
+            Objects.requireNonNull(address, "address");
+            if (id < 1 || id > 0xFFFF) {
+                throw new IllegalArgumentException("portal id " + id);
+            }
+        }
+    }
 
     /**
      * One iSCSI target.
@@ -98,6 +118,44 @@ public record ExportPlan(ServerConfig server, List<LunConfig> luns, Map<String, 
         targets = Collections.unmodifiableMap(new LinkedHashMap<>(targets));
         subsystems = Collections.unmodifiableMap(new LinkedHashMap<>(subsystems));
         Objects.requireNonNull(discovery, "discovery");
+        portals = List.copyOf(portals);
+    }
+
+    /** The portals of {@code server}'s keys. */
+    static List<PortalSpec> portals(ServerConfig server) {
+        List<PortalSpec> portals = new ArrayList<>();
+        for (io.blocktarget.config.PortalConfig p : server.effectivePortals()) {
+            portals.add(new PortalSpec(portals.size() + 1, p.name(), p.address(), p.iscsiPort(), p.nvmePort()));
+        }
+        return portals;
+    }
+
+    /** The portal named {@code name}. */
+    public Optional<PortalSpec> portal(String name) {
+        return portals.stream().filter(p -> p.name().equals(name)).findFirst();
+    }
+
+    /** {@code lun}'s state on each portal, portal 1 first: its {@code paths:}, optimized where it names none. */
+    public List<io.blocktarget.block.lun.AccessState> paths(LunConfig lun) {
+        return portals.stream().map(p -> access(lun.features().path(p.name()))).toList();
+    }
+
+    /** A path state word of the configuration as both command sets' state. */
+    static io.blocktarget.block.lun.AccessState access(io.blocktarget.config.PathState state) {
+        return switch (state) {
+            case OPTIMIZED -> io.blocktarget.block.lun.AccessState.OPTIMIZED;
+            case NON_OPTIMIZED -> io.blocktarget.block.lun.AccessState.NON_OPTIMIZED;
+            case INACCESSIBLE -> io.blocktarget.block.lun.AccessState.INACCESSIBLE;
+            case STANDBY -> io.blocktarget.block.lun.AccessState.STANDBY;
+            case UNAVAILABLE -> io.blocktarget.block.lun.AccessState.UNAVAILABLE;
+            case PERSISTENT_LOSS -> io.blocktarget.block.lun.AccessState.PERSISTENT_LOSS;
+            case TRANSITIONING -> io.blocktarget.block.lun.AccessState.TRANSITIONING;
+        };
+    }
+
+    /** As the configuration writes it. */
+    static io.blocktarget.config.PathState word(io.blocktarget.block.lun.AccessState state) {
+        return io.blocktarget.config.PathState.valueOf(state.name());
     }
 
     /**
@@ -106,7 +164,7 @@ public record ExportPlan(ServerConfig server, List<LunConfig> luns, Map<String, 
      */
     public static ExportPlan empty(ServerConfig server) {
         return new ExportPlan(server.withDiscoveryChap(Optional.empty()), List.of(), Map.of(), Map.of(),
-                Discovery.OPEN);
+                Discovery.OPEN, portals(server));
     }
 
     /** The plan of a validated configuration. */
@@ -164,7 +222,17 @@ public record ExportPlan(ServerConfig server, List<LunConfig> luns, Map<String, 
         targets.forEach((name, b) -> builtTargets.put(name, b.build()));
         Map<String, NvmeSubsystem> builtSubsystems = new LinkedHashMap<>();
         subsystems.forEach((nqn, b) -> builtSubsystems.put(nqn, b.build()));
-        return new ExportPlan(server, luns, builtTargets, builtSubsystems, discovery(server));
+        List<PortalSpec> portals = portals(server);
+        for (LunConfig lun : luns) {
+            for (String portal : lun.features().paths().keySet()) {
+                if (portals.stream().noneMatch(p -> p.name().equals(portal))) {
+                    throw new ControlException(ControlException.Kind.INVALID, lun.name(), "paths",
+                            "paths of LUN " + lun.name() + " names portal " + portal + ", which the server does not"
+                                    + " have; allowed: " + String.join(", ", server.portalNames()));
+                }
+            }
+        }
+        return new ExportPlan(server, luns, builtTargets, builtSubsystems, discovery(server), portals);
     }
 
     public Optional<LunConfig> lun(String name) {
@@ -179,12 +247,12 @@ public record ExportPlan(ServerConfig server, List<LunConfig> luns, Map<String, 
     static final String RAM_OVER_BUDGET = "RAM disks declare ";
 
     public Exports exports() {
-        return new Exports(luns, targets, subsystems, discovery);
+        return new Exports(luns, targets, subsystems, discovery, portals.stream().map(PortalSpec::name).toList());
     }
 
-    /** {@link ExportPlan} without the server keys (ports, threads, control socket). */
+    /** {@link ExportPlan} without the server keys (ports, threads, control socket); the portals by name. */
     public record Exports(List<LunConfig> luns, Map<String, IscsiTarget> targets, Map<String, NvmeSubsystem> subsystems,
-                          Discovery discovery) {
+                          Discovery discovery, List<String> portals) {
     }
 
     /**

@@ -27,7 +27,7 @@ import java.util.Set;
  * <li>server-wide: discovery CHAP, memory budget;</li>
  * <li>LUNs taken out of their exports (removed, re-exported, reopened, replaced), so their numbers are free;</li>
  * <li>access of the targets and subsystems that stay (tightened before a LUN joins them);</li>
- * <li>knobs and fault rules retuned in place;</li>
+ * <li>knobs, fault rules and path states retuned in place;</li>
  * <li>LUNs put into their exports (a new target / subsystem comes with its first LUN, its access already set);</li>
  * <li>targets and subsystems left without LUNs removed.</li>
  * </ol>
@@ -217,6 +217,12 @@ public final class PlanDiff {
                 if (!knobs.isEmpty() || faults) {
                     retunes.add(new Step.Retune(a, b, knobs, faults));
                 }
+                List<io.blocktarget.block.lun.AccessState> was = before.paths(a);
+                List<io.blocktarget.block.lun.AccessState> now = after.paths(b);
+                if (!was.equals(now)) {
+                    retunes.add(new Step.SetPaths(b.name(), was, now,
+                            after.portals().stream().map(ExportPlan.PortalSpec::name).toList(), 0));
+                }
             }
             changes.add(new LunChange(b.name(), !moved.isEmpty() ? Action.REEXPORTED : resized ? Action.RESIZED
                     : Action.RETUNED, keys));
@@ -290,12 +296,13 @@ public final class PlanDiff {
 
     /**
      * Whether the in-place steps — resize (size), re-export (exports, a unit / namespace rebuilt with the new knobs),
-     * retune (knobs, fault rules) and the target / subsystem access steps (access) — turn {@code a} into {@code b}.
+     * retune (knobs, fault rules), path states and the target / subsystem access steps (access) — turn {@code a} into {@code b}.
      */
     static boolean inPlaceCovers(LunConfig a, LunConfig b) {
         LunConfig reached = new LunConfig(b.name(), b.source(), a.backend(), b.size(), a.logicalBlockSize(),
                 a.physicalBlockSize(), b.iscsi(), b.nvme(), a.readOnly(), a.file(), b.access(),
-                a.features().withKnobs(b.features().knobs()).withFaults(b.features().faults()));
+                a.features().withKnobs(b.features().knobs()).withFaults(b.features().faults())
+                        .withPaths(b.features().paths()));
         return reached.equals(b);
     }
 

@@ -8,6 +8,7 @@ import io.blocktarget.config.ConfigLoader;
 import io.blocktarget.config.ConfigProblem;
 import io.blocktarget.config.LunConfig;
 import io.blocktarget.config.ServerConfig;
+import io.blocktarget.config.ServerKeys;
 import io.blocktarget.nvme.NvmeSubsystems;
 import io.blocktarget.scsi.ScsiTarget;
 import io.blocktarget.transport.iscsi.IscsiTransport;
@@ -107,6 +108,7 @@ final class Registry implements ControlPlane {
         this.nvme = nvme;
         this.overrides = Objects.requireNonNull(overrides, "overrides");
         this.runner = new StepRunner(Objects.requireNonNull(opener, "opener"), budget, iscsi, nvme, phases);
+        this.runner.paths(io.blocktarget.block.lun.PathStates.NO_TIMER, this::pathsChanged);
         this.snapshot = new Snapshot(ExportPlan.empty(server), List.of(), Map.of());
     }
 
@@ -133,6 +135,48 @@ final class Registry implements ControlPlane {
     /** True while an apply waits for the one in progress (tests of the serialization). */
     boolean applyWaiting() {
         return applying.hasQueuedThreads();
+    }
+
+    /** The clock that ends path transitions ({@code path set --transition}) of LUNs opened from now on. */
+    void pathTimer(io.blocktarget.block.lun.PathStates.Timer timer) {
+        runner.paths(Objects.requireNonNull(timer, "timer"), this::pathsChanged);
+    }
+
+    /**
+     * A LUN's path states changed (the plan, a transition's end, an initiator's SET TARGET PORT GROUPS): NVMe hosts
+     * get an ANA change notice on every controller of the ports that changed (Base 2.x §8.1.1.2, §5.2); SCSI
+     * initiators learn it from the unit attention the logical unit establishes on its next command.
+     */
+    void pathsChanged(String name, io.blocktarget.block.lun.PathStates.Change change) {
+        if (nvme == null) {
+            return;
+        }
+        snapshot.lun(name).flatMap(l -> l.config().nvme()).ifPresent(e ->
+                nvme.anaChanged(e.subsystem(), e.nsid(), change.portals()));
+    }
+
+    @Override
+    public List<PathStatus> paths() {
+        Snapshot s = snapshot;
+        List<PathStatus> all = new ArrayList<>();
+        for (Lun lun : s.luns()) {
+            List<io.blocktarget.block.lun.PathStates.Path> now = lun.state().paths().all();
+            List<ExportPlan.PortalSpec> portals = s.plan().portals();
+            for (ExportPlan.PortalSpec p : portals) {
+                io.blocktarget.block.lun.PathStates.Path path = p.id() <= now.size() ? now.get(p.id() - 1)
+                        : new io.blocktarget.block.lun.PathStates.Path(io.blocktarget.block.lun.AccessState.OPTIMIZED,
+                        io.blocktarget.block.lun.PathStates.Origin.CONFIGURED);
+                all.add(new PathStatus(lun.name(), p.name(), p.id(), ExportPlan.word(path.state()).word(),
+                        lun.config().features().path(p.name()).word(),
+                        path.origin().name().toLowerCase(java.util.Locale.ROOT)));
+            }
+        }
+        return all;
+    }
+
+    @Override
+    public List<ExportPlan.PortalSpec> portals() {
+        return snapshot.plan().portals();
     }
 
     /** Runs before each step of every apply (tests: a step that fails on purpose). */
@@ -291,7 +335,17 @@ final class Registry implements ControlPlane {
                     "reload of " + dir + " refused, nothing changed: " + e.getMessage());
         }
         loaded.warnings().forEach(w -> LOG.log(Level.WARNING, "reload: " + w));
-        ExportPlan next = ExportPlan.of(overrides.apply(loaded.server()), loaded.luns());
+        ServerConfig server = overrides.apply(loaded.server());
+        ServerConfig running = snapshot.plan().server();
+        if (!server.effectivePortals().equals(running.effectivePortals())) {
+            // portals: takes effect at the next start; until then the LUNs' paths refer to the portals listening now
+            LOG.log(Level.WARNING, "reload: " + ServerKeys.PORTALS.name() + " changed; it takes effect when the server"
+                    + " starts again (stop blocktarget serve and start it); the server keeps its portals "
+                    + running.portalNames() + " until then");
+            server = server.withBindAddress(running.bindAddress()).withIscsiPort(running.iscsiPort())
+                    .withNvmePort(running.nvmePort()).withPortals(running.portals());
+        }
+        ExportPlan next = ExportPlan.of(server, loaded.luns());
         ApplyResult result;
         try {
             result = apply(next, options);
@@ -355,7 +409,8 @@ final class Registry implements ControlPlane {
         Snapshot current = snapshot;
         PlanDiff.Result diff = PlanDiff.of(current.plan(), next);
         List<String> warnings = new ArrayList<>(diff.warnings());
-        List<String> steps = diff.steps().stream().map(Step::describe).toList();
+        List<String> steps = diff.steps().stream().map(step -> step instanceof Step.SetPaths p
+                ? p.withTransition(options.transitionNanos()) : step).map(Step::describe).toList();
         List<Step> lossy = diff.dataLoss();
         String refusal = lossy.isEmpty() || options.force() ? null : PlanDiff.refusal(lossy, this::facts);
         if (options.dryRun()) {
@@ -376,9 +431,12 @@ final class Registry implements ControlPlane {
             snapshot = current.rebase(next);
             return result;
         }
+        List<Step> run = options.transitionNanos() == 0 ? diff.steps() : diff.steps().stream()
+                .map(step -> step instanceof Step.SetPaths p ? p.withTransition(options.transitionNanos()) : step)
+                .toList();
         StepRunner.Outcome outcome;
         try {
-            outcome = runner.run(current, next, diff.steps());
+            outcome = runner.run(current, next, run);
         } catch (StepRunner.StepFailure e) {
             String lun = e.step() instanceof Step.RemoveTarget || e.step() instanceof Step.RemoveSubsystem
                     || e.step() instanceof Step.SetTargetAccess || e.step() instanceof Step.SetSubsystemAccess

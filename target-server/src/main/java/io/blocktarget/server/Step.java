@@ -283,6 +283,62 @@ public sealed interface Step {
         }
     }
 
+    /**
+     * The path states of a LUN changed in place (issue 29): the same device, data and sessions; SCSI initiators get
+     * ASYMMETRIC ACCESS STATE CHANGED on every nexus of the LUN, NVMe hosts an ANA change notice on every controller
+     * of the ports that changed. With a transition time the paths pass through transitioning first.
+     *
+     * @param before          the state on each portal before, portal 1 first
+     * @param after           the state on each portal after
+     * @param portals         the portals' names, portal 1 first
+     * @param transitionNanos how long the changed paths are transitioning first (0: at once)
+     */
+    record SetPaths(String lun, List<io.blocktarget.block.lun.AccessState> before,
+                    List<io.blocktarget.block.lun.AccessState> after, List<String> portals, long transitionNanos)
+            implements Step {
+        public SetPaths {
+            Objects.requireNonNull(lun, "lun");
+            before = List.copyOf(before);
+            after = List.copyOf(after);
+            portals = List.copyOf(portals);
+            if (before.size() != after.size() || after.size() != portals.size() || transitionNanos < 0) {
+                throw new IllegalArgumentException("paths of " + lun + ": " + before + " -> " + after);
+            }
+        }
+
+        /** The same change with a transition time. */
+        public SetPaths withTransition(long nanos) {
+            return new SetPaths(lun, before, after, portals, nanos);
+        }
+
+        /** Portal id → new state, of the portals that change. */
+        public java.util.Map<Integer, io.blocktarget.block.lun.AccessState> changes() {
+            java.util.Map<Integer, io.blocktarget.block.lun.AccessState> changes = new java.util.LinkedHashMap<>();
+            for (int i = 0; i < after.size(); i++) {
+                if (before.get(i) != after.get(i)) {
+                    changes.put(i + 1, after.get(i));
+                }
+            }
+            return changes;
+        }
+
+        @Override
+        public String subject() {
+            return lun;
+        }
+
+        @Override
+        public String describe() {
+            List<String> parts = new ArrayList<>();
+            changes().forEach((portal, state) -> parts.add(portals.get(portal - 1) + " "
+                    + ExportPlan.word(before.get(portal - 1)).word() + " -> " + ExportPlan.word(state).word()));
+            return "set the paths of LUN " + lun + ": " + String.join(", ", parts)
+                    + (transitionNanos > 0 ? " (transitioning for "
+                    + io.blocktarget.config.ConfigLoader.formatDuration(transitionNanos) + " first)" : "")
+                    + " (data and sessions kept; initiators are told)";
+        }
+    }
+
     /** Puts a LUN into its targets / subsystems {@code via}; a target or subsystem new to the server comes with it. */
     record Export(LunConfig lun, Why why, Set<Via> via) implements Step {
         public Export {

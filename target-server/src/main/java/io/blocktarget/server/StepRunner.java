@@ -99,6 +99,11 @@ final class StepRunner {
     private final NvmeSubsystems nvme;
     private final LunPhases phases;
     private volatile Hook hook = step -> { };
+    /** Ends the transitions of path states ({@code path set --transition}); the server's clock. */
+    private volatile io.blocktarget.block.lun.PathStates.Timer pathTimer = io.blocktarget.block.lun.PathStates.NO_TIMER;
+    /** Told of every change of a LUN's path states, with the LUN's name (the registry: ANA change notices). */
+    private volatile java.util.function.BiConsumer<String, io.blocktarget.block.lun.PathStates.Change> pathListener =
+            (lun, change) -> { };
 
     /** @param iscsi null without an iSCSI transport (tests); {@code nvme} likewise */
     StepRunner(Registry.BackendOpener opener, MemoryBudget budget, IscsiTransport iscsi, NvmeSubsystems nvme,
@@ -112,6 +117,12 @@ final class StepRunner {
 
     void hook(Hook hook) {
         this.hook = hook;
+    }
+
+    void paths(io.blocktarget.block.lun.PathStates.Timer timer,
+               java.util.function.BiConsumer<String, io.blocktarget.block.lun.PathStates.Change> listener) {
+        this.pathTimer = timer;
+        this.pathListener = listener;
     }
 
     /** The working state of one run. */
@@ -193,6 +204,7 @@ final class StepRunner {
                 case Step.Export x -> phase(x.why());
                 case Step.Resize r -> LunPhase.RESIZING;
                 case Step.Retune r -> LunPhase.RETUNING;
+                case Step.SetPaths p -> LunPhase.RETUNING;
                 default -> null;
             };
             if (phase != null) {
@@ -281,6 +293,16 @@ final class StepRunner {
                 }
             }
             case Step.Retune r -> retune(work, r);
+            case Step.SetPaths p -> {
+                io.blocktarget.block.lun.PathStates paths = served(work, p.lun()).state().paths();
+                paths.set(p.changes(), p.transitionNanos(), null);
+                work.undo.push(new Undo(p.lun(), step.describe(), () -> {
+                    java.util.Map<Integer, io.blocktarget.block.lun.AccessState> back = new java.util.LinkedHashMap<>();
+                    p.changes().keySet().forEach(portal -> back.put(portal, p.before().get(portal - 1)));
+                    paths.set(back, 0, null);
+                }));
+                LOG.log(Level.INFO, "LUN " + p.lun() + ": " + step.describe());
+            }
             case Step.Export x -> export(work, x);
             case Step.RemoveTarget t -> {
                 ScsiTarget target = work.targets.remove(t.target());
@@ -318,6 +340,8 @@ final class StepRunner {
                     + c.backend().configName() + " backend of LUN " + c.name() + ": " + e.getMessage(), e);
         }
         Lun lun = new Lun(c, device, Lun.stateFor(c));
+        java.util.function.BiConsumer<String, io.blocktarget.block.lun.PathStates.Change> told = pathListener;
+        lun.state().paths().install(work.after.paths(c), pathTimer, change -> told.accept(c.name(), change));
         work.opened.put(c.name(), lun);
         work.undo.push(new Undo(c.name(), o.describe(), () -> {
             work.opened.remove(c.name());
@@ -549,6 +573,7 @@ final class StepRunner {
             r.lun().state().inFlight().drain();   // all refuse at once, then each is waited for
             r.lun().state().faults().holds().release(h -> true);
             r.lun().state().faults().replace(List.of());   // stalls of its rules end with it
+            r.lun().state().paths().close();   // a transition in progress ends with it
         }
         for (Retired r : outcome.retired()) {
             drain(r.lun());

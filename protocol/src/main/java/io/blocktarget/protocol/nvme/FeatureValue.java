@@ -105,6 +105,8 @@ public sealed interface FeatureValue {
     /** Asynchronous Event Configuration (0Bh): bit 8 Namespace Attribute Notices, bit 31 Discovery Log Change. */
     record AsyncEventConfiguration(int bits) implements FeatureValue {
         public static final int NAMESPACE_ATTRIBUTE_NOTICES = 1 << 8;
+        /** Bit 11: Asymmetric Namespace Access Change Notices. */
+        public static final int ANA_CHANGE_NOTICES = 1 << 11;
         public static final int DISCOVERY_LOG_PAGE_CHANGE = 1 << 31;
 
         public FeatureId fid() {

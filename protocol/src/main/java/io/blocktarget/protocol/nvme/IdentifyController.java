@@ -26,6 +26,21 @@ public record IdentifyController(
     public static final int CNTRLTYPE_ADMIN = 3;
     /** OAES bit 8: Namespace Attribute Notices; bit 31: Discovery Log Page Change Notices. */
     public static final int OAES_NAMESPACE_ATTRIBUTE = 1 << 8;
+    /** OAES bit 11: Asymmetric Namespace Access Change Notices. */
+    public static final int OAES_ANA_CHANGE = 1 << 11;
+    /** CMIC bit 0: more than one port; bit 1: more than one controller; bit 3: ANA reporting. */
+    public static final int CMIC_MULTI_PORT = 1;
+    public static final int CMIC_MULTI_CONTROLLER = 1 << 1;
+    public static final int CMIC_ANA = 1 << 3;
+    /**
+     * ANA fields (not record components): ANATT (byte 342), ANACAP (343), ANAGRPMAX (347:344), NANAGRPID (351:348);
+     * MNAN (543:540).
+     */
+    public static final int OFFSET_ANATT = 342;
+    public static final int OFFSET_ANACAP = 343;
+    public static final int OFFSET_ANAGRPMAX = 344;
+    public static final int OFFSET_NANAGRPID = 348;
+    public static final int OFFSET_MNAN = 540;
     public static final int OAES_DISCOVERY_LOG_CHANGE = 1 << 31;
     /** OAES bit 27: Zone Descriptor Changed Notices (ZNS §4.1.2, Identify Controller changes). */
     public static final int OAES_ZONE_DESCRIPTOR_CHANGED = 1 << 27;

@@ -87,6 +87,10 @@ public enum NvmeStatus {
 
     // Path Related Status (SCT 3h), Base §4.2.3.4
     INTERNAL_PATH_ERROR(StatusCodeType.PATH_RELATED, 0x00, false),
+    // Asymmetric access (Base 2.x §8.1.1.3): not DNR, so a multipath host retries on another path
+    ASYMMETRIC_ACCESS_PERSISTENT_LOSS(StatusCodeType.PATH_RELATED, 0x01, false),
+    ASYMMETRIC_ACCESS_INACCESSIBLE(StatusCodeType.PATH_RELATED, 0x02, false),
+    ASYMMETRIC_ACCESS_TRANSITION(StatusCodeType.PATH_RELATED, 0x03, false),
     HOST_PATHING_ERROR(StatusCodeType.PATH_RELATED, 0x70, false);
 
     private final StatusCodeType sct;

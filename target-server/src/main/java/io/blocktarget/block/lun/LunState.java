@@ -37,6 +37,8 @@ public final class LunState {
     private final java.util.Optional<AtomicWrites> atomicWrites;
     /** Fault rules (issue 11): no rule = the hooks' one volatile read. */
     private final LunFaults faults = new LunFaults();
+    /** The state of each path (portal) to this LUN (issue 29): ALUA and ANA. */
+    private final PathStates paths = new PathStates();
     /** The trace while it is on, else null: read once per command by both command sets (DESIGN §10 "Trace"). */
     private volatile Tracer tracer;
     /** The trace now or the last one (kept after a stop, for reading); guarded by this. */
@@ -81,6 +83,11 @@ public final class LunState {
     /** The LUN's fault rules and the commands they hold; both command sets and the device decorator apply them. */
     public LunFaults faults() {
         return faults;
+    }
+
+    /** The LUN's state on each portal, which SCSI ALUA and NVMe ANA report and enforce. */
+    public PathStates paths() {
+        return paths;
     }
 
     /** The LUN name, for logs. */

@@ -1,0 +1,219 @@
+package io.blocktarget.block.lun;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Consumer;
+
+/**
+ * The {@link AccessState} of one LUN on each portal of the server (portal ids 1, 2, ... in configuration order: the
+ * iSCSI TPGT, the ALUA target port group and relative target port, the NVMe PORTID), shared by both command sets and
+ * changed at runtime — by the server's plan ({@code paths:}, {@code blocktarget path set}), by a transition's end, or
+ * by an initiator (SCSI SET TARGET PORT GROUPS).
+ *
+ * <p>Reads are one volatile load of an immutable array: the command sets read the state of their portal per command.
+ * Each change bumps {@link #version()} (SCSI establishes ASYMMETRIC ACCESS STATE CHANGED on the logical unit's next
+ * command when it sees a new version) and is handed to the {@link #listener} (the server turns it into ANA change
+ * notices), outside this object's monitor.
+ *
+ * <p>A change with a transition time ({@code path set --transition}) puts the path into {@link
+ * AccessState#TRANSITIONING} at once and into the target state when the {@link Timer} fires; any later change of the
+ * same path cancels the pending end.
+ */
+public final class PathStates {
+
+    /** What last changed a path, for SPC-5 §6.37 STATUS CODE. */
+    public enum Origin {
+        /** As configured when the LUN was created. */
+        CONFIGURED,
+        /** Changed by the target (configuration, CLI, API, a transition's end): "altered by implicit behavior". */
+        IMPLICIT,
+        /** Changed by an initiator's SET TARGET PORT GROUPS. */
+        EXPLICIT
+    }
+
+    /** One path's state and what set it last. */
+    public record Path(AccessState state, Origin origin) {
+        public Path {
+            Objects.requireNonNull(state, "state");
+            Objects.requireNonNull(origin, "origin");
+        }
+    }
+
+    /**
+     * One change: the portals whose state changed and who asked ({@code source}: the SCSI nexus of a SET TARGET PORT
+     * GROUPS, else null).
+     */
+    public record Change(Set<Integer> portals, Object source) {
+        public Change {
+            portals = Set.copyOf(portals);
+        }
+    }
+
+    /** Schedules the end of a transition: the server's clock, a test's manual one. */
+    @FunctionalInterface
+    public interface Timer {
+        /** Runs {@code task} once after {@code delayNanos}; the returned action cancels it. */
+        Runnable schedule(long delayNanos, Runnable task);
+    }
+
+    /** A timer for states that never transition with a duration (tests, tools): refuses. */
+    public static final Timer NO_TIMER = (delay, task) -> {
+        throw new IllegalStateException("no clock to end a transition with");
+    };
+
+    private volatile Path[] paths;
+    private volatile long version;
+    private volatile Consumer<Change> listener = change -> { };
+    private Timer timer = NO_TIMER;
+    /** The pending end of each portal's transition (index = portal - 1), guarded by this. */
+    private Runnable[] pending;
+
+    /** One portal, optimized: what a LUN has until the server installs its paths. */
+    public PathStates() {
+        this(List.of(AccessState.OPTIMIZED));
+    }
+
+    /** @param initial the state on portal 1, 2, ... */
+    public PathStates(List<AccessState> initial) {
+        this.paths = initial.stream().map(s -> new Path(s, Origin.CONFIGURED)).toArray(Path[]::new);
+        this.pending = new Runnable[paths.length];
+    }
+
+    /**
+     * The states of a LUN being created, before any initiator sees it (no change is reported), with the timer that
+     * ends its transitions and the listener of its changes.
+     */
+    public synchronized void install(List<AccessState> initial, Timer endsTransitions, Consumer<Change> onChange) {
+        Arrays.stream(pending).filter(Objects::nonNull).forEach(Runnable::run);
+        this.paths = initial.stream().map(s -> new Path(s, Origin.CONFIGURED)).toArray(Path[]::new);
+        this.pending = new Runnable[paths.length];
+        this.timer = Objects.requireNonNull(endsTransitions, "endsTransitions");
+        this.listener = Objects.requireNonNull(onChange, "onChange");
+    }
+
+    /** The number of portals. */
+    public int portals() {
+        return paths.length;
+    }
+
+    /**
+     * The state on {@code portal} (1-based); a portal this LUN does not know (0: the caller knows no portal) is
+     * optimized — the state of a LUN without multipath.
+     */
+    public AccessState state(int portal) {
+        Path[] p = paths;
+        return portal >= 1 && portal <= p.length ? p[portal - 1].state() : AccessState.OPTIMIZED;
+    }
+
+    /** The state on every portal, portal 1 first. */
+    public List<Path> all() {
+        return List.of(paths);
+    }
+
+    /** Incremented by every change: readers compare it with the one they saw. */
+    public long version() {
+        return version;
+    }
+
+    /**
+     * Sets the state of {@code changes}' portals (1-based; unknown ones are ignored) in one step: portals whose
+     * {@code transitionNanos} is above 0 go to {@link AccessState#TRANSITIONING} now and to their state when it ends.
+     *
+     * @param source the SCSI nexus of a SET TARGET PORT GROUPS (origin explicit), else null (implicit)
+     * @return the portals whose state changed now
+     */
+    public Set<Integer> set(Map<Integer, AccessState> changes, long transitionNanos, Object source) {
+        Origin origin = source == null ? Origin.IMPLICIT : Origin.EXPLICIT;
+        Set<Integer> changed = new LinkedHashSet<>();
+        List<Runnable> cancelled = new ArrayList<>();
+        synchronized (this) {
+            Path[] next = paths.clone();
+            for (Map.Entry<Integer, AccessState> e : changes.entrySet()) {
+                int i = e.getKey() - 1;
+                if (i < 0 || i >= next.length) {
+                    continue;
+                }
+                if (pending[i] != null) {
+                    cancelled.add(pending[i]);
+                    pending[i] = null;
+                }
+                AccessState now = transitionNanos > 0 && e.getValue() != AccessState.TRANSITIONING
+                        ? AccessState.TRANSITIONING : e.getValue();
+                if (now != next[i].state()) {
+                    changed.add(e.getKey());
+                }
+                next[i] = new Path(now, origin);
+                if (now != e.getValue()) {
+                    int portal = e.getKey();
+                    AccessState target = e.getValue();
+                    Runnable[] cancel = new Runnable[1];
+                    cancel[0] = timer.schedule(transitionNanos, () -> endTransition(portal, target, cancel));
+                    pending[i] = cancel[0];
+                }
+            }
+            if (!changed.isEmpty()) {
+                paths = next;
+                version++;
+            } else {
+                paths = next;   // the origin may have changed; no one is told
+            }
+        }
+        cancelled.forEach(Runnable::run);
+        if (!changed.isEmpty()) {
+            listener.accept(new Change(changed, source));
+        }
+        return changed;
+    }
+
+    /** The transition of {@code portal} ended: its target state, unless a later change cancelled it. */
+    private void endTransition(int portal, AccessState target, Runnable[] token) {
+        boolean changed;
+        synchronized (this) {
+            int i = portal - 1;
+            if (i >= pending.length || pending[i] == null || pending[i] != token[0]) {
+                return;
+            }
+            pending[i] = null;
+            Path[] next = paths.clone();
+            changed = next[i].state() != target;
+            next[i] = new Path(target, Origin.IMPLICIT);
+            paths = next;
+            if (changed) {
+                version++;
+            }
+        }
+        if (changed) {
+            listener.accept(new Change(Set.of(portal), null));
+        }
+    }
+
+    /** Whether {@code portal} is in a transition that ends by itself (tests). */
+    synchronized boolean transitionPending(int portal) {
+        return portal >= 1 && portal <= pending.length && pending[portal - 1] != null;
+    }
+
+    /** Cancels every pending transition end (the LUN goes away). */
+    public void close() {
+        List<Runnable> cancelled = new ArrayList<>();
+        synchronized (this) {
+            for (int i = 0; i < pending.length; i++) {
+                if (pending[i] != null) {
+                    cancelled.add(pending[i]);
+                    pending[i] = null;
+                }
+            }
+            listener = change -> { };
+        }
+        cancelled.forEach(Runnable::run);
+    }
+
+    @Override
+    public String toString() {
+        return Arrays.toString(paths);
+    }
+}
