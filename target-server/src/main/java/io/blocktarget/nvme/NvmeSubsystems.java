@@ -124,7 +124,9 @@ public final class NvmeSubsystems implements NvmeTarget {
     private ConnectResult connect(ConnectCommand command, ConnectData data, NvmeHostConnection connection) {
         Subsystem subsystem = subsystems.get(data.subnqn());
         if (subsystem == null) {
-            return invalidData(ConnectData.OFFSET_SUBNQN);
+            // DNR clear: the subsystem may be added (again) at runtime, and a reconnecting host should find it
+            return ConnectResult.refused(NvmeStatus.CONNECT_INVALID_PARAMETERS_RETRYABLE,
+                    ConnectResponse.invalidParameter(true, ConnectData.OFFSET_SUBNQN));
         }
         // An empty HOSTNQN (SPDK's host sends one unless told otherwise) names no host: a subsystem open to any
         // host takes it, as SPDK's target does; one with an allow-list refuses it below (Connect Invalid Host).

@@ -36,13 +36,24 @@ class ConnectTest {
         return TestSupport.connect(target, 0, sqsize, 0, cntlid, subnqn, hostnqn, new TestConnection());
     }
 
+    /**
+     * Connect Invalid Parameters naming SUBNQN, with DNR clear: a subsystem can be added at runtime, so a host's
+     * reconnect may succeed later (a Linux host gives a controller up on DNR: blktests nvme/061, whose target
+     * teardown and setup removes and adds the subsystem while the port stays).
+     */
     @Test
-    void unknownSubsystemNamesSubnqnInTheData() {
+    void unknownSubsystemNamesSubnqnInTheDataAndMayBeRetried() {
         ConnectResult r = admin("nqn.2026-11.io.blocktarget:nope", TestSupport.HOST_NQN, 31, 0xFFFF);
-        assertThat(r.status()).isEqualTo(NvmeStatus.CONNECT_INVALID_PARAMETERS);
-        assertThat(r.status().dnr()).isTrue();
+        assertThat(r.status()).isEqualTo(NvmeStatus.CONNECT_INVALID_PARAMETERS_RETRYABLE);
+        assertThat(r.status().toCqeStatus().sct()).isEqualTo(1);
+        assertThat(r.status().toCqeStatus().sc()).isEqualTo(0x82);
+        assertThat(r.status().dnr()).isFalse();
         assertThat(r.dw0()).isEqualTo(IN_DATA | 256); // IATTR 1, IPO 256 (SUBNQN)
         assertThat(r.queue()).isNull();
+        // a malformed field of the same Connect keeps DNR: sending it again cannot succeed
+        ConnectResult bad = admin(NQN, "host1", 31, 0xFFFF);
+        assertThat(bad.status()).isEqualTo(NvmeStatus.CONNECT_INVALID_PARAMETERS);
+        assertThat(bad.status().dnr()).isTrue();
     }
 
     @Test
