@@ -12,7 +12,8 @@
 #   BLKTESTS_NVME_DEV  the device tests to run after each, with harnesses/blktests/nvme-devices.config (-d)
 #   BLKTESTS_SCSI      blktests tests/groups run with harnesses/blktests/scsi.config on an iSCSI disk
 #   BLKTESTS_SCSI_DEVS which disk: luns.d/blktests-dev-512 and/or -16k (default "512 16k")
-#   FSTESTS_SECTIONS   fstests local.config sections, each run alone: e.g. "xfs_16k_nvme xfs_4k_iscsi"
+#   FSTESTS_SECTIONS   fstests configurations of harnesses/fstests/local.config (BLOCKTARGET_FSTESTS), one
+#                      ./check each: e.g. "xfs_16k_nvme xfs_4k_iscsi"
 #   FSTESTS_ARGS       ./check arguments for xfs_4k_* / xfs_16k_* (e.g. "-g quick"); FSTESTS_ATOMIC_ARGS for
 #                      xfs_atomic_* (default "-g atomicwrites")
 #   NVME_IMG_SIZE      blktests' image size, so the size of the hook's LUNs (default here 512M: nvme/012 needs 350M,
@@ -20,7 +21,7 @@
 #   BLKTESTS_EXPUNGE, FSTESTS_EXPUNGE  expunge files ("group/NNN  # reason" lines; default the ones in
 #                      harnesses/{blktests,fstests}/expunge)
 #   HARNESS_PS=SECONDS  print the guest's processes every SECONDS (to see where a run hangs)
-# Results: /share/results/PHASE/ (blktests' -o directory; fstests' RESULT_BASE: check.log, SECTION/result.xml,
+# Results: /share/results/PHASE/ (blktests' -o directory; fstests' RESULT_BASE: check.log, result.xml,
 # per-test files) and /share/results/dmesg.txt. Lines for the host: "PHASE NAME START", "PHASE NAME rc=N seconds=S".
 set -u
 echo "# kernel $(uname -r) harnesses"
@@ -75,14 +76,6 @@ iscsi_login() { # IQN
     || { echo "iSCSI login to $1 failed: $(cat /tmp/login.out)"; return 1; }
 }
 iscsi_logout() { iscsiadm -m node -T "$1" -p "$PORTAL" --logout >/dev/null 2>&1; rm -f /dev/disk/by-path/ip-*; }
-# the devices a config names (bash syntax: TEST_DEVS=(...), TEST_DEV=..., SCRATCH_DEV=...)
-config_devs() { # FILE [SECTION]
-  if [ -n "${2:-}" ]; then
-    /usr/bin/gawk -v s="[$2]" '$0 == s { on = 1; next } /^\[/ { on = 0 } on' "$1"
-  else
-    cat "$1"
-  fi | /usr/bin/grep -o '/dev/disk/by-[a-z]*/[^ )"]*'
-}
 owner_of() { # DEV -> the NVMe subsystem NQN or iSCSI target IQN it belongs to
   local n s b
   n=$(dev_name "$1")
@@ -182,48 +175,44 @@ if [ -n "${BLKTESTS_SCSI:-}" ]; then
   done
 fi
 
-# --- fstests, one local.config section at a time ------------------------------------------------------------
-# Every fstests LUN is connected over both protocols first: ./check checks the first section's TEST_DEV whichever
-# section -s picks (common/config, get_next_config of the first section).
-FSTESTS_GROUPS="4k 16k atomic"
+# --- fstests, one local.config configuration (BLOCKTARGET_FSTESTS) at a time -----------------------------------
 if [ -n "${FSTESTS_SECTIONS:-}" ]; then
-  for size in $FSTESTS_GROUPS; do
-    nvme_connect "nqn.2026-11.io.blocktarget:fstests-$size"
-    iscsi_login "iqn.2026-11.io.blocktarget:fstests-$size"
-  done
   for section in $FSTESTS_SECTIONS; do
     phase="fstests-$section"
     echo "PHASE $phase START"; t0=$(now)
     size="${section#xfs_}"; size="${size%_*}"                 # 4k, 16k, atomic
     case "$section" in
-      *_nvme) want="nqn.2026-11.io.blocktarget:fstests-$size" ;;
-      *) want="iqn.2026-11.io.blocktarget:fstests-$size" ;;
+      *_nvme) want="nqn.2026-11.io.blocktarget:fstests-$size"; nvme_connect "$want" ;;
+      *) want="iqn.2026-11.io.blocktarget:fstests-$size"; iscsi_login "$want" ;;
     esac
-    # shellcheck disable=SC2046
-    if ! wait_devs "$want" $(config_devs "$H/fstests/local.config" "$section"); then
-      echo "PHASE $phase rc=2 seconds=0"; rc_all=1; continue
+    conf=$(BLOCKTARGET_FSTESTS=$section bash -c ". $H/fstests/local.config; echo \$TEST_DEV \$SCRATCH_DEV \$MKFS_OPTIONS")
+    # shellcheck disable=SC2046,SC2086
+    if wait_devs "$want" $(echo $conf | cut -d' ' -f1-2) \
+      && mkfs.xfs -q -f $(echo $conf | cut -d' ' -f3-) "$(echo $conf | cut -d' ' -f1)"   # ./check mounts TEST_DEV first
+    then
+      case "$section" in
+        xfs_atomic_*) args="${FSTESTS_ATOMIC_ARGS:--g atomicwrites}" ;;
+        *) args="${FSTESTS_ARGS:--g quick}" ;;
+      esac
+      rm -rf /tmp/fst-results
+      cd /tmp/xfstests || exit 2
+      # shellcheck disable=SC2086
+      BLOCKTARGET_FSTESTS=$section HOST_OPTIONS="$H/fstests/local.config" RESULT_BASE="/tmp/fst-results" \
+        bash ./check -R xunit -E "${FSTESTS_EXPUNGE:-$H/fstests/expunge}" $args
+      rc=$?
+      cd / || exit 2
+      umount /mnt/test /mnt/scratch 2>/dev/null
+      rm -rf "$OUT/$phase"
+      [ -d /tmp/fst-results ] && cp -a /tmp/fst-results "$OUT/$phase"
+    else
+      rc=2
     fi
     case "$section" in
-      xfs_atomic_*) args="${FSTESTS_ATOMIC_ARGS:--g atomicwrites}" ;;
-      *) args="${FSTESTS_ARGS:--g quick}" ;;
+      *_nvme) nvme_disconnect "$want" ;;
+      *) iscsi_logout "$want" ;;
     esac
-    rm -rf /tmp/fst-results
-    mkdir -p /tmp/fst-results
-    cd /tmp/xfstests || exit 2
-    # shellcheck disable=SC2086
-    HOST_OPTIONS="$H/fstests/local.config" RESULT_BASE="/tmp/fst-results" \
-      bash ./check -s "$section" -R xunit -E "${FSTESTS_EXPUNGE:-$H/fstests/expunge}" $args
-    rc=$?
-    cd / || exit 2
-    umount /mnt/test /mnt/scratch 2>/dev/null
-    rm -rf "$OUT/$phase"
-    cp -a /tmp/fst-results "$OUT/$phase"
     echo "PHASE $phase rc=$rc seconds=$(( $(now) - t0 ))"
     [ "$rc" = 0 ] || rc_all=1
-  done
-  for size in $FSTESTS_GROUPS; do
-    nvme_disconnect "nqn.2026-11.io.blocktarget:fstests-$size"
-    iscsi_logout "iqn.2026-11.io.blocktarget:fstests-$size"
   done
 fi
 

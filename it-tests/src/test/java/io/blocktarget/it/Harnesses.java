@@ -253,13 +253,12 @@ final class Harnesses {
     }
 
     /**
-     * fstests' xunit report of one phase ({@code results/PHASE/SECTION/result.xml}) plus the tests it printed as
+     * fstests' xunit report of one phase ({@code results/PHASE/result.xml}) plus the tests it printed as
      * "[expunged]" (the report leaves them out).
      */
     static List<Result> fstests(Phase phase, Path share, Map<String, String> expunged) throws Exception {
         List<Result> results = new ArrayList<>();
-        String section = phase.name().substring("fstests-".length());
-        Path xml = share.resolve("results").resolve(phase.name()).resolve(section).resolve("result.xml");
+        Path xml = share.resolve("results").resolve(phase.name()).resolve("result.xml");
         if (Files.exists(xml)) {
             Element suite = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(xml.toFile())
                     .getDocumentElement();
