@@ -30,6 +30,8 @@ public final class LunState {
     private volatile io.blocktarget.block.trace.Tracer tracer;
     /** The trace now or the last one (kept after a stop, for reading); guarded by this. */
     private io.blocktarget.block.trace.Tracer lastTracer;
+    /** What hosts see differently from the configuration, by topic (e.g. "nvme"); shown by {@code lun show}. */
+    private final java.util.Map<String, String> caveats = new java.util.concurrent.ConcurrentSkipListMap<>();
 
     /** Reservations in memory only: APTPL / PTPL are refused. */
     public LunState(String name) {
@@ -70,6 +72,19 @@ public final class LunState {
     /** The LUN's fault rules and the commands they hold; both command sets and the device decorator apply them. */
     public io.blocktarget.block.fault.LunFaults faults() {
         return faults;
+    }
+
+    /**
+     * Records what hosts of one protocol ({@code topic}) see differently from the LUN's configuration and why (the
+     * command set that exports it knows), replacing an earlier note of that topic.
+     */
+    public void caveat(String topic, String text) {
+        caveats.put(Objects.requireNonNull(topic, "topic"), Objects.requireNonNull(text, "text"));
+    }
+
+    /** The caveats recorded so far, by topic. */
+    public java.util.Map<String, String> caveats() {
+        return java.util.Map.copyOf(caveats);
     }
 
     /** The LUN name, for logs. */

@@ -85,7 +85,7 @@ final class ControlApi {
         router.post("/v1/luns").handler(ctx -> change(ctx, 201, () -> lunJson(changes.create(body(ctx)).name())));
         router.get("/v1/luns/:name").handler(ctx -> {
             String name = ctx.pathParam("name");
-            plane.lun(name).ifPresentOrElse(s -> json(ctx, 200, LunJson.lun(s, plane.serverConfig())),
+            plane.lun(name).ifPresentOrElse(s -> json(ctx, 200, LunJson.lun(plane, s)),
                     () -> problem(ctx, LunChanges.notFound(name)));
         });
         router.patch("/v1/luns/:name").handler(ctx -> change(ctx, 200,
@@ -145,7 +145,7 @@ final class ControlApi {
     }
 
     private JsonObject lunJson(String name) {
-        return plane.lun(name).map(s -> LunJson.lun(s, plane.serverConfig())).orElse(null);
+        return plane.lun(name).map(s -> LunJson.lun(plane, s)).orElse(null);
     }
 
     @FunctionalInterface

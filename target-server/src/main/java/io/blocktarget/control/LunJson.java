@@ -22,7 +22,8 @@ final class LunJson {
     private LunJson() {
     }
 
-    static JsonObject lun(ControlPlane.LunStatus status, ServerConfig server) {
+    static JsonObject lun(ControlPlane plane, ControlPlane.LunStatus status) {
+        ServerConfig server = plane.serverConfig();
         LunConfig lun = status.config();
         JsonObject json = new JsonObject().put("name", lun.name());
         LunWriter.document(lun, server).forEach(json::put);
@@ -40,6 +41,10 @@ final class LunJson {
             return nvme;
         }).orElse(null));
         state.put("session", session(lun));
+        // what hosts of one protocol see differently from the keys, and why (e.g. NVMe's physical block on a file)
+        JsonObject caveats = new JsonObject();
+        plane.lunState(lun.name()).ifPresent(s -> s.caveats().forEach(caveats::put));
+        state.put("caveats", caveats);
         return json.put("status", state);
     }
 
@@ -66,7 +71,7 @@ final class LunJson {
         JsonArray luns = new JsonArray();
         ServerConfig server = plane.serverConfig();
         for (ControlPlane.LunStatus status : plane.luns()) {
-            luns.add(lun(status, server));
+            luns.add(lun(plane, status));
         }
         Optional<Path> dir = plane.configDir();
         return new JsonObject()

@@ -166,7 +166,7 @@ final class IdentifyCommands {
                 limits.maxQueueEntries(), subsystem.nn(),
                 discovery ? 0 : oncs(subsystem),
                 0, 0, vwc ? IdentifyController.VWC_PRESENT | IdentifyController.VWC_FLUSH_BROADCAST : 0,
-                discovery ? 0 : NvmeAtomics.awun(subsystem), discovery ? 0 : NvmeAtomics.awun(subsystem), // AWUN, AWUPF
+                discovery ? 0 : NvmeAtomics.awun(subsystem), discovery ? 0 : NvmeAtomics.awupf(subsystem), // AWUN, AWUPF
                 IdentifyController.SGLS_SUPPORTED | IdentifyController.SGLS_OFFSET, subsystem.nqn(),
                 discovery ? 0 : 4 + limits.ioInCapsuleDataBytes() / 16, discovery ? 0 : 1, 0, 0, 1,
                 OFCS_DISCONNECT);

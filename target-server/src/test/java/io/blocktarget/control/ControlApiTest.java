@@ -100,6 +100,19 @@ class ControlApiTest {
                 .isEqualTo("nqn.2026-11.io.blocktarget:ram-16k");
     }
 
+    /** status.caveats: what a command set recorded in the LUN's state about what its hosts see (empty: nothing). */
+    @Test
+    void caveatsShowWhatHostsOfOneProtocolSeeDifferently() throws Exception {
+        start(Optional.empty());
+        assertThat(fixture.get("/v1/luns/ram-4k").json().getJsonObject("status").getJsonObject("caveats")).isEmpty();
+        plane.lunState("ram-4k").orElseThrow().caveat("nvme", "NVMe hosts see physical block size 4096");
+        JsonObject shown = fixture.get("/v1/luns/ram-4k").json().getJsonObject("status").getJsonObject("caveats");
+        assertThat(shown.getMap()).containsExactly(java.util.Map.entry("nvme", "NVMe hosts see physical block size 4096"));
+        JsonObject listed = fixture.get("/v1/luns").json().getJsonArray("luns").getJsonObject(1);
+        assertThat(listed.getString("name")).isEqualTo("ram-4k");
+        assertThat(listed.getJsonObject("status").getJsonObject("caveats").getString("nvme")).contains("4096");
+    }
+
     @Test
     void addShowResizePatchRemove() throws Exception {
         start(Optional.empty());
