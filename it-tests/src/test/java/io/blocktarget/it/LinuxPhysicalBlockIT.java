@@ -76,7 +76,7 @@ class LinuxPhysicalBlockIT {
             Map<String, Shown> disks = new LinkedHashMap<>();
             for (String line : guest.output().split("\n")) {
                 String[] f = line.trim().split(" +");
-                if (f[0].equals("PBS") && f.length == 10) {
+                if (f[0].equals("PBS") && f.length == 9) {
                     disks.put(f[1], new Shown(f[1], f[2], Long.parseLong(f[3]), Long.parseLong(f[4]),
                             Long.parseLong(f[5]), Long.parseLong(f[6]), Long.parseLong(f[7]), Long.parseLong(f[8])));
                 }

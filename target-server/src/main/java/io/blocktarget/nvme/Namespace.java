@@ -213,7 +213,7 @@ final class Namespace {
         int[] p = preferredGranularities(geometry);
         new IdentifyNamespace(plain.nsze(), plain.ncap(), plain.nuse(), NvmeAtomics.nsfeat(this, plain.nsfeat()),
                 plain.flbas(), NMIC_SHARED, plain.dlfeat(), NvmeAtomics.nawun(this), NvmeAtomics.nawupf(this),
-                plain.nacwu(), NvmeAtomics.nabspf(this), plain.noiob(),
+                NvmeAtomics.nacwu(this), NvmeAtomics.nabspf(this), plain.noiob(),
                 p[0], p[1], p[2], p[3], p[4], plain.anagrpid(),
                 plain.nsattr(), nguid, eui64, plain.lbaFormats()).encode(out);
         out.setByte(start + RESCAP_OFFSET, ReservationCommands.rescap(this)); // Identify Namespace byte 31

@@ -23,7 +23,8 @@ import java.util.Optional;
  * <li>With {@code atomic:} (RAM and null backends only) its limits: NAWUN = NAWUPF = max − 1, NABSN = NABSPF =
  *     boundary − 1 (0 = none); writes within them take {@link AtomicWrites#write}.</li>
  * <li>NABO = 0 (Linux disables atomics for any other offset). NACWU = NAWUN: a fused Compare and Write within the
- *     unit is atomic like a write (it holds the range lock exclusively, and applies its write whole).</li>
+ *     unit is atomic like a write (it holds the range lock exclusively, and applies its write whole); 0 when the
+ *     knobs switch Compare (and so the fused operation) off.</li>
  * <li>Controller AWUN / AWUPF / ACWU = the smallest NAWUN / NAWUPF / NACWU of its namespaces (0 without any), so
  *     QEMU's rules NAWUN ≥ AWUN, NAWUPF ≥ AWUPF, NABSN ≥ NAWUN, NABSPF ≥ NAWUPF and NAWUPF ≤ NAWUN hold.</li>
  * </ul>
@@ -70,11 +71,25 @@ final class NvmeAtomics {
         return claims ? plain | NSFEAT_NSABP : plain & ~NSFEAT_NSABP;
     }
 
-    /** Controller AWUN and ACWU: what every namespace of the subsystem gives at least. */
+    /** Controller AWUN: what every namespace of the subsystem gives at least. */
     static int awun(Subsystem subsystem) {
         int min = Integer.MAX_VALUE;
         for (Namespace ns : subsystem.namespaces().values()) {
             min = Math.min(min, nawun(ns));
+        }
+        return min == Integer.MAX_VALUE ? 0 : min;
+    }
+
+    /** NACWU: a fused Compare and Write within NAWUN is as atomic as a write; 0 where Compare is switched off. */
+    static int nacwu(Namespace ns) {
+        return ns.supports(io.blocktarget.protocol.nvme.NvmOpcode.COMPARE) ? nawun(ns) : 0;
+    }
+
+    /** Controller ACWU: the smallest NACWU. */
+    static int acwu(Subsystem subsystem) {
+        int min = Integer.MAX_VALUE;
+        for (Namespace ns : subsystem.namespaces().values()) {
+            min = Math.min(min, nacwu(ns));
         }
         return min == Integer.MAX_VALUE ? 0 : min;
     }

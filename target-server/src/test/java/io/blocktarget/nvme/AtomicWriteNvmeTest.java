@@ -50,7 +50,7 @@ class AtomicWriteNvmeTest {
         assertThat(ns.getUnsignedByte(24)).isEqualTo((short) (1 << 1 | 1 << 4)); // NSFEAT: NSABP, OPTPERF
         assertThat(ns.getUnsignedShortLE(34)).isEqualTo((int) maxBlocks - 1);    // NAWUN
         assertThat(ns.getUnsignedShortLE(36)).isEqualTo((int) maxBlocks - 1);    // NAWUPF
-        assertThat(ns.getUnsignedShortLE(38)).isZero();                          // NACWU: no fused compare and write
+        assertThat(ns.getUnsignedShortLE(38)).isEqualTo((int) maxBlocks - 1);    // NACWU = NAWUN (fused C&W)
         int nabsn = boundaryBlocks == 0 ? 0 : (int) boundaryBlocks - 1;
         assertThat(ns.getUnsignedShortLE(40)).isEqualTo(nabsn);                  // NABSN
         assertThat(ns.getUnsignedShortLE(42)).isZero();                          // NABO
@@ -59,7 +59,7 @@ class AtomicWriteNvmeTest {
         ByteBuf id = host.identifyData(0x01, 0);
         assertThat(id.getUnsignedShortLE(526)).isEqualTo((int) maxBlocks - 1);   // AWUN
         assertThat(id.getUnsignedShortLE(528)).isEqualTo((int) maxBlocks - 1);   // AWUPF
-        assertThat(id.getUnsignedShortLE(532)).isZero();                         // ACWU
+        assertThat(id.getUnsignedShortLE(532)).isEqualTo((int) maxBlocks - 1);   // ACWU
         id.release();
         host.admin.close();
     }
