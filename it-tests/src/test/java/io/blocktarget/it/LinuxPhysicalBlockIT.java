@@ -121,9 +121,15 @@ class LinuxPhysicalBlockIT {
                         .extracting(GuestReport.Check::name)
                         .contains("ram-512-nvme");
             }
-            // every check but the partition scan of issue 28 item 12 (LinuxPartitionScanIT)
-            assertThat(report.failures()).as(report.output())
-                    .allMatch(c -> c.what().equals("partition-scan") && c.name().equals("ram-16k-nvme"));
+            // every check passes but the first partition scan of NVMe namespaces with logical blocks > 4 KiB on 7.3,
+            // a kernel bug (docs/known-issues.md: the multipath head's deferred scan reads through a page cache
+            // never sized for its block), and its workaround then works
+            assertThat(report.failures()).as(report.output()).allMatch(c -> c.what().equals("partition-scan")
+                    && kernel.equals("latest") && c.name().endsWith("-nvme")
+                    && disks.get(c.name()) != null && disks.get(c.name()).logical() > 4096);
+            report.failures().forEach(f -> assertThat(report.checks()).as("workaround for " + f.name())
+                    .anyMatch(c -> c.name().equals(f.name()) && c.what().equals("rereadpt-then-buffered-read")
+                            && c.ok()));
             server.terminate();
             assertThat(server.awaitExit(Duration.ofSeconds(60))).as(String.join("\n", server.stderr())).isZero();
             assertThat(server.stderr()).noneMatch(l -> l.contains("LEAK:"));
