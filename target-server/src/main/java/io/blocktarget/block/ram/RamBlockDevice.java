@@ -355,10 +355,8 @@ public final class RamBlockDevice extends AbstractBlockDevice {
     @Override
     public void unmap(List<BlockRange> ranges, IoCallback<Void> callback) {
         BlockIoException failure = checkUnmapRequest(ranges);
-        if (failure == null) {
-            for (BlockRange range : ranges) {
-                deallocate(range.lba(), range.count());
-            }
+        for (int i = 0; failure == null && i < ranges.size(); i++) {
+            failure = deallocate(ranges.get(i).lba(), ranges.get(i).count());
         }
         callback.complete(null, failure);
     }
@@ -367,7 +365,7 @@ public final class RamBlockDevice extends AbstractBlockDevice {
     public void writeZeroes(long lba, long blockCount, IoCallback<Void> callback) {
         BlockIoException failure = checkWriteZeroesRequest(lba, blockCount);
         if (failure == null) {
-            deallocate(lba, blockCount);
+            failure = deallocate(lba, blockCount);
         }
         callback.complete(null, failure);
     }
@@ -375,38 +373,45 @@ public final class RamBlockDevice extends AbstractBlockDevice {
     /**
      * Zeros the covered part of the chunks at the range's ends and frees the chunks it covers whole;
      * the table skips subtrees that were never written, so unmapping all of a huge, mostly empty
-     * disk costs little.
+     * disk costs little. Fails (INSUFFICIENT_RESOURCES) when a partial chunk a read still holds needs a copy to be
+     * zeroed and the budget has no room for it: the part not zeroed would read as the old data.
      */
-    private void deallocate(long lba, long blockCount) {
+    private BlockIoException deallocate(long lba, long blockCount) {
         long start = lba << geometry().logicalBlockShift();
-        deallocateBytes(start, start + (blockCount << geometry().logicalBlockShift()));
+        if (deallocateBytes(start, start + (blockCount << geometry().logicalBlockShift()))) {
+            return null;
+        }
+        return new BlockIoException(BlockError.INSUFFICIENT_RESOURCES, name()
+                + ": RAM disk memory budget exhausted or malloc failed zeroing a chunk a read holds (" + budget + ")");
     }
 
-    /** {@link #deallocate} in bytes: {@code [start, end)} within the chunk table. */
-    private void deallocateBytes(long start, long end) {
+    /** {@link #deallocate} in bytes: {@code [start, end)} within the chunk table; false when a part was not zeroed. */
+    private boolean deallocateBytes(long start, long end) {
         if (start >= end) {
-            return;
+            return true;
         }
         long firstWhole = (start + chunkSize - 1) >>> chunkShift;
         long endWhole = end >>> chunkShift;
         if (firstWhole >= endWhole) {            // inside one chunk, or across one boundary
-            zeroPart(start, Math.min(end, firstWhole << chunkShift));
-            zeroPart(Math.max(start, endWhole << chunkShift), end);
-            return;
+            boolean head = zeroPart(start, Math.min(end, firstWhole << chunkShift));
+            return zeroPart(Math.max(start, endWhole << chunkShift), end) && head;
         }
-        zeroPart(start, firstWhole << chunkShift);
+        boolean head = zeroPart(start, firstWhole << chunkShift);
         chunks.removeRange(firstWhole, endWhole, c -> c.memory.release());
-        zeroPart(endWhole << chunkShift, end);
+        return zeroPart(endWhole << chunkShift, end) && head;
     }
 
-    /** Zeros {@code [from, to)}, which lies within one chunk (empty when from >= to); a change like a write's. */
-    private void zeroPart(long from, long to) {
+    /**
+     * Zeros {@code [from, to)}, which lies within one chunk (empty when from >= to): a change like a write's, so a
+     * read holding the chunk keeps its data; false when that needed a copy the budget had no room for.
+     */
+    private boolean zeroPart(long from, long to) {
         if (from >= to) {
-            return;
+            return true;
         }
         int offset = offsetInChunk(from);
         int length = (int) (to - from);
-        change(from >>> chunkShift, false, false, memory -> memory.zero(offset, length)); // a copy fits or nothing runs
+        return change(from >>> chunkShift, false, false, memory -> memory.zero(offset, length));
     }
 
     private long chunksFor(long sizeBytes) {
@@ -433,11 +438,16 @@ public final class RamBlockDevice extends AbstractBlockDevice {
         long oldEnd = geometry().sizeBytes();
         long newEnd = newBlockCount << geometry().logicalBlockShift();
         if (newEnd > oldEnd) {
-            deallocateBytes(oldEnd, Math.min(newEnd, chunks.capacity() << chunkShift));
+            if (!deallocateBytes(oldEnd, Math.min(newEnd, chunks.capacity() << chunkShift))) {
+                callback.complete(null, new BlockIoException(BlockError.INSUFFICIENT_RESOURCES, name()
+                        + ": RAM disk memory budget exhausted zeroing the blocks a grow exposes (" + budget + ")"));
+                return;
+            }
             chunks.grow(chunksFor(newEnd));
             publishBlockCount(newBlockCount);
         } else if (newEnd < oldEnd) {
             publishBlockCount(newBlockCount);
+            // past the end now: a part left unzeroed (no memory for a copy) is zeroed by the grow that exposes it
             deallocateBytes(newEnd, Math.min(oldEnd, chunks.capacity() << chunkShift));
         }
         callback.complete(null, null);

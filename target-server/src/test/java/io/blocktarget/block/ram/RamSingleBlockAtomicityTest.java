@@ -83,6 +83,28 @@ class RamSingleBlockAtomicityTest {
         }
     }
 
+    /**
+     * Zeroing part of a chunk a read holds needs a copy; without memory for it the unmap / write zeroes fails
+     * (INSUFFICIENT_RESOURCES) rather than leave the old data where reads must now see zeros.
+     */
+    @Test
+    void zeroingAHeldChunkWithoutMemoryForTheCopyFails() throws Exception {
+        MemoryBudget one = new MemoryBudget(CHUNK);
+        try (RamBlockDevice device = new RamBlockDevice("a", new BlockGeometry(4096, 4096, 16), false, one)) {
+            byte[] data = Io.pattern(7, 2 * 4096);
+            Io.write(device, 0, data);
+            ByteBuf held = Io.await(cb -> device.read(0, 1, cb));
+            assertThat(Io.<Void>failureOf(cb -> device.unmap(java.util.List.of(new io.blocktarget.block.BlockRange(1,
+                    1)), cb))).isEqualTo(io.blocktarget.block.BlockError.INSUFFICIENT_RESOURCES);
+            assertThat(Io.<Void>failureOf(cb -> device.writeZeroes(1, 1, cb)))
+                    .isEqualTo(io.blocktarget.block.BlockError.INSUFFICIENT_RESOURCES);
+            assertThat(Io.read(device, 0, 2)).isEqualTo(data);
+            held.release();
+            Io.unmap(device, 1, 1);                              // nobody holds it now: zeroed in place
+            assertThat(Io.read(device, 1, 1)).containsOnly(0);
+        }
+    }
+
     /** One 64 KiB block, two writers and two readers on other threads: no read sees parts of two writes. */
     @Test
     void concurrentReadersNeverSeeATornBlock() throws Exception {
