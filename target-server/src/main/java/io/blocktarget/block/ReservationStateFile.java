@@ -33,7 +33,7 @@ import java.util.function.Supplier;
  */
 final class ReservationStateFile {
     private static final String MAGIC = "blocktarget-reservations 1";
-    private static final System.Logger LOG = System.getLogger(ReservationStateFile.class.getName());
+    private static final System.Logger LOG = System.getLogger("blocktarget.block");
     /** One daemon thread for all state files: PR changes are rare, and serial writes keep each file ordered. */
     private static final ExecutorService WRITER = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "reservation-state-writer");

@@ -25,7 +25,7 @@ import java.util.function.Consumer;
  * (bidirectional). Diffie-Hellman work runs on {@link #CRYPTO}, never on an event loop.
  */
 final class Authentication {
-    private static final System.Logger LOG = System.getLogger(Authentication.class.getName());
+    private static final System.Logger LOG = System.getLogger("blocktarget.nvme");
     /** Hashes and groups the controller can use, in no order of preference: the host's order decides. */
     private static final List<Integer> HASHES = List.of(DhchapCrypto.SHA256, DhchapCrypto.SHA384, DhchapCrypto.SHA512);
     /** ffdhe2048..8192 generate keys in 10..500 ms: off the event loops. Daemon threads, few. */

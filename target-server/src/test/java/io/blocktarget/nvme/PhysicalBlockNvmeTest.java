@@ -2,7 +2,7 @@ package io.blocktarget.nvme;
 
 import io.blocktarget.block.BlockDevice;
 import io.blocktarget.block.BlockGeometry;
-import io.blocktarget.block.LunState;
+import io.blocktarget.block.lun.LunState;
 import io.blocktarget.block.file.FileBlockDevice;
 import io.blocktarget.block.nil.NullBlockDevice;
 import io.blocktarget.block.ram.MemoryBudget;
