@@ -8,11 +8,13 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.assignableTo;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noFields;
 
 /**
  * DESIGN.md §2: arrows point down only. cli → server → transport.{iscsi,nvmetcp} → {scsi, nvme} → block;
- * backends know no protocol; protocol and config are pure. Rules on packages that do not exist yet
+ * backends know no protocol; protocol and config are pure; the clock ({@code time}) sits below them all. Rules on packages that do not exist yet
  * pass vacuously (allowEmptyShould) so that they are in force the moment the package appears.
  */
 class LayeringTest {
@@ -97,6 +99,25 @@ class LayeringTest {
                 .should().dependOnClassesThat().resideInAnyPackage("io.blocktarget.transport..",
                         "io.blocktarget.scsi..", "io.blocktarget.nvme..", "io.blocktarget.protocol..",
                         "io.blocktarget.cli.."));
+    }
+
+    @Test
+    void theClockKnowsOnlyTheJdkAndNettysExecutors() {
+        check(classes().that().resideInAPackage("io.blocktarget.time..")
+                .should().onlyDependOnClassesThat().resideInAnyPackage("io.blocktarget.time..", "java..",
+                        "io.netty.util.."));
+    }
+
+    /**
+     * Issue 26: every executor is created, named and shut down by the server (or the object of it) that owns it —
+     * none is process-wide, so two servers in one JVM share no thread.
+     */
+    @Test
+    void noStaticThreadPools() {
+        check(noFields().that().areStatic()
+                .should().haveRawType(assignableTo(java.util.concurrent.Executor.class))
+                .orShould().haveRawType(assignableTo(io.netty.util.concurrent.EventExecutorGroup.class))
+                .orShould().haveRawType(assignableTo(java.util.Timer.class)));
     }
 
     @Test

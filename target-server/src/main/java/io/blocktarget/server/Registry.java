@@ -89,17 +89,21 @@ final class Registry implements ControlPlane {
     private final BackendOpener opener;
     private final IscsiTransport iscsi;
     private final NvmeSubsystems nvme;
+    /** The server's clock, for the LUN states it opens. */
+    private final io.blocktarget.time.Clock clock;
     private final ReentrantLock applying = new ReentrantLock();
     private volatile Snapshot snapshot;
 
     Registry(ServerConfig serverConfig, Optional<Path> configDir, MemoryBudget budget, BackendOpener opener,
-             List<Lun> luns, Map<String, ScsiTarget> scsiTargets, IscsiTransport iscsi, NvmeSubsystems nvme) {
+             List<Lun> luns, Map<String, ScsiTarget> scsiTargets, IscsiTransport iscsi, NvmeSubsystems nvme,
+             io.blocktarget.time.Clock clock) {
         this.serverConfig = Objects.requireNonNull(serverConfig, "serverConfig");
         this.configDir = Objects.requireNonNull(configDir, "configDir");
         this.budget = Objects.requireNonNull(budget, "budget");
         this.opener = Objects.requireNonNull(opener, "opener");
         this.iscsi = iscsi;
         this.nvme = nvme;
+        this.clock = Objects.requireNonNull(clock, "clock");
         this.snapshot = new Snapshot(luns, scsiTargets);
     }
 
@@ -510,7 +514,7 @@ final class Registry implements ControlPlane {
         Map<String, Lun> opened = new LinkedHashMap<>();
         for (LunConfig c : configs) {
             try {
-                opened.put(c.name(), new Lun(c, opener.open(c), Lun.stateFor(c)));
+                opened.put(c.name(), new Lun(c, opener.open(c), Lun.stateFor(c, clock)));
             } catch (IOException | RuntimeException e) {
                 opened.values().forEach(Registry::closeQuietly);
                 throw new ControlException(ControlException.Kind.UNAVAILABLE, c.name(), "backend",

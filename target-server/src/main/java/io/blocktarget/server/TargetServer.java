@@ -13,11 +13,11 @@ import io.blocktarget.nvme.NvmeSubsystems;
 import io.blocktarget.scsi.LogicalUnitSpec;
 import io.blocktarget.scsi.ScsiTarget;
 import io.blocktarget.scsi.ScsiTargetDevices;
+import io.blocktarget.time.SystemClock;
 import io.blocktarget.transport.iscsi.Chap;
 import io.blocktarget.transport.iscsi.IscsiSettings;
 import io.blocktarget.transport.iscsi.IscsiTransport;
 import io.blocktarget.transport.nvmetcp.NvmeTcpTransport;
-import io.blocktarget.transport.nvmetcp.VertxNvmeScheduler;
 import io.vertx.core.Handler;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -55,6 +55,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class TargetServer {
     private static final Logger LOG = System.getLogger("blocktarget.server");
     private static final long CLOSE_TIMEOUT_SECONDS = 30;
+    /** Numbers the servers of this JVM: their threads' names say which one they serve. */
+    private static final AtomicInteger SERVERS = new AtomicInteger();
 
     /** Lifecycle (DESIGN §7: one state enum, one checked transition). */
     public enum State {
@@ -92,7 +94,12 @@ public final class TargetServer {
     private ExecutorService fileIoExecutor;
     private Vertx vertx;
     private IscsiTransport iscsi;
+    private NvmeSubsystems nvme;
     private NvmeTcpTransport nvmeTcp;
+    /** "blocktarget-N-": the start of every thread name of this server. */
+    private final String threadPrefix = "blocktarget-" + SERVERS.incrementAndGet() + "-";
+    /** The server's one clock (DESIGN §11): every timer of its transports, command sets and LUNs. */
+    private final SystemClock clock = new SystemClock(threadPrefix + "timer");
 
     public TargetServer(BlocktargetConfig config) {
         this(config, Optional.empty());
@@ -170,11 +177,11 @@ public final class TargetServer {
         ServerConfig server = config.server();
         memoryBudget = new MemoryBudget(server.memoryBudget());
         fileIoExecutor = Executors.newFixedThreadPool(
-                Math.max(2, Runtime.getRuntime().availableProcessors()), daemonThreads("blocktarget-file-io-"));
+                Math.max(2, Runtime.getRuntime().availableProcessors()), daemonThreads(threadPrefix + "file-io-"));
         for (LunConfig lunConfig : config.luns()) {
             try {
                 BlockDevice device = BlockDevices.open(lunConfig, memoryBudget, fileIoExecutor);
-                luns.add(new Lun(lunConfig, device, Lun.stateFor(lunConfig)));
+                luns.add(new Lun(lunConfig, device, Lun.stateFor(lunConfig, clock)));
             } catch (IOException | RuntimeException e) {
                 String where = lunConfig.source() != null ? lunConfig.source().toString() : lunConfig.name();
                 throw new ServerStartException(where + ": cannot open the " + lunConfig.backend().configName()
@@ -247,16 +254,17 @@ public final class TargetServer {
                 .withDiscoveryChap(server.discoveryChap().map(TargetServer::chap));
         iscsiSettings = iscsiSettings.withSessionLimits(sessionLimitsByTarget(config.luns(), iscsiSettings));
         Map<String, ScsiTarget> scsiTargets = ScsiTargetDevices.createTargets(units);
-        iscsi = IscsiTransport.create(vertx, List.copyOf(scsiTargets.values()), iscsiSettings);
+        iscsi = IscsiTransport.create(vertx, List.copyOf(scsiTargets.values()), iscsiSettings, clock);
         List<NvmePort> nvmePorts = server.nvmePort() == 0 ? List.of() : List.of(new NvmePort(1, bind, server.nvmePort()));
-        NvmeSubsystems subsystems = NvmeSubsystems.of(namespaces, nvmePorts, NvmeLimits.DEFAULT,
-                new VertxNvmeScheduler(vertx), hostsBySubsystem(config.luns()));
+        NvmeSubsystems subsystems = NvmeSubsystems.of(namespaces, nvmePorts, NvmeLimits.DEFAULT, clock,
+                hostsBySubsystem(config.luns()));
+        nvme = subsystems;
         dhchapBySubsystem(config.luns()).forEach((nqn, keys) -> subsystems.dhchap(nqn, Optional.of(keys)));
         NvmeTls.bySubsystem(config.luns()).forEach(subsystems::secureChannel);
         NvmeTls.pskBySubsystem(config.luns()).forEach((nqn, psk) -> subsystems.tlsPsk(nqn, Optional.of(psk)));
         nvmeTcp = NvmeTcpTransport.create(vertx, subsystems, NvmeLimits.DEFAULT);
         registry = new Registry(server, configDir, memoryBudget, Registry.opener(memoryBudget, fileIoExecutor), luns,
-                scsiTargets, iscsi, subsystems);
+                scsiTargets, iscsi, subsystems, clock);
 
         listen(Portal.Service.ISCSI, bind, server.iscsiPort(), iscsi::accept);
         listen(Portal.Service.NVME_TCP, bind, server.nvmePort(), socket -> nvmeTcp.accept(socket, false));
@@ -427,6 +435,10 @@ public final class TargetServer {
                 Thread.currentThread().interrupt();
             }
         }
+        if (nvme != null) {
+            nvme.close(); // DH-HMAC-CHAP threads
+        }
+        clock.close(); // the timer thread; the event loops' timers ended with Vert.x
         transitionTo(State.STOPPED);
     }
 

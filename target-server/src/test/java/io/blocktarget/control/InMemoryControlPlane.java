@@ -96,7 +96,7 @@ public final class InMemoryControlPlane implements ControlPlane {
 
     @Override
     public Optional<io.blocktarget.block.fault.LunFaults> faults(String name) {
-        return lun(name).map(l -> faults.computeIfAbsent(name, n -> new io.blocktarget.block.fault.LunFaults()));
+        return lun(name).map(l -> faults.computeIfAbsent(name, n -> new io.blocktarget.block.fault.LunFaults(new io.blocktarget.time.ManualClock())));
     }
 
     @Override

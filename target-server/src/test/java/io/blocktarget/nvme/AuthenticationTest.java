@@ -1,6 +1,5 @@
 package io.blocktarget.nvme;
 
-import io.blocktarget.nvme.TestSupport.ManualScheduler;
 import io.blocktarget.nvme.TestSupport.Reply;
 import io.blocktarget.nvme.TestSupport.TestConnection;
 import io.blocktarget.protocol.nvme.ControllerRegister;
@@ -9,6 +8,7 @@ import io.blocktarget.protocol.nvme.FabricsCommandType;
 import io.blocktarget.protocol.nvme.NvmeStatus;
 import io.blocktarget.protocol.nvme.SglDescriptor;
 import io.blocktarget.protocol.nvme.Sqe;
+import io.blocktarget.time.ManualClock;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -37,7 +37,7 @@ class AuthenticationTest {
 
     private final NvmeSubsystems target = NvmeSubsystems.of(List.of(
                     new NamespaceSpec(NQN, 1, "a", TestSupport.ram("a", 512, 512, 64))),
-            List.of(), NvmeLimits.DEFAULT, new ManualScheduler(), Map.of());
+            List.of(), NvmeLimits.DEFAULT, new ManualClock(), Map.of());
 
     AuthenticationTest() {
         target.dhchap(NQN, Optional.of(new DhchapKeys(HOST_KEY, Optional.of(CTRL_KEY))));

@@ -8,6 +8,7 @@ import io.blocktarget.nvme.NvmePort;
 import io.blocktarget.nvme.NvmeSubsystems;
 import io.blocktarget.server.ControlPlane.ApplyResult;
 import io.blocktarget.server.ControlPlane.ControlException;
+import io.blocktarget.time.ManualClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -62,9 +63,9 @@ class ConfigReloadTest {
         lun("a", "backend: ram\nsize: 1MiB\n");
         ServerConfig server = ConfigLoader.load(dir).server();
         NvmeSubsystems nvme = NvmeSubsystems.of(List.of(), List.of(new NvmePort(1, "127.0.0.1", 4420)),
-                NvmeLimits.DEFAULT, (delay, task) -> () -> { }, Map.of());
+                NvmeLimits.DEFAULT, new ManualClock(), Map.of());
         registry = new Registry(server, Optional.of(dir), budget, Registry.opener(budget, Runnable::run), List.of(),
-                Map.of(), null, nvme);
+                Map.of(), null, nvme, new ManualClock());
         registry.reload();
         Logger.getLogger("blocktarget.server").addHandler(capture);
     }
