@@ -5,6 +5,7 @@ import io.blocktarget.protocol.nvme.FeatureId;
 import io.blocktarget.protocol.nvme.NvmeStatus;
 import io.blocktarget.time.ManualClock;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -27,6 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * twice); a refused one is never told; the dead controller takes no command and its CNTLID no Connect; and the
  * survivor controller of another host is never touched. Bounded: a fixed number of rounds.
  */
+@Tag("stress")
 class ControllerStressTest {
     private static final String NQN = "nqn.2026-11.io.blocktarget:stress";
     private static final int ROUNDS = 400;

@@ -5,6 +5,7 @@ import io.blocktarget.protocol.nvme.ConnectData;
 import io.blocktarget.protocol.nvme.LbaRangeCommand;
 import io.blocktarget.protocol.nvme.NvmOpcode;
 import io.blocktarget.protocol.nvme.NvmeStatus;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,6 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * blocktarget process serves the same bytes — written through one protocol, read through the other,
  * both ways, at a 16 KiB logical block on a 64 KiB physical block.
  */
+@Tag("loopback")
 class CrossProtocolIT {
     private static final int LBS = 16384;
 

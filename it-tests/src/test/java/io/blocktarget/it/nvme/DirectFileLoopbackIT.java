@@ -6,6 +6,7 @@ import io.blocktarget.protocol.nvme.ConnectData;
 import io.blocktarget.protocol.nvme.NvmOpcode;
 import io.blocktarget.protocol.nvme.ReadWriteCommand;
 import io.blocktarget.protocol.nvme.Sqe;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -33,6 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * every byte written — plain, FUA, through either protocol, small and large — reads back through both protocols and
  * is in the file itself after a flush, and the start-up line says which path is in use.
  */
+@Tag("loopback")
 class DirectFileLoopbackIT {
     private static final int LBS = 4096;
     private static final String IQN = "iqn.2026-11.io.blocktarget:direct";

@@ -19,6 +19,7 @@ import io.blocktarget.protocol.nvmetcp.CapsuleResp;
 import io.blocktarget.protocol.nvmetcp.NvmeTcpPdu;
 import io.blocktarget.server.FaultRules;
 import io.blocktarget.server.TargetServer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -41,6 +42,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * rule holds a command until ABORT TASK / LOGICAL UNIT RESET (iSCSI) or Abort (NVMe) releases it, the target
  * answers those correctly and keeps serving, and a rule added at runtime counts its hits.
  */
+@Tag("loopback")
 class FaultsLoopbackIT {
     private static final int LBS = 16384;
     private static final String IQN = "iqn.2026-11.io.blocktarget:faulty";

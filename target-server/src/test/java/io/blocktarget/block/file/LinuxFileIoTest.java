@@ -83,7 +83,7 @@ class LinuxFileIoTest {
             }
             assertThat(io.size()).as("lseek(fd, 0, SEEK_END)").isEqualTo(4 * 4096);
             assertThat(io.fdatasync()).isZero();
-            assertThat(io.fileSystemType()).isEqualTo(statfsType(file));
+            assertThat(io.fileSystemType()).isEqualTo(FileStat.fileSystemType(file));
             io.close();
             assertThat(io.fallocate(0, 0, 4096)).isEqualTo(-Errno.EBADF);
             assertThat(io.size()).isEqualTo(-Errno.EBADF);
@@ -92,14 +92,6 @@ class LinuxFileIoTest {
         try (LinuxFileIo readOnly = LinuxFileIo.open(file, true, false)) {
             assertThat(readOnly.fallocate(0, 0, 4096)).as("errno from the capture").isEqualTo(-Errno.EBADF);
         }
-    }
-
-    /** The file system's f_type as coreutils' stat prints it (hex). */
-    private static long statfsType(Path file) throws Exception {
-        Process stat = new ProcessBuilder("stat", "-f", "-c", "%t", file.toString()).redirectErrorStream(true).start();
-        String out = new String(stat.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII).trim();
-        assertThat(stat.waitFor()).as("stat: %s", out).isZero();
-        return Long.parseLong(out, 16);
     }
 
     /**

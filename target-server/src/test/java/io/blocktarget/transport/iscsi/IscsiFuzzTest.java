@@ -2,6 +2,7 @@ package io.blocktarget.transport.iscsi;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.blocktarget.fuzz.SeededRun;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
@@ -29,12 +30,14 @@ class IscsiFuzzTest {
     }
 
     @Test
+    @Tag("stress")
     void seededAfterLogin() {
         assertThat(SeededRun.run("iscsi-after-login", IscsiFuzzTarget.afterLoginMutator(), IscsiFuzzTarget::afterLogin,
                 0x15C51L, 800)).isPositive();
     }
 
     @Test
+    @Tag("stress")
     void seededFromConnect() {
         assertThat(SeededRun.run("iscsi-from-connect", IscsiFuzzTarget.fromConnectMutator(),
                 IscsiFuzzTarget::fromConnect, 0x15C52L, 800)).isPositive();

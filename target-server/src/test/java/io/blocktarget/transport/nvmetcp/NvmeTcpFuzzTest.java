@@ -2,6 +2,7 @@ package io.blocktarget.transport.nvmetcp;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.blocktarget.fuzz.SeededRun;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
@@ -27,12 +28,14 @@ class NvmeTcpFuzzTest {
     }
 
     @Test
+    @Tag("stress")
     void seededAdminQueue() {
         assertThat(SeededRun.run("nvmetcp-admin", NvmeTcpFuzzTarget.adminMutator(), NvmeTcpFuzzTarget::adminQueue,
                 0x4E56L, 400)).isPositive();
     }
 
     @Test
+    @Tag("stress")
     void seededIoQueue() {
         assertThat(SeededRun.run("nvmetcp-io", NvmeTcpFuzzTarget.ioMutator(), NvmeTcpFuzzTarget::ioQueue,
                 0x4E57L, 400)).isPositive();
