@@ -33,7 +33,7 @@ import java.util.stream.Collectors;
  *
  * <p>{@link #violations} reads the compiled test classes of a module and names every test that starts what its tier
  * may not: a server (a {@code TargetServer}, the server as a process), any child process, the Linux VM, a seeded fuzz
- * run or a stress loop (a class named ...Stress..., ...Soak..., ...LoadIT). What a test starts is what its method —
+ * run, a Jazzer {@code @FuzzTest} or a stress loop (a class named ...Stress..., ...Soak..., ...LoadIT). What a test starts is what its method —
  * through the class's lambdas and private helpers, the class's set-up (constructors, field initialisers,
  * {@code @BeforeAll} / {@code @BeforeEach}) and the test-support classes of the module it calls — calls. Each
  * module's {@code TestTiersTest} (quick) fails on a violation.
@@ -86,6 +86,7 @@ public final class TestTiers {
     private static final Set<String> SET_UP = Set.of("org.junit.jupiter.api.BeforeAll",
             "org.junit.jupiter.api.BeforeEach", "org.junit.jupiter.api.AfterEach", "org.junit.jupiter.api.AfterAll");
     private static final String TAG = "org.junit.jupiter.api.Tag";
+    private static final String FUZZ_TEST = "com.code_intelligence.jazzer.junit.FuzzTest";
     private static final String TAGS = "org.junit.jupiter.api.Tags";
     private static final Set<String> KNOWN_TAGS = Set.of(LOOPBACK, VM, STRESS);
 
@@ -154,6 +155,10 @@ public final class TestTiers {
                 Tier tier = Tier.of(tags);
                 Map<Tier, String> needs = new java.util.EnumMap<>(setUp);
                 starts(List.of(m), sources).forEach(needs::putIfAbsent);
+                if (m.isAnnotatedWith(FUZZ_TEST)) {
+                    needs.putIfAbsent(Tier.STRESS, "a Jazzer run (its agent instruments every class it loads; the "
+                            + "quick tier replays the inputs without it)");
+                }
                 if (STRESS_NAMES.matcher(c.getSimpleName()).matches()) {
                     needs.putIfAbsent(Tier.STRESS, "a stress, soak or load run (by its class name)");
                 }

@@ -96,8 +96,8 @@ public final class TargetServer {
     private IscsiTransport iscsi;
     private NvmeSubsystems nvme;
     private NvmeTcpTransport nvmeTcp;
-    /** "blocktarget-N-": the start of every thread name of this server. */
-    private final String threadPrefix = "blocktarget-" + SERVERS.incrementAndGet() + "-";
+    /** "btN-": the start of this server's thread names (short: top and ps show 15 bytes of a name). */
+    private final String threadPrefix = "bt" + SERVERS.incrementAndGet() + "-";
     /** The server's one clock (DESIGN §11): every timer of its transports, command sets and LUNs. */
     private final SystemClock clock = new SystemClock(threadPrefix + "timer");
 

@@ -27,6 +27,7 @@ class RamBlockDeviceTest {
     private final MemoryBudget budget = new MemoryBudget(GIB);
 
     @Test
+    @Tag("stress")
     void untouched64GiBDiskCostsNoMemoryEvenWhenReadEverywhere() throws Exception {
         BlockGeometry g = new BlockGeometry(4096, 4096, 64 * GIB / 4096);
         try (RamBlockDevice device = new RamBlockDevice("sparse64", g, false, budget)) {
