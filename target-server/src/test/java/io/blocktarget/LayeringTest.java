@@ -13,11 +13,14 @@ import org.junit.jupiter.api.Test;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noFields;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 /**
- * DESIGN.md §2: arrows point down only. cli → server → transport.{iscsi,nvmetcp} → {scsi, nvme} → block;
- * backends know no protocol; protocol and config are pure; the clock ({@code time}) sits below them all. Rules on packages that do not exist yet
- * pass vacuously (allowEmptyShould) so that they are in force the moment the package appears.
+ * DESIGN.md §2: arrows point down only, and no package cycle (a package and its subpackage count as two).
+ * cli → server → transport.{iscsi,nvmetcp} → {scsi, nvme} → block.lun → {block.fault, block.trace} → block, and the
+ * backends (block.ram, file, nil, zoned) build on block too but know no protocol, fault or trace; transport.tcp knows
+ * no protocol; protocol and config are pure; the clock ({@code time}) sits below them all. Rules on packages that do
+ * not exist yet pass vacuously (allowEmptyShould) so that they are in force the moment the package appears.
  */
 class LayeringTest {
     private static JavaClasses classes;
@@ -154,5 +157,45 @@ class LayeringTest {
         check(noClasses().that().resideInAnyPackage("io.blocktarget.transport..", "io.blocktarget.scsi..",
                         "io.blocktarget.nvme..", "io.blocktarget.block..")
                 .should().dependOnClassesThat().resideInAPackage("io.blocktarget.server.."));
+    }
+
+    @Test
+    void noPackageCycles() {
+        // every package is a slice of its own (block and block.fault are two), so a cycle through a parent and
+        // its subpackage counts too
+        check(slices().matching("io.blocktarget.(**)").should().beFreeOfCycles());
+    }
+
+    @Test
+    void blockNeverImportsItsSubpackages() {
+        // block is the SPI: the backends and decorators build on it, it names none of them; block.lun (the per-device
+        // state) sits on top of block.fault and block.trace
+        check(noClasses().that().resideInAPackage("io.blocktarget.block")
+                .should().dependOnClassesThat().resideInAnyPackage(
+                        "io.blocktarget.block.ram..", "io.blocktarget.block.file..", "io.blocktarget.block.nil..",
+                        "io.blocktarget.block.zoned..", "io.blocktarget.block.fault..",
+                        "io.blocktarget.block.trace..", "io.blocktarget.block.lun.."));
+    }
+
+    @Test
+    void backendsKnowNoFaultTraceProtocolOrServer() {
+        check(noClasses().that().resideInAnyPackage("io.blocktarget.block.ram..", "io.blocktarget.block.file..",
+                        "io.blocktarget.block.nil..", "io.blocktarget.block.zoned..")
+                .should().dependOnClassesThat().resideInAnyPackage(
+                        "io.blocktarget.block.fault..", "io.blocktarget.block.trace..", "io.blocktarget.block.lun..",
+                        "io.blocktarget.protocol..",
+                        "io.blocktarget.scsi..", "io.blocktarget.nvme..", "io.blocktarget.transport..",
+                        "io.blocktarget.server..", "io.blocktarget.control..", "io.blocktarget.cli..",
+                        "io.blocktarget.config..", "io.vertx.."));
+    }
+
+    @Test
+    void tcpPlumbingKnowsNoProtocol() {
+        // Netty plumbing shared by both transports; the fault vocabulary (block.fault's stall-connection) is below it
+        check(noClasses().that().resideInAPackage("io.blocktarget.transport.tcp..")
+                .should().dependOnClassesThat().resideInAnyPackage(
+                        "io.blocktarget.protocol..", "io.blocktarget.transport.iscsi..",
+                        "io.blocktarget.transport.nvmetcp..", "io.blocktarget.scsi..", "io.blocktarget.nvme..",
+                        "io.blocktarget.server..", "io.blocktarget.control..", "io.blocktarget.cli.."));
     }
 }

@@ -93,10 +93,10 @@ public interface BlockDevice extends AutoCloseable {
     }
 
     /**
-     * The zone state of a zoned device ({@link io.blocktarget.block.zoned.ZonedBlockDevice}); decorators forward it.
+     * The zone state of a host-managed zoned device (the zoned backend, block.zoned); decorators forward it.
      * Empty: a conventional device, and neither command set pays anything for zones.
      */
-    default java.util.Optional<io.blocktarget.block.zoned.Zones> zones() {
+    default java.util.Optional<Zones> zones() {
         return java.util.Optional.empty();
     }
 
@@ -109,6 +109,16 @@ public interface BlockDevice extends AutoCloseable {
      */
     default void resize(long newBlockCount, IoCallback<Void> callback) {
         callback.complete(null, new BlockIoException(BlockError.INVALID_LENGTH, name() + ": this backend cannot be resized"));
+    }
+
+    /**
+     * The provisioning state of the blocks from {@code lba}: the run of blocks starting there that share it, at most
+     * {@code maxBlocks} long. {@code [lba, lba + maxBlocks)} lies within the device (the caller checked). The default,
+     * for a backend that cannot tell, is one mapped run: SBC-4's "mapped or unknown" (PROVISIONING STATUS 0h).
+     * Deallocation follows the backend's allocation unit (RAM: a chunk), so a block unmapped alone may stay mapped.
+     */
+    default ProvisioningRun provisioning(long lba, long maxBlocks) {
+        return new ProvisioningRun(true, maxBlocks);
     }
 
     /** Backend memory or file space this device holds now, in bytes (RAM: chunks allocated); 0 when unknown. */

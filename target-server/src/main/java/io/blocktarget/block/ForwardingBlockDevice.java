@@ -85,13 +85,18 @@ public abstract class ForwardingBlockDevice implements BlockDevice {
     }
 
     @Override
-    public Optional<io.blocktarget.block.zoned.Zones> zones() {
+    public Optional<Zones> zones() {
         return delegate.zones();
     }
 
     @Override
     public void resize(long newBlockCount, IoCallback<Void> callback) {
         delegate.resize(newBlockCount, callback);
+    }
+
+    @Override
+    public ProvisioningRun provisioning(long lba, long maxBlocks) {
+        return delegate.provisioning(lba, maxBlocks);
     }
 
     @Override

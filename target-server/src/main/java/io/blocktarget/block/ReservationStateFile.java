@@ -34,7 +34,7 @@ import java.util.function.Supplier;
  */
 final class ReservationStateFile {
     private static final String MAGIC = "blocktarget-reservations 1";
-    private static final System.Logger LOG = System.getLogger(ReservationStateFile.class.getName());
+    private static final System.Logger LOG = System.getLogger("blocktarget.block");
     private final Path path;
     /**
      * This file's writer: one thread, so writes stay in order; started by the first write, ended after a minute

@@ -31,6 +31,8 @@ final class LunJson {
                 .put("block-count", lun.blockCount())
                 .put("allocated-bytes", status.allocatedBytes())
                 .put("in-flight", status.inFlight())
+                .put("state", status.state().label())
+                .put("last-error", status.lastError().orElse(null))
                 .put("source", Optional.ofNullable(lun.source()).map(Path::toString).orElse(null));
         state.put("iscsi", lun.iscsi().map(e -> new JsonObject().put("target", e.target()).put("lun", e.lun()))
                 .orElse(null));
@@ -91,13 +93,32 @@ final class LunJson {
         return new JsonObject().put("sessions", array);
     }
 
+    /**
+     * What an apply did (or, {@code dry-run}, would do): the LUNs by what happened to them, each changed LUN's keys
+     * with their rules ({@code changes}), the steps in order and the warnings.
+     */
     static JsonObject applied(ApplyResult r) {
+        JsonArray changes = new JsonArray();
+        for (io.blocktarget.server.PlanDiff.LunChange c : r.changes()) {
+            JsonArray keys = new JsonArray();
+            for (io.blocktarget.config.KeyChange k : c.keys()) {
+                keys.add(new JsonObject().put("key", k.key()).put("rule", k.rule().label()).put("before", k.before())
+                        .put("after", k.after()));
+            }
+            changes.add(new JsonObject().put("lun", c.lun()).put("action", c.action().label())
+                    .put("rule", c.rule().map(io.blocktarget.config.ChangeRule::label).orElse(null)).put("keys", keys));
+        }
         return new JsonObject()
                 .put("added", new JsonArray(List.copyOf(r.added())))
                 .put("removed", new JsonArray(List.copyOf(r.removed())))
                 .put("resized", new JsonArray(List.copyOf(r.resized())))
                 .put("replaced", new JsonArray(List.copyOf(r.replaced())))
                 .put("retuned", new JsonArray(List.copyOf(r.retuned())))
-                .put("changed", !r.changedNothing());
+                .put("reexported", new JsonArray(List.copyOf(r.reexported())))
+                .put("changed", !r.changedNothing())
+                .put("dry-run", r.dryRun())
+                .put("changes", changes)
+                .put("steps", new JsonArray(List.copyOf(r.steps())))
+                .put("warnings", new JsonArray(List.copyOf(r.warnings())));
     }
 }

@@ -25,7 +25,7 @@ import java.util.function.Consumer;
  * loop.
  */
 final class Authentication {
-    private static final System.Logger LOG = System.getLogger(Authentication.class.getName());
+    private static final System.Logger LOG = System.getLogger("blocktarget.nvme");
     /** Hashes and groups the controller can use, in no order of preference: the host's order decides. */
     private static final List<Integer> HASHES = List.of(DhchapCrypto.SHA256, DhchapCrypto.SHA384, DhchapCrypto.SHA512);
     /** S1 (Base §8.3.4.5.3): a counter started at a random value, never 0 (0 means "no sequence number"). */

@@ -33,7 +33,7 @@ import java.util.concurrent.TimeUnit;
  * controller is torn down and every connection of it terminated.
  */
 final class Controller {
-    private static final System.Logger LOG = System.getLogger(Controller.class.getName());
+    private static final System.Logger LOG = System.getLogger("blocktarget.nvme");
 
     private final NvmeSubsystems target;
     private final Subsystem subsystem;
@@ -174,8 +174,10 @@ final class Controller {
         queues[0] = admin;
         adminConnection = connection;
         restartKeepAlive();
-        LOG.log(Level.INFO, "NVMe controller {0}: created for host {1} from {2}, KATO {3} ms", this, hostNqn,
-                connection.peerAddress(), katoMillis);
+        if (connection.logAdmitted()) {   // bounded per peer address by the transport
+            LOG.log(Level.INFO, "NVMe controller {0}: created for host {1} from {2}, KATO {3} ms", this, hostNqn,
+                    connection.peerAddress(), katoMillis);
+        }
         return admin;
     }
 
@@ -309,7 +311,10 @@ final class Controller {
             throw new IllegalStateException("controller " + this + ": " + current + " -> " + next);
         }
         state = next;
-        LOG.log(Level.INFO, "NVMe controller {0}: {1} -> {2} ({3})", this, current, next, reason);
+        NvmeHostConnection admin = adminConnection;
+        if (admin == null || admin.logAdmitted()) {   // bounded per peer address by the transport
+            LOG.log(Level.INFO, "NVMe controller {0}: {1} -> {2} ({3})", this, current, next, reason);
+        }
     }
 
     // ---- features the controller itself owns ----

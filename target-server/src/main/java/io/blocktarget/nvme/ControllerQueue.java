@@ -14,7 +14,7 @@ import java.lang.System.Logger.Level;
  * is ready), admin commands on QID 0 and NVM commands on I/O queues.
  */
 final class ControllerQueue implements NvmeQueue {
-    private static final System.Logger LOG = System.getLogger(ControllerQueue.class.getName());
+    private static final System.Logger LOG = System.getLogger("blocktarget.nvme");
 
     /** LIVE until the host disconnects it (Disconnect command) or the connection closes. */
     enum State { LIVE, DISCONNECTED }

@@ -2,20 +2,20 @@ package io.blocktarget.nvme;
 
 import io.blocktarget.block.BlockDevice;
 import io.blocktarget.block.BlockGeometry;
-import io.blocktarget.block.LunState;
-import io.blocktarget.block.zoned.ZoneCondition;
-import io.blocktarget.block.zoned.ZoneListener;
-import io.blocktarget.block.zoned.Zones;
-import io.blocktarget.protocol.nvme.IdentifyCommand;
+import io.blocktarget.block.ZoneCondition;
+import io.blocktarget.block.ZoneListener;
+import io.blocktarget.block.Zones;
+import io.blocktarget.block.lun.LunState;
 import io.blocktarget.config.DeviceKnobs;
 import io.blocktarget.config.DeviceKnobs.Command;
 import io.blocktarget.config.DeviceKnobs.Identity;
 import io.blocktarget.config.DeviceKnobs.Limit;
-import io.blocktarget.protocol.nvme.NvmOpcode;
+import io.blocktarget.protocol.nvme.IdentifyCommand;
 import io.blocktarget.protocol.nvme.IdentifyNamespace;
 import io.blocktarget.protocol.nvme.IdentifyNamespaceCsIndependent;
 import io.blocktarget.protocol.nvme.NamespaceGeometry;
 import io.blocktarget.protocol.nvme.NamespaceLists;
+import io.blocktarget.protocol.nvme.NvmOpcode;
 import io.netty.buffer.ByteBuf;
 
 import java.nio.charset.StandardCharsets;

@@ -2,7 +2,7 @@ package io.blocktarget.nvme;
 
 import io.blocktarget.block.InFlight;
 import io.blocktarget.block.IoKind;
-import io.blocktarget.block.LunState;
+import io.blocktarget.block.lun.LunState;
 import io.blocktarget.block.trace.TraceRecord;
 import io.blocktarget.block.trace.Tracer;
 import io.blocktarget.protocol.nvme.CqeStatus;

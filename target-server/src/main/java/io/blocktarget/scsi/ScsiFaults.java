@@ -197,6 +197,11 @@ final class ScsiFaults {
                 lba = c.lba();
                 blocks = c.transferLength();
             }
+            case io.blocktarget.protocol.scsi.OrWriteCdb c -> {
+                kind = IoKind.WRITE;
+                lba = c.lba();
+                blocks = c.transferLength();
+            }
             case WriteAndVerifyCdb c -> {
                 kind = IoKind.WRITE;
                 lba = c.lba();

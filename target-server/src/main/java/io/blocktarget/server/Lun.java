@@ -1,7 +1,7 @@
 package io.blocktarget.server;
 
 import io.blocktarget.block.BlockDevice;
-import io.blocktarget.block.LunState;
+import io.blocktarget.block.lun.LunState;
 import io.blocktarget.config.LunConfig;
 
 import java.util.Objects;

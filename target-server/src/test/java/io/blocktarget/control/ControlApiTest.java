@@ -121,16 +121,26 @@ class ControlApiTest {
         assertThat(resized.json().getJsonObject("status").getLong("size-bytes")).isEqualTo(2L << 30);
         assertThat(plane.lunConfigs().getLast().size()).isEqualTo(2L << 30);
 
-        Response patched = fixture.call(HttpMethod.PATCH, "/v1/luns/t16",
+        // read-only replaces the device: a RAM LUN's data would be lost, so it needs ?force=true
+        Response refused = fixture.call(HttpMethod.PATCH, "/v1/luns/t16",
+                new JsonObject("{\"read-only\": true, \"export\": {\"iscsi\": false}}"));
+        assertProblem(refused, 409, "read-only");
+        assertThat(refused.json().getString("detail")).isEqualTo("replaces LUN t16: its 2 GiB RAM data (4 KiB"
+                + " allocated) is lost; give --force");
+        assertThat(refused.json().getString("type")).isEqualTo("urn:blocktarget:problem:needs-force");
+        assertThat(plane.lunConfigs().getLast().readOnly()).isFalse();
+        Response patched = fixture.call(HttpMethod.PATCH, "/v1/luns/t16?force=true",
                 new JsonObject("{\"read-only\": true, \"export\": {\"iscsi\": false}}"));
         assertThat(patched.status()).as(patched.body()).isEqualTo(200);
+        assertThat(patched.json().getJsonObject("applied").getJsonArray("changes").getJsonObject(0).getString("rule"))
+                .isEqualTo("replace");
         LunConfig lun = plane.lunConfigs().getLast();
         assertThat(lun.readOnly()).isTrue();
         assertThat(lun.iscsi()).isEmpty();
         assertThat(lun.size()).isEqualTo(2L << 30);
         assertThat(lun.nvme().orElseThrow().uuid()).isPresent();
 
-        Response unset = fixture.call(HttpMethod.PATCH, "/v1/luns/t16", new JsonObject("{\"read-only\": null}"));
+        Response unset = fixture.call(HttpMethod.PATCH, "/v1/luns/t16?force", new JsonObject("{\"read-only\": null}"));
         assertThat(unset.status()).isEqualTo(200);
         assertThat(plane.lunConfigs().getLast().readOnly()).isFalse();
 

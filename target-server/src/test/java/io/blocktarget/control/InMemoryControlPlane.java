@@ -4,13 +4,13 @@ import io.blocktarget.config.BackendKind;
 import io.blocktarget.config.LunConfig;
 import io.blocktarget.config.ServerConfig;
 import io.blocktarget.server.ControlPlane;
+import io.blocktarget.server.ExportPlan;
+import io.blocktarget.server.PlanDiff;
+import io.blocktarget.server.Step;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -41,17 +41,17 @@ public final class InMemoryControlPlane implements ControlPlane {
         this.luns = List.copyOf(luns);
     }
 
-    private final java.util.Map<String, io.blocktarget.block.LunState> states =
+    private final java.util.Map<String, io.blocktarget.block.lun.LunState> states =
             new java.util.concurrent.ConcurrentHashMap<>();
 
     /** A device state per LUN name while the LUN exists (what the trace routes switch). */
     @Override
-    public Optional<io.blocktarget.block.LunState> lunState(String name) {
+    public Optional<io.blocktarget.block.lun.LunState> lunState(String name) {
         if (luns.stream().noneMatch(l -> l.name().equals(name))) {
             states.remove(name);
             return Optional.empty();
         }
-        return Optional.of(states.computeIfAbsent(name, io.blocktarget.block.LunState::new));
+        return Optional.of(states.computeIfAbsent(name, io.blocktarget.block.lun.LunState::new));
     }
 
     /** The next {@link #apply} throws {@code e} and changes nothing. */
@@ -111,18 +111,22 @@ public final class InMemoryControlPlane implements ControlPlane {
     }
 
     @Override
-    public ApplyResult reload() throws ControlException {
+    public ApplyResult reload(ApplyOptions options) throws ControlException {
         Path dir = configDir.orElseThrow(() -> new ControlException(ControlException.Kind.CONFLICT, null, null,
                 "no config directory"));
         try {
-            return apply(io.blocktarget.config.ConfigLoader.load(dir).luns());
+            return apply(io.blocktarget.config.ConfigLoader.load(dir).luns(), options);
         } catch (io.blocktarget.config.ConfigException e) {
             throw new ControlException(ControlException.Kind.INVALID, null, null, e.getMessage());
         }
     }
 
+    /**
+     * Diffs the plans as the server does ({@link PlanDiff}: the same keys, rules and --force rule; RAM LUNs hold one
+     * 4 KiB chunk here) and keeps {@code desired}; applies nothing to any device.
+     */
     @Override
-    public ApplyResult apply(List<LunConfig> desired) throws ControlException {
+    public ApplyResult apply(List<LunConfig> desired, ApplyOptions options) throws ControlException {
         int now = concurrent.incrementAndGet();
         maxConcurrent = Math.max(maxConcurrent, now);
         try {
@@ -141,35 +145,31 @@ public final class InMemoryControlPlane implements ControlPlane {
                 refuseNext = null;
                 throw refusal;
             }
-            applies.incrementAndGet();
-            Map<String, LunConfig> before = new HashMap<>();
-            luns.forEach(l -> before.put(l.name(), l));
-            List<String> added = new ArrayList<>();
-            List<String> resized = new ArrayList<>();
-            List<String> replaced = new ArrayList<>();
-            for (LunConfig lun : desired) {
-                LunConfig old = before.remove(lun.name());
-                if (old == null) {
-                    added.add(lun.name());
-                } else if (!old.equals(lun)) {
-                    (sameButSize(old, lun) ? resized : replaced).add(lun.name());
+            PlanDiff.Result diff = PlanDiff.of(ExportPlan.of(server, luns), ExportPlan.of(server, desired));
+            List<String> warnings = new ArrayList<>(diff.warnings());
+            List<Step> lossy = diff.dataLoss();
+            if (!lossy.isEmpty() && !options.force()) {
+                String why = PlanDiff.refusal(lossy, name -> new PlanDiff.Facts(luns.stream()
+                        .anyMatch(l -> l.name().equals(name) && l.backend() == BackendKind.RAM) ? 4096 : 0,
+                        (int) sessions.stream().filter(s -> s.target().endsWith(":" + name)).count()));
+                if (!options.dryRun()) {
+                    throw new ControlException(ControlException.Kind.NEEDS_FORCE, lossy.getFirst().subject(),
+                            diff.key(lossy.getFirst()), why);
                 }
+                warnings.add("without --force this is refused: " + why);
             }
-            luns = List.copyOf(desired);
-            return new ApplyResult(added, List.copyOf(before.keySet()), resized, replaced);
+            List<String> steps = diff.steps().stream().map(Step::describe).toList();
+            if (!options.dryRun()) {
+                applies.incrementAndGet();
+                luns = List.copyOf(desired);
+            }
+            return new ApplyResult(diff.luns(), steps, warnings, options.dryRun());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ControlException(ControlException.Kind.UNAVAILABLE, null, null, "interrupted");
         } finally {
             concurrent.decrementAndGet();
         }
-    }
-
-    private static boolean sameButSize(LunConfig a, LunConfig b) {
-        return Objects.equals(new LunConfig(a.name(), a.source(), a.backend(), 0, a.logicalBlockSize(),
-                a.physicalBlockSize(), a.iscsi(), a.nvme(), a.readOnly(), a.file(), a.access(), a.features()),
-                new LunConfig(b.name(), b.source(), b.backend(), 0, b.logicalBlockSize(), b.physicalBlockSize(),
-                        b.iscsi(), b.nvme(), b.readOnly(), b.file(), b.access(), b.features()));
     }
 
     @Override

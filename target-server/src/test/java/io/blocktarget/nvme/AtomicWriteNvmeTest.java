@@ -2,7 +2,7 @@ package io.blocktarget.nvme;
 
 import io.blocktarget.block.AtomicWrites;
 import io.blocktarget.block.BlockGeometry;
-import io.blocktarget.block.LunState;
+import io.blocktarget.block.lun.LunState;
 import io.blocktarget.block.ram.MemoryBudget;
 import io.blocktarget.block.ram.RamBlockDevice;
 import io.blocktarget.protocol.nvme.NvmOpcode;

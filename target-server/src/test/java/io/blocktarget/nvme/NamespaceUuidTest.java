@@ -1,7 +1,7 @@
 package io.blocktarget.nvme;
 
 import io.blocktarget.block.BlockGeometry;
-import io.blocktarget.block.LunState;
+import io.blocktarget.block.lun.LunState;
 import io.blocktarget.block.nil.NullBlockDevice;
 import io.blocktarget.nvme.TestSupport.Reply;
 import io.blocktarget.protocol.nvme.NvmeStatus;

@@ -1,10 +1,10 @@
 package io.blocktarget.nvme;
 
 import io.blocktarget.block.BlockDevice;
-import io.blocktarget.block.LunState;
 import io.blocktarget.block.fault.FaultBlockDevice;
 import io.blocktarget.block.fault.FaultStatus;
 import io.blocktarget.block.fault.LunFaults;
+import io.blocktarget.block.lun.LunState;
 import io.blocktarget.block.trace.TraceRecord;
 import io.blocktarget.block.trace.TraceRing;
 import io.blocktarget.block.trace.Tracer;

@@ -1,14 +1,14 @@
 package io.blocktarget.nvme;
 
 import io.blocktarget.block.BlockDevice;
-import io.blocktarget.block.LunState;
+import io.blocktarget.block.lun.LunState;
 import io.blocktarget.nvme.TestSupport.Reply;
 import io.blocktarget.nvme.TestSupport.TestConnection;
 import io.blocktarget.protocol.nvme.AdminOpcode;
 import io.blocktarget.protocol.nvme.ConnectCommand;
 import io.blocktarget.protocol.nvme.ConnectData;
-import io.blocktarget.protocol.nvme.CopyCommand;
 import io.blocktarget.protocol.nvme.ControllerRegister;
+import io.blocktarget.protocol.nvme.CopyCommand;
 import io.blocktarget.protocol.nvme.FabricsCommandType;
 import io.blocktarget.protocol.nvme.FeatureCommand;
 import io.blocktarget.protocol.nvme.FeatureId;

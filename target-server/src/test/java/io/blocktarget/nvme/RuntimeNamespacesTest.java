@@ -3,7 +3,7 @@ package io.blocktarget.nvme;
 import io.blocktarget.block.BlockDevice;
 import io.blocktarget.block.HoldingDevice;
 import io.blocktarget.block.Io;
-import io.blocktarget.block.LunState;
+import io.blocktarget.block.lun.LunState;
 import io.blocktarget.nvme.TestSupport.Reply;
 import io.blocktarget.nvme.TestSupport.TestConnection;
 import io.blocktarget.protocol.nvme.AdminOpcode;

@@ -3,7 +3,7 @@ package io.blocktarget.nvme;
 import io.blocktarget.block.BlockDevice;
 import io.blocktarget.block.InFlight;
 import io.blocktarget.block.IoKind;
-import io.blocktarget.block.LunState;
+import io.blocktarget.block.lun.LunState;
 import io.blocktarget.block.trace.TraceRecord;
 import io.blocktarget.block.trace.TraceRing;
 import io.blocktarget.block.trace.TraceStats;

@@ -2,7 +2,6 @@ package io.blocktarget.nvme;
 
 import io.blocktarget.block.BlockDevice;
 import io.blocktarget.block.IoKind;
-import io.blocktarget.block.LunState;
 import io.blocktarget.block.fault.ActiveRule;
 import io.blocktarget.block.fault.FaultAction;
 import io.blocktarget.block.fault.FaultBlockDevice;
@@ -10,6 +9,7 @@ import io.blocktarget.block.fault.FaultMatch;
 import io.blocktarget.block.fault.FaultRule;
 import io.blocktarget.block.fault.FaultTrigger;
 import io.blocktarget.block.fault.LunFaults;
+import io.blocktarget.block.lun.LunState;
 import io.blocktarget.nvme.TestSupport.Reply;
 import io.blocktarget.protocol.nvme.AdminOpcode;
 import io.blocktarget.protocol.nvme.ControllerRegister;

@@ -1,10 +1,10 @@
 package io.blocktarget.nvme;
 
 import io.blocktarget.block.BlockDevice;
-import io.blocktarget.block.zoned.ZoneCondition;
-import io.blocktarget.block.zoned.ZoneLayout;
+import io.blocktarget.block.ZoneCondition;
+import io.blocktarget.block.ZoneLayout;
+import io.blocktarget.block.Zones;
 import io.blocktarget.block.zoned.ZonedBlockDevice;
-import io.blocktarget.block.zoned.Zones;
 import io.blocktarget.nvme.TestSupport.Reply;
 import io.blocktarget.protocol.nvme.AdminOpcode;
 import io.blocktarget.protocol.nvme.ControllerRegister;

@@ -2,7 +2,7 @@ package io.blocktarget.scsi;
 
 import io.blocktarget.block.BlockDevice;
 import io.blocktarget.block.IoKind;
-import io.blocktarget.block.LunState;
+import io.blocktarget.block.ZoneLayout;
 import io.blocktarget.block.fault.FaultAction;
 import io.blocktarget.block.fault.FaultBlockDevice;
 import io.blocktarget.block.fault.FaultMatch;
@@ -10,7 +10,7 @@ import io.blocktarget.block.fault.FaultRule;
 import io.blocktarget.block.fault.FaultStatus;
 import io.blocktarget.block.fault.FaultTrigger;
 import io.blocktarget.block.fault.LunFaults;
-import io.blocktarget.block.zoned.ZoneLayout;
+import io.blocktarget.block.lun.LunState;
 import io.blocktarget.block.zoned.ZonedBlockDevice;
 import io.blocktarget.protocol.scsi.ScsiStatus;
 import io.blocktarget.time.ManualClock;
@@ -244,7 +244,7 @@ class FaultRulesScsiTest {
                 functionComplete::incrementAndGet);
         assertThat(functionComplete).as("LOGICAL UNIT RESET answered").hasValue(2);
         assertThat(other).isDone();
-        Scsi.run(target, B, 0, Scsi.testUnitReady(), null).assertCheck(0x6, 0x29, 0x00);
+        Scsi.run(target, B, 0, Scsi.testUnitReady(), null).assertCheck(0x6, 0x29, 0x03);
     }
 
     @Test

@@ -1,15 +1,15 @@
 package io.blocktarget.server;
 
+import io.blocktarget.block.BlockGeometry;
 import io.blocktarget.block.IoKind;
-import io.blocktarget.block.LunState;
 import io.blocktarget.block.fault.FaultAction;
 import io.blocktarget.block.fault.FaultBlockDevice;
 import io.blocktarget.block.fault.FaultCommand;
 import io.blocktarget.block.fault.FaultRule;
 import io.blocktarget.block.fault.FaultStatus;
 import io.blocktarget.block.fault.FaultTrigger;
+import io.blocktarget.block.lun.LunState;
 import io.blocktarget.block.nil.NullBlockDevice;
-import io.blocktarget.block.BlockGeometry;
 import io.blocktarget.config.ConfigLoader;
 import io.blocktarget.config.FaultRuleConfig;
 import io.blocktarget.config.LunConfig;

@@ -49,8 +49,14 @@ final class LoopbackTarget implements AutoCloseable {
     private final Path file;
 
     LoopbackTarget(IscsiSettings settings) throws Exception {
+        this(settings, List.of());
+    }
+
+    /** With {@code extra} logical units beside the default ones (their devices are closed with the server). */
+    LoopbackTarget(IscsiSettings settings, List<LogicalUnitSpec> extra) throws Exception {
         MemoryBudget budget = new MemoryBudget(1L << 30);
-        List<LogicalUnitSpec> units = new ArrayList<>();
+        List<LogicalUnitSpec> units = new ArrayList<>(extra);
+        extra.forEach(spec -> devices.add(spec.device()));
         for (int lbs : BLOCK_SIZES) {
             String name = "ram-" + lbs;
             RamBlockDevice device = new RamBlockDevice(name, new BlockGeometry(lbs, Math.max(lbs, 4096),

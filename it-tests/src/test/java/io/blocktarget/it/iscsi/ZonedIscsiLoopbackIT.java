@@ -1,9 +1,9 @@
 package io.blocktarget.it.iscsi;
 
 import io.blocktarget.block.BlockGeometry;
+import io.blocktarget.block.ZoneLayout;
 import io.blocktarget.block.ram.MemoryBudget;
 import io.blocktarget.block.ram.RamBlockDevice;
-import io.blocktarget.block.zoned.ZoneLayout;
 import io.blocktarget.block.zoned.ZonedBlockDevice;
 import io.blocktarget.scsi.LogicalUnitSpec;
 import io.blocktarget.scsi.ScsiTargetDevices;

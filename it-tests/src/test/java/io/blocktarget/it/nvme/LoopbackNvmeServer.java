@@ -2,10 +2,10 @@ package io.blocktarget.it.nvme;
 
 import io.blocktarget.block.BlockDevice;
 import io.blocktarget.block.BlockGeometry;
+import io.blocktarget.block.ZoneLayout;
 import io.blocktarget.block.file.FileBlockDevice;
 import io.blocktarget.block.ram.MemoryBudget;
 import io.blocktarget.block.ram.RamBlockDevice;
-import io.blocktarget.block.zoned.ZoneLayout;
 import io.blocktarget.block.zoned.ZonedBlockDevice;
 import io.blocktarget.nvme.NamespaceSpec;
 import io.blocktarget.nvme.NvmeLimits;

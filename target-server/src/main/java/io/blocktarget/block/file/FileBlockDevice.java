@@ -82,7 +82,7 @@ public final class FileBlockDevice extends AbstractBlockDevice {
         }
     }
 
-    private static final System.Logger LOG = System.getLogger(FileBlockDevice.class.getName());
+    private static final System.Logger LOG = System.getLogger("blocktarget.block");
     private static final Runnable NOTHING = () -> { };
 
     private final Path path;

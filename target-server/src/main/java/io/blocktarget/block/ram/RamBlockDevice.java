@@ -8,6 +8,7 @@ import io.blocktarget.block.IoCallback;
 import io.blocktarget.block.Libc;
 import io.blocktarget.block.NativeByteBuf;
 import io.blocktarget.block.ReadAssembly;
+import io.blocktarget.block.ProvisioningRun;
 import io.blocktarget.block.ZeroBuffers;
 import io.blocktarget.block.BlockError;
 import io.netty.buffer.ByteBuf;
@@ -69,6 +70,22 @@ public final class RamBlockDevice extends AbstractBlockDevice {
             allocatedBytes.addAndGet(-chunkSize);
             budget.release(chunkSize);
         };
+    }
+
+    /**
+     * Mapped = its chunk is in the table; deallocated = never written, or freed by an unmap / write zeroes that
+     * covered the whole chunk (a partly covered chunk is zeroed and stays). Runs end at chunk boundaries.
+     */
+    @Override
+    public ProvisioningRun provisioning(long lba, long maxBlocks) {
+        int shift = geometry().logicalBlockShift();
+        long end = Math.min(lba + maxBlocks, geometry().blockCount());
+        long chunk = (lba << shift) >>> chunkShift;
+        boolean mapped = chunks.get(chunk) != null;
+        long lastChunk = ((end - 1) << shift) >>> chunkShift;
+        long other = chunks.next(chunk + 1, lastChunk + 1, !mapped);
+        long runEnd = Math.min((other << chunkShift) >>> shift, end);
+        return new ProvisioningRun(mapped, Math.max(1, runEnd - lba));
     }
 
     /** Bytes of native memory this device holds, including chunks kept alive only by in-flight reads. */

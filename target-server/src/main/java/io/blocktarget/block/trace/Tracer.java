@@ -7,7 +7,7 @@ import java.time.Instant;
 
 /**
  * The trace of one LUN while it is on: a {@link TraceRing} of records and the {@link TraceStats} of every command
- * recorded. Installed in {@link io.blocktarget.block.LunState#startTrace}; the command sets look it up once per
+ * recorded. Installed in {@code block.lun.LunState#startTrace}; the command sets look it up once per
  * command (one volatile read: null = off, and nothing else happens).
  *
  * <p>Times: arrival and latency are measured on the server's {@link Clock}; records carry the arrival as nanoseconds

@@ -237,7 +237,9 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
         sessionKey = Optional.of(key);
         who = who + " " + s;
         registered.get().replaced().ifPresent(old -> {
-            LOG.log(Level.INFO, "{0}: reinstates {1}", who, old);
+            if (sessionEventAdmitted()) {
+                LOG.log(Level.INFO, "{0}: reinstates {1}", who, old);
+            }
             old.connection().closeFromElsewhere("session reinstated by tsih=" + s.tsih());
         });
         OperationalParameters params = result.parameters();
@@ -256,11 +258,14 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
         transitionTo(ConnectionState.LOGGED_IN);
         loginTimer.cancel();
         startPinger();
-        LOG.log(Level.INFO, "{0}: logged in ({1}, HeaderDigest={2}, DataDigest={3}, MaxRecvDataSegmentLength={4},"
-                        + " MaxBurstLength={5}, FirstBurstLength={6}, InitialR2T={7}, ImmediateData={8})", who,
-                result.sessionType().keyValue(), headerDigest.keyValue(), dataDigest.keyValue(),
-                Integer.toString(params.initiatorMaxRecvDataSegmentLength()), Integer.toString(params.maxBurstLength()),
-                Integer.toString(params.firstBurstLength()), params.initialR2T(), params.immediateData());
+        if (sessionEventAdmitted()) {
+            LOG.log(Level.INFO, "{0}: logged in ({1}, HeaderDigest={2}, DataDigest={3}, MaxRecvDataSegmentLength={4},"
+                            + " MaxBurstLength={5}, FirstBurstLength={6}, InitialR2T={7}, ImmediateData={8})", who,
+                    result.sessionType().keyValue(), headerDigest.keyValue(), dataDigest.keyValue(),
+                    Integer.toString(params.initiatorMaxRecvDataSegmentLength()),
+                    Integer.toString(params.maxBurstLength()), Integer.toString(params.firstBurstLength()),
+                    params.initialR2T(), params.immediateData());
+        }
     }
 
     private void onLoginTimeout() {
@@ -381,8 +386,10 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
         };
         send(new LogoutResponse(code, request.itt(), nextStatSN(), window.expCmdSN(), window.maxCmdSN(), 0, 0));
         if (code == LogoutResponseCode.CONNECTION_OR_SESSION_CLOSED) {
-            LOG.log(Level.INFO, "{0}: logout ({1})", who, request.reason() == LogoutReason.CLOSE_SESSION
-                    ? "close session" : "close connection");
+            if (sessionEventAdmitted()) {
+                LOG.log(Level.INFO, "{0}: logout ({1})", who, request.reason() == LogoutReason.CLOSE_SESSION
+                        ? "close session" : "close connection");
+            }
             engine.ifPresent(TaskEngine::close);
             transitionTo(ConnectionState.IN_LOGOUT);
             closeAfterFlush();
@@ -557,6 +564,11 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
                 Unpooled.wrappedBuffer(header)));
     }
 
+    /** Whether one more session-event line (login, logout, close) of this peer may be logged now. */
+    private boolean sessionEventAdmitted() {
+        return transport.errorLog().events().admit(port.remoteAddress());
+    }
+
     @Override
     public void fatal(String reason) {
         shutDown(Level.WARNING, reason);
@@ -567,8 +579,8 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
         if (state == ConnectionState.FREE) {
             return;
         }
-        // protocol errors (WARNING) are rate-limited per peer; session events (INFO) are not
-        if (level != Level.WARNING || transport.errorLog().admit(port.remoteAddress())) {
+        // protocol errors (WARNING) and session events (INFO) are rate-limited per peer, each on its own budget
+        if (level == Level.WARNING ? transport.errorLog().admit(port.remoteAddress()) : sessionEventAdmitted()) {
             LOG.log(level, "{0}: closing connection: {1}", who, reason);
         }
         // a stalled connection the target ends (reinstatement, drop, NOP-In timeout) closes now, dropping what the
@@ -661,7 +673,9 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
             if (s.state() == SessionState.LOGGED_IN) {
                 s.transitionTo(before == ConnectionState.IN_LOGOUT ? SessionState.FREE : SessionState.FAILED);
                 if (s.state() == SessionState.FAILED) {
-                    LOG.log(Level.INFO, "{0}: session dropped", who);
+                    if (sessionEventAdmitted()) {
+                        LOG.log(Level.INFO, "{0}: session dropped", who);
+                    }
                     s.transitionTo(SessionState.FREE);
                 }
             }

@@ -172,7 +172,8 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        close(Level.INFO, "disconnected");
+        // one line per session event: an I/O queue's connection ending with its controller is not one
+        close(qid > 0 ? Level.DEBUG : Level.INFO, "disconnected");
         ctx.fireChannelInactive();
     }
 
@@ -486,8 +487,11 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
         commands = new CommandTable(queue.entries());
         decoder.framing(decoder.framing().withMaxInCapsuleData(
                 qid == 0 ? limits.adminInCapsuleDataBytes() : controllerLimits().ioInCapsuleDataBytes()));
-        LOG.log(Level.INFO, "{0}: connected {1} host {2} (entries {3})", identity(), cd.subnqn(), cd.hostnqn(),
-                queue.entries());
+        // the admin queue's Connect is the session event (with the controller's line); I/O queues only at DEBUG
+        if (qid > 0 || logAdmitted()) {
+            LOG.log(qid == 0 ? Level.INFO : Level.DEBUG, "{0}: connected {1} host {2} (entries {3})", identity(),
+                    cd.subnqn(), cd.hostnqn(), queue.entries());
+        }
     }
 
     /** Ends a command: C2HData (capped at the SGL length), then CapsuleResp unless SUCCESS said it all. */
@@ -570,8 +574,9 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
         transitionTo(ConnectionState.CLOSING);
         // a stalled connection ends now, dropping what the stall kept: a C2HTermReq closes only once it is written
         StallHandler.abandon(ctx.channel());
-        // protocol errors (WARNING) are rate-limited per peer; session events (INFO) are not
-        if (level != Level.WARNING || errorLog.admit(ctx.channel().remoteAddress())) {
+        // protocol errors (WARNING) and session events (INFO) are rate-limited per peer, each on its own budget
+        if (level == Level.WARNING ? errorLog.admit(ctx.channel().remoteAddress())
+                : level != Level.INFO || logAdmitted()) {
             LOG.log(level, "{0}: {1}", identity(), reason);
         }
         commands.forEach(c -> {
@@ -615,6 +620,12 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
     /** The TLS handshake in front of this connection completed with the PSK of {@code session} (event loop). */
     void tlsEstablished(io.blocktarget.nvme.TlsSession session) {
         this.tls = session;
+    }
+
+    /** Session-event lines of this peer are bounded per minute (the transport's budget, shared by its connections). */
+    @Override
+    public boolean logAdmitted() {
+        return errorLog.events().admit(ctx.channel().remoteAddress());
     }
 
     @Override

@@ -1,4 +1,4 @@
-package io.blocktarget.block.zoned;
+package io.blocktarget.block;
 
 /**
  * Zone conditions (ZBC-2 §4.4.3.1 ZONE CONDITION field; ZNS §2.1.1 zone states). The codes are ZBC's ZONE CONDITION

@@ -1,4 +1,4 @@
-package io.blocktarget.block.zoned;
+package io.blocktarget.block;
 
 /** Zone types (ZBC-2 §4.4.2 ZONE TYPE field values, which these carry; ZNS knows only sequential-write-required, 2h). */
 public enum ZoneType {

@@ -1,4 +1,4 @@
-package io.blocktarget.block.zoned;
+package io.blocktarget.block;
 
 /**
  * Told of every zone condition change (not of write pointer moves within an open zone): what the NVMe Changed Zone

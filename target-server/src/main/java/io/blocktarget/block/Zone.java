@@ -1,4 +1,4 @@
-package io.blocktarget.block.zoned;
+package io.blocktarget.block;
 
 /**
  * A snapshot of one zone, as REPORT ZONES / Zone Management Receive describe it. All values in logical blocks.

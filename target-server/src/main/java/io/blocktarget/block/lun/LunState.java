@@ -1,8 +1,15 @@
-package io.blocktarget.block;
+package io.blocktarget.block.lun;
 
-
+import io.blocktarget.block.AtomicWrites;
+import io.blocktarget.block.BlockDevice;
+import io.blocktarget.block.InFlight;
+import io.blocktarget.block.RangeLocks;
+import io.blocktarget.block.Reservations;
+import io.blocktarget.block.fault.LunFaults;
+import io.blocktarget.block.trace.Tracer;
 import io.blocktarget.time.Clock;
 import io.blocktarget.time.SystemClock;
+
 import java.util.Objects;
 
 /**
@@ -21,6 +28,9 @@ import java.util.Objects;
  *     between SPC-5 and NVMe and what conflicts.</li>
  * <li>{@link #clock()}: the server's clock, which fault delays, throttles and triggers and the trace read.</li>
  * </ul>
+ *
+ * <p>It holds the LUN's fault rules and trace as well, so it sits above {@code block.fault} and {@code block.trace}
+ * (which build on {@code block}, as the backends do) in a package of its own.
  */
 public final class LunState {
     private final String name;
@@ -30,11 +40,11 @@ public final class LunState {
     private final java.util.Optional<AtomicWrites> atomicWrites;
     private final Clock clock;
     /** Fault rules (issue 11): no rule = the hooks' one volatile read. */
-    private final io.blocktarget.block.fault.LunFaults faults;
+    private final LunFaults faults;
     /** The trace while it is on, else null: read once per command by both command sets (DESIGN §10 "Trace"). */
-    private volatile io.blocktarget.block.trace.Tracer tracer;
+    private volatile Tracer tracer;
     /** The trace now or the last one (kept after a stop, for reading); guarded by this. */
-    private io.blocktarget.block.trace.Tracer lastTracer;
+    private Tracer lastTracer;
 
     /**
      * Reservations in memory only: APTPL / PTPL are refused. For tests and tools: a {@link SystemClock} of its own
@@ -71,7 +81,7 @@ public final class LunState {
         this.reservations = reservationStateFile == null ? new Reservations() : new Reservations(reservationStateFile);
         this.atomicWrites = Objects.requireNonNull(atomicWrites, "atomicWrites");
         this.clock = Objects.requireNonNull(clock, "clock");
-        this.faults = new io.blocktarget.block.fault.LunFaults(clock);
+        this.faults = new LunFaults(clock);
     }
 
     /** The server's clock: fault delays, throttles and triggers, trace arrivals and latencies. */
@@ -90,7 +100,7 @@ public final class LunState {
     }
 
     /** The LUN's fault rules and the commands they hold; both command sets and the device decorator apply them. */
-    public io.blocktarget.block.fault.LunFaults faults() {
+    public LunFaults faults() {
         return faults;
     }
 
@@ -110,27 +120,27 @@ public final class LunState {
     }
 
     /** The trace while it is on; null = off (then the command sets do nothing more than this read). */
-    public io.blocktarget.block.trace.Tracer tracer() {
+    public Tracer tracer() {
         return tracer;
     }
 
     /** Turns tracing on with {@code next} (replacing a trace that is on); returns the one replaced, or null. */
-    public synchronized io.blocktarget.block.trace.Tracer startTrace(io.blocktarget.block.trace.Tracer next) {
-        io.blocktarget.block.trace.Tracer previous = tracer;
+    public synchronized Tracer startTrace(Tracer next) {
+        Tracer previous = tracer;
         tracer = java.util.Objects.requireNonNull(next, "next");
         lastTracer = next;
         return previous;
     }
 
     /** Turns tracing off; returns the trace that was on, or null. Its records and stats stay readable. */
-    public synchronized io.blocktarget.block.trace.Tracer stopTrace() {
-        io.blocktarget.block.trace.Tracer previous = tracer;
+    public synchronized Tracer stopTrace() {
+        Tracer previous = tracer;
         tracer = null;
         return previous;
     }
 
     /** The trace that is on, else the last one that was, else null. */
-    public synchronized io.blocktarget.block.trace.Tracer lastTracer() {
+    public synchronized Tracer lastTracer() {
         return lastTracer;
     }
 

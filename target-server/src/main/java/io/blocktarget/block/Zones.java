@@ -1,10 +1,5 @@
-package io.blocktarget.block.zoned;
+package io.blocktarget.block;
 
-import io.blocktarget.block.BlockDevice;
-import io.blocktarget.block.BlockError;
-import io.blocktarget.block.BlockIoException;
-import io.blocktarget.block.BlockRange;
-import io.blocktarget.block.IoCallback;
 import io.netty.buffer.ByteBuf;
 
 import java.util.ArrayList;
@@ -21,11 +16,13 @@ import java.util.function.Consumer;
  * their status (sense data / ZNS status: the table is on {@link BlockError}); nothing here knows a wire format.
  *
  * <h2>Where it lives</h2>
- * A {@link ZonedBlockDevice} wraps the LUN's backend and owns one {@code Zones}; {@link BlockDevice#zones()} hands it
- * to the command sets (every decorator forwards it), so a write of any command — WRITE(16), WRITE SAME, EXTENDED COPY,
- * NVMe Write, Copy — passes the zone checks without the command set knowing, and REPORT ZONES / Zone Management reach
- * the same state. It hangs off the device rather than {@link io.blocktarget.block.LunState} because it is part of the
- * medium (a reset deallocates the zone's memory) and only zoned devices have it: conventional LUNs pay nothing.
+ * The zoned backend ({@code block.zoned.ZonedBlockDevice}) wraps the LUN's media and owns one {@code Zones};
+ * {@link BlockDevice#zones()} hands it to the command sets (every decorator forwards it), so a write of any command —
+ * WRITE(16), WRITE SAME, EXTENDED COPY, NVMe Write, Copy — passes the zone checks without the command set knowing, and
+ * REPORT ZONES / Zone Management reach the same state. It lives in {@code block}, beside the SPI that hands it out
+ * (block never imports its backends), and hangs off the device rather than {@code block.lun.LunState} because it is
+ * part of the medium (a reset deallocates the zone's memory) and only zoned devices have it: conventional LUNs pay
+ * nothing.
  *
  * <h2>Zones</h2>
  * {@code blockCount / zoneSize} zones of {@link ZoneLayout#zoneSize()} blocks, the first
@@ -246,7 +243,7 @@ public final class Zones {
 
     /**
      * Writes {@code data} at {@code lba} after the zone checks, moving the write pointer; what
-     * {@link ZonedBlockDevice#write} does. A range the backend would refuse anyway (out of range, not whole blocks)
+     * {@code ZonedBlockDevice#write} does. A range the backend would refuse anyway (out of range, not whole blocks)
      * goes to the backend unchecked, which fails it.
      */
     public void write(long lba, ByteBuf data, boolean fua, IoCallback<Void> callback) {

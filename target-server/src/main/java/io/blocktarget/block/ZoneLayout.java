@@ -1,4 +1,4 @@
-package io.blocktarget.block.zoned;
+package io.blocktarget.block;
 
 /**
  * The fixed shape and limits of a zoned device, in logical blocks (the {@code zoned:} section of a LUN file,
