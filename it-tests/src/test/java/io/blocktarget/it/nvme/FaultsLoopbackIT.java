@@ -111,6 +111,11 @@ class FaultsLoopbackIT {
                 assertThat(iscsi.taskManagement(TmfFunction.LOGICAL_UNIT_RESET, 0, Bhs.RESERVED_TAG, 0))
                         .isEqualTo(TmfResponse.FUNCTION_COMPLETE);
                 assertThat(faults.holds().size()).isZero();
+                // SAM-5 §6.3.3: the requester meets BUS DEVICE RESET FUNCTION OCCURRED too, then reads go on
+                IscsiTestInitiator.Result afterReset = iscsi.command(0, read16(4999, 1), LBS, null);
+                assertThat(afterReset.status()).as("unit attention after the reset").isEqualTo(0x02);
+                assertThat(afterReset.sense()[12] & 0xFF).isEqualTo(0x29);
+                assertThat(afterReset.sense()[13] & 0xFF).isEqualTo(0x03);
                 assertThat(iscsi.command(0, read16(4999, 1), LBS, null).status()).isZero();
                 iscsi.logout();
             }
