@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
  * the clock closes it, so two servers in one JVM share no thread.
  */
 public final class SystemClock implements Clock, AutoCloseable {
-    private static final System.Logger LOG = System.getLogger(SystemClock.class.getName());
+    private static final System.Logger LOG = System.getLogger("blocktarget.server");
     private static final long IDLE_SECONDS = 60;
 
     private final ScheduledThreadPoolExecutor timer;
