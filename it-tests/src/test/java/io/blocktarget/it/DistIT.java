@@ -1,6 +1,7 @@
 package io.blocktarget.it;
 
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,6 +31,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * environment holds nothing but a PATH of {@code readlink} and {@code dirname}): {@code --version},
  * {@code check} of the bundled examples, and {@code serve} until SIGTERM, exit 0 each time.
  */
+@Tag("loopback")
 class DistIT {
     private static final long TIMEOUT_S = 60;
     /** Building the release runs jdeps over the whole jar (about a minute alone on a busy 2-core machine) and jlink. */

@@ -1,5 +1,6 @@
 package io.blocktarget.it;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,6 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * granularity (SCSI) or the logical block (NVMe), unit_max = max = max-bytes; the boundary only over NVMe (sd sets
  * atomic_write_hw_boundary = 0).
  */
+@Tag("vm")
 class LinuxAtomicIT {
     private static final Duration RUN = Duration.ofMinutes(14);
 

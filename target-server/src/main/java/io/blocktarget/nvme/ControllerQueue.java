@@ -39,7 +39,7 @@ final class ControllerQueue implements NvmeQueue {
                 .map(keys -> new Authentication(keys.forHost(controller.hostNqn()), controller.hostNqn(),
                         controller.subsystem().nqn(),
                         "NVMe controller " + controller.cntlid() + " QID " + qid + " (" + connection.peerAddress()
-                                + ")"))
+                                + ")", controller.target().crypto()))
                 .orElse(null);
     }
 

@@ -6,6 +6,7 @@ import io.blocktarget.protocol.nvme.ConnectResponse;
 import io.blocktarget.protocol.nvme.Dhchap;
 import io.blocktarget.protocol.nvme.DiscoveryLog;
 import io.blocktarget.protocol.nvme.NvmeStatus;
+import io.blocktarget.time.Clock;
 
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
@@ -15,6 +16,11 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 import java.util.Collections;
@@ -45,15 +51,27 @@ public final class NvmeSubsystems implements NvmeTarget {
     private volatile Map<String, Subsystem> subsystems;
     private final List<NvmePort> ports;
     private final NvmeLimits limits;
-    private final NvmeScheduler scheduler;
+    /** The server's clock: keep-alive timers. */
+    private final Clock clock;
+    /**
+     * DH-HMAC-CHAP's Diffie-Hellman work (ffdhe2048..8192 keys take 10..500 ms), off the event loops: two threads at
+     * most, started by the first authentication, ended after a minute idle or by {@link #close}.
+     */
+    private final ThreadPoolExecutor crypto;
     private final AtomicLong genctr = new AtomicLong(1);
 
-    private NvmeSubsystems(Map<String, Subsystem> subsystems, List<NvmePort> ports, NvmeLimits limits,
-                           NvmeScheduler scheduler) {
+    private NvmeSubsystems(Map<String, Subsystem> subsystems, List<NvmePort> ports, NvmeLimits limits, Clock clock) {
         this.subsystems = subsystems;
         this.ports = List.copyOf(ports);
         this.limits = limits;
-        this.scheduler = scheduler;
+        this.clock = clock;
+        AtomicInteger threads = new AtomicInteger();
+        this.crypto = new ThreadPoolExecutor(2, 2, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+            Thread t = new Thread(r, "nvme-dhchap-" + threads.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        crypto.allowCoreThreadTimeOut(true);
     }
 
     /**
@@ -61,9 +79,9 @@ public final class NvmeSubsystems implements NvmeTarget {
      * a subsystem missing from the map, or mapped to an empty set, admits any host.
      */
     public static NvmeSubsystems of(List<NamespaceSpec> namespaces, List<NvmePort> ports, NvmeLimits limits,
-                                    NvmeScheduler scheduler, Map<String, Set<String>> allowedHosts) {
+                                    Clock clock, Map<String, Set<String>> allowedHosts) {
         Objects.requireNonNull(limits, "limits");
-        Objects.requireNonNull(scheduler, "scheduler");
+        Objects.requireNonNull(clock, "clock");
         Map<String, List<Namespace>> grouped = new LinkedHashMap<>();
         for (NamespaceSpec spec : namespaces) {
             if (spec.subsystemNqn().equals(DiscoveryLog.DISCOVERY_NQN)) {
@@ -76,15 +94,28 @@ public final class NvmeSubsystems implements NvmeTarget {
         grouped.forEach((nqn, list) -> map.put(nqn, new Subsystem(nqn, Subsystem.Kind.NVM, list,
                 Subsystem.hosts(allowedHosts.getOrDefault(nqn, Set.of())))));
         // insertion order: the discovery log lists subsystems in configuration order
-        return new NvmeSubsystems(Collections.unmodifiableMap(map), ports, limits, scheduler);
+        return new NvmeSubsystems(Collections.unmodifiableMap(map), ports, limits, clock);
     }
 
     NvmeLimits limits() {
         return limits;
     }
 
-    NvmeScheduler scheduler() {
-        return scheduler;
+    Clock clock() {
+        return clock;
+    }
+
+    /** Where DH-HMAC-CHAP computes (see {@link Authentication}). */
+    Executor crypto() {
+        return crypto;
+    }
+
+    /**
+     * Stops the DH-HMAC-CHAP threads (the server stops): an authentication still computing ends with its thread;
+     * its queue's connection is closing anyway.
+     */
+    public void close() {
+        crypto.shutdownNow();
     }
 
     @Override

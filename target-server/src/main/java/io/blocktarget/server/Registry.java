@@ -10,6 +10,7 @@ import io.blocktarget.config.LunConfig;
 import io.blocktarget.config.ServerConfig;
 import io.blocktarget.nvme.NvmeSubsystems;
 import io.blocktarget.scsi.ScsiTarget;
+import io.blocktarget.time.Clock;
 import io.blocktarget.transport.iscsi.IscsiTransport;
 
 import java.io.IOException;
@@ -98,22 +99,24 @@ final class Registry implements ControlPlane {
      *
      * @param iscsi     null: no iSCSI transport (tests); {@code nvme} likewise
      * @param overrides applied to the server keys of every reload (the command line's --bind, ports)
+     * @param clock     the server's, for the LUN states it opens
      */
     Registry(ServerConfig server, Optional<Path> configDir, MemoryBudget budget, BackendOpener opener,
-             IscsiTransport iscsi, NvmeSubsystems nvme, UnaryOperator<ServerConfig> overrides) {
+             IscsiTransport iscsi, NvmeSubsystems nvme, UnaryOperator<ServerConfig> overrides, Clock clock) {
         this.configDir = Objects.requireNonNull(configDir, "configDir");
         this.budget = Objects.requireNonNull(budget, "budget");
         this.iscsi = iscsi;
         this.nvme = nvme;
         this.overrides = Objects.requireNonNull(overrides, "overrides");
-        this.runner = new StepRunner(Objects.requireNonNull(opener, "opener"), budget, iscsi, nvme, phases);
+        this.runner = new StepRunner(Objects.requireNonNull(opener, "opener"), budget, iscsi, nvme, phases,
+                Objects.requireNonNull(clock, "clock"));
         this.snapshot = new Snapshot(ExportPlan.empty(server), List.of(), Map.of());
     }
 
     /** Without command-line overrides. */
     Registry(ServerConfig server, Optional<Path> configDir, MemoryBudget budget, BackendOpener opener,
-             IscsiTransport iscsi, NvmeSubsystems nvme) {
-        this(server, configDir, budget, opener, iscsi, nvme, UnaryOperator.identity());
+             IscsiTransport iscsi, NvmeSubsystems nvme, Clock clock) {
+        this(server, configDir, budget, opener, iscsi, nvme, UnaryOperator.identity(), clock);
     }
 
     /** The opener the server uses: {@link BlockDevices#open} with the server's budget and file I/O threads. */

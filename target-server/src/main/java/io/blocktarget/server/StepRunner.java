@@ -12,6 +12,7 @@ import io.blocktarget.scsi.ScsiTargetDevices;
 import io.blocktarget.server.ControlPlane.ControlException;
 import io.blocktarget.server.Step.Via;
 import io.blocktarget.server.Step.Why;
+import io.blocktarget.time.Clock;
 import io.blocktarget.transport.iscsi.IscsiTransport;
 
 import java.io.IOException;
@@ -94,6 +95,8 @@ final class StepRunner {
     }
 
     private final Registry.BackendOpener opener;
+    /** The server's clock: the LUN states opened here run their fault timers and traces on it; drains wait on it. */
+    private final Clock clock;
     private final MemoryBudget budget;
     private final IscsiTransport iscsi;
     private final NvmeSubsystems nvme;
@@ -102,7 +105,8 @@ final class StepRunner {
 
     /** @param iscsi null without an iSCSI transport (tests); {@code nvme} likewise */
     StepRunner(Registry.BackendOpener opener, MemoryBudget budget, IscsiTransport iscsi, NvmeSubsystems nvme,
-               LunPhases phases) {
+               LunPhases phases, Clock clock) {
+        this.clock = clock;
         this.opener = opener;
         this.budget = budget;
         this.iscsi = iscsi;
@@ -317,7 +321,7 @@ final class StepRunner {
             throw new StepFailure(o, ControlException.Kind.UNAVAILABLE, "backend", "cannot open the "
                     + c.backend().configName() + " backend of LUN " + c.name() + ": " + e.getMessage(), e);
         }
-        Lun lun = new Lun(c, device, Lun.stateFor(c));
+        Lun lun = new Lun(c, device, Lun.stateFor(c, clock));
         work.opened.put(c.name(), lun);
         work.undo.push(new Undo(c.name(), o.describe(), () -> {
             work.opened.remove(c.name());

@@ -427,7 +427,7 @@ class ControlApiTest {
     @Test
     void concurrentAddsAreSerializedAndNoneIsLost() throws Exception {
         start(Optional.empty());
-        plane.applyDelay(20);
+        plane.watchForOverlap(20);
         List<CompletableFuture<Response>> calls = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
             String body = "{\"name\": \"c" + i + "\", \"backend\": \"null\", \"size\": \"1GiB\", \"export\": {\"nvme\":"

@@ -5,9 +5,9 @@ import io.blocktarget.block.BlockGeometry;
 import io.blocktarget.block.lun.LunState;
 import io.blocktarget.block.ram.MemoryBudget;
 import io.blocktarget.block.ram.RamBlockDevice;
-import io.blocktarget.nvme.TestSupport.ManualScheduler;
 import io.blocktarget.protocol.nvme.NvmOpcode;
 import io.blocktarget.protocol.nvme.NvmeStatus;
+import io.blocktarget.time.ManualClock;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;
@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class AtomicWriteNvmeTest {
     private static final String NQN = "nqn.2026-11.io.blocktarget:atomic";
-    private final ManualScheduler scheduler = new ManualScheduler();
+    private final ManualClock clock = new ManualClock();
     private final MemoryBudget budget = new MemoryBudget(1L << 30);
 
     private NamespaceSpec spec(long nsid, String name, int lbs, Optional<AtomicWrites> atomic) {
@@ -37,7 +37,7 @@ class AtomicWriteNvmeTest {
     }
 
     private TestHost host(List<NamespaceSpec> specs) {
-        return TestHost.enabled(NvmeTargets.create(specs, List.of(), NvmeLimits.DEFAULT, scheduler), NQN);
+        return TestHost.enabled(NvmeTargets.create(specs, List.of(), NvmeLimits.DEFAULT, clock), NQN);
     }
 
     /** Every logical block size; max and boundary at their largest 0's-based values and just one block. */

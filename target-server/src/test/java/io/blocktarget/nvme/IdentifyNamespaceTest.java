@@ -2,9 +2,9 @@ package io.blocktarget.nvme;
 
 import io.blocktarget.block.BlockGeometry;
 import io.blocktarget.block.nil.NullBlockDevice;
-import io.blocktarget.nvme.TestSupport.ManualScheduler;
 import io.blocktarget.nvme.TestSupport.Reply;
 import io.blocktarget.protocol.nvme.NvmeStatus;
+import io.blocktarget.time.ManualClock;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import org.junit.jupiter.api.Test;
@@ -19,10 +19,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** Identify Namespace structures (NVM Command Set §4.1.5, Base §5.17.2) read at their byte offsets. */
 class IdentifyNamespaceTest {
     private static final String NQN = "nqn.2026-11.io.blocktarget:id";
-    private final ManualScheduler scheduler = new ManualScheduler();
+    private final ManualClock clock = new ManualClock();
 
     private TestHost host(List<NamespaceSpec> specs) {
-        return TestHost.enabled(NvmeTargets.create(specs, List.of(), NvmeLimits.DEFAULT, scheduler), NQN);
+        return TestHost.enabled(NvmeTargets.create(specs, List.of(), NvmeLimits.DEFAULT, clock), NQN);
     }
 
     private static NamespaceSpec nul(long nsid, String name, int lbs, int pbs, long blocks) {

@@ -338,20 +338,18 @@ final class NvmeTcpTestHost implements AutoCloseable {
                 "Property Set " + register);
     }
 
-    /** CC.EN = 1, then waits for CSTS.RDY (Base §3.5.1). */
+    /**
+     * CC.EN = 1, then polls CSTS.RDY (Base §3.5.1) for up to 10 s; each Property Get is a round trip to
+     * the controller, the only pacing a poll needs (blocktarget sets RDY before it answers the Property Set).
+     */
     void enable() throws IOException {
         propertySet(ControllerRegister.CC, CC_ENABLE);
-        for (int i = 0; i < 100; i++) {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        do {
             if ((propertyGet(ControllerRegister.CSTS) & 1) == 1) {
                 return;
             }
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IOException(e);
-            }
-        }
+        } while (System.nanoTime() < deadline);
         throw new IOException("CSTS.RDY never became 1");
     }
 

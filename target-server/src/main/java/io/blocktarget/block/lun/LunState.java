@@ -7,6 +7,8 @@ import io.blocktarget.block.RangeLocks;
 import io.blocktarget.block.Reservations;
 import io.blocktarget.block.fault.LunFaults;
 import io.blocktarget.block.trace.Tracer;
+import io.blocktarget.time.Clock;
+import io.blocktarget.time.SystemClock;
 
 import java.util.Objects;
 
@@ -24,6 +26,7 @@ import java.util.Objects;
  * <li>{@link #reservations()}: SCSI persistent reservations / RESERVE(6) and NVMe reservations are one state; a
  *     SCSI I_T nexus and an NVMe host are both registrants. See {@link Reservations} for how the six types map
  *     between SPC-5 and NVMe and what conflicts.</li>
+ * <li>{@link #clock()}: the server's clock, which fault delays, throttles and triggers and the trace read.</li>
  * </ul>
  *
  * <p>It holds the LUN's fault rules and trace as well, so it sits above {@code block.fault} and {@code block.trace}
@@ -35,8 +38,9 @@ public final class LunState {
     private final Reservations reservations;
     private final InFlight inFlight = new InFlight();
     private final java.util.Optional<AtomicWrites> atomicWrites;
+    private final Clock clock;
     /** Fault rules (issue 11): no rule = the hooks' one volatile read. */
-    private final LunFaults faults = new LunFaults();
+    private final LunFaults faults;
     /** The trace while it is on, else null: read once per command by both command sets (DESIGN §10 "Trace"). */
     private volatile Tracer tracer;
     /** The trace now or the last one (kept after a stop, for reading); guarded by this. */
@@ -44,30 +48,47 @@ public final class LunState {
     /** What hosts see differently from the configuration, by topic (e.g. "nvme"); shown by {@code lun show}. */
     private final java.util.Map<String, String> caveats = new java.util.concurrent.ConcurrentSkipListMap<>();
 
-    /** Reservations in memory only: APTPL / PTPL are refused. */
+    /**
+     * Reservations in memory only: APTPL / PTPL are refused. For tests and tools: a {@link SystemClock} of its own
+     * (a server passes its clock to {@link #LunState(String, java.nio.file.Path, java.util.Optional, Clock)}).
+     */
     public LunState(String name) {
-        this.name = Objects.requireNonNull(name, "name");
-        this.reservations = new Reservations();
-        this.atomicWrites = java.util.Optional.empty();
+        this(name, null);
     }
 
     /**
-     * Reservations persisted through power loss in {@code reservationStateFile} (the server passes
-     * {@code luns.d/NAME.pr} beside the LUN's configuration; null = memory only, as {@link #LunState(String)}).
+     * Reservations persisted through power loss in {@code reservationStateFile} (null = memory only, as
+     * {@link #LunState(String)}); a clock of its own, as there.
      */
     public LunState(String name, java.nio.file.Path reservationStateFile) {
         this(name, reservationStateFile, java.util.Optional.empty());
     }
 
-    /**
-     * As {@link #LunState(String, java.nio.file.Path)}, with the device's atomic write limits ({@code atomic:} of the
-     * LUN file; empty = no atomicity beyond one logical block), which both command sets advertise and honour.
-     */
+    /** As {@link #LunState(String, java.nio.file.Path, java.util.Optional, Clock)} with a clock of its own. */
     public LunState(String name, java.nio.file.Path reservationStateFile,
                     java.util.Optional<AtomicWrites> atomicWrites) {
+        this(name, reservationStateFile, atomicWrites, new SystemClock("blocktarget-timer " + name));
+    }
+
+    /**
+     * @param reservationStateFile where reservations persist through power loss (the server passes
+     *                             {@code luns.d/NAME.pr} beside the LUN's configuration); null = memory only
+     * @param atomicWrites         the device's atomic write limits ({@code atomic:} of the LUN file; empty = no
+     *                             atomicity beyond one logical block), which both command sets advertise and honour
+     * @param clock                the server's clock
+     */
+    public LunState(String name, java.nio.file.Path reservationStateFile,
+                    java.util.Optional<AtomicWrites> atomicWrites, Clock clock) {
         this.name = Objects.requireNonNull(name, "name");
         this.reservations = reservationStateFile == null ? new Reservations() : new Reservations(reservationStateFile);
         this.atomicWrites = Objects.requireNonNull(atomicWrites, "atomicWrites");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.faults = new LunFaults(clock);
+    }
+
+    /** The server's clock: fault delays, throttles and triggers, trace arrivals and latencies. */
+    public Clock clock() {
+        return clock;
     }
 
     /** The atomic write limits both command sets advertise and honour; empty = none beyond one logical block. */

@@ -37,6 +37,7 @@ import io.blocktarget.block.fault.FaultConnection;
 import io.blocktarget.scsi.ItNexus;
 import io.blocktarget.transport.tcp.StallHandler;
 import io.blocktarget.scsi.ScsiTargetDevice;
+import io.blocktarget.time.Clock;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
@@ -78,9 +79,9 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
     private int cid;
     private Digest headerDigest = Digest.NONE;
     private Digest dataDigest = Digest.NONE;
-    private final IscsiScheduler scheduler;
-    private IscsiScheduler.Cancellable loginTimer;
-    private IscsiScheduler.Cancellable pingTimer;
+    private final Clock clock;
+    private Clock.Timer loginTimer;
+    private Clock.Timer pingTimer;
     private Ping ping = Ping.IDLE;
     private int pingTtt;
     private long pingSentNanos;
@@ -95,9 +96,9 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
         this.who = "iSCSI " + port.remoteAddress() + " -> " + port.localAddress();
         this.login = new LoginExchange(transport.settings(), transport.targets(), transport.registry()::exists, who);
         this.text = new TextExchange(this, transport);
-        this.scheduler = transport.scheduler();
-        this.lastActivityNanos = scheduler.nanoTime();
-        this.loginTimer = scheduler.schedule(port.executor(), transport.settings().loginTimeout().toNanos(),
+        this.clock = transport.clock();
+        this.lastActivityNanos = clock.nanoTime();
+        this.loginTimer = clock.schedule(port.executor(), transport.settings().loginTimeout().toNanos(),
                 this::onLoginTimeout);
     }
 
@@ -128,7 +129,7 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
                 ReferenceCountUtil.release(message instanceof InitiatorPdu p ? p.data() : message);
                 return;
             }
-            lastActivityNanos = scheduler.nanoTime();
+            lastActivityNanos = clock.nanoTime();
             switch (message) {
                 case IscsiFrameDecoder.FrameError(IscsiProtocolException e) -> frameError(e);
                 case InitiatorPdu pdu -> {
@@ -425,7 +426,7 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
     private void startPinger() {
         long interval = transport.settings().nopInInterval().toNanos();
         if (interval > 0) {
-            pingTimer = scheduler.schedule(port.executor(), interval, this::pingTick);
+            pingTimer = clock.schedule(port.executor(), interval, this::pingTick);
         }
     }
 
@@ -433,7 +434,7 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
         if (state != ConnectionState.LOGGED_IN) {
             return;
         }
-        long now = scheduler.nanoTime();
+        long now = clock.nanoTime();
         IscsiSettings settings = transport.settings();
         long interval = settings.nopInInterval().toNanos();
         long timeout = settings.nopInTimeout().toNanos();
@@ -460,7 +461,7 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
                 next = interval - idle;
             }
         }
-        pingTimer = scheduler.schedule(port.executor(), next, this::pingTick);
+        pingTimer = clock.schedule(port.executor(), next, this::pingTick);
     }
 
     // ---- ConnectionIo ------------------------------------------------------------------------------
@@ -614,7 +615,7 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
             LOG.log(Level.INFO, "{0}: asking the initiator to log out within {1} s: {2}", who, seconds, reason);
             send(new AsyncMessage(0, nextStatSN(), window.expCmdSN(), window.maxCmdSN(), AsyncEvent.LOGOUT_REQUEST, 0,
                     0, 0, seconds, Unpooled.EMPTY_BUFFER));
-            scheduler.schedule(port.executor(), TimeUnit.SECONDS.toNanos(seconds), () -> {
+            clock.schedule(port.executor(), TimeUnit.SECONDS.toNanos(seconds), () -> {
                 if (state != ConnectionState.FREE) {
                     shutDown(Level.INFO, "no Logout within " + seconds + " s of the request (" + reason + ")");
                 }

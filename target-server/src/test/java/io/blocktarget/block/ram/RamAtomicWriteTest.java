@@ -9,6 +9,7 @@ import io.blocktarget.block.IoCallback;
 import io.blocktarget.block.RangeLocks;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -223,6 +224,7 @@ class RamAtomicWriteTest {
      */
     @ParameterizedTest
     @ValueSource(ints = {8, 256})
+    @Tag("stress")
     void concurrentReadersNeverSeeATornAtomicWrite(int blocks) throws Exception {
         BlockGeometry g = new BlockGeometry(4096, 4096, 512);
         try (RamBlockDevice device = new RamBlockDevice("a", g, false, budget)) {
@@ -236,6 +238,7 @@ class RamAtomicWriteTest {
      * whole, the write as a whole is not), so the check above can fail.
      */
     @Test
+    @Tag("stress")
     void concurrentReadersDoSeeTornPlainWrites() throws Exception {
         BlockGeometry g = new BlockGeometry(4096, 4096, 64);
         try (RamBlockDevice device = new RamBlockDevice("a", g, false, budget)) {
