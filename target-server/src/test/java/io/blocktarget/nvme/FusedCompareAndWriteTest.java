@@ -6,7 +6,7 @@ import io.blocktarget.block.lun.LunState;
 import io.blocktarget.block.ram.MemoryBudget;
 import io.blocktarget.block.ram.RamBlockDevice;
 import io.blocktarget.config.DeviceKnobs;
-import io.blocktarget.nvme.TestSupport.ManualScheduler;
+import io.blocktarget.time.ManualClock;
 import io.blocktarget.nvme.TestSupport.Reply;
 import io.blocktarget.protocol.nvme.IdentifyController;
 import io.blocktarget.protocol.nvme.NvmOpcode;
@@ -63,7 +63,7 @@ class FusedCompareAndWriteTest {
 
     private static TestHost host(NamespaceSpec spec) {
         return TestHost.enabled(NvmeTargets.create(List.of(spec), List.of(), NvmeLimits.DEFAULT,
-                new ManualScheduler()), NQN);
+                new ManualClock()), NQN);
     }
 
     private static Sqe rw(NvmOpcode opcode, int cid, long slba, int blocks, int fuse) {

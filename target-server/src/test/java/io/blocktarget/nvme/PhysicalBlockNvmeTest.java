@@ -9,7 +9,7 @@ import io.blocktarget.block.ram.MemoryBudget;
 import io.blocktarget.block.ram.RamBlockDevice;
 import io.blocktarget.config.ConfigLoader;
 import io.blocktarget.config.LunConfig;
-import io.blocktarget.nvme.TestSupport.ManualScheduler;
+import io.blocktarget.time.ManualClock;
 import io.netty.buffer.ByteBuf;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -33,7 +33,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class PhysicalBlockNvmeTest {
     private static final String NQN = "nqn.2026-11.io.blocktarget:pbs";
-    private final ManualScheduler scheduler = new ManualScheduler();
+    private final ManualClock scheduler = new ManualClock();
     private final MemoryBudget budget = new MemoryBudget(1L << 30);
     private final ExecutorService io = Executors.newSingleThreadExecutor();
 
