@@ -31,7 +31,7 @@ import java.util.List;
  * rejects two namespaces with the same NGUID and keys multipath on them.
  */
 final class Namespace {
-    private static final System.Logger LOG = System.getLogger(Namespace.class.getName());
+    private static final System.Logger LOG = System.getLogger("blocktarget.nvme");
     /** NMIC bit 0: the namespace may be attached to several controllers (the dynamic model gives one per host). */
     static final int NMIC_SHARED = 1;
     /** RESCAP in Identify Namespace (CNS 00h), NVM Command Set Figure "Identify Namespace data structure". */
