@@ -25,45 +25,12 @@ import org.snakeyaml.engine.v2.nodes.SequenceNode;
  * appear in a problem or warning.
  */
 final class AccessReader {
-    static final List<String> KEYS = List.of("chap", "hosts", "initiators", "dhchap", "tls", "tls-psk-file");
-    static final List<String> DHCHAP_KEYS = List.of("host-secret-file", "ctrl-secret-file");
-    static final List<String> CHAP_KEYS = List.of("user", "secret-file", "mutual-user", "mutual-secret-file");
-
-    /** RFC 7143 §6.1: text values are at most 255 bytes; open-iscsi keeps CHAP names and secrets in 256-byte buffers. */
-    static final int MAX_CHAP_BYTES = 255;
     /** RFC 7143 §9.2.1: a CHAP secret with fewer than 96 random bits (12 bytes) needs IPsec to protect it. */
     static final int MIN_SECRET_BYTES = 12;
-
-    static final String USER_ALLOWED = "1 to 255 bytes of printable ASCII without spaces (sent as CHAP_N, RFC 7143"
-            + " §12.1.3; open-iscsi's node.session.auth.username holds at most 255)";
-    static final String SECRET_ALLOWED = "a regular file holding the secret: 12 to 255 bytes of UTF-8 text without"
-            + " control characters, one trailing newline ignored (RFC 7143 §9.2.1: a CHAP secret of fewer than 96"
-            + " random bits needs IPsec; open-iscsi's node.session.auth.password holds at most 255 bytes)";
-    static final String HOSTS_ALLOWED = "a list of host NQNs, e.g. [nqn.2014-08.org.nvmexpress:uuid:UUID] as in"
-            + " /etc/nvme/hostnqn; leave hosts out to admit any host";
-    static final String INITIATORS_ALLOWED = "a list of iSCSI initiator names, e.g. [iqn.2004-10.com.ubuntu:01:abc] as"
-            + " in /etc/iscsi/initiatorname.iscsi; leave initiators out to admit any initiator";
-    private static final String PAIR_ALLOWED = "both mutual-user and mutual-secret-file (mutual CHAP) or neither"
-            + " (one-way CHAP)";
-
-    private static final ValueType<String> USER = ValueType.text("a CHAP user name", USER_ALLOWED, text -> {
-        if (text.isEmpty()) {
-            throw new InvalidValue("an empty name", USER_ALLOWED);
-        }
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (c <= ' ' || c >= 0x7F) {
-                throw new InvalidValue(text + " contains " + (c == ' ' ? "a space" : String.format("U+%04X", (int) c)),
-                        USER_ALLOWED);
-            }
-        }
-        if (text.length() > MAX_CHAP_BYTES) {
-            throw new InvalidValue(text + " is " + text.length() + " bytes long", USER_ALLOWED);
-        }
-        return text;
-    });
-    private static final ValueType<String> SECRET_PATH = ValueType.path(SECRET_ALLOWED);
-    private static final ValueType<String> DHCHAP_PATH = ValueType.path(DhchapReader.ALLOWED);
+    static final int MAX_CHAP_BYTES = LunKeys.MAX_CHAP_BYTES;
+    static final String SECRET_ALLOWED = LunKeys.SECRET_ALLOWED;
+    private static final String PAIR_ALLOWED = "both " + LunKeys.CHAP_MUTUAL_USER.name() + " and "
+            + LunKeys.CHAP_MUTUAL_SECRET_FILE.name() + " (mutual CHAP) or neither (one-way CHAP)";
 
     /**
      * What the {@code access:} map yields.
@@ -88,8 +55,7 @@ final class AccessReader {
                        Problems problems) {
         int before = problems.count();
         List<String> warnings = new ArrayList<>();
-        Optional<YamlMap> access = lun.node("access")
-                .flatMap(node -> YamlMap.of(node, "access", KEYS, "an access map", problems));
+        Optional<YamlMap> access = YamlMap.section(lun, LunKeys.ACCESS, problems);
         Optional<ChapConfig> chap = Optional.empty();
         List<String> hosts = List.of();
         List<String> initiators = List.of();
@@ -97,32 +63,29 @@ final class AccessReader {
         TlsConfig tls = TlsConfig.OFF;
         if (access.isPresent()) {
             YamlMap map = access.get();
-            if (map.has("chap")) {
-                chap = chap(map, configDir, problems, warnings);
+            if (map.has(LunKeys.CHAP)) {
+                chap = chap(map, LunKeys.CHAP, configDir, problems, warnings);
                 if (exportsOk && exports.iscsi().isEmpty()) {
-                    problems.add(map.line("chap"), "access.chap", "only allowed for a LUN exported over iSCSI;"
-                            + " this LUN has export.iscsi: false");
+                    onlyExported(map, LunKeys.CHAP, LunKeys.ISCSI, "iSCSI", problems);
                 }
             }
-            if (map.has("hosts")) {
-                hosts = hosts(map, problems);
+            if (map.has(LunKeys.HOSTS)) {
+                hosts = names(map, LunKeys.HOSTS, LunKeys.HOSTS_ALLOWED, "an NQN", "host", problems);
                 if (exportsOk && exports.nvme().isEmpty()) {
-                    problems.add(map.line("hosts"), "access.hosts", "only allowed for a LUN exported over NVMe/TCP;"
-                            + " this LUN has export.nvme: false");
+                    onlyExported(map, LunKeys.HOSTS, LunKeys.NVME, "NVMe/TCP", problems);
                 }
             }
-            if (map.has("initiators")) {
-                initiators = names(map, "initiators", INITIATORS_ALLOWED, Names::iqn, problems);
+            if (map.has(LunKeys.INITIATORS)) {
+                initiators = names(map, LunKeys.INITIATORS, LunKeys.INITIATORS_ALLOWED, "an iSCSI name", "initiator",
+                        problems);
                 if (exportsOk && exports.iscsi().isEmpty()) {
-                    problems.add(map.line("initiators"), "access.initiators", "only allowed for a LUN exported over"
-                            + " iSCSI; this LUN has export.iscsi: false");
+                    onlyExported(map, LunKeys.INITIATORS, LunKeys.ISCSI, "iSCSI", problems);
                 }
             }
-            if (map.has("dhchap")) {
+            if (map.has(LunKeys.DHCHAP)) {
                 dhchap = DhchapReader.read(map, configDir, hosts, problems, warnings);
                 if (exportsOk && exports.nvme().isEmpty()) {
-                    problems.add(map.line("dhchap"), "access.dhchap", "only allowed for a LUN exported over NVMe/TCP;"
-                            + " this LUN has export.nvme: false");
+                    onlyExported(map, LunKeys.DHCHAP, LunKeys.NVME, "NVMe/TCP", problems);
                 }
             }
             tls = TlsReader.read(map, configDir, exports.nvme().isPresent(), exportsOk, problems, warnings)
@@ -135,14 +98,27 @@ final class AccessReader {
         return new Access(Optional.of(config), claims(lun, access, exports, config, problems), warnings);
     }
 
+    /** "access.chap: only allowed for a LUN exported over iSCSI; this LUN has export.iscsi: false". */
+    private static void onlyExported(YamlMap access, Key<?> key, Key<?> export, String protocol, Problems problems) {
+        problems.add(access.line(key), access.keyPath(key), "only allowed for a LUN exported over " + protocol
+                + "; this LUN has " + LunKeys.EXPORT.name() + "." + export.name() + ": false");
+    }
+
+    /** The dotted path of a key of {@code access:} in claims. */
+    static String path(Key<?> key) {
+        return LunKeys.ACCESS.name() + "." + key.name();
+    }
+
     /** The claims a validated LUN makes, as if it had been read from its file again (for cross-checks). */
     static List<AccessClaim> claims(LunConfig lun) {
         List<AccessClaim> claims = new ArrayList<>();
         AccessConfig config = lun.access();
         Path file = ExportReader.source(lun);
-        lun.iscsi().ifPresent(e -> claims.add(new AccessClaim("iSCSI target " + e.target(), "access.chap", file, 0,
-                config.chap().map(ChapConfig::credentials), config.chap().map(ChapConfig::describe).orElse("no CHAP"))));
-        lun.nvme().ifPresent(e -> claims.add(new AccessClaim("NVMe subsystem " + e.subsystem(), "access.hosts", file,
+        lun.iscsi().ifPresent(e -> claims.add(new AccessClaim("iSCSI target " + e.target(), path(LunKeys.CHAP), file, 0,
+                config.chap().map(ChapConfig::credentials),
+                config.chap().map(ChapConfig::describe).orElse("no CHAP"))));
+        lun.nvme().ifPresent(e -> claims.add(new AccessClaim("NVMe subsystem " + e.subsystem(), path(LunKeys.HOSTS),
+                file,
                 0, Set.copyOf(config.hosts()),
                 config.hosts().isEmpty() ? "no hosts list (any host)" : "hosts " + config.hosts())));
         lun.iscsi().ifPresent(e -> claims.add(initiatorsClaim(e, config, file, 0)));
@@ -154,29 +130,30 @@ final class AccessReader {
     private static List<AccessClaim> claims(YamlMap lun, Optional<YamlMap> access, ExportReader.Exports exports,
                                             AccessConfig config, Problems problems) {
         List<AccessClaim> claims = new ArrayList<>();
-        exports.iscsi().ifPresent(e -> claims.add(new AccessClaim("iSCSI target " + e.target(), "access.chap",
-                problems.file(), line(lun, access, "chap"), config.chap().map(ChapConfig::credentials),
+        exports.iscsi().ifPresent(e -> claims.add(new AccessClaim("iSCSI target " + e.target(), path(LunKeys.CHAP),
+                problems.file(), line(lun, access, LunKeys.CHAP), config.chap().map(ChapConfig::credentials),
                 config.chap().map(ChapConfig::describe).orElse("no CHAP"))));
-        exports.nvme().ifPresent(e -> claims.add(new AccessClaim("NVMe subsystem " + e.subsystem(), "access.hosts",
-                problems.file(), line(lun, access, "hosts"), Set.copyOf(config.hosts()),
+        exports.nvme().ifPresent(e -> claims.add(new AccessClaim("NVMe subsystem " + e.subsystem(), path(LunKeys.HOSTS),
+                problems.file(), line(lun, access, LunKeys.HOSTS), Set.copyOf(config.hosts()),
                 config.hosts().isEmpty() ? "no hosts list (any host)" : "hosts " + config.hosts())));
         exports.iscsi().ifPresent(e -> claims.add(initiatorsClaim(e, config, problems.file(),
-                line(lun, access, "initiators"))));
-        exports.nvme().ifPresent(e -> claims.add(dhchapClaim(e, config, problems.file(), line(lun, access, "dhchap"))));
-        exports.nvme().ifPresent(e -> claims.add(tlsClaim(e, config, problems.file(), line(lun, access, "tls"))));
+                line(lun, access, LunKeys.INITIATORS))));
+        exports.nvme().ifPresent(e -> claims.add(dhchapClaim(e, config, problems.file(),
+                line(lun, access, LunKeys.DHCHAP))));
+        exports.nvme().ifPresent(e -> claims.add(tlsClaim(e, config, problems.file(), line(lun, access, LunKeys.TLS))));
         return claims;
     }
 
     /** The initiator list belongs to the target (RFC 7143 §11.13.5 0202 is about the target), like CHAP. */
     private static AccessClaim initiatorsClaim(IscsiExport e, AccessConfig config, Path file, int line) {
-        return new AccessClaim("iSCSI target " + e.target(), "access.initiators", file, line,
+        return new AccessClaim("iSCSI target " + e.target(), path(LunKeys.INITIATORS), file, line,
                 Set.copyOf(config.initiators()), config.initiators().isEmpty() ? "no initiators list (any initiator)"
                 : "initiators " + config.initiators());
     }
 
     /** DH-HMAC-CHAP keys belong to the subsystem: one controller authenticates for all its namespaces. */
     private static AccessClaim dhchapClaim(NvmeExport e, AccessConfig config, Path file, int line) {
-        return new AccessClaim("NVMe subsystem " + e.subsystem(), "access.dhchap", file, line,
+        return new AccessClaim("NVMe subsystem " + e.subsystem(), path(LunKeys.DHCHAP), file, line,
                 config.dhchap().map(DhchapConfig::credentials), config.dhchap()
                 .map(d -> d.bidirectional() ? "bidirectional DH-HMAC-CHAP" : "DH-HMAC-CHAP").orElse("no dhchap"));
     }
@@ -186,52 +163,50 @@ final class AccessReader {
      * discovery log entry of the subsystem carries one TREQ; so one mode and one PSK per subsystem.
      */
     private static AccessClaim tlsClaim(NvmeExport e, AccessConfig config, Path file, int line) {
-        return new AccessClaim("NVMe subsystem " + e.subsystem(), "access.tls", file, line, config.tls().credentials(),
+        return new AccessClaim("NVMe subsystem " + e.subsystem(), path(LunKeys.TLS), file, line,
+                config.tls().credentials(),
                 TlsReader.shown(config.tls()));
     }
 
-    private static int line(YamlMap lun, Optional<YamlMap> access, String key) {
+    private static int line(YamlMap lun, Optional<YamlMap> access, Key<?> key) {
         int keyLine = access.map(m -> m.line(key)).orElse(0);
-        return keyLine > 0 ? keyLine : lun.line("access");
+        return keyLine > 0 ? keyLine : lun.line(LunKeys.ACCESS);
     }
 
-    private static Optional<ChapConfig> chap(YamlMap access, Path configDir, Problems problems, List<String> warnings) {
-        return chap(access, "chap", configDir, problems, warnings);
-    }
-
-    /** The CHAP map under {@code key} of {@code parent}: {@code access.chap}, or {@code discovery-chap} server-wide. */
-    static Optional<ChapConfig> chap(YamlMap parent, String key, Path configDir, Problems problems,
+    /** The CHAP map {@code key} of {@code parent}: {@code access.chap}, or {@code discovery-chap} server-wide. */
+    static Optional<ChapConfig> chap(YamlMap parent, Key<?> key, Path configDir, Problems problems,
                                      List<String> warnings) {
-        Optional<YamlMap> parsed = YamlMap.of(parent.node(key).orElseThrow(), parent.keyPath(key), CHAP_KEYS,
-                "a CHAP map", problems);
+        Optional<YamlMap> parsed = YamlMap.section(parent, key, problems);
         if (parsed.isEmpty()) {
             return Optional.empty();
         }
         YamlMap chap = parsed.get();
-        Optional<String> user = chap.required("user", USER);
-        Optional<String> secret = secret(chap, "secret-file", configDir, problems, warnings, true);
-        Optional<String> mutualUser = chap.value("mutual-user", USER);
-        Optional<String> mutualSecret = secret(chap, "mutual-secret-file", configDir, problems, warnings, false);
-        if (chap.has("mutual-user") != chap.has("mutual-secret-file")) {
-            String given = chap.has("mutual-user") ? "mutual-user" : "mutual-secret-file";
-            String missing = chap.has("mutual-user") ? "mutual-secret-file" : "mutual-user";
-            problems.add(chap.line(given), chap.keyPath(given), "given without " + missing + "; allowed: "
+        Key<String> mutualUserKey = LunKeys.CHAP_MUTUAL_USER;
+        Key<String> mutualFileKey = LunKeys.CHAP_MUTUAL_SECRET_FILE;
+        Optional<String> user = chap.required(LunKeys.CHAP_USER);
+        Optional<String> secret = secret(chap, LunKeys.CHAP_SECRET_FILE, configDir, problems, warnings, true);
+        Optional<String> mutualUser = chap.value(mutualUserKey);
+        Optional<String> mutualSecret = secret(chap, mutualFileKey, configDir, problems, warnings, false);
+        if (chap.has(mutualUserKey) != chap.has(mutualFileKey)) {
+            Key<?> given = chap.has(mutualUserKey) ? mutualUserKey : mutualFileKey;
+            Key<?> missing = chap.has(mutualUserKey) ? mutualFileKey : mutualUserKey;
+            problems.add(chap.line(given), chap.keyPath(given), "given without " + missing.name() + "; allowed: "
                     + PAIR_ALLOWED);
             return Optional.empty();
         }
         if (secret.isPresent() && secret.equals(mutualSecret)) {
-            chap.problem("mutual-secret-file", chap.text("mutual-secret-file") + " holds the same secret as "
-                    + chap.text("secret-file") + "; allowed: a different secret for each direction (RFC 7143 §9.2.1:"
-                    + " a secret that authenticates initiators must not also authenticate targets)");
+            chap.problem(mutualFileKey, chap.text(mutualFileKey) + " holds the same secret as "
+                    + chap.text(LunKeys.CHAP_SECRET_FILE) + "; allowed: a different secret for each direction (RFC 7143"
+                    + " §9.2.1: a secret that authenticates initiators must not also authenticate targets)");
             return Optional.empty();
         }
-        if (user.isEmpty() || secret.isEmpty() || chap.has("mutual-user") && (mutualUser.isEmpty()
+        if (user.isEmpty() || secret.isEmpty() || chap.has(mutualUserKey) && (mutualUser.isEmpty()
                 || mutualSecret.isEmpty())) {
             return Optional.empty();
         }
         // Both paths were read without a problem above (their secrets are present): text() is the value as written.
-        Optional<Path> secretFile = Optional.of(resolve(configDir, chap.text("secret-file")));
-        Optional<Path> mutualSecretFile = mutualSecret.map(s -> resolve(configDir, chap.text("mutual-secret-file")));
+        Optional<Path> secretFile = Optional.of(resolve(configDir, chap.text(LunKeys.CHAP_SECRET_FILE)));
+        Optional<Path> mutualSecretFile = mutualSecret.map(s -> resolve(configDir, chap.text(mutualFileKey)));
         return Optional.of(new ChapConfig(user.get(), secret.get(), mutualUser, mutualSecret, secretFile,
                 mutualSecretFile));
     }
@@ -241,14 +216,15 @@ final class AccessReader {
      * characters after stripping one trailing newline ({@code \n} or {@code \r\n}). Problems say the file and the
      * length, never the content. A file others may read gets a warning.
      */
-    static Optional<String> secret(YamlMap chap, String key, Path configDir, Problems problems,
+    static Optional<String> secret(YamlMap chap, Key<String> key, Path configDir, Problems problems,
                                    List<String> warnings, boolean required) {
-        Optional<String> given = required ? chap.required(key, pathType(chap, key)) : chap.value(key, pathType(chap, key));
+        Optional<String> given = required ? chap.required(key) : chap.value(key);
         if (given.isEmpty()) {
             return Optional.empty();
         }
         String shown = given.get();
-        String allowedText = chap.keyPath(key).startsWith("access.dhchap.") ? DhchapReader.ALLOWED : SECRET_ALLOWED;
+        boolean dhchap = key.allowed().equals(DhchapReader.ALLOWED);
+        String allowedText = key.allowed();
         Path file = resolve(configDir, shown);
         if (!Files.exists(file)) {
             chap.problem(key, shown + " does not exist (" + file + "); allowed: " + allowedText);
@@ -272,7 +248,7 @@ final class AccessReader {
                 length--;
             }
         }
-        if (chap.keyPath(key).startsWith("access.dhchap.")) {
+        if (dhchap) {
             return Optional.of(dhchapText(bytes, length));
         }
         if (length < MIN_SECRET_BYTES || length > MAX_CHAP_BYTES) {
@@ -302,10 +278,6 @@ final class AccessReader {
         return Optional.of(secret);
     }
 
-    private static ValueType<String> pathType(YamlMap map, String key) {
-        return map.keyPath(key).startsWith("access.dhchap.") ? DHCHAP_PATH : SECRET_PATH;
-    }
-
     /** A DH-HMAC-CHAP key file's text (DhchapReader parses it); the bytes read are wiped. */
     private static String dhchapText(byte[] bytes, int length) {
         try {
@@ -331,13 +303,13 @@ final class AccessReader {
         }
     }
 
-    /** Each entry a valid NQN (NVMe Base §4.5), at least one, none twice. Empty after a problem. */
-    private static List<String> hosts(YamlMap access, Problems problems) {
-        return names(access, "hosts", HOSTS_ALLOWED, Names::nqn, problems);
-    }
-
-    /** A list of names under {@code key}: each valid, at least one, none twice. Empty after a problem. */
-    private static List<String> names(YamlMap access, String key, String allowed, ValueType.TextParser<String> check,
+    /**
+     * A list of names under {@code key} (host NQNs, NVMe Base §4.5; initiator names, RFC 3720 §3.2.6): each valid by
+     * the key's declared type, at least one, none twice. Empty after a problem.
+     *
+     * @param noun what an entry is ("an NQN"); {@code one} what it names ("host")
+     */
+    private static List<String> names(YamlMap access, Key<String> key, String allowed, String noun, String one,
                                       Problems problems) {
         Node node = access.node(key).orElseThrow();
         if (!(node instanceof SequenceNode list) || list.getValue().isEmpty()) {
@@ -351,16 +323,16 @@ final class AccessReader {
         for (Node entry : list.getValue()) {
             int line = YamlSource.line(entry);
             if (!(entry instanceof ScalarNode scalar) || YamlSource.isEmpty(entry)) {
-                problems.add(line, access.keyPath(key), YamlMap.describe(entry) + " is not "
-                        + (key.equals("hosts") ? "an NQN" : "an iSCSI name") + "; allowed: " + allowed);
+                problems.add(line, access.keyPath(key), YamlMap.describe(entry) + " is not " + noun + "; allowed: "
+                        + allowed);
                 continue;
             }
             try {
-                String nqn = check.parse(scalar.getValue());
+                String nqn = key.type().parser().parse(scalar);
                 Integer earlier = firstLine.putIfAbsent(nqn, line);
                 if (earlier != null) {
                     problems.add(line, access.keyPath(key), nqn + " is listed twice (first on line " + earlier
-                            + "); allowed: each " + (key.equals("hosts") ? "host" : "initiator") + " once");
+                            + "); allowed: each " + one + " once");
                 }
                 hosts.add(nqn);
             } catch (InvalidValue e) {

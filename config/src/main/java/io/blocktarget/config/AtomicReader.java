@@ -1,6 +1,5 @@
 package io.blocktarget.config;
 
-import java.util.List;
 import java.util.Optional;
 
 /**
@@ -20,9 +19,6 @@ import java.util.Optional;
  * Absent: no atomicity beyond one logical block (empty).
  */
 final class AtomicReader {
-    static final String KEY = "atomic";
-    static final List<String> KEYS = List.of("max-bytes", "boundary-bytes", "granularity-bytes", "alignment-bytes");
-
     /** NVMe MDTS (DESIGN §9: 1 MiB), the smaller of the two protocols' maximum transfers (SCSI: 8 MiB). */
     static final long MAX_TRANSFER_BYTES = 1L << 20;
     /** NAWUN / NAWUPF / NABSN / NABSPF are 16-bit 0's-based counts of logical blocks. */
@@ -38,54 +34,62 @@ final class AtomicReader {
      */
     static Optional<AtomicConfig> read(YamlMap lun, Optional<BackendKind> backend, Optional<Long> logical,
                                        Problems problems) {
-        if (!lun.has(KEY)) {
+        if (!lun.has(LunKeys.ATOMIC)) {
             return Optional.empty();
         }
-        Optional<YamlMap> parsed = YamlMap.of(lun.node(KEY).orElseThrow(), KEY, KEYS, "an atomic write section",
-                problems);
+        Optional<YamlMap> parsed = YamlMap.section(lun, LunKeys.ATOMIC, problems);
         if (parsed.isEmpty()) {
             return Optional.empty();
         }
         YamlMap map = parsed.get();
         int before = problems.count();
         if (backend.isPresent() && backend.get() == BackendKind.FILE) {
-            lun.problem(KEY, "backend: file cannot apply a write all or nothing (it would need RWF_ATOMIC with"
+            lun.problem(LunKeys.ATOMIC, LunKeys.BACKEND.name()
+                    + ": file cannot apply a write all or nothing (it would need RWF_ATOMIC with"
                     + " O_DIRECT where statx reports STATX_WRITE_ATOMIC, or a journal; neither is implemented);"
-                    + " allowed: atomic: with backend: ram or null");
+                    + " allowed: " + LunKeys.ATOMIC.name() + ": with " + LunKeys.BACKEND.name() + ": ram or null");
         }
         long lbs = logical.orElse(512L);
         String lbsText = Sizes.format(lbs);
-        Optional<Long> max = map.required("max-bytes", size(lbsText, false, lbs));
-        Optional<Long> boundary = map.value("boundary-bytes", size(lbsText, true, lbs), 0L);
-        Optional<Long> granularity = map.value("granularity-bytes", size(lbsText, false, lbs), lbs);
-        Optional<Long> alignment = map.value("alignment-bytes", size(lbsText, false, lbs), lbs);
+        Key<Long> maxKey = LunKeys.ATOMIC_MAX_BYTES;
+        Key<Long> boundaryKey = LunKeys.ATOMIC_BOUNDARY_BYTES;
+        Key<Long> granularityKey = LunKeys.ATOMIC_GRANULARITY_BYTES;
+        Key<Long> alignmentKey = LunKeys.ATOMIC_ALIGNMENT_BYTES;
+        Optional<Long> max = map.required(maxKey, size(lbsText, false, lbs));
+        Optional<Long> boundary = map.value(boundaryKey, size(lbsText, true, lbs), boundaryKey.defaultValue().orElseThrow());
+        Optional<Long> granularity = map.value(granularityKey, size(lbsText, false, lbs), lbs);
+        Optional<Long> alignment = map.value(alignmentKey, size(lbsText, false, lbs), lbs);
         if (max.isPresent()) {
             long m = max.get();
             String maxAllowed = "a power of two from the logical block size (" + lbsText + ") to "
                     + Sizes.format(MAX_TRANSFER_BYTES) + " (NVMe MDTS; one command must carry an atomic write)";
             if (m > MAX_TRANSFER_BYTES) {
-                map.problem("max-bytes", map.text("max-bytes") + " exceeds the maximum transfer; allowed: " + maxAllowed);
+                map.problem(maxKey, map.text(maxKey) + " exceeds the maximum transfer; allowed: " + maxAllowed);
             } else if (m / lbs > NVME_MAX_BLOCKS) {
-                map.problem("max-bytes", map.text("max-bytes") + " is more than 65536 logical blocks (NVMe NAWUN is a"
+                map.problem(maxKey, map.text(maxKey) + " is more than 65536 logical blocks (NVMe NAWUN is a"
                         + " 16-bit count); allowed: " + maxAllowed);
             }
             if (granularity.isPresent() && granularity.get() > m) {
-                map.problem("granularity-bytes", map.text("granularity-bytes") + " is larger than max-bytes ("
-                        + Sizes.format(m) + "); allowed: a power of two from the logical block size to max-bytes");
+                map.problem(granularityKey, map.text(granularityKey) + " is larger than " + maxKey.name() + " ("
+                        + Sizes.format(m) + "); allowed: a power of two from the logical block size to "
+                        + maxKey.name());
             }
             if (alignment.isPresent() && alignment.get() > m) {
-                map.problem("alignment-bytes", map.text("alignment-bytes") + " is larger than max-bytes ("
-                        + Sizes.format(m) + "); allowed: a power of two from the logical block size to max-bytes");
+                map.problem(alignmentKey, map.text(alignmentKey) + " is larger than " + maxKey.name() + " ("
+                        + Sizes.format(m) + "); allowed: a power of two from the logical block size to "
+                        + maxKey.name());
             }
             if (boundary.isPresent() && boundary.get() != 0) {
                 long b = boundary.get();
-                String boundaryAllowed = "0 (no boundary) or a power of two from max-bytes (" + Sizes.format(m)
+                String boundaryAllowed = "0 (no boundary) or a power of two from " + maxKey.name() + " ("
+                        + Sizes.format(m)
                         + ") to 65536 logical blocks (" + Sizes.format(NVME_MAX_BLOCKS * lbs) + ", NVMe NABSN)";
                 if (b < m) {
-                    map.problem("boundary-bytes", map.text("boundary-bytes") + " is smaller than max-bytes (an atomic"
-                            + " write of max-bytes would not fit between two boundaries); allowed: " + boundaryAllowed);
+                    map.problem(boundaryKey, map.text(boundaryKey) + " is smaller than " + maxKey.name() + " (an atomic"
+                            + " write of " + maxKey.name() + " would not fit between two boundaries); allowed: "
+                            + boundaryAllowed);
                 } else if (b / lbs > NVME_MAX_BLOCKS) {
-                    map.problem("boundary-bytes", map.text("boundary-bytes") + " is more than 65536 logical blocks"
+                    map.problem(boundaryKey, map.text(boundaryKey) + " is more than 65536 logical blocks"
                             + " (NVMe NABSN is a 16-bit count); allowed: " + boundaryAllowed);
                 }
             }

@@ -7,22 +7,31 @@ package io.blocktarget.config;
  */
 public enum ChangeRule {
     /** Applied to the open device in place: data and sessions kept; initiators told (unit attention / AEN). */
-    IN_PLACE("in place"),
+    IN_PLACE("in place", "applied to the open device: data and sessions kept; initiators are told (unit attention,"
+            + " namespace change notice)"),
     /** The device grows or shrinks in place (a shrink loses the blocks beyond the new end: needs --force). */
-    RESIZE("resize"),
+    RESIZE("resize", "the device grows or shrinks in place (a shrink loses the blocks beyond the new end)"),
     /** The device and its data stay; its iSCSI target / LUN or NVMe subsystem / NSID change (sessions see it move). */
-    REEXPORT("re-export"),
+    REEXPORT("re-export", "the device and its data stay; its iSCSI target / LUN or NVMe subsystem / NSID change"),
     /** The backend is closed and opened again: data on a file kept; sessions see the LUN go and come back. */
-    REOPEN("reopen"),
+    REOPEN("reopen", "the backend is closed and opened again: a file's data kept; sessions see the LUN go and come"
+            + " back"),
     /** A new device replaces the old: a RAM / null LUN's data is lost (needs --force); sessions see a new disk. */
-    REPLACE("replace"),
+    REPLACE("replace", "a new device replaces the old: a RAM or null LUN's data is lost; sessions see a new disk"),
     /** A server-wide key that takes effect at the next start only. */
-    RESTART("restart");
+    RESTART("restart", "takes effect at the next start of the server");
 
     private final String label;
+    private final String doc;
 
-    ChangeRule(String label) {
+    ChangeRule(String label, String doc) {
         this.label = label;
+        this.doc = doc;
+    }
+
+    /** One line: what happens, as the key reference says it. */
+    public String doc() {
+        return doc;
     }
 
     /** As the docs, the CLI and the API say it. */

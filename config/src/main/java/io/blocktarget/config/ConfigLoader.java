@@ -19,48 +19,9 @@ import java.util.Optional;
  * schema) so every problem names file, line and key. All problems of all files are collected and thrown together
  * as one {@link ConfigException}, sorted by file and line; nothing else is thrown.
  *
- * <h2>blocktarget.yaml (all keys optional)</h2>
- * <ul>
- *   <li>{@code bind}: IPv4/IPv6 literal, default {@code 0.0.0.0}</li>
- *   <li>{@code iscsi-port}, {@code nvme-port}, {@code discovery-port}: 0..65535, 0 disables; defaults 3260, 4420,
- *       8009; two listeners may not share a port</li>
- *   <li>{@code memory-budget}: size &gt; 0, default {@link #defaultMemoryBudget()} (half of physical memory)</li>
- *   <li>{@code iqn-prefix}, {@code nqn-prefix}: end in ':' or '.', prefix + LUN name must be a valid IQN/NQN;
- *       defaults {@code iqn.2026-11.io.blocktarget:} and {@code nqn.2026-11.io.blocktarget:}</li>
- *   <li>{@code event-loops}: 0..1024 I/O threads, default 0 = one per CPU the process may use</li>
- *   <li>{@code poll}: boolean, default false; true = the event loops spin instead of sleeping (one busy core each)</li>
- *   <li>{@code control-socket}: path of the control API's Unix socket (relative to DIR) or {@code off}; default
- *       {@link ControlConfig#defaultSocket()}</li>
- *   <li>{@code control-listen}: {@code ADDRESS:PORT} of an optional TCP control listener, only together with
- *       {@code control-token-file}: a file holding its bearer token (RFC 6750 b64token, 16..4096 characters)</li>
- * </ul>
- *
- * <h2>luns.d/NAME.yaml</h2>
- * <ul>
- *   <li>NAME: 1..63 of {@code [a-z0-9.-]}, starting with a letter or digit</li>
- *   <li>{@code backend}: {@code ram | file | null}, required</li>
- *   <li>{@code size}: required for ram and null, and for file when the path does not exist yet; for an existing file
- *       or block device the LUN's size is the file's, and a given size must equal it. A positive multiple of the
- *       physical block size.</li>
- *   <li>{@code logical-block-size}: power of two, 512 B .. 64 KiB, default 512</li>
- *   <li>{@code physical-block-size}: power of two, logical .. 32 MiB; default 4096 when the logical block size is
- *       512 (512e, like most disks today), else equal to the logical block size</li>
- *   <li>{@code read-only}: boolean, default false</li>
- *   <li>{@code export}: map with {@code iscsi} and {@code nvme}, each {@code false} (not exported), {@code true}
- *       or absent (exported with defaults), or {@code {target: IQN, lun: 0..16383}} /
- *       {@code {subsystem: NQN, nsid: 1..0xFFFFFFFE, uuid: UUID}}; defaults: target = iqn-prefix + NAME, lun 0,
- *       subsystem = nqn-prefix + NAME, nsid 1, uuid derived from NAME. No two files may export the same
- *       (target, lun) or (subsystem, nsid), or one namespace UUID.</li>
- *   <li>{@code access} (optional): {@code chap: {user, secret-file, mutual-user, mutual-secret-file}} — iSCSI CHAP
- *       for the LUN's target; {@code user} and {@code secret-file} required, the mutual pair both or neither; secret
- *       files (relative to DIR) are regular files of 12..255 bytes of UTF-8 text (one trailing newline ignored),
- *       the mutual secret differs from the other; only with an iSCSI export. {@code hosts: [NQN, ...]} — the NVMe
- *       hosts allowed to connect to the LUN's subsystem (absent: any); only with an NVMe export. LUN files sharing a
- *       target must agree on {@code chap}, files sharing a subsystem on {@code hosts}.</li>
- *   <li>file backend only: {@code path} (required; relative to DIR), {@code create} (default false: make a sparse
- *       file of {@code size} when missing — the server creates it, not the loader), {@code direct-io}
- *       (default false)</li>
- * </ul>
+ * <p>The keys of both files — names, types, defaults, change rules, docs — are declared once in {@link ServerKeys},
+ * {@link LunKeys} and {@link FaultKeys} ({@code docs/configuration.md} is generated from them). The LUN name (the file
+ * name minus {@code .yaml}) is 1..63 of {@code [a-z0-9.-]}, starting with a letter or digit.
  * Sizes: an integer number of bytes, or an integer and a unit B, KiB, MiB, GiB, TiB ({@code 16KiB}, {@code 8 GiB}).
  *
  * <p>Warnings (not errors): RAM disks declaring more than the memory budget in total (they are thin, like brd), LUNs
@@ -211,7 +172,7 @@ public final class ConfigLoader {
         }
         if (rule.isEmpty() || !problems.isEmpty()) {
             if (problems.isEmpty()) {
-                sink.add(0, "", "not a fault rule; allowed: a map with the keys " + String.join(", ", FaultReader.KEYS));
+                sink.add(0, "", "not a fault rule; allowed: a map with the keys " + String.join(", ", FaultKeys.FAULT_RULE.names()));
             }
             throw new ConfigException(problems);
         }

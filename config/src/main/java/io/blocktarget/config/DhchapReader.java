@@ -48,6 +48,9 @@ final class DhchapReader {
         }
     }
 
+    /** {@code access.hosts}, as the problems name it. */
+    private static final String HOSTS = LunKeys.ACCESS.name() + "." + LunKeys.HOSTS.name();
+
     private DhchapReader() {
     }
 
@@ -57,15 +60,14 @@ final class DhchapReader {
      */
     static Optional<DhchapConfig> read(YamlMap access, Path configDir, List<String> hosts, Problems problems,
                                        List<String> warnings) {
-        Optional<YamlMap> parsed = YamlMap.of(access.node("dhchap").orElseThrow(), "access.dhchap",
-                AccessReader.DHCHAP_KEYS, "a DH-HMAC-CHAP map", problems);
+        Optional<YamlMap> parsed = YamlMap.section(access, LunKeys.DHCHAP, problems);
         if (parsed.isEmpty()) {
             return Optional.empty();
         }
         YamlMap map = parsed.get();
-        Optional<Parsed> host = file(map, "host-secret-file", true, configDir, problems, warnings);
-        Optional<Parsed> ctrl = file(map, "ctrl-secret-file", false, configDir, problems, warnings);
-        if (host.isEmpty() || map.has("ctrl-secret-file") && ctrl.isEmpty()) {
+        Optional<Parsed> host = file(map, LunKeys.DHCHAP_HOST_SECRET_FILE, true, configDir, problems, warnings);
+        Optional<Parsed> ctrl = file(map, LunKeys.DHCHAP_CTRL_SECRET_FILE, false, configDir, problems, warnings);
+        if (host.isEmpty() || map.has(LunKeys.DHCHAP_CTRL_SECRET_FILE) && ctrl.isEmpty()) {
             return Optional.empty();
         }
         int before = problems.count();
@@ -86,12 +88,13 @@ final class DhchapReader {
      * Reply, Base §8.3.4.5.4), and a controller key equal to the host key of the same host proves nothing.
      */
     private static void directions(YamlMap map, Parsed host, Parsed ctrl, Problems problems) {
-        String key = map.keyPath("ctrl-secret-file");
+        String key = map.keyPath(LunKeys.DHCHAP_CTRL_SECRET_FILE);
         if (host.single() && ctrl.single()) {
             // Both files one key: the message as before per-host keys.
             if (ctrl.secrets().others().equals(host.secrets().others())) {
-                map.problem("ctrl-secret-file", map.text("ctrl-secret-file") + " holds the same key as "
-                        + map.text("host-secret-file") + "; allowed: " + DIRECTIONS);
+                map.problem(LunKeys.DHCHAP_CTRL_SECRET_FILE, map.text(LunKeys.DHCHAP_CTRL_SECRET_FILE)
+                        + " holds the same key as " + map.text(LunKeys.DHCHAP_HOST_SECRET_FILE) + "; allowed: "
+                        + DIRECTIONS);
             }
             return;
         }
@@ -125,24 +128,24 @@ final class DhchapReader {
     private static void admitted(YamlMap map, Parsed keys, List<String> hosts, Problems problems) {
         for (String nqn : keys.secrets().hosts().keySet()) {
             if (!hosts.contains(nqn)) {
-                problems.add(keys.file(), keys.line(nqn), keys.keyPath(), nqn + " is not in access.hosts; allowed: keys"
-                        + " for the hosts access.hosts admits (" + String.join(", ", hosts) + ")");
+                problems.add(keys.file(), keys.line(nqn), keys.keyPath(), nqn + " is not in " + HOSTS + "; allowed:"
+                        + " keys for the hosts " + HOSTS + " admits (" + String.join(", ", hosts) + ")");
             }
         }
-        if (keys.keyPath().equals(map.keyPath("host-secret-file"))) {
+        if (keys.keyPath().equals(map.keyPath(LunKeys.DHCHAP_HOST_SECRET_FILE))) {
             for (String nqn : hosts) {
                 if (keys.secrets().forHost(nqn).isEmpty()) {
-                    map.problem("host-secret-file", keys.shown() + " has no key for " + nqn + ", which access.hosts"
-                            + " admits; allowed: a line for each host of access.hosts, or a * line for every host not"
-                            + " listed");
+                    map.problem(LunKeys.DHCHAP_HOST_SECRET_FILE, keys.shown() + " has no key for " + nqn + ", which "
+                            + HOSTS + " admits; allowed: a line for each host of " + HOSTS + ", or a * line for every"
+                            + " host not listed");
                 }
             }
         }
     }
 
     /** Reads and parses the file named by {@code key}; empty after a problem (or when absent and not required). */
-    private static Optional<Parsed> file(YamlMap map, String key, boolean required, Path configDir, Problems problems,
-                                         List<String> warnings) {
+    private static Optional<Parsed> file(YamlMap map, Key<String> key, boolean required, Path configDir,
+                                         Problems problems, List<String> warnings) {
         Optional<String> text = AccessReader.secret(map, key, configDir, problems, warnings, required);
         if (text.isEmpty()) {
             return Optional.empty();
@@ -155,7 +158,7 @@ final class DhchapReader {
         return parse(map, key, shown, file, text.get(), problems);
     }
 
-    private static Optional<Parsed> parse(YamlMap map, String key, String shown, Path file, String text,
+    private static Optional<Parsed> parse(YamlMap map, Key<String> key, String shown, Path file, String text,
                                           Problems problems) {
         String keyPath = map.keyPath(key);
         if (text.chars().noneMatch(Character::isWhitespace)) {

@@ -7,7 +7,6 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
-import java.util.regex.Pattern;
 import org.snakeyaml.engine.v2.nodes.Node;
 import org.snakeyaml.engine.v2.nodes.ScalarNode;
 import org.snakeyaml.engine.v2.nodes.SequenceNode;
@@ -17,113 +16,31 @@ import org.snakeyaml.engine.v2.nodes.SequenceNode;
  * every problem names its key ({@code faults[2].lba}) and says what is allowed.
  */
 final class FaultReader {
-    static final List<String> KEYS = List.of("id", "ops", "lba", "scsi-opcodes", "nvme-opcodes", "initiator", "queue",
-            "trigger", "count", "probability", "seed", "after", "action", "sense", "nvme-status", "nvme-dnr",
-            "nvme-crd", "nvme-more", "delay", "jitter",
-            "persist-blocks", "iops", "bandwidth", "transfer-blocks", "scsi-status", "stall", "stall-direction",
-            "digest", "logout-within");
-    static final List<String> OPS = FaultRuleConfig.OPERATION_KINDS;
-    static final Pattern ID = Pattern.compile("[a-z0-9][a-z0-9-]{0,31}");
-    static final String ID_ALLOWED = "1 to 32 lower-case letters, digits and -, starting with a letter or digit";
-    static final String LBA_ALLOWED = "an LBA or an inclusive range FIRST-LAST, e.g. 1000-1099";
-    static final String DURATION_ALLOWED = "a duration: a number with ns, us, ms or s, e.g. 10ms (at most 1 hour)";
-    static final String SENSE_ALLOWED = "KEY/ASC/ASCQ in hex, e.g. 3/11/00 (SENSE KEY 0..f, ASC and ASCQ 00..ff)";
-    static final String NVME_ALLOWED = "SCT/SC in hex, SCT 0..7 and SC 00..ff, any pair but 0/00 (success), e.g."
-            + " 2/81 (Unrecovered Read Error), 0/82 (Namespace Not Ready), 2/80 (Write Fault), 3/02 (Asymmetric"
-            + " Access Inaccessible), 7/ff (vendor specific)";
-    static final String CRD_ALLOWED = "0..3: 0 = retry at once, 1..3 = after CRDT1..CRDT3 of Identify Controller";
-    static final String THROTTLE_ALLOWED = "bytes per second as a size, e.g. 100MiB or 100MiB/s";
+    static final String DURATION_ALLOWED = FaultKeys.DURATION_ALLOWED;
     private static final long MAX_DURATION = 3_600_000_000_000L;
-
-    private static final ValueType<String> IDV = ValueType.text("an id", ID_ALLOWED, text -> {
-        if (!ID.matcher(text).matches()) {
-            throw new InvalidValue(text + " is not an id", ID_ALLOWED);
-        }
-        return text;
-    });
-    private static final ValueType<FaultRuleConfig.Trigger> TRIGGER = enumType("a trigger",
-            FaultRuleConfig.Trigger.values(), FaultRuleConfig.Trigger::configName);
-    private static final ValueType<FaultRuleConfig.Action> ACTION = enumType("an action",
-            FaultRuleConfig.Action.values(), FaultRuleConfig.Action::configName);
-    private static final ValueType<FaultRuleConfig.PartialStatus> PARTIAL_STATUS = enumType("a SCSI status",
-            FaultRuleConfig.PartialStatus.values(), FaultRuleConfig.PartialStatus::configName);
-    private static final ValueType<FaultRuleConfig.StallDirection> STALL_DIRECTION = enumType("a direction",
-            FaultRuleConfig.StallDirection.values(), FaultRuleConfig.StallDirection::configName);
-    private static final ValueType<FaultRuleConfig.DigestKind> DIGEST = enumType("a digest",
-            FaultRuleConfig.DigestKind.values(), FaultRuleConfig.DigestKind::configName);
-    private static final ValueType<long[]> LBA = ValueType.text("an LBA range", LBA_ALLOWED, text -> {
-        String[] parts = text.strip().split("-", -1);
-        if (parts.length > 2) {
-            throw new InvalidValue(text + " is not an LBA range", LBA_ALLOWED);
-        }
-        try {
-            long first = Long.parseLong(parts[0].strip());
-            long last = parts.length == 2 ? Long.parseLong(parts[1].strip()) : first;
-            if (first < 0 || last < first) {
-                throw new InvalidValue(text + " is not a range from a smaller to a larger LBA", LBA_ALLOWED);
-            }
-            return new long[]{first, last};
-        } catch (NumberFormatException e) {
-            throw new InvalidValue(text + " is not an LBA range", LBA_ALLOWED);
-        }
-    });
-    private static final ValueType<Long> DURATION = ValueType.text("a duration", DURATION_ALLOWED,
-            FaultReader::parseDuration);
-    private static final ValueType<FaultRuleConfig.Sense> SENSE = ValueType.text("sense", SENSE_ALLOWED, text -> {
-        String[] p = text.strip().split("/");
-        try {
-            if (p.length == 3) {
-                int key = Integer.parseInt(p[0], 16);
-                int asc = Integer.parseInt(p[1], 16);
-                int ascq = Integer.parseInt(p[2], 16);
-                if (key >= 0 && key <= 15 && asc >= 0 && asc <= 255 && ascq >= 0 && ascq <= 255) {
-                    return new FaultRuleConfig.Sense(key, asc, ascq);
-                }
-            }
-        } catch (NumberFormatException e) {
-            // below
-        }
-        throw new InvalidValue(text + " is not KEY/ASC/ASCQ", SENSE_ALLOWED);
-    });
-    private static final ValueType<FaultRuleConfig.NvmeCode> NVME = ValueType.text("an NVMe status", NVME_ALLOWED,
-            text -> {
-                String[] p = text.strip().split("/");
-                try {
-                    if (p.length == 2) {
-                        int sct = Integer.parseInt(p[0], 16);
-                        int sc = Integer.parseInt(p[1], 16);
-                        if (sct >= 0 && sct <= 7 && sc >= 0 && sc <= 255 && (sct | sc) != 0) {
-                            return new FaultRuleConfig.NvmeCode(sct, sc);
-                        }
-                        throw new InvalidValue(text + " is out of range or success", NVME_ALLOWED);
-                    }
-                } catch (NumberFormatException e) {
-                    // below
-                }
-                throw new InvalidValue(text + " is not SCT/SC", NVME_ALLOWED);
-            });
 
     private FaultReader() {
     }
 
     /** {@code faults:} of a LUN file's map; empty list when absent or wrong (then with problems). */
     static List<FaultRuleConfig> read(YamlMap lun, Problems problems) {
-        Optional<Node> node = lun.node("faults");
+        Optional<Node> node = lun.node(LunKeys.FAULTS);
         if (node.isEmpty()) {
             return List.of();
         }
+        String faults = LunKeys.FAULTS.name();
         if (!(node.get() instanceof SequenceNode list)) {
-            lun.problem("faults", YamlMap.describe(node.get()) + " is not a list; allowed: a list of fault rules,"
-                    + " each a map with the keys " + String.join(", ", KEYS));
+            lun.problem(LunKeys.FAULTS, YamlMap.describe(node.get()) + " is not a list; allowed: a list of fault rules,"
+                    + " each a map with the keys " + String.join(", ", FaultKeys.FAULT_RULE.names()));
             return List.of();
         }
         List<FaultRuleConfig> rules = new ArrayList<>();
         Set<String> ids = new HashSet<>();
         for (int i = 0; i < list.getValue().size(); i++) {
             Node entry = list.getValue().get(i);
-            Optional<FaultRuleConfig> rule = rule(entry, "faults[" + i + "]", "f" + (i + 1), problems);
+            Optional<FaultRuleConfig> rule = rule(entry, faults + "[" + i + "]", "f" + (i + 1), problems);
             if (rule.isPresent() && !ids.add(rule.get().id())) {
-                problems.add(YamlSource.line(entry), "faults[" + i + "].id", rule.get().id()
+                problems.add(YamlSource.line(entry), faults + "[" + i + "]." + FaultKeys.ID.name(), rule.get().id()
                         + " is the id of an earlier rule; allowed: each id once per LUN");
             } else {
                 rule.ifPresent(rules::add);
@@ -137,78 +54,48 @@ final class FaultReader {
      */
     static Optional<FaultRuleConfig> rule(Node node, String path, String defaultId, Problems problems) {
         int before = problems.count();
-        Optional<YamlMap> parsed = YamlMap.of(node, path, KEYS, "a fault rule", problems);
+        Optional<YamlMap> parsed = YamlMap.of(node, path, FaultKeys.FAULT_RULE, problems);
         if (parsed.isEmpty()) {
             return Optional.empty();
         }
         YamlMap m = parsed.get();
-        String id = m.value("id", IDV, defaultId).orElse(defaultId);
-        List<String> ops = list(m, "ops", "an operation kind", String.join(", ", OPS), text -> {
-            if (!OPS.contains(text)) {
-                throw new InvalidValue(text + " is not an operation kind", String.join(", ", OPS));
-            }
-            return text;
-        }, problems);
-        long[] lba = m.value("lba", LBA, new long[]{0, Long.MAX_VALUE}).orElse(new long[]{0, Long.MAX_VALUE});
-        String opcodeAllowed = "a list of operation codes 0..255, e.g. [0x28, 0x88]";
-        List<Integer> scsi = list(m, "scsi-opcodes", "an operation code", opcodeAllowed, FaultReader::opcode, problems);
-        List<Integer> nvme = list(m, "nvme-opcodes", "an operation code", opcodeAllowed, FaultReader::opcode, problems);
-        Optional<String> initiator = m.value("initiator", ValueType.text("a name",
-                "an iSCSI initiator name (iqn.…) or NVMe host NQN (nqn.…)", text -> {
-                    if (text.isBlank() || text.length() > 223) {
-                        throw new InvalidValue(text + " is not an initiator name",
-                                "an iSCSI initiator name or NVMe host NQN, 1..223 characters");
-                    }
-                    return text;
-                }));
-        OptionalInt queue = m.value("queue", ValueType.integer(0, 65535, "an NVMe queue ID 0..65535"))
-                .map(q -> OptionalInt.of(q.intValue())).orElse(OptionalInt.empty());
-        FaultRuleConfig.Trigger trigger = m.value("trigger", TRIGGER, FaultRuleConfig.Trigger.ALWAYS)
-                .orElse(FaultRuleConfig.Trigger.ALWAYS);
+        String id = m.value(FaultKeys.ID, FaultKeys.ID.type(), defaultId).orElse(defaultId);
+        List<String> ops = list(m, FaultKeys.OPS, problems);
+        long[] lba = m.value(FaultKeys.LBA, FaultKeys.LBA.type(), new long[]{0, Long.MAX_VALUE})
+                .orElse(new long[]{0, Long.MAX_VALUE});
+        List<Integer> scsi = list(m, FaultKeys.SCSI_OPCODES, problems);
+        List<Integer> nvme = list(m, FaultKeys.NVME_OPCODES, problems);
+        Optional<String> initiator = m.value(FaultKeys.INITIATOR);
+        OptionalInt queue = m.value(FaultKeys.QUEUE).map(q -> OptionalInt.of(q.intValue())).orElse(OptionalInt.empty());
+        FaultRuleConfig.Trigger trigger = m.value(FaultKeys.TRIGGER).orElse(FaultRuleConfig.Trigger.ALWAYS);
         long count = 0;
         double probability = 0;
         long seed = 0;
         long after = 0;
-        boolean counting = trigger == FaultRuleConfig.Trigger.FIRST || trigger == FaultRuleConfig.Trigger.EVERY;
-        if (counting) {
-            count = required(m, node, problems, "count", ValueType.integer(1, Long.MAX_VALUE, "a count of commands, at least 1"))
-                    .orElse(1L);
-        } else {
-            only(m, "count", "trigger: first or every", trigger);
+        if (trigger == FaultRuleConfig.Trigger.FIRST || trigger == FaultRuleConfig.Trigger.EVERY) {
+            count = required(m, node, problems, FaultKeys.COUNT).orElse(1L);
         }
         if (trigger == FaultRuleConfig.Trigger.PROBABILITY) {
-            probability = required(m, node, problems, "probability", ValueType.text("a probability", "a number in (0, 1], e.g. 0.01",
-                    text -> {
-                        try {
-                            double p = Double.parseDouble(text);
-                            if (p > 0 && p <= 1) {
-                                return p;
-                            }
-                        } catch (NumberFormatException e) {
-                            // below
-                        }
-                        throw new InvalidValue(text + " is not a probability", "a number in (0, 1], e.g. 0.01");
-                    })).orElse(1.0);
-            seed = m.value("seed", ValueType.integer(Long.MIN_VALUE, Long.MAX_VALUE, "an integer"), 0L).orElse(0L);
-        } else {
-            only(m, "probability", "trigger: probability", trigger);
+            probability = required(m, node, problems, FaultKeys.PROBABILITY).orElse(1.0);
+            seed = m.value(FaultKeys.SEED).orElse(0L);
         }
         if (trigger == FaultRuleConfig.Trigger.AFTER) {
-            after = required(m, node, problems, "after", DURATION).orElse(0L);
-        } else {
-            only(m, "after", "trigger: after", trigger);
+            after = required(m, node, problems, FaultKeys.AFTER).orElse(0L);
         }
-        if (trigger == FaultRuleConfig.Trigger.ONCE_PER_LBA && !m.has("lba") && problems.count() == before) {
-            m.problem("trigger", "once-per-lba needs an lba range; allowed: lba: " + LBA_ALLOWED);
+        if (trigger == FaultRuleConfig.Trigger.ONCE_PER_LBA && !m.has(FaultKeys.LBA) && problems.count() == before) {
+            m.problem(FaultKeys.TRIGGER, "once-per-lba needs an " + FaultKeys.LBA.name() + " range; allowed: "
+                    + FaultKeys.LBA.name() + ": " + FaultKeys.LBA_ALLOWED);
         }
-        Optional<FaultRuleConfig.Action> actionValue = required(m, node, problems, "action", ACTION);
+        Optional<FaultRuleConfig.Action> actionValue = required(m, node, problems, FaultKeys.ACTION);
         FaultRuleConfig.Action action = actionValue.orElse(FaultRuleConfig.Action.MEDIUM_ERROR);
+        onlyWhen(m, trigger.configName(), action.configName());
         if (trigger != FaultRuleConfig.Trigger.PROBABILITY) {
             if (action == FaultRuleConfig.Action.DELAY) {
                 // the jitter's generator: the same seed gives the same delays
-                seed = m.value("seed", ValueType.integer(Long.MIN_VALUE, Long.MAX_VALUE, "an integer"), 0L).orElse(0L);
-            } else if (m.has("seed")) {
-                m.problem("seed", "only with trigger: probability or action: delay; this rule has trigger: "
+                seed = m.value(FaultKeys.SEED).orElse(0L);
+            } else if (m.has(FaultKeys.SEED)) {
+                m.problem(FaultKeys.SEED, "only with " + FaultKeys.TRIGGER.name() + ": probability or "
+                        + FaultKeys.ACTION.name() + ": delay; this rule has " + FaultKeys.TRIGGER.name() + ": "
                         + trigger.configName());
             }
         }
@@ -218,66 +105,48 @@ final class FaultReader {
         long jitter = 0;
         long persist = 0;
         if (action == FaultRuleConfig.Action.STATUS) {
-            sense = m.value("sense", SENSE);
-            nvmeStatus = m.value("nvme-status", NVME);
-            if (!m.has("sense") && !m.has("nvme-status")) {
-                m.problem("action", "status needs sense, nvme-status or both; allowed: sense: " + SENSE_ALLOWED
-                        + "; nvme-status: " + NVME_ALLOWED);
+            sense = m.value(FaultKeys.SENSE);
+            nvmeStatus = m.value(FaultKeys.NVME_STATUS);
+            if (!m.has(FaultKeys.SENSE) && !m.has(FaultKeys.NVME_STATUS)) {
+                m.problem(FaultKeys.ACTION, "status needs " + FaultKeys.SENSE.name() + ", " + FaultKeys.NVME_STATUS.name()
+                        + " or both; allowed: " + FaultKeys.SENSE.name() + ": " + FaultKeys.SENSE_ALLOWED + "; "
+                        + FaultKeys.NVME_STATUS.name() + ": " + FaultKeys.NVME_ALLOWED);
             }
             nvmeStatus = statusField(m, nvmeStatus);
-        } else {
-            for (String key : List.of("sense", "nvme-status", "nvme-dnr", "nvme-crd", "nvme-more")) {
-                only(m, key, "action: status", action);
-            }
         }
         if (action == FaultRuleConfig.Action.DELAY) {
-            delay = required(m, node, problems, "delay", DURATION).orElse(0L);
-            jitter = m.value("jitter", DURATION, 0L).orElse(0L);
-        } else {
-            only(m, "delay", "action: delay", action);
-            only(m, "jitter", "action: delay", action);
+            delay = required(m, node, problems, FaultKeys.DELAY).orElse(0L);
+            jitter = m.value(FaultKeys.JITTER).orElse(0L);
         }
         long iops = 0;
         long bandwidth = 0;
         if (action == FaultRuleConfig.Action.THROTTLE) {
-            iops = m.value("iops", ValueType.integer(1, 100_000_000, "commands per second, 1 to 100000000"), 0L)
-                    .orElse(0L);
-            bandwidth = m.value("bandwidth", ValueType.text("a bandwidth", THROTTLE_ALLOWED, text -> {
-                String t = text.strip();
-                String size = t.endsWith("/s") ? t.substring(0, t.length() - 2).strip() : t;
-                long bytes = Sizes.parse(size);
-                if (bytes <= 0) {
-                    throw new InvalidValue(text + " is not positive", THROTTLE_ALLOWED);
-                }
-                return bytes;
-            }), 0L).orElse(0L);
-            if (!m.has("iops") && !m.has("bandwidth")) {
-                m.problem("action", "throttle needs iops, bandwidth or both; allowed: iops: a number per second;"
-                        + " bandwidth: " + THROTTLE_ALLOWED);
+            iops = m.value(FaultKeys.IOPS, FaultKeys.IOPS.type(), 0L).orElse(0L);
+            bandwidth = m.value(FaultKeys.BANDWIDTH, FaultKeys.BANDWIDTH.type(), 0L).orElse(0L);
+            if (!m.has(FaultKeys.IOPS) && !m.has(FaultKeys.BANDWIDTH)) {
+                m.problem(FaultKeys.ACTION, "throttle needs " + FaultKeys.IOPS.name() + ", "
+                        + FaultKeys.BANDWIDTH.name() + " or both; allowed: " + FaultKeys.IOPS.name()
+                        + ": a number per second; " + FaultKeys.BANDWIDTH.name() + ": " + FaultKeys.THROTTLE_ALLOWED);
             }
-        } else {
-            only(m, "iops", "action: throttle", action);
-            only(m, "bandwidth", "action: throttle", action);
         }
         if (action == FaultRuleConfig.Action.TORN_WRITE) {
-            persist = m.value("persist-blocks", ValueType.integer(0, Integer.MAX_VALUE,
-                    "blocks of the write that persist, 0 = half of them"), 0L).orElse(0L);
-        } else {
-            only(m, "persist-blocks", "action: torn-write", action);
+            persist = m.value(FaultKeys.PERSIST_BLOCKS).orElse(0L);
         }
         FaultRuleConfig.Transport transport = transport(m, node, problems, action, ops);
         if (actionValue.isPresent() && action.deviceLevel()) {
             // the device sees blocks, not who sent them
-            for (String key : List.of("initiator", "queue", "scsi-opcodes", "nvme-opcodes")) {
+            for (Key<?> key : List.of(FaultKeys.INITIATOR, FaultKeys.QUEUE, FaultKeys.SCSI_OPCODES,
+                    FaultKeys.NVME_OPCODES)) {
                 if (m.has(key)) {
-                    m.problem(key, "not with action: " + action.configName() + " (applied by the device, which"
-                            + " does not know the sender); allowed: ops, lba and a trigger");
+                    m.problem(key, "not with " + FaultKeys.ACTION.name() + ": " + action.configName() + " (applied by"
+                            + " the device, which does not know the sender); allowed: " + FaultKeys.OPS.name() + ", "
+                            + FaultKeys.LBA.name() + " and a trigger");
                 }
             }
             String op = action == FaultRuleConfig.Action.CORRUPT_READ ? "read" : "write";
             if (!ops.isEmpty() && !ops.equals(List.of(op))) {
-                m.problem("ops", "action: " + action.configName() + " applies to " + op + "s only; allowed: [" + op
-                        + "] or no ops");
+                m.problem(FaultKeys.OPS, FaultKeys.ACTION.name() + ": " + action.configName() + " applies to " + op
+                        + "s only; allowed: [" + op + "] or no " + FaultKeys.OPS.name());
             }
         }
         if (problems.count() > before) {
@@ -289,22 +158,42 @@ final class FaultReader {
     }
 
     /**
+     * The keys declared {@code onlyWhen} a trigger or an action ({@link FaultKeys}): given with another, each is a
+     * problem ("only with action: delay; this rule has action: busy").
+     */
+    private static void onlyWhen(YamlMap m, String trigger, String action) {
+        for (Key<?> key : FaultKeys.RULE) {
+            for (Key.Condition c : key.conditions()) {
+                if (c.kind() != Key.Condition.Kind.ONLY_WHEN || !m.has(key)) {
+                    continue;
+                }
+                String actual = c.sibling().equals(FaultKeys.TRIGGER.name()) ? trigger : action;
+                if (!c.values().contains(actual)) {
+                    m.problem(key, "only with " + c.describe() + "; this rule has " + c.sibling() + ": " + actual);
+                    break;
+                }
+            }
+        }
+    }
+
+    /**
      * {@code nvme-dnr}, {@code nvme-crd} and {@code nvme-more}: the Status Field bits beside SCT/SC (Base §4.2.3),
      * only with an {@code nvme-status} they qualify.
      */
     private static Optional<FaultRuleConfig.NvmeCode> statusField(YamlMap m, Optional<FaultRuleConfig.NvmeCode> code) {
-        if (!m.has("nvme-status")) {
-            for (String key : List.of("nvme-dnr", "nvme-crd", "nvme-more")) {
+        if (!m.has(FaultKeys.NVME_STATUS)) {
+            for (Key<?> key : List.of(FaultKeys.NVME_DNR, FaultKeys.NVME_CRD, FaultKeys.NVME_MORE)) {
                 if (m.has(key)) {
-                    m.problem(key, "only with nvme-status (the NVMe status it qualifies); this rule has none;"
-                            + " allowed: nvme-status: " + NVME_ALLOWED);
+                    m.problem(key, "only with " + FaultKeys.NVME_STATUS.name() + " (the NVMe status it qualifies);"
+                            + " this rule has none; allowed: " + FaultKeys.NVME_STATUS.name() + ": "
+                            + FaultKeys.NVME_ALLOWED);
                 }
             }
             return code;
         }
-        Optional<Boolean> dnr = m.value("nvme-dnr", ValueType.BOOLEAN);
-        int crd = m.value("nvme-crd", ValueType.integer(0, 3, CRD_ALLOWED), 0L).orElse(0L).intValue();
-        boolean more = m.value("nvme-more", ValueType.BOOLEAN, false).orElse(false);
+        Optional<Boolean> dnr = m.value(FaultKeys.NVME_DNR);
+        int crd = m.value(FaultKeys.NVME_CRD).orElse(0L).intValue();
+        boolean more = m.value(FaultKeys.NVME_MORE).orElse(false);
         return code.map(c -> new FaultRuleConfig.NvmeCode(c.sct(), c.sc(), dnr, crd, more));
     }
 
@@ -315,49 +204,37 @@ final class FaultReader {
         long transferBlocks = 0;
         FaultRuleConfig.PartialStatus partialStatus = none.partialStatus();
         if (action == FaultRuleConfig.Action.PARTIAL_TRANSFER) {
-            transferBlocks = m.value("transfer-blocks", ValueType.integer(0, Integer.MAX_VALUE,
-                    "blocks that are transferred, 0 = half of them (at most all but one)"), 0L).orElse(0L);
-            partialStatus = m.value("scsi-status", PARTIAL_STATUS, partialStatus).orElse(partialStatus);
+            transferBlocks = m.value(FaultKeys.TRANSFER_BLOCKS).orElse(0L);
+            partialStatus = m.value(FaultKeys.SCSI_STATUS).orElse(partialStatus);
             for (String op : ops) {
                 if (!op.equals("read") && !op.equals("write")) {
-                    m.problem("ops", "action: partial-transfer applies to reads and writes only; allowed: [read],"
-                            + " [write], [read, write] or no ops");
+                    m.problem(FaultKeys.OPS, FaultKeys.ACTION.name() + ": partial-transfer applies to reads and writes"
+                            + " only; allowed: [read], [write], [read, write] or no " + FaultKeys.OPS.name());
                     break;
                 }
             }
-        } else {
-            only(m, "transfer-blocks", "action: partial-transfer", action);
-            only(m, "scsi-status", "action: partial-transfer", action);
         }
         long stall = 0;
         FaultRuleConfig.StallDirection direction = none.stallDirection();
         if (action == FaultRuleConfig.Action.STALL_CONNECTION) {
-            stall = m.value("stall", DURATION, 0L).orElse(0L);
-            direction = m.value("stall-direction", STALL_DIRECTION, direction).orElse(direction);
-        } else {
-            only(m, "stall", "action: stall-connection", action);
-            only(m, "stall-direction", "action: stall-connection", action);
+            stall = m.value(FaultKeys.STALL).orElse(0L);
+            direction = m.value(FaultKeys.STALL_DIRECTION).orElse(direction);
         }
         FaultRuleConfig.DigestKind digest = null;
         if (action == FaultRuleConfig.Action.CORRUPT_DIGEST) {
-            digest = required(m, node, problems, "digest", DIGEST).orElse(FaultRuleConfig.DigestKind.HEADER);
-        } else {
-            only(m, "digest", "action: corrupt-digest", action);
+            digest = required(m, node, problems, FaultKeys.DIGEST).orElse(FaultRuleConfig.DigestKind.HEADER);
         }
         int logout = none.logoutSeconds();
         if (action == FaultRuleConfig.Action.ASYNC_LOGOUT) {
-            logout = m.value("logout-within", ValueType.integer(0, 3600,
-                    "seconds the initiator has to log out (AsyncEvent 1 Parameter3), 0 to 3600"),
-                    (long) logout).orElse((long) logout).intValue();
-        } else {
-            only(m, "logout-within", "action: async-logout", action);
+            logout = m.value(FaultKeys.LOGOUT_WITHIN).orElse((long) logout).intValue();
         }
         if (action == FaultRuleConfig.Action.KEEP_ALIVE_STALL) {
             // Keep Alive commands have no blocks, no namespace queue and one opcode: only the host selects them
-            for (String key : List.of("ops", "lba", "queue", "scsi-opcodes", "nvme-opcodes")) {
+            for (Key<?> key : List.of(FaultKeys.OPS, FaultKeys.LBA, FaultKeys.QUEUE, FaultKeys.SCSI_OPCODES,
+                    FaultKeys.NVME_OPCODES)) {
                 if (m.has(key)) {
-                    m.problem(key, "not with action: keep-alive-stall (it matches NVMe Keep Alive commands only);"
-                            + " allowed: initiator and a trigger");
+                    m.problem(key, "not with " + FaultKeys.ACTION.name() + ": keep-alive-stall (it matches NVMe Keep"
+                            + " Alive commands only); allowed: " + FaultKeys.INITIATOR.name() + " and a trigger");
                 }
             }
         }
@@ -365,41 +242,22 @@ final class FaultReader {
     }
 
     /** Like {@link YamlMap#required}, but a missing key is reported at the rule's own line. */
-    private static <T> Optional<T> required(YamlMap m, Node rule, Problems problems, String key, ValueType<T> type) {
+    private static <T> Optional<T> required(YamlMap m, Node rule, Problems problems, Key<T> key) {
         if (!m.has(key)) {
-            problems.add(YamlSource.line(rule), m.keyPath(key), "missing; allowed: " + type.allowed());
+            problems.add(YamlSource.line(rule), m.keyPath(key), "missing; allowed: " + key.allowed());
             return Optional.empty();
         }
-        return m.value(key, type);
+        return m.value(key);
     }
 
-    private static void only(YamlMap m, String key, String with, Object actual) {
-        if (m.has(key)) {
-            String shown = actual instanceof FaultRuleConfig.Trigger t ? "trigger: " + t.configName()
-                    : "action: " + ((FaultRuleConfig.Action) actual).configName();
-            m.problem(key, "only with " + with + "; this rule has " + shown);
-        }
-    }
-
-    private static int opcode(String text) throws InvalidValue {
-        String t = text.strip().toLowerCase(Locale.ROOT);
-        try {
-            int v = t.startsWith("0x") ? Integer.parseInt(t.substring(2), 16) : Integer.parseInt(t);
-            if (v >= 0 && v <= 255) {
-                return v;
-            }
-        } catch (NumberFormatException e) {
-            // below
-        }
-        throw new InvalidValue(text + " is not an operation code", "0..255, decimal or 0x-hex");
-    }
-
-    private static <T> List<T> list(YamlMap m, String key, String noun, String allowed, ValueType.TextParser<T> parser,
-                                    Problems problems) {
+    /** A list key ({@code ops: [read, write]}), or its one value ({@code ops: read}); each value by the key's type. */
+    private static <T> List<T> list(YamlMap m, Key<T> key, Problems problems) {
         Optional<Node> node = m.node(key);
         if (node.isEmpty()) {
             return List.of();
         }
+        String noun = key.type().noun();
+        String allowed = key.allowed();
         List<Node> items;
         if (node.get() instanceof SequenceNode seq) {
             items = seq.getValue();
@@ -410,7 +268,7 @@ final class FaultReader {
             return List.of();
         }
         if (items.isEmpty()) {
-            m.problem(key, "an empty list; allowed: " + allowed + ", or leave " + key + " out for any");
+            m.problem(key, "an empty list; allowed: " + allowed + ", or leave " + key.name() + " out for any");
             return List.of();
         }
         List<T> out = new ArrayList<>();
@@ -421,7 +279,7 @@ final class FaultReader {
                 continue;
             }
             try {
-                T v = parser.parse(scalar.getValue());
+                T v = key.type().parser().parse(scalar);
                 if (!out.contains(v)) {
                     out.add(v);
                 }
@@ -430,19 +288,6 @@ final class FaultReader {
             }
         }
         return out;
-    }
-
-    private static <E> ValueType<E> enumType(String noun, E[] values, java.util.function.Function<E, String> name) {
-        List<String> names = java.util.Arrays.stream(values).map(name).toList();
-        String allowed = String.join(", ", names);
-        return ValueType.text(noun, allowed, text -> {
-            for (E v : values) {
-                if (name.apply(v).equals(text)) {
-                    return v;
-                }
-            }
-            throw new InvalidValue(text + " is not " + noun, allowed);
-        });
     }
 
     /** {@code 10ms}, {@code 1.5s}, {@code 200us}, {@code 500ns} to nanoseconds. */

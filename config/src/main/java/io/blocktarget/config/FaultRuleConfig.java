@@ -7,7 +7,7 @@ import java.util.OptionalInt;
 
 /**
  * One entry of a LUN file's {@code faults:} list (issue 11): which commands, when, and what they get. The server
- * turns it into the block layer's rule; see the README's fault table for every key.
+ * turns it into the block layer's rule; its keys are declared in {@link FaultKeys}.
  *
  * @param id            the rule's name in its LUN
  * @param ops           operation kinds ({@code read}, {@code write}, …); empty = any

@@ -24,7 +24,6 @@ import java.util.function.ToIntFunction;
  * agree ({@link CrossChecks#accessConflicts}).
  */
 final class KnobsReader {
-    static final List<String> KEYS = List.of("commands", "limits", "rotational", "identity", "session");
     /** Today's WRITE SAME rule (Linux 7.3 sd BUG above 4 KiB, DESIGN §9): the default of commands.write-same. */
     static final int WRITE_SAME_DEFAULT_UP_TO = 4096;
     /** The largest MAXIMUM TRANSFER LENGTH the SCSI layer supports (its default); a knob may only lower it. */
@@ -49,8 +48,6 @@ final class KnobsReader {
             Command.VERIFY, Command.COPY, Command.WRITE_CACHE);
     static final List<Identity> SUBSYSTEM_IDENTITY = List.of(Identity.PRODUCT, Identity.REVISION, Identity.SERIAL);
 
-    private static final String BOOLEAN_MAP = "a map of command: true or false";
-
     private KnobsReader() {
     }
 
@@ -61,7 +58,9 @@ final class KnobsReader {
     static DeviceKnobs read(YamlMap lun, Optional<Long> logical, Optional<Long> physical, Problems problems) {
         int before = problems.count();
         Map<Command, Boolean> commands = commands(lun, problems);
-        Optional<Boolean> rotational = lun.has("rotational") ? lun.value("rotational", ValueType.BOOLEAN)
+        Optional<Boolean> rotational = lun.has(LunKeys.ROTATIONAL) ? lun.value(LunKeys.ROTATIONAL) : Optional.empty();
+        Optional<Boolean> removable = lun.has(LunKeys.REMOVABLE) ? lun.value(LunKeys.REMOVABLE) : Optional.empty();
+        Optional<Long> sanitizeDuration = lun.has(LunKeys.SANITIZE_DURATION) ? lun.value(LunKeys.SANITIZE_DURATION)
                 : Optional.empty();
         Map<Identity, String> identity = identity(lun, problems);
         Map<Limit, Long> limits = Map.of();
@@ -73,7 +72,7 @@ final class KnobsReader {
         if (problems.count() > before) {
             return DeviceKnobs.DEFAULTS;
         }
-        return new DeviceKnobs(commands, limits, rotational, identity, session);
+        return new DeviceKnobs(commands, limits, rotational, identity, session, removable, sanitizeDuration);
     }
 
     /**
@@ -82,8 +81,7 @@ final class KnobsReader {
      */
     private static Map<Session, Long> session(YamlMap lun, long lbs, Problems problems) {
         Map<Session, Long> session = new EnumMap<>(Session.class);
-        Optional<YamlMap> parsed = lun.node("session").flatMap(node -> YamlMap.of(node, "session",
-                Arrays.stream(Session.values()).map(Session::key).toList(), "a session map", problems));
+        Optional<YamlMap> parsed = YamlMap.section(lun, LunKeys.SESSION, problems);
         if (parsed.isEmpty()) {
             return session;
         }
@@ -104,20 +102,24 @@ final class KnobsReader {
         long effectiveMdts = session.getOrDefault(Session.MDTS, Session.MDTS.defaultValue());
         Long capsule = session.get(Session.IN_CAPSULE_DATA);
         if (capsule != null && capsule > effectiveMdts) {
-            m.problem(Session.IN_CAPSULE_DATA.key(), m.text(Session.IN_CAPSULE_DATA.key()) + " is more than mdts ("
-                    + Sizes.format(effectiveMdts) + "); allowed: a multiple of 16 bytes up to mdts");
+            m.problem(Session.IN_CAPSULE_DATA.key(), m.text(Session.IN_CAPSULE_DATA.key()) + " is more than "
+                    + Session.MDTS.key() + " ("
+                    + Sizes.format(effectiveMdts) + "); allowed: a multiple of 16 bytes up to " + Session.MDTS.key());
         }
         long maxBurst = session.getOrDefault(Session.MAX_BURST_LENGTH, Session.MAX_BURST_LENGTH.defaultValue());
         Long firstBurst = session.get(Session.FIRST_BURST_LENGTH);
         if (firstBurst != null && firstBurst > maxBurst) {
             m.problem(Session.FIRST_BURST_LENGTH.key(), m.text(Session.FIRST_BURST_LENGTH.key())
-                    + " is more than max-burst-length (" + maxBurst + "); allowed: at most max-burst-length"
+                    + " is more than " + Session.MAX_BURST_LENGTH.key() + " (" + maxBurst + "); allowed: at most "
+                    + Session.MAX_BURST_LENGTH.key()
                     + " (RFC 7143 §13.14)");
         } else if (firstBurst == null && session.containsKey(Session.MAX_BURST_LENGTH)
                 && Session.FIRST_BURST_LENGTH.defaultValue() > maxBurst) {
             m.problem(Session.MAX_BURST_LENGTH.key(), m.text(Session.MAX_BURST_LENGTH.key())
-                    + " is less than the default first-burst-length (" + Session.FIRST_BURST_LENGTH.defaultValue()
-                    + "); allowed: at least first-burst-length, or give first-burst-length too (RFC 7143 §13.14)");
+                    + " is less than the default " + Session.FIRST_BURST_LENGTH.key() + " ("
+                    + Session.FIRST_BURST_LENGTH.defaultValue()
+                    + "); allowed: at least " + Session.FIRST_BURST_LENGTH.key() + ", or give "
+                    + Session.FIRST_BURST_LENGTH.key() + " too (RFC 7143 §13.14)");
         }
         return session;
     }
@@ -127,7 +129,8 @@ final class KnobsReader {
         return switch (key) {
             case MDTS -> sized("a power of two from 4KiB to 16MiB (MDTS counts 4 KiB pages)",
                     b -> Sizes.isPowerOfTwo(b) && b >= NVME_PAGE && b <= MAX_MDTS);
-            case IN_CAPSULE_DATA -> sized("a multiple of 16 bytes from 0 to mdts (IOCCSZ counts 16 bytes)",
+            case IN_CAPSULE_DATA -> sized("a multiple of 16 bytes from 0 to " + Session.MDTS.key()
+                    + " (IOCCSZ counts 16 bytes)",
                     b -> b % 16 == 0 && b >= 0 && b <= MAX_MDTS);
             case IO_QUEUES -> ValueType.integer(1, MAX_IO_QUEUES, "1.." + MAX_IO_QUEUES);
             case QUEUE_SIZE -> ValueType.integer(2, MAX_QUEUE_SIZE, "2.." + MAX_QUEUE_SIZE
@@ -152,8 +155,7 @@ final class KnobsReader {
 
     private static Map<Command, Boolean> commands(YamlMap lun, Problems problems) {
         Map<Command, Boolean> commands = new EnumMap<>(Command.class);
-        Optional<YamlMap> map = lun.node("commands").flatMap(node -> YamlMap.of(node, "commands",
-                Arrays.stream(Command.values()).map(Command::key).toList(), BOOLEAN_MAP, problems));
+        Optional<YamlMap> map = YamlMap.section(lun, LunKeys.COMMANDS, problems);
         map.ifPresent(m -> {
             for (Command c : Command.values()) {
                 if (m.has(c.key())) {
@@ -166,8 +168,7 @@ final class KnobsReader {
 
     private static Map<Identity, String> identity(YamlMap lun, Problems problems) {
         Map<Identity, String> identity = new EnumMap<>(Identity.class);
-        Optional<YamlMap> map = lun.node("identity").flatMap(node -> YamlMap.of(node, "identity",
-                Arrays.stream(Identity.values()).map(Identity::key).toList(), "an identity map", problems));
+        Optional<YamlMap> map = YamlMap.section(lun, LunKeys.IDENTITY, problems);
         map.ifPresent(m -> {
             for (Identity k : Identity.values()) {
                 if (m.has(k.key())) {
@@ -229,8 +230,7 @@ final class KnobsReader {
     private static Map<Limit, Long> limits(YamlMap lun, long lbs, long pbs, Map<Command, Boolean> commands,
                                            Problems problems) {
         Map<Limit, Long> limits = new EnumMap<>(Limit.class);
-        Optional<YamlMap> parsed = lun.node("limits").flatMap(node -> YamlMap.of(node, "limits",
-                Arrays.stream(Limit.values()).map(Limit::key).toList(), "a limits map", problems));
+        Optional<YamlMap> parsed = YamlMap.section(lun, LunKeys.LIMITS, problems);
         if (parsed.isEmpty()) {
             return limits;
         }
@@ -246,7 +246,7 @@ final class KnobsReader {
         check(m, limits, Limit.MAX_TRANSFER, lbs, maxTransferBlocks,
                 "a multiple of the logical block size up to " + Sizes.format(maxTransferBlocks * lbs));
         check(m, limits, Limit.OPTIMAL_TRANSFER, lbs, Math.min(maxTransferBlocks, NVME_16_BIT_BLOCKS),
-                "a multiple of the logical block size up to max-transfer");
+                "a multiple of the logical block size up to " + Limit.MAX_TRANSFER.key());
         check(m, limits, Limit.OPTIMAL_TRANSFER_GRANULARITY, lbs, NVME_16_BIT_BLOCKS - 1,
                 "a multiple of the logical block size up to 65535 blocks");
         check(m, limits, Limit.MAX_UNMAP, lbs, 0xFFFF_FFFEL,
@@ -254,7 +254,7 @@ final class KnobsReader {
         check(m, limits, Limit.UNMAP_GRANULARITY, lbs, NVME_16_BIT_BLOCKS,
                 "a multiple of the logical block size up to 65536 blocks");
         check(m, limits, Limit.UNMAP_ALIGNMENT, lbs, NVME_16_BIT_BLOCKS,
-                "a multiple of the logical block size, smaller than unmap-granularity");
+                "a multiple of the logical block size, smaller than " + Limit.UNMAP_GRANULARITY.key());
         check(m, limits, Limit.MAX_WRITE_SAME, lbs, 0xFFFF_FFFFL,
                 "a multiple of the logical block size up to 4294967295 blocks");
         for (Limit l : List.of(Limit.NPWG, Limit.NPWA, Limit.NPDG, Limit.NPDA, Limit.NOWS)) {
@@ -268,13 +268,15 @@ final class KnobsReader {
         long maxTransfer = limits.getOrDefault(Limit.MAX_TRANSFER, maxTransferBlocks * lbs);
         Long optimal = limits.get(Limit.OPTIMAL_TRANSFER);
         if (optimal != null && optimal > maxTransfer) {
-            m.problem(Limit.OPTIMAL_TRANSFER.key(), m.text(Limit.OPTIMAL_TRANSFER.key()) + " is more than max-transfer ("
-                    + Sizes.format(maxTransfer) + "); allowed: at most max-transfer");
+            m.problem(Limit.OPTIMAL_TRANSFER.key(), m.text(Limit.OPTIMAL_TRANSFER.key()) + " is more than "
+                    + Limit.MAX_TRANSFER.key() + " ("
+                    + Sizes.format(maxTransfer) + "); allowed: at most " + Limit.MAX_TRANSFER.key());
         }
         Long granularity = limits.get(Limit.OPTIMAL_TRANSFER_GRANULARITY);
         if (optimal != null && granularity != null && optimal % granularity != 0) {
             m.problem(Limit.OPTIMAL_TRANSFER.key(), m.text(Limit.OPTIMAL_TRANSFER.key())
-                    + " is not a multiple of optimal-transfer-granularity (" + Sizes.format(granularity)
+                    + " is not a multiple of " + Limit.OPTIMAL_TRANSFER_GRANULARITY.key() + " ("
+                    + Sizes.format(granularity)
                     + "); allowed: a multiple of it");
         }
         // NVM Command Set Identify Namespace: NOWS should be a multiple of NPWG. Checked once either is given
@@ -286,31 +288,36 @@ final class KnobsReader {
                     Math.min(pbs, NVME_16_BIT_BLOCKS * lbs)));
             if (nows % npwg != 0) {
                 String key = limits.containsKey(Limit.NOWS) ? Limit.NOWS.key() : Limit.NPWG.key();
-                m.problem(key, "nows (" + Sizes.format(nows) + ") is not a multiple of npwg (" + Sizes.format(npwg)
-                        + "); allowed: nows a multiple of npwg (NVM Command Set, Identify Namespace)");
+                m.problem(key, Limit.NOWS.key() + " (" + Sizes.format(nows) + ") is not a multiple of "
+                        + Limit.NPWG.key() + " (" + Sizes.format(npwg)
+                        + "); allowed: " + Limit.NOWS.key() + " a multiple of " + Limit.NPWG.key()
+                        + " (NVM Command Set, Identify Namespace)");
             }
         }
         long unmapGranularity = limits.getOrDefault(Limit.UNMAP_GRANULARITY, Math.min(pbs, (1L << 15) * lbs));
         Long alignment = limits.get(Limit.UNMAP_ALIGNMENT);
         if (alignment != null && alignment >= unmapGranularity) {
             m.problem(Limit.UNMAP_ALIGNMENT.key(), m.text(Limit.UNMAP_ALIGNMENT.key())
-                    + " is not smaller than unmap-granularity (" + Sizes.format(unmapGranularity)
-                    + "); allowed: a multiple of the logical block size smaller than unmap-granularity");
+                    + " is not smaller than " + Limit.UNMAP_GRANULARITY.key() + " (" + Sizes.format(unmapGranularity)
+                    + "); allowed: a multiple of the logical block size smaller than " + Limit.UNMAP_GRANULARITY.key());
         }
         if (!commands.getOrDefault(Command.UNMAP, true)) {
             for (Limit l : List.of(Limit.MAX_UNMAP, Limit.MAX_UNMAP_DESCRIPTORS, Limit.UNMAP_GRANULARITY,
                     Limit.UNMAP_ALIGNMENT)) {
                 if (limits.containsKey(l)) {
-                    m.problem(l.key(), "given with commands.unmap: false; allowed: only while UNMAP is on");
+                    m.problem(l.key(), "given with " + LunKeys.COMMANDS.name() + "." + Command.UNMAP.key()
+                            + ": false; allowed: only while UNMAP is on");
                 }
             }
         }
         boolean writeSame = commands.getOrDefault(Command.WRITE_SAME, lbs <= WRITE_SAME_DEFAULT_UP_TO);
         if (!writeSame && limits.containsKey(Limit.MAX_WRITE_SAME)) {
-            String why = commands.containsKey(Command.WRITE_SAME) ? "commands.write-same: false"
+            String why = commands.containsKey(Command.WRITE_SAME) ? LunKeys.COMMANDS.name() + "."
+                    + Command.WRITE_SAME.key() + ": false"
                     : "WRITE SAME off (the default above 4 KiB logical blocks)";
             m.problem(Limit.MAX_WRITE_SAME.key(), "given with " + why
-                    + "; allowed: only while WRITE SAME is on (commands: {write-same: true})");
+                    + "; allowed: only while WRITE SAME is on (" + LunKeys.COMMANDS.name() + ": {"
+                    + Command.WRITE_SAME.key() + ": true})");
         }
         return limits;
     }
@@ -354,7 +361,7 @@ final class KnobsReader {
             Optional<String> export = k.isNvme() ? lun.nvme().map(e -> "NVMe subsystem " + e.subsystem())
                     : lun.iscsi().map(e -> "iSCSI target " + e.target());
             if (export.isPresent()) {
-                String key = "session." + k.key();
+                String key = LunKeys.SESSION.name() + "." + k.key();
                 Optional<Long> v = knobs.session(k);
                 claims.add(new AccessClaim(export.get(), key, file, line.applyAsInt(key), v,
                         v.map(n -> key + ": " + n).orElse("no " + key)));
@@ -365,13 +372,13 @@ final class KnobsReader {
         }
         String address = "NVMe subsystem " + lun.nvme().get().subsystem();
         for (Command c : SUBSYSTEM_COMMANDS) {
-            String key = "commands." + c.key();
+            String key = LunKeys.COMMANDS.name() + "." + c.key();
             Optional<Boolean> v = knobs.command(c);
             claims.add(new AccessClaim(address, key, file, line.applyAsInt(key), v,
                     v.map(b -> key + ": " + b).orElse("no " + key)));
         }
         for (Identity k : SUBSYSTEM_IDENTITY) {
-            String key = "identity." + k.key();
+            String key = LunKeys.IDENTITY.name() + "." + k.key();
             Optional<String> v = knobs.identity(k);
             claims.add(new AccessClaim(address, key, file, line.applyAsInt(key), v,
                     v.map(s -> key + ": " + s).orElse("no " + key)));
@@ -398,7 +405,7 @@ final class KnobsReader {
             }
         }
         // absent: the line of what makes the claim, the NVMe export
-        return lun.line(section) > 0 ? lun.line(section) : lun.line("export");
+        return lun.line(section) > 0 ? lun.line(section) : lun.line(LunKeys.EXPORT);
     }
 
     /** The knob sections of a LUN file document, only what was given (the inverse of {@link #read}). */
@@ -406,23 +413,26 @@ final class KnobsReader {
         if (!knobs.commands().isEmpty()) {
             Map<String, Object> commands = new LinkedHashMap<>();
             knobs.commands().forEach((c, v) -> commands.put(c.key(), v));
-            doc.put("commands", commands);
+            doc.put(LunKeys.COMMANDS.name(), commands);
         }
         if (!knobs.limits().isEmpty()) {
             Map<String, Object> limits = new LinkedHashMap<>();
             knobs.limits().forEach((l, v) -> limits.put(l.key(), l.isSize() ? sizeValue(v) : v));
-            doc.put("limits", limits);
+            doc.put(LunKeys.LIMITS.name(), limits);
         }
-        knobs.rotational().ifPresent(r -> doc.put("rotational", r));
+        knobs.rotational().ifPresent(r -> doc.put(LunKeys.ROTATIONAL.name(), r));
+        knobs.removable().ifPresent(r -> doc.put(LunKeys.REMOVABLE.name(), r));
+        knobs.sanitizeDurationNanos().ifPresent(d -> doc.put(LunKeys.SANITIZE_DURATION.name(),
+                FaultReader.formatDuration(d)));
         if (!knobs.identity().isEmpty()) {
             Map<String, Object> identity = new LinkedHashMap<>();
             knobs.identity().forEach((k, v) -> identity.put(k.key(), v));
-            doc.put("identity", identity);
+            doc.put(LunKeys.IDENTITY.name(), identity);
         }
         if (!knobs.session().isEmpty()) {
             Map<String, Object> session = new LinkedHashMap<>();
             knobs.session().forEach((k, v) -> session.put(k.key(), k.isSize() ? sizeValue(v) : v));
-            doc.put("session", session);
+            doc.put(LunKeys.SESSION.name(), session);
         }
     }
 

@@ -11,34 +11,6 @@ import org.snakeyaml.engine.v2.nodes.Node;
 
 /** Reads one {@code luns.d/NAME.yaml}: a LUN is built only when the file has no problem at all. */
 final class LunReader {
-    static final List<String> KEYS = List.of("backend", "size", "logical-block-size", "physical-block-size",
-            "read-only", "export", "access", "path", "create", "direct-io", "atomic", "zoned", "commands", "limits",
-            "rotational", "identity", "faults", "session");
-    private static final List<String> FILE_KEYS = List.of("path", "create", "direct-io");
-
-    static final int MIN_LOGICAL_BLOCK_SIZE = 512;
-    static final int MAX_LOGICAL_BLOCK_SIZE = 64 * 1024;
-    static final int MAX_PHYSICAL_BLOCK_SIZE = 32 * 1024 * 1024;
-    /** The physical block size of a 512-byte-sector LUN unless given: 512e, like nearly all disks sold today. */
-    static final int DEFAULT_PHYSICAL_BLOCK_SIZE_FOR_512 = 4096;
-
-    private static final String BACKEND_ALLOWED = "ram, file or null";
-    private static final ValueType<BackendKind> BACKEND = ValueType.text("a backend", BACKEND_ALLOWED, text -> {
-        for (BackendKind kind : BackendKind.values()) {
-            if (kind.configName().equals(text)) {
-                return kind;
-            }
-        }
-        throw new InvalidValue(text + " is not a backend", BACKEND_ALLOWED);
-    });
-    private static final String LBS_ALLOWED = "a power of two from 512 B to 64 KiB";
-    private static final ValueType<Long> LBS = blockSize(LBS_ALLOWED, MIN_LOGICAL_BLOCK_SIZE, MAX_LOGICAL_BLOCK_SIZE);
-    private static final String PBS_ALLOWED = "a power of two from the logical block size to 32 MiB";
-    private static final ValueType<Long> PBS = blockSize(PBS_ALLOWED, MIN_LOGICAL_BLOCK_SIZE, MAX_PHYSICAL_BLOCK_SIZE);
-    private static final String PATH_ALLOWED = "a path to a regular file or block device, relative to the config directory"
-            + " or absolute";
-    private static final ValueType<String> PATH = ValueType.path(PATH_ALLOWED);
-
     /**
      * What one file yields: the LUN when the file had no problem, its export claims either way, and its access claims
      * and warnings when its {@code access:} map had no problem.
@@ -84,19 +56,20 @@ final class LunReader {
         }
         if (root.isEmpty()) {
             if (!unreadable) {
-                problems.add(0, "", "the file is empty; allowed: a map with at least backend: and size:,"
-                        + " e.g. backend: ram and size: 1GiB");
+                problems.add(0, "", "the file is empty; allowed: a map with at least " + LunKeys.BACKEND.name()
+                        + ": and " + LunKeys.SIZE.name() + ":" + ","
+                        + " e.g. " + LunKeys.BACKEND.name() + ": ram and " + LunKeys.SIZE.name() + ": 1GiB");
             }
             return Result.failed();
         }
-        Optional<YamlMap> parsed = YamlMap.of(root.get(), "", KEYS, "a LUN definition", problems);
+        Optional<YamlMap> parsed = YamlMap.of(root.get(), "", LunKeys.LUN, problems);
         if (parsed.isEmpty()) {
             return Result.failed();
         }
         YamlMap map = parsed.get();
-        Optional<BackendKind> backend = map.required("backend", BACKEND);
-        boolean readOnly = map.value("read-only", ValueType.BOOLEAN, false).orElse(false);
-        Optional<Long> logical = map.value("logical-block-size", LBS, (long) MIN_LOGICAL_BLOCK_SIZE);
+        Optional<BackendKind> backend = map.required(LunKeys.BACKEND);
+        boolean readOnly = map.value(LunKeys.READ_ONLY).orElse(false);
+        Optional<Long> logical = map.value(LunKeys.LOGICAL_BLOCK_SIZE);
         Optional<Long> physical = physicalBlockSize(map, logical);
         Optional<FileBackendConfig> file = backend.filter(b -> b == BackendKind.FILE)
                 .flatMap(b -> fileBackend(map, configDir));
@@ -114,9 +87,10 @@ final class LunReader {
         features = features.withZoned(ZonedReader.read(map, backend, logical, physical, size, problems));
         if (features.zoned().filter(z -> z.conventionalZones() > 0).isPresent() && exports.nvme().isPresent()) {
             // NVMe ZNS knows sequential-write-required zones only (ZNS 1.1 §2.1): such a LUN cannot be a namespace
-            problems.add(map.line("zoned"), "zoned.conventional-zones", features.zoned().get().conventionalZones()
-                    + " conventional zones, but the LUN is exported over NVMe too, whose Zoned Namespaces have none;"
-                    + " allowed: 0, or export: {nvme: false}");
+            problems.add(map.line(LunKeys.ZONED), map.keyPath(LunKeys.ZONED) + "." + LunKeys.CONVENTIONAL_ZONES.name(),
+                    features.zoned().get().conventionalZones() + " conventional zones, but the LUN is exported over"
+                    + " NVMe too, whose Zoned Namespaces have none; allowed: 0, or " + LunKeys.EXPORT.name() + ": {"
+                    + LunKeys.NVME.name() + ": false}");
         }
 
         if (problems.count() > before) {
@@ -132,43 +106,34 @@ final class LunReader {
 
     /** Given: checked against the logical block size. Absent: 4096 for 512-byte LUNs (512e), else the logical size. */
     private static Optional<Long> physicalBlockSize(YamlMap map, Optional<Long> logical) {
-        if (!map.has("physical-block-size")) {
-            return logical.map(lbs -> lbs == MIN_LOGICAL_BLOCK_SIZE ? DEFAULT_PHYSICAL_BLOCK_SIZE_FOR_512 : lbs);
+        if (!map.has(LunKeys.PHYSICAL_BLOCK_SIZE)) {
+            return logical.map(lbs -> lbs == LunKeys.MIN_LOGICAL_BLOCK_SIZE
+                    ? LunKeys.DEFAULT_PHYSICAL_BLOCK_SIZE_FOR_512 : lbs);
         }
-        Optional<Long> physical = map.value("physical-block-size", PBS);
+        Optional<Long> physical = map.value(LunKeys.PHYSICAL_BLOCK_SIZE);
         if (physical.isPresent() && logical.isPresent() && physical.get() < logical.get()) {
-            map.problem("physical-block-size", map.text("physical-block-size") + " is smaller than the logical block size ("
-                    + Sizes.format(logical.get()) + "); allowed: " + PBS_ALLOWED);
+            map.problem(LunKeys.PHYSICAL_BLOCK_SIZE, map.text(LunKeys.PHYSICAL_BLOCK_SIZE)
+                    + " is smaller than the logical block size (" + Sizes.format(logical.get()) + "); allowed: "
+                    + LunKeys.PBS_ALLOWED);
             return Optional.empty();
         }
         return physical;
     }
 
-    private static ValueType<Long> blockSize(String allowed, long min, long max) {
-        return ValueType.text("a block size", allowed, text -> {
-            long bytes = Sizes.parse(text);
-            if (!Sizes.isPowerOfTwo(bytes)) {
-                throw new InvalidValue(text + " is not a power of two", allowed);
-            }
-            if (bytes < min || bytes > max) {
-                throw new InvalidValue(text + " is out of range", allowed);
-            }
-            return bytes;
-        });
-    }
-
+    /** The keys declared for the file backend only ({@code onlyWhen(backend, file)}). */
     private static void rejectFileKeys(YamlMap map, BackendKind backend) {
-        for (String key : FILE_KEYS) {
+        for (Key<?> key : LunKeys.LUN.onlyWhen(LunKeys.BACKEND.name(), BackendKind.FILE.configName())) {
             if (map.has(key)) {
-                map.problem(key, "only allowed with backend: file; this LUN has backend: " + backend.configName());
+                map.problem(key, "only allowed with " + LunKeys.BACKEND.name() + ": " + BackendKind.FILE.configName()
+                        + "; this LUN has " + LunKeys.BACKEND.name() + ": " + backend.configName());
             }
         }
     }
 
     private static Optional<FileBackendConfig> fileBackend(YamlMap map, Path configDir) {
-        Optional<String> path = map.required("path", PATH);
-        boolean create = map.value("create", ValueType.BOOLEAN, false).orElse(false);
-        boolean directIo = map.value("direct-io", ValueType.BOOLEAN, false).orElse(false);
+        Optional<String> path = map.required(LunKeys.PATH);
+        boolean create = map.value(LunKeys.CREATE).orElse(false);
+        boolean directIo = map.value(LunKeys.DIRECT_IO).orElse(false);
         return path.map(p -> new FileBackendConfig(configDir.toAbsolutePath().resolve(p).normalize(), create, directIo));
     }
 
@@ -178,32 +143,33 @@ final class LunReader {
      */
     private static Optional<Long> size(YamlMap map, Optional<BackendKind> backend, Optional<FileBackendConfig> file,
                                        Optional<Long> physical, Path configDir) {
-        Optional<Long> given = map.has("size") ? map.value("size", Sizes.SIZE_TYPE) : Optional.empty();
+        Optional<Long> given = map.has(LunKeys.SIZE) ? map.value(LunKeys.SIZE) : Optional.empty();
         if (file.isPresent()) {
             Path path = file.get().path();
-            String shown = map.text("path");
+            String shown = map.text(LunKeys.PATH);
             if (Files.isDirectory(path)) {
-                map.problem("path", shown + " is a directory; allowed: " + PATH_ALLOWED);
+                map.problem(LunKeys.PATH, shown + " is a directory; allowed: " + LunKeys.PATH_ALLOWED);
                 return Optional.empty();
             }
             if (Files.exists(path)) {
                 return existingSize(map, path, shown, given, physical);
             }
             if (!file.get().create()) {
-                map.problem("path", shown + " does not exist (" + path + "); allowed: an existing regular file or"
-                        + " block device, or create: true with a size to create a sparse file");
+                map.problem(LunKeys.PATH, shown + " does not exist (" + path + "); allowed: an existing regular file"
+                        + " or block device, or " + LunKeys.CREATE.name()
+                        + ": true with a size to create a sparse file");
                 return Optional.empty();
             }
-            if (!map.has("size")) {
-                map.problem("size", "missing; allowed: the size of the sparse file that create: true makes, "
-                        + Sizes.ALLOWED);
+            if (!map.has(LunKeys.SIZE)) {
+                map.problem(LunKeys.SIZE, "missing; allowed: the size of the sparse file that " + LunKeys.CREATE.name()
+                        + ": true makes, " + Sizes.ALLOWED);
                 return Optional.empty();
             }
-        } else if (backend.isPresent() && backend.get() != BackendKind.FILE && !map.has("size")) {
-            map.required("size", Sizes.SIZE_TYPE);
+        } else if (backend.isPresent() && backend.get() != BackendKind.FILE && !map.has(LunKeys.SIZE)) {
+            map.required(LunKeys.SIZE);
             return Optional.empty();
         }
-        return given.flatMap(bytes -> checkMultiple(map, "size", map.text("size"), bytes, physical));
+        return given.flatMap(bytes -> checkMultiple(map, LunKeys.SIZE, map.text(LunKeys.SIZE), bytes, physical));
     }
 
     private static Optional<Long> existingSize(YamlMap map, Path path, String shown, Optional<Long> given,
@@ -215,16 +181,17 @@ final class LunReader {
                     // A block device: FileChannel.size() asks the kernel (BLKGETSIZE64), Files.size() says 0.
                     : channelSize(path);
         } catch (IOException | RuntimeException e) {
-            map.problem("path", "cannot read the size of " + shown + ": " + YamlSource.describe(e)
+            map.problem(LunKeys.PATH, "cannot read the size of " + shown + ": " + YamlSource.describe(e)
                     + "; allowed: a readable regular file or block device");
             return Optional.empty();
         }
         if (given.isPresent() && given.get() != actual) {
-            map.problem("size", map.text("size") + " differs from the size of " + shown + ", " + actual + " bytes ("
+            map.problem(LunKeys.SIZE, map.text(LunKeys.SIZE) + " differs from the size of " + shown + ", " + actual
+                    + " bytes ("
                     + Sizes.format(actual) + "); allowed: the file's size, or no size");
             return Optional.empty();
         }
-        return checkMultiple(map, "path", shown + " with " + actual + " bytes", actual, physical);
+        return checkMultiple(map, LunKeys.PATH, shown + " with " + actual + " bytes", actual, physical);
     }
 
     private static long channelSize(Path path) throws IOException {
@@ -233,7 +200,7 @@ final class LunReader {
         }
     }
 
-    private static Optional<Long> checkMultiple(YamlMap map, String key, String shown, long bytes,
+    private static Optional<Long> checkMultiple(YamlMap map, Key<?> key, String shown, long bytes,
                                                 Optional<Long> physical) {
         String allowed = physical.map(p -> "a positive multiple of the physical block size (" + Sizes.format(p) + ")")
                 .orElse("a positive multiple of the physical block size");

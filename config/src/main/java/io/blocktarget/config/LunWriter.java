@@ -20,75 +20,86 @@ public final class LunWriter {
     }
 
     /**
-     * The keys of the LUN file (without the name, which is the file's), in the order of the README's table; values
+     * The keys of the LUN file (without the name, which is the file's), in the order of their declaration (LunKeys); values
      * are strings, numbers, booleans, lists and maps — what YAML and JSON share.
      */
     public static Map<String, Object> document(LunConfig lun, ServerConfig server) {
+        return document(lun, server, false);
+    }
+
+    /**
+     * @param forDiff with true, what {@link ConfigDiff} compares: the exports written in full (derived names and
+     *                numbers too, so that a new prefix shows as a changed export) and secrets given inline as
+     *                {@link #INLINE}
+     */
+    static Map<String, Object> document(LunConfig lun, ServerConfig server, boolean forDiff) {
         Map<String, Object> doc = new LinkedHashMap<>();
-        doc.put("backend", lun.backend().configName());
-        doc.put("size", size(lun.size()));
-        doc.put("logical-block-size", size(lun.logicalBlockSize()));
-        doc.put("physical-block-size", size(lun.physicalBlockSize()));
+        doc.put(LunKeys.BACKEND.name(), lun.backend().configName());
+        doc.put(LunKeys.SIZE.name(), size(lun.size()));
+        doc.put(LunKeys.LOGICAL_BLOCK_SIZE.name(), size(lun.logicalBlockSize()));
+        doc.put(LunKeys.PHYSICAL_BLOCK_SIZE.name(), size(lun.physicalBlockSize()));
         if (lun.readOnly()) {
-            doc.put("read-only", true);
+            doc.put(LunKeys.READ_ONLY.name(), true);
         }
         lun.file().ifPresent(file -> {
-            doc.put("path", file.path().toString());
+            doc.put(LunKeys.PATH.name(), file.path().toString());
             if (file.create()) {
-                doc.put("create", true);
+                doc.put(LunKeys.CREATE.name(), true);
             }
             if (file.directIo()) {
-                doc.put("direct-io", true);
+                doc.put(LunKeys.DIRECT_IO.name(), true);
             }
         });
         Map<String, Object> export = new LinkedHashMap<>();
         if (lun.iscsi().isEmpty()) {
-            export.put("iscsi", false);
+            export.put(LunKeys.ISCSI.name(), false);
         } else {
             IscsiExport iscsi = lun.iscsi().get();
-            if (!iscsi.target().equals(server.iqnPrefix() + lun.name()) || iscsi.lun() != 0) {
+            if (forDiff || !iscsi.target().equals(server.iqnPrefix() + lun.name())
+                    || iscsi.lun() != LunKeys.ISCSI_LUN.defaultValue().orElseThrow()) {
                 Map<String, Object> map = new LinkedHashMap<>();
-                map.put("target", iscsi.target());
-                map.put("lun", iscsi.lun());
-                export.put("iscsi", map);
+                map.put(LunKeys.ISCSI_TARGET.name(), iscsi.target());
+                map.put(LunKeys.ISCSI_LUN.name(), iscsi.lun());
+                export.put(LunKeys.ISCSI.name(), map);
             }
         }
         if (lun.nvme().isEmpty()) {
-            export.put("nvme", false);
+            export.put(LunKeys.NVME.name(), false);
         } else {
             NvmeExport nvme = lun.nvme().get();
-            if (!nvme.subsystem().equals(server.nqnPrefix() + lun.name()) || nvme.nsid() != 1 || nvme.uuid().isPresent()) {
+            if (forDiff || !nvme.subsystem().equals(server.nqnPrefix() + lun.name())
+                    || nvme.nsid() != LunKeys.NVME_NSID.defaultValue().orElseThrow() || nvme.uuid().isPresent()) {
                 Map<String, Object> map = new LinkedHashMap<>();
-                map.put("subsystem", nvme.subsystem());
-                map.put("nsid", nvme.nsid());
-                nvme.uuid().ifPresent(uuid -> map.put("uuid", uuid.toString()));
-                export.put("nvme", map);
+                map.put(LunKeys.NVME_SUBSYSTEM.name(), nvme.subsystem());
+                map.put(LunKeys.NVME_NSID.name(), nvme.nsid());
+                nvme.uuid().ifPresent(uuid -> map.put(LunKeys.NVME_UUID.name(), uuid.toString()));
+                export.put(LunKeys.NVME.name(), map);
             }
         }
         if (!export.isEmpty()) {
-            doc.put("export", export);
+            doc.put(LunKeys.EXPORT.name(), export);
         }
         Map<String, Object> access = new LinkedHashMap<>();
-        lun.access().chap().ifPresent(chap -> access.put("chap", chap(lun, chap)));
+        lun.access().chap().ifPresent(chap -> access.put(LunKeys.CHAP.name(), chap(chap, "LUN " + lun.name(), forDiff)));
         if (!lun.access().hosts().isEmpty()) {
-            access.put("hosts", List.copyOf(lun.access().hosts()));
+            access.put(LunKeys.HOSTS.name(), List.copyOf(lun.access().hosts()));
         }
         if (!lun.access().initiators().isEmpty()) {
-            access.put("initiators", List.copyOf(lun.access().initiators()));
+            access.put(LunKeys.INITIATORS.name(), List.copyOf(lun.access().initiators()));
         }
-        lun.access().dhchap().ifPresent(dhchap -> access.put("dhchap", dhchap(lun, dhchap)));
+        lun.access().dhchap().ifPresent(dhchap -> access.put(LunKeys.DHCHAP.name(), dhchap(lun, dhchap, forDiff)));
         if (lun.access().tls().mode() != TlsMode.OFF) {
-            access.put("tls", lun.access().tls().mode().word());
-            access.put("tls-psk-file", file(lun, lun.access().tls().pskFile()));
+            access.put(LunKeys.TLS.name(), lun.access().tls().mode().word());
+            access.put(LunKeys.TLS_PSK_FILE.name(), file("LUN " + lun.name(), lun.access().tls().pskFile(), forDiff));
         }
         if (!access.isEmpty()) {
-            doc.put("access", access);
+            doc.put(LunKeys.ACCESS.name(), access);
         }
         KnobsReader.write(lun.features().knobs(), doc);
-        lun.features().atomic().ifPresent(atomic -> doc.put("atomic", atomic(atomic)));
-        lun.features().zoned().ifPresent(zoned -> doc.put("zoned", ZonedReader.document(zoned)));
+        lun.features().atomic().ifPresent(atomic -> doc.put(LunKeys.ATOMIC.name(), atomic(atomic)));
+        lun.features().zoned().ifPresent(zoned -> doc.put(LunKeys.ZONED.name(), ZonedReader.document(zoned)));
         if (!lun.features().faults().isEmpty()) {
-            doc.put("faults", lun.features().faults().stream().map(FaultWriter::document).toList());
+            doc.put(LunKeys.FAULTS.name(), lun.features().faults().stream().map(FaultWriter::document).toList());
         }
         return doc;
     }
@@ -109,32 +120,45 @@ public final class LunWriter {
     /** Every key written, defaults too: scripts read the section back as it is. */
     private static Map<String, Object> atomic(AtomicConfig atomic) {
         Map<String, Object> map = new LinkedHashMap<>();
-        map.put("max-bytes", size(atomic.maxBytes()));
-        map.put("boundary-bytes", size(atomic.boundaryBytes()));
-        map.put("granularity-bytes", size(atomic.granularityBytes()));
-        map.put("alignment-bytes", size(atomic.alignmentBytes()));
+        map.put(LunKeys.ATOMIC_MAX_BYTES.name(), size(atomic.maxBytes()));
+        map.put(LunKeys.ATOMIC_BOUNDARY_BYTES.name(), size(atomic.boundaryBytes()));
+        map.put(LunKeys.ATOMIC_GRANULARITY_BYTES.name(), size(atomic.granularityBytes()));
+        map.put(LunKeys.ATOMIC_ALIGNMENT_BYTES.name(), size(atomic.alignmentBytes()));
         return map;
     }
 
-    private static Map<String, Object> chap(LunConfig lun, ChapConfig chap) {
+    /**
+     * A CHAP map ({@code access.chap}, and {@code discovery-chap} of the server); {@code owner} names it in a bug.
+     *
+     * @param diff for {@link ConfigDiff}: a secret given inline (API, tests) is written as {@link #INLINE}
+     */
+    static Map<String, Object> chap(ChapConfig chap, String owner, boolean diff) {
         Map<String, Object> map = new LinkedHashMap<>();
-        map.put("user", chap.user());
-        map.put("secret-file", file(lun, chap.secretFile()));
-        chap.mutualUser().ifPresent(user -> map.put("mutual-user", user));
-        chap.mutualUser().ifPresent(user -> map.put("mutual-secret-file", file(lun, chap.mutualSecretFile())));
+        map.put(LunKeys.CHAP_USER.name(), chap.user());
+        map.put(LunKeys.CHAP_SECRET_FILE.name(), file(owner, chap.secretFile(), diff));
+        chap.mutualUser().ifPresent(user -> map.put(LunKeys.CHAP_MUTUAL_USER.name(), user));
+        chap.mutualUser().ifPresent(user -> map.put(LunKeys.CHAP_MUTUAL_SECRET_FILE.name(),
+                file(owner, chap.mutualSecretFile(), diff)));
         return map;
     }
 
-    private static Map<String, Object> dhchap(LunConfig lun, DhchapConfig dhchap) {
+    private static Map<String, Object> dhchap(LunConfig lun, DhchapConfig dhchap, boolean diff) {
         Map<String, Object> map = new LinkedHashMap<>();
-        map.put("host-secret-file", file(lun, dhchap.hostSecretFile()));
-        dhchap.ctrl().ifPresent(keys -> map.put("ctrl-secret-file", file(lun, dhchap.ctrlSecretFile())));
+        map.put(LunKeys.DHCHAP_HOST_SECRET_FILE.name(), file("LUN " + lun.name(), dhchap.hostSecretFile(), diff));
+        dhchap.ctrl().ifPresent(keys -> map.put(LunKeys.DHCHAP_CTRL_SECRET_FILE.name(),
+                file("LUN " + lun.name(), dhchap.ctrlSecretFile(), diff)));
         return map;
     }
+
+    /** What {@link ConfigDiff} compares for a secret not read from a file (its content is compared apart). */
+    static final String INLINE = "(inline secret)";
 
     /** A secret is only ever written as the file it came from, never as its text. */
-    private static String file(LunConfig lun, Optional<Path> file) {
+    private static String file(String owner, Optional<Path> file, boolean diff) {
+        if (diff && file.isEmpty()) {
+            return INLINE;
+        }
         return file.map(Path::toString).orElseThrow(() -> new IllegalArgumentException(
-                "LUN " + lun.name() + ": CHAP secret not read from a file; it cannot be written to a LUN file"));
+                owner + ": CHAP secret not read from a file; it cannot be written to a LUN file"));
     }
 }

@@ -23,7 +23,9 @@ final class Names {
     static final String DISCOVERY_NQN = "nqn.2014-08.org.nvmexpress.discovery";
     private static final String UUID_NQN_PREFIX = "nqn.2014-08.org.nvmexpress:uuid:";
 
-    private static final Pattern LUN_NAME = Pattern.compile("[a-z0-9][a-z0-9.-]{0,62}");
+    /** The LUN name's syntax, also the JSON Schema pattern of the API's {@code name}. */
+    static final String LUN_NAME_TEXT = "[a-z0-9][a-z0-9.-]{0,62}";
+    private static final Pattern LUN_NAME = Pattern.compile(LUN_NAME_TEXT);
     private static final String LABEL = "[a-z0-9](?:[a-z0-9-]*[a-z0-9])?";
     private static final String DOMAIN = LABEL + "(?:\\." + LABEL + ")*";
     private static final String DATE = "[0-9]{4}-(?:0[1-9]|1[0-2])";
@@ -37,8 +39,17 @@ final class Names {
     private static final Pattern UUID = Pattern.compile(
             "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
 
-    static final ValueType<String> IQN_TYPE = ValueType.text("an iSCSI name", IQN_ALLOWED, Names::iqn);
-    static final ValueType<String> NQN_TYPE = ValueType.text("an NQN", NQN_ALLOWED, Names::nqn);
+    /** The same rules as a JSON Schema (ECMA-262) pattern; the length is the schema's maxLength. */
+    static final String IQN_SCHEMA_PATTERN = "^(" + IQN.pattern() + "|" + EUI.pattern() + "|" + NAA.pattern() + ")$";
+    static final String NQN_SCHEMA_PATTERN = "^(" + NQN.pattern() + "|"
+            + UUID_NQN_PREFIX.replace(".", "\\.") + UUID.pattern() + ")$";
+
+    static final ValueType<String> IQN_TYPE = ValueType.text("an iSCSI name", IQN_ALLOWED, Names::iqn)
+            .withSchema(ValueType.schema("type", "string", "minLength", 1, "maxLength", MAX_NAME_BYTES,
+                    "pattern", IQN_SCHEMA_PATTERN));
+    static final ValueType<String> NQN_TYPE = ValueType.text("an NQN", NQN_ALLOWED, Names::nqn)
+            .withSchema(ValueType.schema("type", "string", "minLength", 1, "maxLength", MAX_NAME_BYTES,
+                    "pattern", NQN_SCHEMA_PATTERN));
 
     private Names() {
     }

@@ -19,9 +19,17 @@ final class Sizes {
     private static final Pattern SIZE = Pattern.compile("([0-9]+) ?([A-Za-z]*)");
     private static final String[] UNIT_NAMES = {"B", "KiB", "MiB", "GiB", "TiB"};
 
-    static final ValueType<Long> SIZE_TYPE = ValueType.text("a size", ALLOWED, Sizes::parse);
+    /** What the parser takes as text, as a JSON Schema (ECMA-262) pattern; a plain number is a JSON integer. */
+    static final String SIZE_TEXT = "^ *[0-9]+ ?(B|KiB|MiB|GiB|TiB)? *$";
+
+    static final ValueType<Long> SIZE_TYPE = ValueType.text("a size", ALLOWED, Sizes::parse).withSchema(schema());
 
     private Sizes() {
+    }
+
+    /** The JSON Schema of a size: a number of bytes, or its text with a unit ({@code 16KiB}). */
+    static java.util.Map<String, Object> schema() {
+        return ValueType.schema("type", java.util.List.of("integer", "string"), "minimum", 0, "pattern", SIZE_TEXT);
     }
 
     /** Parses a size; the message of the {@link InvalidValue} names the text as written. */

@@ -13,11 +13,6 @@ import java.util.Optional;
  * PSK. The key is read from its file and never appears in a problem or warning.
  */
 final class TlsReader {
-    static final List<String> KEYS = List.of("tls", "tls-psk-file");
-
-    private static final ValueType<TlsMode> MODE = ValueType.text("a TLS mode", TlsMode.ALLOWED_TEXT, TlsMode::ofWord);
-    private static final ValueType<String> PSK_PATH = ValueType.path(TlsPsk.ALLOWED);
-
     private TlsReader() {
     }
 
@@ -29,34 +24,36 @@ final class TlsReader {
      */
     static Optional<TlsConfig> read(YamlMap access, Path configDir, boolean nvme, boolean exportsOk,
                                     Problems problems, List<String> warnings) {
-        if (!access.has("tls") && !access.has("tls-psk-file")) {
+        Key<TlsMode> tls = LunKeys.TLS;
+        Key<String> pskFile = LunKeys.TLS_PSK_FILE;
+        if (!access.has(tls) && !access.has(pskFile)) {
             return Optional.of(TlsConfig.OFF);
         }
         int before = problems.count();
-        Optional<TlsMode> mode = access.value("tls", MODE, TlsMode.OFF);
+        Optional<TlsMode> mode = access.value(tls);
         if (mode.isEmpty()) {
             return Optional.empty();
         }
         if (exportsOk && !nvme) {
-            String key = access.has("tls") ? "tls" : "tls-psk-file";
+            Key<?> key = access.has(tls) ? tls : pskFile;
             problems.add(access.line(key), access.keyPath(key), "only allowed for a LUN exported over NVMe/TCP;"
-                    + " this LUN has export.nvme: false");
+                    + " this LUN has " + LunKeys.EXPORT.name() + "." + LunKeys.NVME.name() + ": false");
             return Optional.empty();
         }
         if (mode.get() == TlsMode.OFF) {
-            if (access.has("tls-psk-file")) {
-                access.problem("tls-psk-file", "given with tls: off; allowed: tls-psk-file together with tls:"
-                        + " required or tls: allowed");
+            if (access.has(pskFile)) {
+                access.problem(pskFile, "given with " + tls.name() + ": off; allowed: " + pskFile.name()
+                        + " together with " + tls.name() + ": required or " + tls.name() + ": allowed");
                 return Optional.empty();
             }
             return Optional.of(TlsConfig.OFF);
         }
-        if (!access.has("tls-psk-file")) {
-            access.problem("tls", "tls: " + mode.get().word() + " without tls-psk-file; allowed: tls: required or"
-                    + " allowed together with tls-psk-file, " + TlsPsk.ALLOWED);
+        if (!access.has(pskFile)) {
+            access.problem(tls, tls.name() + ": " + mode.get().word() + " without " + pskFile.name() + "; allowed: "
+                    + tls.name() + ": required or allowed together with " + pskFile.name() + ", " + TlsPsk.ALLOWED);
             return Optional.empty();
         }
-        Optional<String> shown = access.value("tls-psk-file", PSK_PATH);
+        Optional<String> shown = access.value(pskFile);
         if (shown.isEmpty()) {
             return Optional.empty();
         }
@@ -70,7 +67,7 @@ final class TlsReader {
 
     private static Optional<TlsPsk> psk(YamlMap access, String shown, Path file, Problems problems,
                                         List<String> warnings) {
-        String key = "tls-psk-file";
+        Key<String> key = LunKeys.TLS_PSK_FILE;
         if (!Files.exists(file)) {
             access.problem(key, shown + " does not exist (" + file + "); allowed: " + TlsPsk.ALLOWED);
             return Optional.empty();
@@ -109,6 +106,7 @@ final class TlsReader {
 
     /** How a claim names the setting in a conflict; never the key. */
     static String shown(TlsConfig tls) {
-        return tls.mode() == TlsMode.OFF ? "tls: off" : "tls: " + tls.mode().word() + " with a PSK";
+        String key = LunKeys.TLS.name();
+        return tls.mode() == TlsMode.OFF ? key + ": off" : key + ": " + tls.mode().word() + " with a PSK";
     }
 }

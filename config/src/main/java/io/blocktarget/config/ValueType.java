@@ -3,7 +3,10 @@ package io.blocktarget.config;
 import java.math.BigInteger;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import org.snakeyaml.engine.v2.nodes.ScalarNode;
 import org.snakeyaml.engine.v2.nodes.Tag;
 
@@ -13,8 +16,40 @@ import org.snakeyaml.engine.v2.nodes.Tag;
  * @param noun    e.g. "a size", used in "a list is not a size"
  * @param allowed what the user may write, e.g. "true or false"
  * @param parser  converts the scalar or throws {@link InvalidValue}
+ * @param schema  the JSON Schema (draft 2020-12) of what the parser may accept: the syntax only, never stricter than
+ *                the parser (ranges that depend on other keys are the reader's)
  */
-record ValueType<T>(String noun, String allowed, Parser<T> parser) {
+record ValueType<T>(String noun, String allowed, Parser<T> parser, Map<String, Object> schema) {
+    ValueType {
+        schema = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(schema));
+    }
+
+    /** Any text: {@code {"type": "string"}}. */
+    ValueType(String noun, String allowed, Parser<T> parser) {
+        this(noun, allowed, parser, Map.of("type", "string"));
+    }
+
+    /** The same type with {@code schema} as its JSON Schema. */
+    ValueType<T> withSchema(Map<String, Object> value) {
+        return new ValueType<>(noun, allowed, parser, value);
+    }
+
+    /** The same type with another text for "allowed" (what the reader says in a problem). */
+    ValueType<T> withAllowed(String value) {
+        return new ValueType<>(noun, value, parser, schema);
+    }
+
+    /** A JSON object in key order: {@code schema("type", "string", "minLength", 1)}. */
+    static Map<String, Object> schema(Object... keysAndValues) {
+        Map<String, Object> map = new LinkedHashMap<>();
+        for (int i = 0; i < keysAndValues.length; i += 2) {
+            map.put((String) keysAndValues[i], keysAndValues[i + 1]);
+        }
+        return map;
+    }
+
+    /** Decimal, or hex with 0x: the text of an integer given as a string (YAML {@code "0x10"}, JSON {@code "7"}). */
+    static final String INTEGER_TEXT = "^ *(-?[0-9]+|0[xX][0-9a-fA-F]+) *$";
 
     @FunctionalInterface
     interface Parser<T> {
@@ -27,7 +62,7 @@ record ValueType<T>(String noun, String allowed, Parser<T> parser) {
             return Boolean.parseBoolean(node.getValue().toLowerCase(Locale.ROOT));
         }
         throw new InvalidValue(node.getValue() + " is not a boolean", "true or false");
-    });
+    }, Map.of("type", "boolean"));
 
     /**
      * An integer in {@code min..max}, decimal or 0x-hex (NSIDs are usually written in hex).
@@ -49,7 +84,8 @@ record ValueType<T>(String noun, String allowed, Parser<T> parser) {
                 throw new InvalidValue(text + " is out of range", allowed);
             }
             return value.longValueExact();
-        });
+        }).withSchema(schema("type", List.of("integer", "string"), "minimum", min, "maximum", max,
+                "pattern", INTEGER_TEXT));
     }
 
     /** A file system path as written (resolved later against the config directory); blank or unparsable is wrong. */
@@ -64,7 +100,30 @@ record ValueType<T>(String noun, String allowed, Parser<T> parser) {
                 throw new InvalidValue(text + " is not a path: " + e.getReason(), allowed);
             }
             return text;
-        });
+        }).withSchema(schema("type", "string", "minLength", 1));
+    }
+
+    /**
+     * One of {@code values}, written as {@code name} gives them ({@code enum} in the schema).
+     *
+     * @param noun e.g. "a trigger", used in "x is not a trigger"
+     */
+    static <E> ValueType<E> oneOf(String noun, List<E> values, java.util.function.Function<E, String> name) {
+        return oneOf(noun, values, name, String.join(", ", values.stream().map(name).toList()));
+    }
+
+    /** Like {@link #oneOf(String, List, java.util.function.Function)}, {@code allowed} saying what is allowed. */
+    static <E> ValueType<E> oneOf(String noun, List<E> values, java.util.function.Function<E, String> name,
+                                  String allowed) {
+        List<String> names = values.stream().map(name).toList();
+        return text(noun, allowed, text -> {
+            for (E v : values) {
+                if (name.apply(v).equals(text)) {
+                    return v;
+                }
+            }
+            throw new InvalidValue(text + " is not " + noun, allowed);
+        }).withSchema(schema("enum", names));
     }
 
     /** A value given as text: any scalar, checked by {@code check}. */

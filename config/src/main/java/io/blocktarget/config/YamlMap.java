@@ -49,7 +49,9 @@ final class YamlMap {
             String key = scalar.getValue();
             String keyPath = join(path, key);
             if (!allowedKeys.contains(key)) {
-                problems.add(line, keyPath, "unknown key; allowed keys: " + String.join(", ", allowedKeys));
+                problems.add(line, keyPath, "unknown key" + KeyPaths.hint(key, allowedKeys)
+                        .map(h -> "; did you mean `" + h + "`?").orElse(";") + " allowed keys: "
+                        + String.join(", ", allowedKeys));
             } else if (entries.containsKey(key)) {
                 problems.add(line, keyPath, "given twice (first on line " + YamlSource.line(entries.get(key).getKeyNode())
                         + "); allowed: each key once");
@@ -58,6 +60,66 @@ final class YamlMap {
             }
         }
         return Optional.of(new YamlMap(path, entries, problems));
+    }
+
+    /** The section {@code key} of {@code parent} as a map (its keys the declared ones); empty when absent or wrong. */
+    static Optional<YamlMap> section(YamlMap parent, Key<?> key, Problems problems) {
+        return parent.node(key.name()).flatMap(node -> of(node, parent.keyPath(key.name()), key.names(), key.noun(),
+                problems));
+    }
+
+    /** A document (or one fault rule given alone) whose keys are {@code root}'s. */
+    static Optional<YamlMap> of(Node node, String path, Key<?> root, Problems problems) {
+        return of(node, path, root.names(), root.noun(), problems);
+    }
+
+    boolean has(Key<?> key) {
+        return has(key.name());
+    }
+
+    int line(Key<?> key) {
+        return line(key.name());
+    }
+
+    String keyPath(Key<?> key) {
+        return keyPath(key.name());
+    }
+
+    Optional<Node> node(Key<?> key) {
+        return node(key.name());
+    }
+
+    String text(Key<?> key) {
+        return text(key.name());
+    }
+
+    void problem(Key<?> key, String message) {
+        problem(key.name(), message);
+    }
+
+    /** The value of {@code key} by its declared type; its declared default when absent (if it has a fixed one). */
+    <T> Optional<T> value(Key<T> key) {
+        return key.defaultValue().isPresent() ? value(key.name(), key.type(), key.defaultValue().get())
+                : value(key.name(), key.type());
+    }
+
+    /** The value of {@code key} by {@code type} (a check that depends on other keys), without a default. */
+    <T> Optional<T> value(Key<?> key, ValueType<T> type) {
+        return value(key.name(), type);
+    }
+
+    /** Like {@link #value(Key, ValueType)}, {@code fallback} when absent. */
+    <T> Optional<T> value(Key<?> key, ValueType<T> type, T fallback) {
+        return value(key.name(), type, fallback);
+    }
+
+    /** The value of a required key: missing is a problem. */
+    <T> Optional<T> required(Key<T> key) {
+        return required(key.name(), key.type());
+    }
+
+    <T> Optional<T> required(Key<?> key, ValueType<T> type) {
+        return required(key.name(), type);
     }
 
     boolean has(String key) {

@@ -148,7 +148,7 @@ class AccessTest extends ConfigDirTest {
         aliceSecrets();
         lun("x", "access:\n  chap:\n    user: alice\n    secret-file: secrets/alice.secret\n    secret: " + ALICE + "\n");
         List<String> problems = config.problems();
-        assertThat(problems).containsExactly("luns.d/x.yaml:7: access.chap.secret: unknown key; " + CHAP_KEYS);
+        assertThat(problems).containsExactly("luns.d/x.yaml:7: access.chap.secret: unknown key; did you mean `secret-file`? " + CHAP_KEYS);
     }
 
     @Test

@@ -91,7 +91,8 @@ class AtomicConfigTest extends ConfigDirTest {
         config.lun("a", "backend: ram\nsize: 1GiB\natomic:\n  boundary: 0\n");
         assertThat(config.problems()).containsExactly(
                 "luns.d/a.yaml: atomic.max-bytes: missing; allowed: " + POW2 + "512 B)",
-                "luns.d/a.yaml:4: atomic.boundary: unknown key; allowed keys: max-bytes, boundary-bytes,"
+                "luns.d/a.yaml:4: atomic.boundary: unknown key; did you mean `boundary-bytes`? allowed keys: max-bytes,"
+                        + " boundary-bytes,"
                         + " granularity-bytes, alignment-bytes");
     }
 

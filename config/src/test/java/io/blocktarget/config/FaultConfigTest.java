@@ -87,17 +87,17 @@ class FaultConfigTest extends ConfigDirTest {
                 "luns.d/f.yaml:6: faults[2].count: missing; allowed: a count of commands, at least 1",
                 "luns.d/f.yaml:7: faults[3].count: only with trigger: first or every; this rule has trigger: always",
                 "luns.d/f.yaml:8: faults[4].action: status needs sense, nvme-status or both; allowed: sense: "
-                        + FaultReader.SENSE_ALLOWED + "; nvme-status: " + FaultReader.NVME_ALLOWED,
-                "luns.d/f.yaml:9: faults[5].sense: 3/11 is not KEY/ASC/ASCQ; allowed: " + FaultReader.SENSE_ALLOWED,
+                        + FaultKeys.SENSE_ALLOWED + "; nvme-status: " + FaultKeys.NVME_ALLOWED,
+                "luns.d/f.yaml:9: faults[5].sense: 3/11 is not KEY/ASC/ASCQ; allowed: " + FaultKeys.SENSE_ALLOWED,
                 "luns.d/f.yaml:9: faults[5].nvme-status: 0/00 is out of range or success; allowed: "
-                        + FaultReader.NVME_ALLOWED,
+                        + FaultKeys.NVME_ALLOWED,
                 "luns.d/f.yaml:10: faults[6].delay: missing; allowed: " + FaultReader.DURATION_ALLOWED,
                 "luns.d/f.yaml:11: faults[7].initiator: not with action: corrupt-read (applied by the device, which"
                         + " does not know the sender); allowed: ops, lba and a trigger",
                 "luns.d/f.yaml:11: faults[7].ops: action: corrupt-read applies to reads only; allowed: [read] or no ops",
                 "luns.d/f.yaml:12: faults[8].trigger: once-per-lba needs an lba range; allowed: lba: "
-                        + FaultReader.LBA_ALLOWED,
-                "luns.d/f.yaml:13: faults[9].id: Bad is not an id; allowed: " + FaultReader.ID_ALLOWED,
+                        + FaultKeys.LBA_ALLOWED,
+                "luns.d/f.yaml:13: faults[9].id: Bad is not an id; allowed: " + FaultKeys.ID_ALLOWED,
                 "luns.d/f.yaml:13: faults[9].ops: reed is not an operation kind; allowed: read, write, flush, unmap,"
                         + " write-zeroes, compare, verify, copy, atomic-write, zone-management, zone-append, other",
                 "luns.d/f.yaml:15: faults[11].id: dup is the id of an earlier rule; allowed: each id once per LUN",
@@ -114,16 +114,16 @@ class FaultConfigTest extends ConfigDirTest {
                 """);
         assertThat(config.problems()).containsExactly(
                 "luns.d/f.yaml:4: faults[0].action: throttle needs iops, bandwidth or both; allowed: iops: a number per"
-                        + " second; bandwidth: " + FaultReader.THROTTLE_ALLOWED,
+                        + " second; bandwidth: " + FaultKeys.THROTTLE_ALLOWED,
                 "luns.d/f.yaml:5: faults[1].iops: only with action: throttle; this rule has action: busy",
-                "luns.d/f.yaml:6: faults[2].bandwidth: 0 is not positive; allowed: " + FaultReader.THROTTLE_ALLOWED);
+                "luns.d/f.yaml:6: faults[2].bandwidth: 0 is not positive; allowed: " + FaultKeys.THROTTLE_ALLOWED);
     }
 
     @Test
     void faultsMustBeAList() {
         config.lun("f", "backend: ram\nsize: 1GiB\nfaults: medium-error\n");
         assertThat(config.problems()).containsExactly("luns.d/f.yaml:3: faults: medium-error is not a list; allowed:"
-                + " a list of fault rules, each a map with the keys " + String.join(", ", FaultReader.KEYS));
+                + " a list of fault rules, each a map with the keys " + String.join(", ", FaultKeys.FAULT_RULE.names()));
     }
 
     @Test

@@ -56,9 +56,9 @@ class FaultNvmeStatusConfigTest extends ConfigDirTest {
                   - { action: status, nvme-status: 2/81, nvme-more: 1 }
                   - { action: status, sense: 3/11/00, nvme-crd: 1, nvme-more: true }
                 """);
-        String status = "; allowed: " + FaultReader.NVME_ALLOWED;
+        String status = "; allowed: " + FaultKeys.NVME_ALLOWED;
         String without = "only with nvme-status (the NVMe status it qualifies); this rule has none; allowed:"
-                + " nvme-status: " + FaultReader.NVME_ALLOWED;
+                + " nvme-status: " + FaultKeys.NVME_ALLOWED;
         assertThat(config.problems()).containsExactly(
                 "luns.d/f.yaml:4: faults[0].nvme-status: 8/00 is out of range or success" + status,
                 "luns.d/f.yaml:5: faults[1].nvme-status: 0/100 is out of range or success" + status,

@@ -176,6 +176,42 @@ class KnobsTest extends ConfigDirTest {
                 "luns.d/x.yaml:3: rotational: 7200 is not a boolean; allowed: true or false");
     }
 
+    /** {@code removable:} (issue 28: the key exactly, default false) and {@code sanitize-duration:}. */
+    @Test
+    void removableIsABoolean() throws Exception {
+        assertThat(knobs(RAM).removable()).isEmpty();
+        assertThat(knobs(RAM + "removable: true\n").removable()).contains(true);
+        assertThat(knobs(RAM + "removable: false\n").removable()).contains(false);
+        config.lun("x", RAM + "removable: yes please\n");
+        assertThat(config.problems()).containsExactly(
+                "luns.d/x.yaml:3: removable: yes please is not a boolean; allowed: true or false");
+    }
+
+    @Test
+    void sanitizeDurationIsADurationOfAtMostAnHour() throws Exception {
+        assertThat(knobs(RAM).sanitizeDurationNanos()).isEmpty();
+        assertThat(knobs(RAM + "sanitize-duration: 2s\n").sanitizeDurationNanos()).contains(2_000_000_000L);
+        assertThat(knobs(RAM + "sanitize-duration: 1500ms\n").sanitizeDurationNanos()).contains(1_500_000_000L);
+        assertThat(knobs(RAM + "sanitize-duration: 0s\n").sanitizeDurationNanos()).contains(0L);
+        assertThat(knobs(RAM + "sanitize-duration: 3600s\n").sanitizeDurationNanos()).contains(3_600_000_000_000L);
+        config.lun("x", RAM + "sanitize-duration: 3601s\n");
+        assertThat(config.problems()).containsExactly("luns.d/x.yaml:3: sanitize-duration: 3601s is out of range;"
+                + " allowed: a duration: a number with ns, us, ms or s, e.g. 10ms (at most 1 hour)");
+        config.lun("x", RAM + "sanitize-duration: 10\n");
+        assertThat(config.problems()).containsExactly("luns.d/x.yaml:3: sanitize-duration: 10 has no unit;"
+                + " allowed: a duration: a number with ns, us, ms or s, e.g. 10ms (at most 1 hour)");
+    }
+
+    @Test
+    void removableAndSanitizeDurationRoundTrip() throws Exception {
+        config.lun("m", RAM + "removable: true\nsanitize-duration: 1500ms\n");
+        BlocktargetConfig before = config.load();
+        LunFiles.prepare(tmp, before.luns().getFirst(), before.server()).commit();
+        assertThat(Files.readString(tmp.resolve("luns.d/m.yaml"))).contains("removable: true\n")
+                .contains("sanitize-duration: 1500ms\n");
+        assertThat(config.load().luns()).isEqualTo(before.luns());
+    }
+
     @Test
     void identityIsRead() throws Exception {
         DeviceKnobs k = knobs(RAM + "identity:\n  vendor: ACME\n  product: Roadrunner 9000\n  revision: '2.1'\n"

@@ -1,6 +1,7 @@
 package io.blocktarget.it;
 
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,8 +31,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * environment holds nothing but a PATH of {@code readlink} and {@code dirname}): {@code --version},
  * {@code check} of the bundled examples, and {@code serve} until SIGTERM, exit 0 each time.
  */
+@Tag("loopback")
 class DistIT {
     private static final long TIMEOUT_S = 60;
+    /** Building the release runs jdeps over the whole jar (about a minute alone on a busy 2-core machine) and jlink. */
+    private static final long DIST_TIMEOUT_S = 600;
 
     @TempDir
     static Path tmp;
@@ -42,7 +46,7 @@ class DistIT {
     static void buildAndUnpack() throws Exception {
         Path out = tmp.resolve("dist");
         Result dist = run(new ProcessBuilder(ServerProcess.REPO.resolve("blocktarget").toString(), "dist",
-                "--out", out.toString()).directory(ServerProcess.REPO.toFile()));
+                "--out", out.toString()).directory(ServerProcess.REPO.toFile()), DIST_TIMEOUT_S);
         assertThat(dist.exit).as("./blocktarget dist\n%s", dist.all()).isZero();
         Matcher m = Pattern.compile("blocktarget-(\\d+\\.\\d+\\.\\d+[^/]*)-linux-x64\\.tar\\.gz").matcher(dist.out.getLast());
         assertThat(m.find()).as("tarball path on stdout: %s", dist.out).isTrue();
@@ -65,13 +69,37 @@ class DistIT {
         assertThat(release.resolve("runtime/bin/javac")).doesNotExist();
         assertThat(release.resolve("runtime/include")).doesNotExist();   // --no-header-files
         assertThat(release.resolve("runtime/man")).doesNotExist();       // --no-man-pages
-        assertThat(Files.readString(release.resolve("runtime/release"))).contains("jdk.unsupported");
+        // only the modules scripts/dist names (issue 33: java.desktop, java.sql, java.compiler went)
+        String modules = Files.readAllLines(release.resolve("runtime/release")).stream()
+                .filter(l -> l.startsWith("MODULES=")).findFirst().orElseThrow();
+        assertThat(modules.substring("MODULES=".length()).replace("\"", "").split(" ")).containsExactlyInAnyOrder(
+                "java.base", "java.logging", "java.management", "java.naming", "jdk.jcmd", "jdk.jfr",
+                "jdk.management", "jdk.unsupported", "java.security.sasl", "jdk.internal.jvmstat", "jdk.attach");
         assertThat(release.resolve("systemd/blocktarget.service")).content()
-                .contains("ExecStart=/opt/blocktarget/bin/blocktarget serve --config /etc/blocktarget");
+                .contains("ExecStart=/opt/blocktarget/bin/blocktarget serve --config /etc/blocktarget"
+                        + " --control-socket /run/blocktarget/control.sock", "ReadWritePaths=/etc/blocktarget/luns.d",
+                        "Documentation=man:blocktarget(8)");
         assertThat(release.resolve("systemd/blocktarget.sysusers")).isRegularFile();
+        assertThat(release.resolve("systemd/blocktarget.tmpfiles")).content()
+                .contains("d /etc/blocktarget/luns.d   2770 root blocktarget -");
+        assertThat(release.resolve("systemd/blocktarget.default")).content().contains("#BLOCKTARGET_JAVA_OPTS=");
         assertThat(release.resolve("examples/basic/luns.d/ram-16k.yaml")).isRegularFile();
         assertThat(release.resolve("doc/blocktarget.txt")).content()
                 .contains("Usage: blocktarget [-hV] [COMMAND]", "Usage: blocktarget serve", "Usage: blocktarget check");
+        assertThat(release.resolve("doc/configuration.md")).content()
+                .isEqualTo(io.blocktarget.config.KeyReference.markdown());
+    }
+
+    /** The schemas for editors: shipped == generated (== served, OpenApiTest). */
+    @Test
+    void shipsTheGeneratedSchemas() throws Exception {
+        assertThat(release.resolve("share/schema/lun.schema.json")).content()
+                .isEqualTo(io.blocktarget.config.ConfigSchema.lun());
+        assertThat(release.resolve("share/schema/server.schema.json")).content()
+                .isEqualTo(io.blocktarget.config.ConfigSchema.server());
+        Result lun = runRelease(List.of("schema", "lun"));
+        assertThat(lun.exit).as(lun.all()).isZero();
+        assertThat(String.join("\n", lun.out) + "\n").isEqualTo(io.blocktarget.config.ConfigSchema.lun());
     }
 
     @Test
@@ -86,13 +114,20 @@ class DistIT {
         assertThat(check.out.getLast()).isEqualTo(examples + ": valid, 3 LUNs");
     }
 
+    /**
+     * serve on the bundled runtime until SIGTERM; meanwhile the bundled CLI adds a LUN through the control socket
+     * and {@code /metrics} answers with the JVM and process figures (the runtime has what Vert.x's Unix socket,
+     * Micrometer's binders and the CLI need).
+     */
     @Test
     void serveUntilSigtermExitsZero() throws Exception {
         int iscsi = freePort();
         int nvme = freePort();
         Path examples = release.resolve("examples/basic");
+        Path socket = tmp.resolve("control.sock");
         Process p = releaseProcess(List.of("serve", "--config", examples.toString(), "--bind", "127.0.0.1",
-                "--iscsi-port", "" + iscsi, "--nvme-port", "" + nvme, "--discovery-port", "0")).start();
+                "--iscsi-port", "" + iscsi, "--nvme-port", "" + nvme, "--discovery-port", "0",
+                "--control-socket", socket.toString())).start();
         BlockingQueue<String> lines = new LinkedBlockingQueue<>();
         List<String> err = new ArrayList<>();
         Thread outPump = pump(p, lines, false);
@@ -112,6 +147,17 @@ class DistIT {
             }
             // the file LUN was created inside the unpacked examples, relative to its configuration directory
             assertThat(examples.resolve("disks/file-4k.img")).isRegularFile();
+            Result add = runRelease(List.of("lun", "add", "dist-null", "--backend", "null", "--size", "1GiB",
+                    "--control", socket.toString(), "--json"));
+            assertThat(add.exit).as(add.all()).isZero();
+            assertThat(String.join("\n", add.out)).contains("\"name\" : \"dist-null\"");
+            assertThat(examples.resolve("luns.d/dist-null.yaml")).isRegularFile();
+            Result rm = runRelease(List.of("lun", "rm", "dist-null", "--control", socket.toString()));
+            assertThat(rm.exit).as(rm.all()).isZero();
+            String metrics = get(socket, "/metrics");
+            assertThat(metrics).contains("blocktarget_build_info{commit=\"", "version=\"" + version + "\"} 1",
+                    "process_resident_memory_bytes ", "jvm_buffer_memory_used_bytes{id=\"direct\"}",
+                    "process_files_open_files ", "jvm_gc_");
             p.toHandle().destroy();   // SIGTERM
             assertThat(p.waitFor(TIMEOUT_S, TimeUnit.SECONDS)).isTrue();
             outPump.join();
@@ -193,14 +239,18 @@ class DistIT {
     }
 
     private static Result run(ProcessBuilder pb) throws Exception {
+        return run(pb, TIMEOUT_S);
+    }
+
+    private static Result run(ProcessBuilder pb, long timeoutSeconds) throws Exception {
         Process p = pb.start();
         List<String> out = new ArrayList<>();
         List<String> err = new ArrayList<>();
         Thread o = pump(p, out, false);
         Thread e = pump(p, err, true);
         try {
-            if (!p.waitFor(TIMEOUT_S, TimeUnit.SECONDS)) {
-                throw new AssertionError(pb.command() + " did not exit within " + TIMEOUT_S + " s");
+            if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+                throw new AssertionError(pb.command() + " did not exit within " + timeoutSeconds + " s");
             }
             o.join();
             e.join();
@@ -227,6 +277,16 @@ class DistIT {
         t.setDaemon(true);
         t.start();
         return t;
+    }
+
+    /** A GET over the control socket with the JDK's own Unix-domain channel; the whole response. */
+    private static String get(Path socket, String path) throws IOException {
+        try (java.nio.channels.SocketChannel ch = java.nio.channels.SocketChannel.open(
+                java.net.UnixDomainSocketAddress.of(socket))) {
+            ch.write(java.nio.ByteBuffer.wrap(("GET " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII)));
+            return new String(java.nio.channels.Channels.newInputStream(ch).readAllBytes(), StandardCharsets.UTF_8);
+        }
     }
 
     private static int freePort() throws IOException {

@@ -22,6 +22,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The upstream harnesses against blocktarget (issue 30; docs/blktests-fstests.md): blktests and fstests, built from
@@ -50,6 +51,11 @@ class LinuxHarnessesIT {
     private static final Duration CI_RUN = Duration.ofMinutes(60);
     /** The full runs under TCG on a shared 2-core host: hours (docs/blktests-fstests.md has the measured times). */
     private static final Duration FULL_RUN = Duration.ofHours(Long.getLong("it.harness.hours", 12));
+
+    /** The full runs take hours: asked for by name ({@code -Dit.harness.full=true}), never part of a tier's run. */
+    private static void full() {
+        assumeTrue(Boolean.getBoolean("it.harness.full"), "full harness runs take hours: -Dit.harness.full=true");
+    }
 
     @Test
     void ciSelection() throws Exception {
@@ -88,6 +94,7 @@ class LinuxHarnessesIT {
     @Test
     @Tag("stress")
     void blktestsFull() throws Exception {
+        full();
         Run run = run("blktests-full", Map.of(
                 "BLKTESTS_NVME", "nvme",
                 "BLKTESTS_NVME_LBS", "512 16384",
@@ -109,6 +116,7 @@ class LinuxHarnessesIT {
     @ValueSource(strings = {"xfs_4k_nvme", "xfs_4k_iscsi", "xfs_16k_nvme", "xfs_16k_iscsi"})
     @Tag("stress")
     void fstestsQuick(String section) throws Exception {
+        full();
         run("fstests-quick-" + section, Map.of("FSTESTS_SECTIONS", section, "FSTESTS_ARGS", "-g quick"), FULL_RUN)
                 .assertNoFailure();
     }
@@ -117,6 +125,7 @@ class LinuxHarnessesIT {
     @ValueSource(strings = {"xfs_atomic_nvme", "xfs_atomic_iscsi"})
     @Tag("stress")
     void fstestsAtomicWrites(String section) throws Exception {
+        full();
         run("fstests-atomic-" + section, Map.of("FSTESTS_SECTIONS", section, "FSTESTS_ATOMIC_ARGS",
                 "-g atomicwrites"), FULL_RUN).assertNoFailure();
     }

@@ -2,6 +2,7 @@ package io.blocktarget.it;
 
 import io.blocktarget.config.ConfigLoader;
 import io.blocktarget.config.LunConfig;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
@@ -20,6 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The 6.1 kernel (Debian 12) must show 512 B and 4 KiB correctly and larger blocks as the kernel's
  * documented 0-byte disk.
  */
+@Tag("vm")
 class LinuxLbsMatrixIT {
     private static final Duration IO_RUN = Duration.ofMinutes(15);
     private static final Duration SCAN_RUN = Duration.ofMinutes(8);

@@ -27,7 +27,7 @@ public enum BlockError {
     /** The device was closed while the operation was pending. */
     CLOSED,
 
-    // Zoned devices (io.blocktarget.block.zoned.Zones): what a zone refuses, whatever protocol asked. The SCSI
+    // Zoned devices (Zones): what a zone refuses, whatever protocol asked. The SCSI
     // column is ZBC-2 (sense key / ASC / ASCQ), the NVMe column the ZNS Command Set 1.1 status (SCT 1h).
 
     /** A write into a sequential-write-required zone not at its write pointer, or not a multiple of the write

@@ -55,6 +55,16 @@ public abstract class ForwardingBlockDevice implements BlockDevice {
     }
 
     @Override
+    public int atomicUnitBlocks() {
+        return delegate.atomicUnitBlocks();
+    }
+
+    @Override
+    public int powerFailAtomicUnitBlocks() {
+        return delegate.powerFailAtomicUnitBlocks();
+    }
+
+    @Override
     public int atomicWriteGranule() {
         return delegate.atomicWriteGranule();
     }
@@ -85,13 +95,18 @@ public abstract class ForwardingBlockDevice implements BlockDevice {
     }
 
     @Override
-    public Optional<io.blocktarget.block.zoned.Zones> zones() {
+    public Optional<Zones> zones() {
         return delegate.zones();
     }
 
     @Override
     public void resize(long newBlockCount, IoCallback<Void> callback) {
         delegate.resize(newBlockCount, callback);
+    }
+
+    @Override
+    public ProvisioningRun provisioning(long lba, long maxBlocks) {
+        return delegate.provisioning(lba, maxBlocks);
     }
 
     @Override

@@ -60,30 +60,31 @@ final class FaultCommand implements Runnable {
             description = "Add a fault rule to LUN NAME; it acts at once on iSCSI and NVMe/TCP. Every key of a"
                     + " faults: entry can be given with --set KEY=VALUE.")
     static final class Add extends ClientCommand {
-        @Parameters(index = "0", paramLabel = "NAME", description = "The LUN.")
+        @Parameters(index = "0", paramLabel = "NAME", completionCandidates = CompletionScripts.LunNames.class,
+                description = "The LUN.")
         String lun;
 
         @Option(names = "--id", paramLabel = "ID", description = "The rule's name (default f1, f2, ...).")
         String id;
 
-        @Option(names = "--ops", paramLabel = "KIND[,KIND]", split = ",",
-                description = "Operation kinds: read, write, flush, unmap, write-zeroes, compare, verify, copy, ...")
+        @Option(names = "--ops", paramLabel = "KIND", split = ",", splitSynopsisLabel = ",",
+                completionCandidates = CompletionScripts.FaultOps.class,
+                description = "Operation kinds, comma-separated (default: all): ${COMPLETION-CANDIDATES}.")
         List<String> ops;
 
         @Option(names = "--lba", paramLabel = "FIRST[-LAST]", description = "LBA range, inclusive: 1000-1099.")
         String lba;
 
-        @Option(names = "--trigger", paramLabel = "TRIGGER",
-                description = "always (default), first, every, probability, after, once-per-lba.")
+        @Option(names = "--trigger", paramLabel = "TRIGGER", completionCandidates = CompletionScripts.FaultTriggers.class,
+                description = "${COMPLETION-CANDIDATES} (default always).")
         String trigger;
 
         @Option(names = "--count", paramLabel = "N", description = "With first / every.")
         Long count;
 
-        @Option(names = "--action", required = true, paramLabel = "ACTION", description = "medium-error, not-ready,"
-                + " busy, task-set-full, aborted, status, no-response, delay, corrupt-read, torn-write,"
-                + " partial-transfer, drop-connection, stall-connection, corrupt-digest, async-logout,"
-                + " keep-alive-stall (their keys with --set).")
+        @Option(names = "--action", required = true, paramLabel = "ACTION",
+                completionCandidates = CompletionScripts.FaultActions.class,
+                description = "${COMPLETION-CANDIDATES} (their keys with --set).")
         String action;
 
         @Option(names = "--delay", paramLabel = "DURATION", description = "With action delay: 10ms.")
@@ -142,11 +143,8 @@ final class FaultCommand implements Runnable {
     @Command(name = "list", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "List a LUN's fault rules with their hit counts.")
     static final class ListFaults extends ClientCommand {
-        @Parameters(index = "0", paramLabel = "NAME")
+        @Parameters(index = "0", paramLabel = "NAME", completionCandidates = CompletionScripts.LunNames.class)
         String lun;
-
-        @Option(names = "--json", description = "Print the API's JSON.")
-        boolean json;
 
         @Override
         int run(ControlClient client, PrintWriter out, PrintWriter err) throws UnreachableException {
@@ -155,10 +153,6 @@ final class FaultCommand implements Runnable {
                 return refused(response, err);
             }
             JsonObject list = response.json();
-            if (json) {
-                out.println(list.encodePrettily());
-                return Main.EXIT_OK;
-            }
             List<String[]> rows = new ArrayList<>();
             rows.add(new String[] {"ID", "HITS", "MATCHED", "RULE"});
             JsonArray faults = list.getJsonArray("faults");
@@ -176,7 +170,7 @@ final class FaultCommand implements Runnable {
     @Command(name = "rm", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "Remove a fault rule.")
     static final class Remove extends ClientCommand {
-        @Parameters(index = "0", paramLabel = "NAME")
+        @Parameters(index = "0", paramLabel = "NAME", completionCandidates = CompletionScripts.LunNames.class)
         String lun;
 
         @Parameters(index = "1", paramLabel = "ID")

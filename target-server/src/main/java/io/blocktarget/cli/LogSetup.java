@@ -33,7 +33,7 @@ final class LogSetup {
         Logger.getLogger("io.vertx").setLevel(Level.WARNING);
     }
 
-    private static Level parse(String name, Level fallback) {
+    static Level parse(String name, Level fallback) {
         if (name == null || name.isBlank()) {
             return fallback;
         }

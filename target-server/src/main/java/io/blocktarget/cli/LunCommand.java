@@ -1,6 +1,7 @@
 package io.blocktarget.cli;
 
 import io.blocktarget.config.ConfigLoader;
+import io.blocktarget.config.LunKeys;
 import io.blocktarget.control.ControlClient;
 import io.blocktarget.control.ControlClient.Response;
 import io.blocktarget.control.ControlClient.UnreachableException;
@@ -23,6 +24,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /** {@code blocktarget lun add|resize|rm|list|show}: LUNs of a running server, through its control API. */
 @Command(name = "lun", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
@@ -39,8 +41,45 @@ final class LunCommand implements Runnable {
                 "Missing required subcommand (add, resize, set, rm, list or show)");
     }
 
+    /** Completion of {@code --set} / {@code lun set}: every key path of a LUN file (declared in LunKeys), as KEY=. */
+    static final class KeyPaths implements Iterable<String> {
+        @Override
+        public java.util.Iterator<String> iterator() {
+            return LunKeys.declared().stream().map(io.blocktarget.config.KeyPaths.Declared::path)
+                    .filter(p -> !p.contains("[]")).map(p -> p + "=").iterator();
+        }
+    }
+
     static String path(String name) {
         return "/v1/luns/" + URLEncoder.encode(name, StandardCharsets.UTF_8);
+    }
+
+    /** {@code --force} and {@code --dry-run} of the commands that change LUNs, as the API's query parameters. */
+    static final class ChangeFlags {
+        @Option(names = "--force", description = "Allow a change that loses data: one that replaces a RAM or null LUN"
+                + " (a new disk: its data is gone) or shrinks a LUN. Without it such a change is refused, saying what"
+                + " would be lost.")
+        boolean force;
+
+        @Option(names = "--dry-run", description = "Print what would change (each key with its rule, then the steps)"
+                + " and change nothing.")
+        boolean dryRun;
+
+        String query() {
+            List<String> q = new ArrayList<>();
+            if (force) {
+                q.add("force=true");
+            }
+            if (dryRun) {
+                q.add("dry-run=true");
+            }
+            return q.isEmpty() ? "" : "?" + String.join("&", q);
+        }
+    }
+
+    /** The {@code applied} member of a change's answer; a dry run's answer is that object itself. */
+    static JsonObject appliedOf(JsonObject answer) {
+        return answer.getBoolean("dry-run", false) ? answer : answer.getJsonObject("applied");
     }
 
     /** "1 GiB, 16 KiB blocks (physical 16 KiB); iSCSI T LUN 0; NVMe S NSID 1". */
@@ -78,9 +117,13 @@ final class LunCommand implements Runnable {
         @Option(names = "--physical-block-size", paramLabel = "SIZE", description = "logical .. 32 MiB.")
         String physicalBlockSize;
 
-        @Option(names = "--set", paramLabel = "KEY=VALUE", description = "Any other key; VALUE is JSON when it parses"
+        @Option(names = "--set", paramLabel = "KEY=VALUE", completionCandidates = KeyPaths.class,
+                description = "Any other key; VALUE is JSON when it parses"
                 + " as JSON (true, 7, [\"a\"]), else text.")
         List<String> settings = new ArrayList<>();
+
+        @picocli.CommandLine.Mixin
+        ChangeFlags flags;
 
         private JsonObject body;
 
@@ -102,9 +145,9 @@ final class LunCommand implements Runnable {
                     return "--set " + setting + ": allowed: KEY=VALUE, e.g. export.nvme.nsid=2";
                 }
                 String key = setting.substring(0, eq);
-                if (key.equals("name") || key.startsWith(".") || key.endsWith(".") || key.contains("..")) {
-                    return "--set " + setting + ": " + key + " is not a LUN key; allowed: a key of luns.d/NAME.yaml,"
-                            + " dotted for nested keys";
+                Optional<String> problem = LunKeys.checkPath(key);
+                if (problem.isPresent()) {
+                    return "--set " + setting + ": " + problem.get();
                 }
                 put(body, key.split("\\."), value(setting.substring(eq + 1)));
             }
@@ -135,11 +178,15 @@ final class LunCommand implements Runnable {
 
         @Override
         int run(ControlClient client, PrintWriter out, PrintWriter err) throws UnreachableException {
-            Response response = client.call(HttpMethod.POST, "/v1/luns", body);
+            Response response = client.call(HttpMethod.POST, "/v1/luns" + flags.query(), body);
             if (!response.ok()) {
                 return refused(response, err);
             }
             JsonObject lun = response.json();
+            applied(appliedOf(lun), out, err);
+            if (flags.dryRun) {
+                return Main.EXIT_OK;
+            }
             out.println("added LUN " + name + ": " + summary(lun));
             if (lun.getJsonObject("status", new JsonObject()).getValue("source") == null) {
                 out.println("note: the server has no config dir; the LUN lives in memory only");
@@ -157,11 +204,19 @@ final class LunCommand implements Runnable {
         @Option(names = "--size", required = true, paramLabel = "SIZE", description = "The new capacity, e.g. 2GiB.")
         String size;
 
+        @picocli.CommandLine.Mixin
+        ChangeFlags flags;
+
         @Override
         int run(ControlClient client, PrintWriter out, PrintWriter err) throws UnreachableException {
-            Response response = client.call(HttpMethod.POST, path(name) + "/resize", new JsonObject().put("size", size));
+            Response response = client.call(HttpMethod.POST, path(name) + "/resize" + flags.query(),
+                    new JsonObject().put("size", size));
             if (!response.ok()) {
                 return refused(response, err);
+            }
+            applied(appliedOf(response.json()), out, err);
+            if (flags.dryRun) {
+                return Main.EXIT_OK;
             }
             out.println("resized LUN " + name + " to " + ConfigLoader.formatSize(
                     response.json().getJsonObject("status").getLong("size-bytes")));
@@ -170,17 +225,23 @@ final class LunCommand implements Runnable {
     }
 
     @Command(name = "set", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-            description = "Change keys of a LUN in place (a merge patch of its luns.d file), e.g. knobs:"
+            description = "Change keys of a LUN (a merge patch of its luns.d file), e.g. knobs:"
                     + " commands.write-same=true limits.max-transfer=1MiB rotational=true identity.serial=SN1;"
-                    + " KEY=null goes back to the default. A knob-only change keeps the sessions: iSCSI initiators"
-                    + " get a unit attention, NVMe hosts a namespace change notice.")
+                    + " KEY=null goes back to the default. Prints each changed key with how it applies: in place"
+                    + " (sessions kept; iSCSI initiators get a unit attention, NVMe hosts a namespace change notice),"
+                    + " resize, re-export, reopen or replace. A change that replaces a RAM or null LUN, or shrinks"
+                    + " one, needs --force.")
     static final class SetKeys extends ClientCommand {
         @Parameters(index = "0", paramLabel = "NAME")
         String name;
 
-        @Parameters(index = "1..*", arity = "1..*", paramLabel = "KEY=VALUE", description = "Dotted for nested keys;"
+        @Parameters(index = "1..*", arity = "1..*", paramLabel = "KEY=VALUE", completionCandidates = KeyPaths.class,
+                description = "Dotted for nested keys;"
                 + " VALUE is JSON when it parses as JSON (true, 7), null removes the key, else text (1MiB).")
         List<String> settings = new ArrayList<>();
+
+        @picocli.CommandLine.Mixin
+        ChangeFlags flags;
 
         private JsonObject body;
 
@@ -193,9 +254,9 @@ final class LunCommand implements Runnable {
                     return setting + ": allowed: KEY=VALUE, e.g. commands.write-same=true";
                 }
                 String key = setting.substring(0, eq);
-                if (key.equals("name") || key.startsWith(".") || key.endsWith(".") || key.contains("..")) {
-                    return setting + ": " + key + " is not a LUN key; allowed: a key of luns.d/NAME.yaml, dotted for"
-                            + " nested keys";
+                Optional<String> problem = LunKeys.checkPath(key);
+                if (problem.isPresent()) {
+                    return setting + ": " + problem.get();
                 }
                 String text = setting.substring(eq + 1);
                 Add.put(body, key.split("\\."), text.equals("null") ? null : Add.value(text));
@@ -205,9 +266,19 @@ final class LunCommand implements Runnable {
 
         @Override
         int run(ControlClient client, PrintWriter out, PrintWriter err) throws UnreachableException {
-            Response response = client.call(HttpMethod.PATCH, path(name), body);
+            Response response = client.call(HttpMethod.PATCH, path(name) + flags.query(), body);
             if (!response.ok()) {
                 return refused(response, err);
+            }
+            JsonObject applied = appliedOf(response.json());
+            if (!applied.getBoolean("changed", true) && !flags.dryRun) {
+                out.println(name + ": no change");
+                applied(applied, out, err);
+                return Main.EXIT_OK;
+            }
+            applied(applied, out, err);
+            if (flags.dryRun) {
+                return Main.EXIT_OK;
             }
             out.println("changed LUN " + name + ": " + summary(response.json()));
             if (body.containsKey("session")) {
@@ -226,11 +297,19 @@ final class LunCommand implements Runnable {
         @Parameters(index = "0", paramLabel = "NAME")
         String name;
 
+        @Option(names = "--dry-run", description = "Print what would change and change nothing.")
+        boolean dryRun;
+
         @Override
         int run(ControlClient client, PrintWriter out, PrintWriter err) throws UnreachableException {
-            Response response = client.call(HttpMethod.DELETE, path(name), (String) null);
+            Response response = client.call(HttpMethod.DELETE, path(name) + (dryRun ? "?dry-run=true" : ""),
+                    (String) null);
             if (!response.ok()) {
                 return refused(response, err);
+            }
+            if (dryRun) {
+                applied(response.json(), out, err);
+                return Main.EXIT_OK;
             }
             out.println("removed LUN " + name);
             return Main.EXIT_OK;
@@ -240,9 +319,6 @@ final class LunCommand implements Runnable {
     @Command(name = "list", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "List the LUNs and say where changes are kept.")
     static final class ListLuns extends ClientCommand {
-        @Option(names = "--json", description = "Print the API's JSON.")
-        boolean json;
-
         @Override
         int run(ControlClient client, PrintWriter out, PrintWriter err) throws UnreachableException {
             Response response = client.get("/v1/luns");
@@ -256,7 +332,8 @@ final class LunCommand implements Runnable {
             }
             List<String[]> rows = new ArrayList<>();
             rows.add(new String[] {"LUN", "BACKEND", "SIZE", "LOGICAL", "PHYSICAL", "ISCSI TARGET", "LUN#",
-                "NVME SUBSYSTEM", "NSID", "IN-FLIGHT"});
+                "NVME SUBSYSTEM", "NSID", "IN-FLIGHT", "STATE"});
+            List<String> errors = new ArrayList<>();
             JsonArray luns = list.getJsonArray("luns");
             for (int i = 0; i < luns.size(); i++) {
                 JsonObject lun = luns.getJsonObject(i);
@@ -273,10 +350,15 @@ final class LunCommand implements Runnable {
                     iscsi == null ? "-" : String.valueOf(iscsi.getValue("lun")),
                     nvme == null ? "-" : nvme.getString("subsystem"),
                     nvme == null ? "-" : String.valueOf(nvme.getValue("nsid")),
-                    String.valueOf(status.getValue("in-flight"))
+                    String.valueOf(status.getValue("in-flight")),
+                    status.getString("state", "active")
                 });
+                if (status.getString("last-error") != null) {
+                    errors.add(lun.getString("name") + ": last change failed: " + status.getString("last-error"));
+                }
             }
             table(rows, out);
+            errors.forEach(out::println);
             String dir = list.getString("config-dir");
             out.println(dir == null
                     ? "no config dir: changes live in memory only and are lost when the server stops"
@@ -286,7 +368,7 @@ final class LunCommand implements Runnable {
     }
 
     @Command(name = "show", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-            description = "Show one LUN as the API's JSON: its luns.d keys and its status.")
+            description = "Show one LUN as the API's JSON: its luns.d keys and its status (state, last error).")
     static final class Show extends ClientCommand {
         @Parameters(index = "0", paramLabel = "NAME")
         String name;

@@ -1,9 +1,14 @@
 package io.blocktarget.cli;
 
+import io.vertx.core.json.JsonObject;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
 
 /**
  * {@code blocktarget} — the command line. Exit codes: 0 success, 1 runtime failure (a port in use,
@@ -15,7 +20,8 @@ import picocli.CommandLine.Spec;
         versionProvider = VersionProvider.class,
         description = "iSCSI and NVMe/TCP block-storage target with configurable logical and physical block sizes.",
         subcommands = {ServeCommand.class, CheckCommand.class, LunCommand.class, FaultCommand.class, SessionsCommand.class,
-            ReloadCommand.class, TraceCommand.class, CompletionCommand.class, CommandLine.HelpCommand.class})
+            ReloadCommand.class, TraceCommand.class, SchemaCommand.class, CompletionCommand.class,
+            CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     static final int EXIT_OK = 0;
     static final int EXIT_RUNTIME_FAILURE = 1;
@@ -26,7 +32,11 @@ public final class Main implements Runnable {
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "Missing required subcommand (serve, check, lun, sessions, reload or completion)");
+        List<String> names = spec.subcommands().entrySet().stream()
+                .filter(e -> !e.getValue().getCommandSpec().usageMessage().hidden() && !e.getKey().equals("help"))
+                .map(Map.Entry::getKey).toList();
+        throw new CommandLine.ParameterException(spec.commandLine(), "Missing required subcommand ("
+                + String.join(", ", names.subList(0, names.size() - 1)) + " or " + names.getLast() + ")");
     }
 
     public static void main(String[] args) {
@@ -42,6 +52,18 @@ public final class Main implements Runnable {
             commandLine.getErr().println("blocktarget: internal error: " + e);
             return EXIT_RUNTIME_FAILURE;
         });
+        CommandLine.IParameterExceptionHandler usage = cl.getParameterExceptionHandler();
+        cl.setParameterExceptionHandler((e, args) -> {
+            if (!Arrays.asList(args).contains("--json")) {
+                return usage.handleParseException(e, args);
+            }
+            // --json: even a command line picocli cannot parse fails with one problem object
+            e.getCommandLine().getErr().println(new JsonObject().put("type", "urn:blocktarget:problem:usage")
+                    .put("title", "Usage error").put("detail", e.getMessage()).encode());
+            e.getCommandLine().getErr().flush();
+            return EXIT_USAGE;
+        });
+        HelpLayout.install(cl);
         return cl;
     }
 }

@@ -38,6 +38,8 @@ import java.util.stream.Collectors;
         description = "Serve the LUNs of --config DIR (default: the embedded RAM-disk matrix) until SIGINT/SIGTERM.")
 final class ServeCommand implements Callable<Integer> {
     private static final Logger LOG = System.getLogger("blocktarget.server");
+    /** unix(7): sun_path holds 108 bytes with the terminating NUL (as control-socket is checked). */
+    private static final int MAX_SOCKET_PATH_BYTES = 107;
 
     @Spec
     CommandSpec spec;
@@ -59,6 +61,11 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--discovery-port", paramLabel = "N", description = "NVMe/TCP discovery port, 0 = off (default 8009).")
     Integer discoveryPort;
 
+    @Option(names = "--control-socket", paramLabel = "PATH|off", description = "The control API's Unix socket, or off"
+            + " (default: control-socket of blocktarget.yaml, else /run/blocktarget/control.sock as root, else"
+            + " $XDG_RUNTIME_DIR/blocktarget.sock). The systemd unit passes /run/blocktarget/control.sock.")
+    String controlSocket;
+
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
@@ -79,7 +86,7 @@ final class ServeCommand implements Callable<Integer> {
         }
         Exposure.warning(config).ifPresent(warning -> LOG.log(Level.WARNING, warning));
 
-        TargetServer server = new TargetServer(config, Optional.ofNullable(configDir));
+        TargetServer server = new TargetServer(config, Optional.ofNullable(configDir), this::overrides);
         CountDownLatch stopRequested = new CountDownLatch(1);
         Signal.handle(new Signal("INT"), s -> stopRequested.countDown());
         Signal.handle(new Signal("TERM"), s -> stopRequested.countDown());
@@ -176,6 +183,14 @@ final class ServeCommand implements Callable<Integer> {
                 return "port " + port + " out of range; allowed: 0 (off) .. 65535";
             }
         }
+        if (controlSocket != null && controlSocket.isBlank()) {
+            return "--control-socket: empty; allowed: a socket path, or off";
+        }
+        if (controlSocket != null && !controlSocket.equals("off") && Path.of(controlSocket).toAbsolutePath().toString()
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8).length > MAX_SOCKET_PATH_BYTES) {
+            return "--control-socket " + controlSocket + ": longer than " + MAX_SOCKET_PATH_BYTES + " bytes, the most a"
+                    + " Unix socket address holds (sun_path, unix(7)); allowed: a shorter path";
+        }
         if (bind != null) {
             try {
                 if (!isIpLiteral(bind)) {
@@ -206,6 +221,11 @@ final class ServeCommand implements Callable<Integer> {
         }
         if (discoveryPort != null) {
             r = r.withDiscoveryPort(discoveryPort);
+        }
+        if (controlSocket != null) {
+            ControlConfig c = r.control();
+            r = r.withControl(new ControlConfig(controlSocket.equals("off") ? Optional.empty()
+                    : Optional.of(Path.of(controlSocket).toAbsolutePath().normalize()), c.listen(), c.tokenFile()));
         }
         return r;
     }

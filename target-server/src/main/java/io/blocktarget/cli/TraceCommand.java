@@ -12,11 +12,13 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 
 /**
- * {@code blocktarget trace NAME [--follow] [--json] | --on [--ring N] | --off | --stats}: a LUN's device-side trace,
- * through the control API. The text form is one blktrace-like line per command ({@link #line}).
+ * {@code blocktarget trace NAME [--last N] [--follow] [--json] | --on [--ring N] | --off | --stats}: a LUN's
+ * device-side trace, through the control API. The text form is one blktrace-like line per command ({@link #line}).
  */
 @Command(name = "trace", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = {"Show the device-side trace of a LUN: every command it completed, both protocols.",
@@ -24,7 +26,8 @@ import java.util.Locale;
             "(TIME: seconds since the first line's arrival; KIND: R W F D(unmap) Z(write zeroes) C(compare) V X(copy)"
                 + " A(atomic) O(other))."})
 final class TraceCommand extends ClientCommand {
-    @Parameters(index = "0", paramLabel = "NAME", description = "The LUN.")
+    @Parameters(index = "0", paramLabel = "NAME", completionCandidates = CompletionScripts.LunNames.class,
+            description = "The LUN.")
     String name;
 
     @Option(names = "--on", description = "Start tracing the LUN (keeps a running trace of the same ring size).")
@@ -45,8 +48,9 @@ final class TraceCommand extends ClientCommand {
             + " complete, until tracing stops, the LUN goes away or Ctrl-C.")
     boolean follow;
 
-    @Option(names = "--json", description = "Print the API's NDJSON, one object per line.")
-    boolean json;
+    @Option(names = {"-n", "--last"}, paramLabel = "N", description = "Only the last N commands the ring holds (with"
+            + " --follow: then what comes after); without it, all of them (up to the ring's size, 65536 by default).")
+    Long last;
 
     @Override
     String checkUsage() {
@@ -60,7 +64,19 @@ final class TraceCommand extends ClientCommand {
         if (follow && modes > 0) {
             return "--follow only prints a trace (not with --on, --off, --stats)";
         }
+        if (last != null && modes > 0) {
+            return "--last only prints a trace (not with --on, --off, --stats)";
+        }
+        if (last != null && last < 0) {
+            return "--last " + last + ": allowed: 0 or more commands";
+        }
         return null;
+    }
+
+    /** With --json the trace itself is printed as NDJSON; --on, --off and --stats print the API's answer. */
+    @Override
+    boolean printsOwnJson() {
+        return !(on || off || stats);
     }
 
     @Override
@@ -90,7 +106,15 @@ final class TraceCommand extends ClientCommand {
             return Main.EXIT_OK;
         }
         Printer printer = new Printer(out, json);
-        Response response = client.stream(path + (follow ? "?follow=true" : ""), printer::accept);
+        List<String> query = new ArrayList<>();
+        if (follow) {
+            query.add("follow=true");
+        }
+        if (last != null) {
+            query.add("last=" + last);
+        }
+        Response response = client.stream(path + (query.isEmpty() ? "" : "?" + String.join("&", query)),
+                printer::accept);
         if (!response.ok()) {
             return refused(response, err);
         }

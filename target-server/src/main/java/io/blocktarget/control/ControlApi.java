@@ -1,5 +1,6 @@
 package io.blocktarget.control;
 
+import io.blocktarget.config.ConfigSchema;
 import io.blocktarget.server.ControlPlane;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -33,7 +34,7 @@ import java.util.concurrent.Callable;
  * Reads answer on the event loop from the control plane's current snapshot; changes run on one worker thread, in
  * arrival order (see {@link LunChanges}).
  */
-final class ControlApi {
+final class ControlApi implements AutoCloseable {
     private static final Logger LOG = System.getLogger("blocktarget.control");
     static final String OPENAPI_RESOURCE = "openapi.json";
     /** A LUN definition is a few hundred bytes; anything near this is not one. */
@@ -58,7 +59,37 @@ final class ControlApi {
         this.openapi = Buffer.buffer(openapiText());
     }
 
+    /** Releases what the metrics hold beyond the scrape (the GC notification listener). */
+    @Override
+    public void close() {
+        metrics.close();
+    }
+
+    /**
+     * The served document: {@code openapi.json} with the LUN and fault-rule schemas generated from the key
+     * declarations ({@link ConfigSchema}) — the same schema {@code blocktarget schema lun} prints — so a client
+     * that validates its requests takes every key a LUN file takes.
+     */
     static String openapiText() {
+        JsonObject doc = new JsonObject(openapiResource());
+        JsonObject schemas = doc.getJsonObject("components").getJsonObject("schemas");
+        JsonObject definition = new JsonObject(ConfigSchema.apiLun());
+        schemas.put("LunDefinition", definition);
+        // what GET answers: the definition plus the read-only status (one object: additionalProperties stays false)
+        JsonObject lun = definition.copy().put("title", "Lun")
+                .put("description", "A LUN: its definition plus the read-only status");
+        lun.getJsonObject("properties").put("status", new JsonObject().put("$ref", "#/components/schemas/LunStatus"));
+        schemas.put("Lun", lun);
+        JsonObject fault = new JsonObject(ConfigSchema.faultRule());
+        JsonObject counts = schemas.getJsonObject("FaultRuleStatus").getJsonObject("properties");
+        counts.forEach(e -> fault.getJsonObject("properties").put(e.getKey(), e.getValue()));
+        schemas.put("FaultRule", fault);
+        schemas.remove("FaultRuleStatus");
+        return doc.encodePrettily();
+    }
+
+    /** openapi.json as written, before the generated schemas are put in. */
+    static String openapiResource() {
         try (InputStream in = ControlApi.class.getResourceAsStream(OPENAPI_RESOURCE)) {
             if (in == null) {
                 throw new IllegalStateException(OPENAPI_RESOURCE + " missing from the jar");
@@ -82,20 +113,20 @@ final class ControlApi {
         router.get("/openapi.json").handler(ctx -> ctx.response()
                 .putHeader(HttpHeaders.CONTENT_TYPE, "application/json").end(openapi));
         router.get("/v1/luns").handler(ctx -> json(ctx, 200, LunJson.luns(plane)));
-        router.post("/v1/luns").handler(ctx -> change(ctx, 201, () -> lunJson(changes.create(body(ctx)).name())));
+        router.post("/v1/luns").handler(ctx -> change(ctx, 201, () -> changed(changes.create(body(ctx), options(ctx)))));
         router.get("/v1/luns/:name").handler(ctx -> {
             String name = ctx.pathParam("name");
-            plane.lun(name).ifPresentOrElse(s -> json(ctx, 200, LunJson.lun(s, plane.serverConfig())),
+            plane.lun(name).ifPresentOrElse(s -> json(ctx, 200, LunJson.lun(plane, s)),
                     () -> problem(ctx, LunChanges.notFound(name)));
         });
         router.patch("/v1/luns/:name").handler(ctx -> change(ctx, 200,
-                () -> lunJson(changes.patch(ctx.pathParam("name"), body(ctx)).name())));
+                () -> changed(changes.patch(ctx.pathParam("name"), body(ctx), options(ctx)))));
         router.delete("/v1/luns/:name").handler(ctx -> change(ctx, 204, () -> {
-            changes.delete(ctx.pathParam("name"));
-            return null;
+            LunChanges.Changed done = changes.delete(ctx.pathParam("name"), options(ctx));
+            return done.result().dryRun() ? changed(done) : null;
         }));
         router.post("/v1/luns/:name/resize").handler(ctx -> change(ctx, 200,
-                () -> lunJson(changes.resize(ctx.pathParam("name"), body(ctx)).name())));
+                () -> changed(changes.resize(ctx.pathParam("name"), body(ctx), options(ctx)))));
         FaultChanges faults = new FaultChanges(plane);
         router.get("/v1/luns/:name/faults").handler(ctx -> change(ctx, 200, () -> faults.list(ctx.pathParam("name"))));
         router.post("/v1/luns/:name/faults").handler(ctx -> change(ctx, 201,
@@ -114,7 +145,7 @@ final class ControlApi {
             LOG.log(Level.INFO, "control: dropped session " + id);
             return null;
         }));
-        router.post("/v1/reload").handler(ctx -> change(ctx, 200, () -> LunJson.applied(changes.reload())));
+        router.post("/v1/reload").handler(ctx -> change(ctx, 200, () -> LunJson.applied(changes.reload(options(ctx)))));
         new TraceApi(vertx, plane).register(router);
         router.get("/metrics").handler(ctx -> ctx.response()
                 .putHeader(HttpHeaders.CONTENT_TYPE, ControlMetrics.CONTENT_TYPE).end(metrics.scrape()));
@@ -144,8 +175,36 @@ final class ControlApi {
         return route.getPath().replaceAll(":([A-Za-z]+)", "{$1}");
     }
 
-    private JsonObject lunJson(String name) {
-        return plane.lun(name).map(s -> LunJson.lun(s, plane.serverConfig())).orElse(null);
+    /**
+     * A change's answer: the LUN as it is now with an {@code applied} member (changed keys and their rules, steps,
+     * warnings); a dry run's: the {@code applied} object alone ({@code dry-run: true}), status 200.
+     */
+    private JsonObject changed(LunChanges.Changed done) {
+        JsonObject applied = LunJson.applied(done.result());
+        if (done.result().dryRun() || done.lun().isEmpty()) {
+            return applied;
+        }
+        return plane.lun(done.lun().get().name()).map(s -> LunJson.lun(plane, s))
+                .orElseGet(JsonObject::new).put("applied", applied);
+    }
+
+    /** {@code ?force=true}: allow a change that loses data; {@code ?dry-run=true}: say what would be done, do nothing. */
+    static ControlPlane.ApplyOptions options(RoutingContext ctx) throws Problem.Failure {
+        return new ControlPlane.ApplyOptions(flag(ctx, "force"), flag(ctx, "dry-run"));
+    }
+
+    private static boolean flag(RoutingContext ctx, String name) throws Problem.Failure {
+        List<String> values = ctx.queryParam(name);
+        if (values.isEmpty()) {
+            return false;
+        }
+        String value = values.getLast();
+        return switch (value) {
+            case "", "true", "1" -> true;
+            case "false", "0" -> false;
+            default -> throw Problem.of(400, "invalid", "Invalid query parameter", name + ": " + value
+                    + " is not a boolean; allowed: true or false", name).failure();
+        };
     }
 
     @FunctionalInterface
@@ -180,6 +239,9 @@ final class ControlApi {
         done.onComplete(result -> {
             if (result.succeeded()) {
                 Answer answer = result.result();
+                if (answer.body() != null && answer.body().getBoolean("dry-run", false)) {
+                    answer = new Answer(200, answer.body());   // nothing was created or removed
+                }
                 if (answer.status() == 201 && answer.body() != null && answer.body().containsKey("name")) {
                     ctx.response().putHeader(HttpHeaders.LOCATION, "/v1/luns/" + answer.body().getString("name"));
                 }

@@ -40,6 +40,8 @@ public final class ControlClient implements AutoCloseable {
     private final Optional<URI> url;
     private final Optional<String> token;
     private final String where;
+    /** The last complete answer of {@link #call} (null: none yet): what {@code --json} prints. */
+    private volatile Response lastResponse;
 
     /** The server at a socket path or an {@code http://HOST:PORT} URL. */
     public record Response(int status, String contentType, String body) {
@@ -84,6 +86,11 @@ public final class ControlClient implements AutoCloseable {
                 Optional.empty(), Optional.empty(), target);
     }
 
+    /** The last answer {@link #call} (or {@link #get}) returned; empty before the first. */
+    public Optional<Response> last() {
+        return Optional.ofNullable(lastResponse);
+    }
+
     /** Where it talks to, for messages. */
     public String where() {
         return where;
@@ -117,7 +124,8 @@ public final class ControlClient implements AutoCloseable {
                             r.getHeader(HttpHeaders.CONTENT_TYPE), b.toString())))
                     .andThen(done -> client.close());
             try {
-                return response.toCompletionStage().toCompletableFuture().get(timeoutSeconds, TimeUnit.SECONDS);
+                lastResponse = response.toCompletionStage().toCompletableFuture().get(timeoutSeconds, TimeUnit.SECONDS);
+                return lastResponse;
             } catch (ExecutionException e) {
                 last = new UnreachableException("cannot talk to the server at " + where + ": "
                         + describe(e.getCause()) + " (is blocktarget serve running? pick it with --control PATH|URL"

@@ -2,6 +2,8 @@ package io.blocktarget.control;
 
 import io.blocktarget.block.BlockError;
 import io.blocktarget.block.LunStats;
+import io.blocktarget.block.fault.ActiveRule;
+import io.blocktarget.config.FaultRuleConfig;
 import io.blocktarget.server.ControlPlane;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -29,13 +31,17 @@ import java.util.Optional;
  * <p>Families: {@code blocktarget_lun_ops_total{lun,op}}, {@code blocktarget_lun_bytes_total{lun,direction}},
  * {@code blocktarget_lun_errors_total{lun,kind}}, {@code blocktarget_lun_latency_seconds{lun,op}} (histogram, log2
  * buckets 1 µs .. ~8.4 s), {@code blocktarget_lun_size_bytes}, {@code blocktarget_lun_allocated_bytes},
- * {@code blocktarget_lun_in_flight}, {@code blocktarget_sessions{protocol}}, {@code blocktarget_luns},
- * {@code blocktarget_memory_budget_bytes}, {@code blocktarget_memory_used_bytes}.
+ * {@code blocktarget_lun_in_flight}, {@code blocktarget_lun_fault_hits_total{lun,rule,action}} and
+ * {@code blocktarget_lun_fault_matched_total{lun,rule,action}} (per fault rule, while it exists),
+ * {@code blocktarget_sessions{protocol}}, {@code blocktarget_luns}, {@code blocktarget_memory_budget_bytes},
+ * {@code blocktarget_memory_used_bytes}; the build, process and JVM families of {@link RuntimeMetrics}; and the trace
+ * families of {@link TraceMetrics}.
  */
-final class ControlMetrics {
+final class ControlMetrics implements AutoCloseable {
     static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final RuntimeMetrics runtime = new RuntimeMetrics(registry);
 
     ControlMetrics(ControlPlane plane) {
         for (String protocol : List.of("iscsi", "nvme")) {
@@ -57,6 +63,12 @@ final class ControlMetrics {
         return registry.scrape();
     }
 
+    @Override
+    public void close() {
+        runtime.close();
+        registry.close();
+    }
+
     private static MetricSnapshots lunSnapshots(ControlPlane plane) {
         CounterSnapshot.Builder ops = CounterSnapshot.builder().name("blocktarget_lun_ops")
                 .help("block operations completed, by LUN and operation");
@@ -71,6 +83,10 @@ final class ControlMetrics {
                 .help("backend memory or file space in use");
         GaugeSnapshot.Builder inFlight = GaugeSnapshot.builder().name("blocktarget_lun_in_flight")
                 .help("commands executing now, both protocols");
+        CounterSnapshot.Builder faultHits = CounterSnapshot.builder().name("blocktarget_lun_fault_hits")
+                .help("commands a fault rule acted on, by LUN, rule and action (a rule's series ends when it is removed)");
+        CounterSnapshot.Builder faultMatched = CounterSnapshot.builder().name("blocktarget_lun_fault_matched")
+                .help("commands that matched a fault rule's selectors, whether or not its trigger fired");
         double[] bounds = new double[LunStats.BUCKETS + 1];
         for (int i = 0; i < LunStats.BUCKETS; i++) {
             bounds[i] = LunStats.bucketBoundSeconds(i);
@@ -84,6 +100,15 @@ final class ControlMetrics {
                     .value(status.allocatedBytes()).build());
             inFlight.dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder().labels(Labels.of("lun", lun))
                     .value(status.inFlight()).build());
+            plane.faults(lun).ifPresent(faults -> {
+                for (ActiveRule rule : faults.rules()) {
+                    Labels labels = Labels.of("lun", lun, "rule", rule.rule().id(), "action", actionName(rule));
+                    faultHits.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder().labels(labels)
+                            .value(rule.hits()).build());
+                    faultMatched.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder().labels(labels)
+                            .value(rule.matched()).build());
+                }
+            });
             Optional<LunStats> found = LunStats.find(lun);
             if (found.isEmpty()) {
                 continue;
@@ -108,7 +133,17 @@ final class ControlMetrics {
             }
         }
         List<MetricSnapshot> snapshots = new ArrayList<>(List.of(ops.build(), bytes.build(), errors.build(),
-                latency.build(), size.build(), allocated.build(), inFlight.build()));
+                latency.build(), size.build(), allocated.build(), inFlight.build(), faultHits.build(),
+                faultMatched.build()));
         return new MetricSnapshots(snapshots);
+    }
+
+    /** The rule's {@code action:} as a LUN file spells it. */
+    static String actionName(ActiveRule rule) {
+        if (rule.origin() instanceof FaultRuleConfig config) {
+            return config.action().configName();
+        }
+        return rule.rule().action().getClass().getSimpleName().replaceAll("([a-z])([A-Z])", "$1-$2")
+                .toLowerCase(Locale.ROOT);
     }
 }

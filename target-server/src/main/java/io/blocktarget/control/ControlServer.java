@@ -45,9 +45,11 @@ public final class ControlServer implements AutoCloseable {
     private final Optional<Path> socket;
     private final int tcpPort;
     private final List<String> routes;
+    private final ControlApi api;
 
     private ControlServer(List<HttpServer> servers, WorkerExecutor worker, Optional<Path> socket, int tcpPort,
-                          List<String> routes) {
+                          List<String> routes, ControlApi api) {
+        this.api = api;
         this.servers = servers;
         this.worker = worker;
         this.socket = socket;
@@ -83,10 +85,12 @@ public final class ControlServer implements AutoCloseable {
                 port = tcp.actualPort();
                 LOG.log(Level.INFO, "control API on " + listen.host() + ":" + port + " (bearer token)");
             }
-            return new ControlServer(servers, worker, socket, port, ControlApi.routes(api.router(Optional.empty())));
+            return new ControlServer(servers, worker, socket, port, ControlApi.routes(api.router(Optional.empty())),
+                    api);
         } catch (ControlStartException e) {
             servers.forEach(s -> s.close());
             worker.close();
+            api.close();
             if (!servers.isEmpty()) {
                 config.socket().ifPresent(ControlServer::deleteQuietly); // ours: the TCP listener failed after it
             }
@@ -201,6 +205,7 @@ public final class ControlServer implements AutoCloseable {
             }
         }
         worker.close();
+        api.close();
         socket.ifPresent(ControlServer::deleteQuietly);
     }
 

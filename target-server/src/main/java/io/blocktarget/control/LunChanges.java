@@ -1,12 +1,12 @@
 package io.blocktarget.control;
 
-import io.blocktarget.config.BlocktargetConfig;
 import io.blocktarget.config.ConfigException;
 import io.blocktarget.config.ConfigLoader;
 import io.blocktarget.config.LunConfig;
 import io.blocktarget.config.LunFiles;
 import io.blocktarget.config.LunWriter;
 import io.blocktarget.server.ControlPlane;
+import io.blocktarget.server.ControlPlane.ApplyOptions;
 import io.blocktarget.server.ControlPlane.ApplyResult;
 import io.blocktarget.server.ControlPlane.ControlException;
 import io.vertx.core.json.JsonObject;
@@ -18,7 +18,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -32,7 +31,11 @@ import java.util.Optional;
  *
  * <p>Write-back order, so that server and files never disagree for long: the new file is written to a hidden
  * temporary name first (a full disk fails the call before anything changed), then applied, then renamed into place;
- * a refused apply deletes the temporary file. A removal applies first and deletes the file after.
+ * a refused apply deletes the temporary file. A removal applies first and deletes the file after. A dry run
+ * ({@link ApplyOptions#dryRun()}) writes nothing and changes nothing: it answers what the change would do.
+ *
+ * <p>Every change answers what it did ({@link Changed}): the LUN as it is now, and the apply's changed keys with
+ * their rules, steps and warnings.
  */
 final class LunChanges {
     private static final Logger LOG = System.getLogger("blocktarget.control");
@@ -43,30 +46,37 @@ final class LunChanges {
         this.plane = plane;
     }
 
+    /**
+     * What a change did.
+     *
+     * @param lun    the LUN as it is now (empty after a removal, or in a dry run)
+     * @param result the apply's changes, steps and warnings (a dry run's: what it would do)
+     */
+    record Changed(Optional<LunConfig> lun, ApplyResult result) {
+    }
+
     ControlPlane plane() {
         return plane;
     }
 
     /** POST /v1/luns: {@code body} is a LUN file's keys plus {@code name}. */
-    synchronized LunConfig create(JsonObject body) throws Problem.Failure {
+    synchronized Changed create(JsonObject body, ApplyOptions options) throws Problem.Failure {
         String name = name(body);
         List<LunConfig> current = current();
         if (current.stream().anyMatch(l -> l.name().equals(name))) {
-            throw Problem.of(409, "exists", "LUN exists", "a LUN named " + name + " exists; allowed: a new name (PATCH"
-                    + " /v1/luns/" + name + " changes it)", "name").failure();
+            throw Problem.of(409, "exists", "LUN exists", "a LUN named " + name + " exists; allowed: a new name"
+                    + " (blocktarget lun set " + name + " KEY=VALUE changes it)", "name").failure();
         }
         JsonObject keys = body.copy();
         keys.remove("name");
         LunConfig lun = validate(name, keys, current);
         List<LunConfig> desired = new ArrayList<>(current);
         desired.add(lun);
-        applyAndWrite(desired, lun);
-        LOG.log(Level.INFO, "control: added LUN " + name);
-        return lun;
+        return applyAndWrite(desired, lun, options, "added");
     }
 
     /** PATCH /v1/luns/NAME: an RFC 7386 merge patch on the LUN's document (null removes a key). */
-    synchronized LunConfig patch(String name, JsonObject patch) throws Problem.Failure {
+    synchronized Changed patch(String name, JsonObject patch, ApplyOptions options) throws Problem.Failure {
         List<LunConfig> current = current();
         LunConfig old = find(current, name);
         if (patch.containsKey("name") && !name.equals(patch.getValue("name"))) {
@@ -83,13 +93,11 @@ final class LunChanges {
             throw Problem.invalid("Invalid LUN definition",
                     List.of(ConfigLoader.zonedResize(old)), false).failure();
         }
-        applyAndWrite(replace(current, lun), lun);
-        LOG.log(Level.INFO, "control: changed LUN " + name);
-        return lun;
+        return applyAndWrite(replace(current, lun), lun, options, "changed");
     }
 
     /** POST /v1/luns/NAME/resize: {@code {"size": "2GiB"}}. */
-    synchronized LunConfig resize(String name, JsonObject body) throws Problem.Failure {
+    synchronized Changed resize(String name, JsonObject body, ApplyOptions options) throws Problem.Failure {
         List<LunConfig> current = current();
         LunConfig old = find(current, name);
         for (String key : body.fieldNames()) {
@@ -109,21 +117,22 @@ final class LunChanges {
         } catch (ConfigException e) {
             throw Problem.invalid("Invalid resize", e.problems(), false).failure();
         }
-        applyAndWrite(replace(current, lun), lun);
-        LOG.log(Level.INFO, "control: resized LUN " + name + " to " + ConfigLoader.formatSize(lun.size()));
-        return lun;
+        return applyAndWrite(replace(current, lun), lun, options, "resized to " + ConfigLoader.formatSize(lun.size()));
     }
 
     /** DELETE /v1/luns/NAME. */
-    synchronized void delete(String name) throws Problem.Failure {
+    synchronized Changed delete(String name, ApplyOptions options) throws Problem.Failure {
         List<LunConfig> current = current();
         find(current, name);
         Optional<Path> dir = plane.configDir();
+        if (options.dryRun()) {
+            return new Changed(Optional.empty(), apply(without(current, name), options));
+        }
         if (dir.isPresent() && !Files.isWritable(LunFiles.file(dir.get(), name).getParent())) {
             throw Problem.of(500, "write-back", "Cannot write the config directory", LunFiles.file(dir.get(), name)
                     .getParent() + " is not writable; nothing changed", null).failure();
         }
-        apply(without(current, name));
+        ApplyResult result = apply(without(current, name), options);
         if (dir.isPresent()) {
             try {
                 LunFiles.delete(dir.get(), name);
@@ -134,20 +143,29 @@ final class LunChanges {
             }
         }
         LOG.log(Level.INFO, "control: removed LUN " + name);
+        return new Changed(Optional.empty(), result);
     }
 
-    /** POST /v1/reload: the config directory's LUNs become the server's, by the same validation as at start. */
-    synchronized ApplyResult reload() throws Problem.Failure {
+    /**
+     * POST /v1/reload: the config directory (blocktarget.yaml and luns.d) becomes the server's, by the same
+     * validation as at start. The directory is validated here first so that a refusal lists every problem.
+     */
+    synchronized ApplyResult reload(ApplyOptions options) throws Problem.Failure {
         Path dir = plane.configDir().orElseThrow(() -> Problem.of(409, "no-config-dir", "Nothing to reload",
                 "the server was started without --config; its LUNs live in memory only", null).failure());
-        BlocktargetConfig loaded;
         try {
-            loaded = ConfigLoader.load(dir);
+            ConfigLoader.load(dir);
         } catch (ConfigException e) {
             throw Problem.invalid("Invalid configuration directory; nothing changed", e.problems(), true).failure();
         }
-        ApplyResult result = apply(loaded.luns());
-        LOG.log(Level.INFO, "control: reloaded " + dir + ": " + describe(result));
+        ApplyResult result;
+        try {
+            result = plane.reload(options);
+        } catch (ControlException e) {
+            throw Problem.of(e).failure();
+        }
+        LOG.log(Level.INFO, "control: reloaded " + dir + (options.dryRun() ? " (dry run)" : "") + ": "
+                + describe(result));
         return result;
     }
 
@@ -156,18 +174,16 @@ final class LunChanges {
             return "nothing changed";
         }
         List<String> parts = new ArrayList<>();
-        Map.of("added", r.added(), "removed", r.removed(), "resized", r.resized(), "replaced", r.replaced())
-                .forEach((k, v) -> {
-                    if (!v.isEmpty()) {
-                        parts.add(k + " " + String.join(", ", v));
-                    }
-                });
-        parts.sort(null);
+        r.changes().forEach(c -> parts.add(c.action().label() + " " + c.lun()));
+        if (parts.isEmpty()) {
+            parts.add(r.steps().size() + " step(s)");
+        }
         return String.join("; ", parts);
     }
 
+    /** The LUNs of the server's plan: what a change computes the desired list from. */
     private List<LunConfig> current() {
-        return plane.luns().stream().map(ControlPlane.LunStatus::config).toList();
+        return plane.lunConfigs();
     }
 
     private static LunConfig find(List<LunConfig> luns, String name) throws Problem.Failure {
@@ -207,19 +223,25 @@ final class LunChanges {
         }
     }
 
-    private ApplyResult apply(List<LunConfig> desired) throws Problem.Failure {
+    private ApplyResult apply(List<LunConfig> desired, ApplyOptions options) throws Problem.Failure {
         try {
-            return plane.apply(desired);
+            return plane.apply(desired, options);
         } catch (ControlException e) {
             throw Problem.of(e).failure();
         }
     }
 
-    private void applyAndWrite(List<LunConfig> desired, LunConfig lun) throws Problem.Failure {
+    /** Applies {@code desired} (with {@code lun} new or changed) and writes {@code lun}'s file back. */
+    private Changed applyAndWrite(List<LunConfig> desired, LunConfig lun, ApplyOptions options, String what)
+            throws Problem.Failure {
         Optional<Path> dir = plane.configDir();
+        if (options.dryRun()) {
+            return new Changed(Optional.empty(), apply(desired, options));
+        }
         if (dir.isEmpty()) {
-            apply(desired);
-            return;
+            ApplyResult result = apply(desired, options);
+            LOG.log(Level.INFO, "control: " + what + " LUN " + lun.name());
+            return new Changed(Optional.of(lun), result);
         }
         LunFiles.Pending pending;
         try {
@@ -228,8 +250,9 @@ final class LunChanges {
             throw Problem.of(500, "write-back", "Cannot write the LUN file", "cannot write "
                     + LunFiles.file(dir.get(), lun.name()) + ": " + e + "; nothing changed", null).failure();
         }
+        ApplyResult result;
         try {
-            apply(desired);
+            result = apply(desired, options);
         } catch (Problem.Failure e) {
             pending.abort();
             throw e;
@@ -242,6 +265,8 @@ final class LunChanges {
                     + " on the server, but " + pending.target() + " could not be replaced (" + e + "); the next reload"
                     + " undoes the change", null).failure();
         }
+        LOG.log(Level.INFO, "control: " + what + " LUN " + lun.name());
+        return new Changed(Optional.of(lun), result);
     }
 
     /** RFC 7386 §2: members of the patch replace the target's, null removes, objects merge recursively. */

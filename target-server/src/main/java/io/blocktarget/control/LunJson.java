@@ -22,7 +22,8 @@ final class LunJson {
     private LunJson() {
     }
 
-    static JsonObject lun(ControlPlane.LunStatus status, ServerConfig server) {
+    static JsonObject lun(ControlPlane plane, ControlPlane.LunStatus status) {
+        ServerConfig server = plane.serverConfig();
         LunConfig lun = status.config();
         JsonObject json = new JsonObject().put("name", lun.name());
         LunWriter.document(lun, server).forEach(json::put);
@@ -31,6 +32,8 @@ final class LunJson {
                 .put("block-count", lun.blockCount())
                 .put("allocated-bytes", status.allocatedBytes())
                 .put("in-flight", status.inFlight())
+                .put("state", status.state().label())
+                .put("last-error", status.lastError().orElse(null))
                 .put("source", Optional.ofNullable(lun.source()).map(Path::toString).orElse(null));
         state.put("iscsi", lun.iscsi().map(e -> new JsonObject().put("target", e.target()).put("lun", e.lun()))
                 .orElse(null));
@@ -40,6 +43,10 @@ final class LunJson {
             return nvme;
         }).orElse(null));
         state.put("session", session(lun));
+        // what hosts of one protocol see differently from the keys, and why (e.g. NVMe's physical block on a file)
+        JsonObject caveats = new JsonObject();
+        plane.lunState(lun.name()).ifPresent(s -> s.caveats().forEach(caveats::put));
+        state.put("caveats", caveats);
         return json.put("status", state);
     }
 
@@ -66,7 +73,7 @@ final class LunJson {
         JsonArray luns = new JsonArray();
         ServerConfig server = plane.serverConfig();
         for (ControlPlane.LunStatus status : plane.luns()) {
-            luns.add(lun(status, server));
+            luns.add(lun(plane, status));
         }
         Optional<Path> dir = plane.configDir();
         return new JsonObject()
@@ -91,13 +98,32 @@ final class LunJson {
         return new JsonObject().put("sessions", array);
     }
 
+    /**
+     * What an apply did (or, {@code dry-run}, would do): the LUNs by what happened to them, each changed LUN's keys
+     * with their rules ({@code changes}), the steps in order and the warnings.
+     */
     static JsonObject applied(ApplyResult r) {
+        JsonArray changes = new JsonArray();
+        for (io.blocktarget.server.PlanDiff.LunChange c : r.changes()) {
+            JsonArray keys = new JsonArray();
+            for (io.blocktarget.config.KeyChange k : c.keys()) {
+                keys.add(new JsonObject().put("key", k.key()).put("rule", k.rule().label()).put("before", k.before())
+                        .put("after", k.after()));
+            }
+            changes.add(new JsonObject().put("lun", c.lun()).put("action", c.action().label())
+                    .put("rule", c.rule().map(io.blocktarget.config.ChangeRule::label).orElse(null)).put("keys", keys));
+        }
         return new JsonObject()
                 .put("added", new JsonArray(List.copyOf(r.added())))
                 .put("removed", new JsonArray(List.copyOf(r.removed())))
                 .put("resized", new JsonArray(List.copyOf(r.resized())))
                 .put("replaced", new JsonArray(List.copyOf(r.replaced())))
                 .put("retuned", new JsonArray(List.copyOf(r.retuned())))
-                .put("changed", !r.changedNothing());
+                .put("reexported", new JsonArray(List.copyOf(r.reexported())))
+                .put("changed", !r.changedNothing())
+                .put("dry-run", r.dryRun())
+                .put("changes", changes)
+                .put("steps", new JsonArray(List.copyOf(r.steps())))
+                .put("warnings", new JsonArray(List.copyOf(r.warnings())));
     }
 }

@@ -61,14 +61,18 @@ record Problem(int status, String type, String title, String detail, String fiel
             case CONFLICT -> 409;
             case INVALID -> 400;
             case UNAVAILABLE -> 503;
+            case NEEDS_FORCE -> 409;
         };
         String title = switch (e.kind()) {
             case NOT_FOUND -> "No such LUN";
             case CONFLICT -> "Conflict";
             case INVALID -> "Refused by the server";
             case UNAVAILABLE -> "Not possible now";
+            case NEEDS_FORCE -> "Loses data: needs force";
         };
-        String detail = e.lun() == null ? e.getMessage() : "LUN " + e.lun() + ": " + e.getMessage();
+        // a refusal to lose data names its LUNs itself ("replaces LUN t16: ...")
+        String detail = e.lun() == null || e.kind() == ControlException.Kind.NEEDS_FORCE ? e.getMessage()
+                : "LUN " + e.lun() + ": " + e.getMessage();
         return of(status, e.kind().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'), title, detail,
                 e.key());
     }

@@ -1,6 +1,6 @@
 package io.blocktarget.control;
 
-import io.blocktarget.block.LunState;
+import io.blocktarget.block.lun.LunState;
 import io.blocktarget.block.trace.TraceRecord;
 import io.blocktarget.block.trace.TraceRing;
 import io.blocktarget.block.trace.Tracer;
@@ -23,7 +23,8 @@ import java.util.Set;
 
 /**
  * The trace routes (DESIGN §10 "Trace"): {@code PUT / DELETE /v1/luns/{name}/trace} switch a LUN's trace on and off,
- * {@code GET /v1/luns/{name}/trace} streams the ring as NDJSON ({@code ?follow=true}: and what comes after, live),
+ * {@code GET /v1/luns/{name}/trace} streams the ring as NDJSON ({@code ?last=N}: only its N newest records;
+ * {@code ?follow=true}: and what comes after, live),
  * {@code GET /v1/luns/{name}/trace/stats} the aggregates.
  *
  * <p>Streaming never blocks the event loop and never slows I/O: the response is fed from a ring reader in bounded
@@ -123,7 +124,7 @@ final class TraceApi {
         if (current == null || current.ring().capacity() != ring) {   // the same PUT twice keeps the trace
             LunConfig config = lun.get().config();
             state.startTrace(new Tracer(ring, config.logicalBlockSize(), config.physicalBlockSize(),
-                    optimalTransfer(config)));
+                    optimalTransfer(config), state.clock()));
             LOG.log(Level.INFO, "control: trace of LUN " + name + " on, ring " + ring + " records");
         }
         ControlApi.json(ctx, 200, TraceJson.status(name, state.tracer(), state.lastTracer()));
@@ -212,8 +213,22 @@ final class TraceApi {
             return;
         }
         boolean follow = "true".equals(ctx.request().getParam("follow"));
+        String lastParam = ctx.request().getParam("last");
+        long last = -1;
+        if (lastParam != null) {
+            try {
+                last = Long.parseLong(lastParam);
+            } catch (NumberFormatException e) {
+                last = -1;
+            }
+            if (last < 0) {
+                ControlApi.problem(ctx, Problem.of(400, "invalid", "Invalid trace request", "last: " + lastParam
+                        + " is not a whole number >= 0; allowed: how many of the newest records to send", "last"));
+                return;
+            }
+        }
         HttpServerResponse response = ctx.response().setChunked(true).putHeader(HttpHeaders.CONTENT_TYPE, NDJSON);
-        new Stream(name, state, tracer, follow, response).pump();
+        new Stream(name, state, tracer, follow, last, response).pump();
     }
 
     /** One response fed from one ring reader, on the event loop of its request. */
@@ -230,13 +245,14 @@ final class TraceApi {
         private boolean closed;
         private long timer = -1;
 
-        Stream(String name, LunState state, Tracer tracer, boolean follow, HttpServerResponse response) {
+        /** @param last the newest records to start from; -1: all the ring holds */
+        Stream(String name, LunState state, Tracer tracer, boolean follow, long last, HttpServerResponse response) {
             this.name = name;
             this.state = state;
             this.tracer = tracer;
             this.follow = follow;
             this.response = response;
-            this.reader = tracer.ring().reader();
+            this.reader = last < 0 ? tracer.ring().reader() : tracer.ring().readerOfLast(last);
             this.end = tracer.ring().recorded();
             streamOpened();
             response.closeHandler(v -> close());

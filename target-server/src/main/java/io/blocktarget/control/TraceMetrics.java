@@ -1,8 +1,8 @@
 package io.blocktarget.control;
 
 import io.blocktarget.block.IoKind;
-import io.blocktarget.block.LunState;
 import io.blocktarget.block.LunStats;
+import io.blocktarget.block.lun.LunState;
 import io.blocktarget.block.trace.TraceStats;
 import io.blocktarget.block.trace.Tracer;
 import io.blocktarget.server.ControlPlane;

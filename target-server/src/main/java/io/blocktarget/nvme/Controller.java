@@ -10,17 +10,20 @@ import io.blocktarget.protocol.nvme.ControllerRegister.Cc;
 import io.blocktarget.protocol.nvme.ControllerRegister.Csts;
 import io.blocktarget.protocol.nvme.IdentifyController;
 import io.blocktarget.protocol.nvme.NvmeStatus;
+import io.blocktarget.time.Clock;
 
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One controller of the dynamic model (Base §3.1.2.1): created by a Connect on an admin queue, owning its
  * I/O queues, properties (CC / CSTS), keep-alive timer, features and asynchronous events.
  *
- * <p>Threads: its queues run on different event loops, the keep-alive timer on the scheduler's thread, and
+ * <p>Threads: its queues run on different event loops, the keep-alive timer on the admin queue's event loop (the
+ * server clock's timer thread when restarted elsewhere), and
  * file backends complete on workers. Everything that changes is guarded by this object's monitor except
  * {@link #state}, which is volatile so the I/O path reads it without locking. Connections are terminated and
  * completions run outside the monitor.
@@ -30,7 +33,7 @@ import java.util.Arrays;
  * controller is torn down and every connection of it terminated.
  */
 final class Controller {
-    private static final System.Logger LOG = System.getLogger(Controller.class.getName());
+    private static final System.Logger LOG = System.getLogger("blocktarget.nvme");
 
     private final NvmeSubsystems target;
     private final Subsystem subsystem;
@@ -62,7 +65,7 @@ final class Controller {
     private int grantedIoQueues;
     private long katoMillis;
     private NvmeHostConnection adminConnection;
-    private NvmeScheduler.Cancellable keepAliveTimer;
+    private Clock.Timer keepAliveTimer;
     private Object keepAliveGeneration;
 
     Controller(NvmeSubsystems target, Subsystem subsystem, int cntlid, ConnectData data, long katoMillis) {
@@ -171,8 +174,10 @@ final class Controller {
         queues[0] = admin;
         adminConnection = connection;
         restartKeepAlive();
-        LOG.log(Level.INFO, "NVMe controller {0}: created for host {1} from {2}, KATO {3} ms", this, hostNqn,
-                connection.peerAddress(), katoMillis);
+        if (connection.logAdmitted()) {   // bounded per peer address by the transport
+            LOG.log(Level.INFO, "NVMe controller {0}: created for host {1} from {2}, KATO {3} ms", this, hostNqn,
+                    connection.peerAddress(), katoMillis);
+        }
         return admin;
     }
 
@@ -306,7 +311,10 @@ final class Controller {
             throw new IllegalStateException("controller " + this + ": " + current + " -> " + next);
         }
         state = next;
-        LOG.log(Level.INFO, "NVMe controller {0}: {1} -> {2} ({3})", this, current, next, reason);
+        NvmeHostConnection admin = adminConnection;
+        if (admin == null || admin.logAdmitted()) {   // bounded per peer address by the transport
+            LOG.log(Level.INFO, "NVMe controller {0}: {1} -> {2} ({3})", this, current, next, reason);
+        }
     }
 
     // ---- features the controller itself owns ----
@@ -354,7 +362,8 @@ final class Controller {
         }
         Object generation = new Object();
         keepAliveGeneration = generation;
-        keepAliveTimer = target.scheduler().schedule(katoMillis, () -> keepAliveExpired(generation));
+        keepAliveTimer = target.clock().schedule(TimeUnit.MILLISECONDS.toNanos(katoMillis),
+                () -> keepAliveExpired(generation));
     }
 
     private void keepAliveExpired(Object generation) {

@@ -1,7 +1,7 @@
 package io.blocktarget.nvme;
 
 import io.blocktarget.block.BlockDevice;
-import io.blocktarget.block.LunState;
+import io.blocktarget.block.lun.LunState;
 import io.blocktarget.config.LunFeatures;
 
 import java.util.Objects;

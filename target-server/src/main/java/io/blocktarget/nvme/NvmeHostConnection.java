@@ -6,6 +6,15 @@ public interface NvmeHostConnection extends io.blocktarget.block.fault.FaultConn
     /** The host's address and port, e.g. {@code 192.168.231.2:51234}, for logs. */
     String peerAddress();
 
+    /**
+     * Whether one more session-event line about this connection's host (controller created, state changes, a refused
+     * Connect) may be logged now: the transport bounds them per peer address, so a flood of short connections cannot
+     * flood the log. Ask right before logging, and build nothing when it says no.
+     */
+    default boolean logAdmitted() {
+        return true;
+    }
+
     /** The local IP the host connected to (TRADDR of this port in discovery log entries when bound to a wildcard). */
     String localAddress();
 

@@ -6,6 +6,7 @@ import io.blocktarget.protocol.nvme.ConnectResponse;
 import io.blocktarget.protocol.nvme.Dhchap;
 import io.blocktarget.protocol.nvme.DiscoveryLog;
 import io.blocktarget.protocol.nvme.NvmeStatus;
+import io.blocktarget.time.Clock;
 
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
@@ -15,6 +16,11 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 import java.util.Collections;
@@ -31,7 +37,7 @@ import java.util.Collections;
  * Change notice, Base §5.16.1.23). A removed subsystem's controllers are torn down (their connections closed).
  */
 public final class NvmeSubsystems implements NvmeTarget {
-    private static final System.Logger LOG = System.getLogger(NvmeSubsystems.class.getName());
+    private static final System.Logger LOG = System.getLogger("blocktarget.nvme");
     /**
      * Host NQN syntax (Base §4.5): {@code nqn.yyyy-mm.reverse-domain[:string]}, or the UUID form
      * {@code nqn.2014-08.org.nvmexpress:uuid:…} which has the same shape.
@@ -45,15 +51,27 @@ public final class NvmeSubsystems implements NvmeTarget {
     private volatile Map<String, Subsystem> subsystems;
     private final List<NvmePort> ports;
     private final NvmeLimits limits;
-    private final NvmeScheduler scheduler;
+    /** The server's clock: keep-alive timers. */
+    private final Clock clock;
+    /**
+     * DH-HMAC-CHAP's Diffie-Hellman work (ffdhe2048..8192 keys take 10..500 ms), off the event loops: two threads at
+     * most, started by the first authentication, ended after a minute idle or by {@link #close}.
+     */
+    private final ThreadPoolExecutor crypto;
     private final AtomicLong genctr = new AtomicLong(1);
 
-    private NvmeSubsystems(Map<String, Subsystem> subsystems, List<NvmePort> ports, NvmeLimits limits,
-                           NvmeScheduler scheduler) {
+    private NvmeSubsystems(Map<String, Subsystem> subsystems, List<NvmePort> ports, NvmeLimits limits, Clock clock) {
         this.subsystems = subsystems;
         this.ports = List.copyOf(ports);
         this.limits = limits;
-        this.scheduler = scheduler;
+        this.clock = clock;
+        AtomicInteger threads = new AtomicInteger();
+        this.crypto = new ThreadPoolExecutor(2, 2, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+            Thread t = new Thread(r, "nvme-dhchap-" + threads.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        crypto.allowCoreThreadTimeOut(true);
     }
 
     /**
@@ -61,9 +79,9 @@ public final class NvmeSubsystems implements NvmeTarget {
      * a subsystem missing from the map, or mapped to an empty set, admits any host.
      */
     public static NvmeSubsystems of(List<NamespaceSpec> namespaces, List<NvmePort> ports, NvmeLimits limits,
-                                    NvmeScheduler scheduler, Map<String, Set<String>> allowedHosts) {
+                                    Clock clock, Map<String, Set<String>> allowedHosts) {
         Objects.requireNonNull(limits, "limits");
-        Objects.requireNonNull(scheduler, "scheduler");
+        Objects.requireNonNull(clock, "clock");
         Map<String, List<Namespace>> grouped = new LinkedHashMap<>();
         for (NamespaceSpec spec : namespaces) {
             if (spec.subsystemNqn().equals(DiscoveryLog.DISCOVERY_NQN)) {
@@ -76,15 +94,28 @@ public final class NvmeSubsystems implements NvmeTarget {
         grouped.forEach((nqn, list) -> map.put(nqn, new Subsystem(nqn, Subsystem.Kind.NVM, list,
                 Subsystem.hosts(allowedHosts.getOrDefault(nqn, Set.of())))));
         // insertion order: the discovery log lists subsystems in configuration order
-        return new NvmeSubsystems(Collections.unmodifiableMap(map), ports, limits, scheduler);
+        return new NvmeSubsystems(Collections.unmodifiableMap(map), ports, limits, clock);
     }
 
     NvmeLimits limits() {
         return limits;
     }
 
-    NvmeScheduler scheduler() {
-        return scheduler;
+    Clock clock() {
+        return clock;
+    }
+
+    /** Where DH-HMAC-CHAP computes (see {@link Authentication}). */
+    Executor crypto() {
+        return crypto;
+    }
+
+    /**
+     * Stops the DH-HMAC-CHAP threads (the server stops): an authentication still computing ends with its thread;
+     * its queue's connection is closing anyway.
+     */
+    public void close() {
+        crypto.shutdownNow();
     }
 
     @Override
@@ -94,9 +125,11 @@ public final class NvmeSubsystems implements NvmeTarget {
         if (target != null && !target.secureChannel().admits(connection.security())) {
             // tls: required (NVMe/TCP §3.6, TREQ "secure channel required"): the host should have come over TLS;
             // refuse and close, as nvmet closes a plain connection on a port that requires TLS.
-            LOG.log(Level.INFO, "NVMe Connect QID {0} from {1} ({2}) to {3} refused: the subsystem requires TLS"
-                    + " (access.tls: required) and the connection is plain; closing it", command.qid(),
-                    connection.peerAddress(), data.hostnqn(), data.subnqn());
+            if (connection.logAdmitted()) {
+                LOG.log(Level.INFO, "NVMe Connect QID {0} from {1} ({2}) to {3} refused: the subsystem requires TLS"
+                        + " (access.tls: required) and the connection is plain; closing it", command.qid(),
+                        connection.peerAddress(), data.hostnqn(), data.subnqn());
+            }
             done.complete(ConnectResult.refused(NvmeStatus.CONNECT_INVALID_HOST, 0));
             connection.terminate("plain connection to a subsystem that requires TLS");
             return;
@@ -106,15 +139,17 @@ public final class NvmeSubsystems implements NvmeTarget {
                 && !(tls.get().subsystemNqn().equals(data.subnqn()) && tls.get().hostNqn().equals(data.hostnqn()))) {
             // The TLS PSK was derived for one host and one subsystem (NVMe/TCP §3.6.1.3, the identity names both):
             // a Connect naming another is not what the key authenticated.
-            LOG.log(Level.INFO, "NVMe Connect QID {0} from {1} ({2}) to {3} refused: the connection's TLS PSK is for"
-                    + " {4} to {5}; closing it", command.qid(), connection.peerAddress(), data.hostnqn(), data.subnqn(),
-                    tls.get().hostNqn(), tls.get().subsystemNqn());
+            if (connection.logAdmitted()) {
+                LOG.log(Level.INFO, "NVMe Connect QID {0} from {1} ({2}) to {3} refused: the connection's TLS PSK is"
+                        + " for {4} to {5}; closing it", command.qid(), connection.peerAddress(), data.hostnqn(),
+                        data.subnqn(), tls.get().hostNqn(), tls.get().subsystemNqn());
+            }
             done.complete(ConnectResult.refused(NvmeStatus.CONNECT_INVALID_HOST, 0));
             connection.terminate("Connect for another host or subsystem than the TLS PSK's");
             return;
         }
         ConnectResult result = connect(command, data, connection);
-        if (!result.status().isSuccess()) {
+        if (!result.status().isSuccess() && connection.logAdmitted()) {
             LOG.log(Level.INFO, "NVMe Connect QID {0} from {1} ({2}) to {3} refused: {4}", command.qid(),
                     connection.peerAddress(), data.hostnqn(), data.subnqn(), result.status());
         }
@@ -206,11 +241,20 @@ public final class NvmeSubsystems implements NvmeTarget {
      * there is no such namespace.
      */
     public synchronized boolean detachNamespace(String subsystemNqn, long nsid) {
+        return detachNamespace(subsystemNqn, nsid, true);
+    }
+
+    /**
+     * As {@link #detachNamespace(String, long)}; with {@code dropEmptySubsystem} false a subsystem left without
+     * namespaces stays (its controllers get the namespace change) until {@link #removeSubsystem}: the server's plan
+     * decides when a subsystem goes, not the order of its steps.
+     */
+    public synchronized boolean detachNamespace(String subsystemNqn, long nsid, boolean dropEmptySubsystem) {
         Subsystem subsystem = subsystems.get(subsystemNqn);
         if (subsystem == null || subsystem.kind() != Subsystem.Kind.NVM || subsystem.detach(nsid) == null) {
             return false;
         }
-        if (!subsystem.namespaces().isEmpty()) {
+        if (!subsystem.namespaces().isEmpty() || !dropEmptySubsystem) {
             namespaceChanged(subsystemNqn, nsid);
             return true;
         }
@@ -221,6 +265,89 @@ public final class NvmeSubsystems implements NvmeTarget {
         subsystem.controllers().forEach(c -> c.tearDown("subsystem " + subsystemNqn + " removed", null));
         discoveryChanged();
         return true;
+    }
+
+    /**
+     * Adds an NVM subsystem with {@code namespaces} and its access, all set before the discovery log shows it (no
+     * window in which a host could connect unauthenticated, or find it empty); more namespaces follow with
+     * {@link #attachNamespace(NamespaceSpec)}.
+     *
+     * @throws IllegalArgumentException when the subsystem exists, the NQN is the discovery subsystem's, a namespace
+     *                                  names another subsystem or two share an NSID
+     */
+    public synchronized void addSubsystem(String subsystemNqn, SubsystemAccess access, List<NamespaceSpec> namespaces) {
+        if (subsystemNqn.equals(DiscoveryLog.DISCOVERY_NQN) || subsystems.containsKey(subsystemNqn)) {
+            throw new IllegalArgumentException("subsystem " + subsystemNqn + " exists");
+        }
+        List<Namespace> list = new ArrayList<>();
+        for (NamespaceSpec spec : namespaces) {
+            if (!spec.subsystemNqn().equals(subsystemNqn)) {
+                throw new IllegalArgumentException("namespace " + spec.name() + " is for " + spec.subsystemNqn());
+            }
+            list.add(new Namespace(spec));
+        }
+        Subsystem subsystem = new Subsystem(subsystemNqn, Subsystem.Kind.NVM, list, Subsystem.hosts(access.hosts()));
+        subsystem.dhchap(access.dhchap());
+        subsystem.secureChannel(access.secureChannel());
+        subsystem.tlsPsk(access.psk());
+        Map<String, Subsystem> map = new LinkedHashMap<>(subsystems);
+        map.put(subsystemNqn, subsystem);
+        subsystems = Collections.unmodifiableMap(map);
+        LOG.log(Level.INFO, "NVM subsystem {0} added", subsystemNqn);
+        discoveryChanged();
+    }
+
+    /**
+     * Removes NVM subsystem {@code subsystemNqn}: its controllers are torn down (their connections closed) and the
+     * discovery log changes. False when there is no such subsystem.
+     */
+    public synchronized boolean removeSubsystem(String subsystemNqn) {
+        Subsystem subsystem = subsystems.get(subsystemNqn);
+        if (subsystem == null || subsystem.kind() != Subsystem.Kind.NVM) {
+            return false;
+        }
+        Map<String, Subsystem> map = new LinkedHashMap<>(subsystems);
+        map.remove(subsystemNqn);
+        subsystems = Collections.unmodifiableMap(map);
+        LOG.log(Level.INFO, "NVM subsystem {0} removed", subsystemNqn);
+        subsystem.controllers().forEach(c -> c.tearDown("subsystem " + subsystemNqn + " removed", null));
+        discoveryChanged();
+        return true;
+    }
+
+    /**
+     * Adds a namespace to an existing NVM subsystem ({@link #addSubsystem}): its controllers get a namespace change.
+     *
+     * @throws IllegalArgumentException when there is no such subsystem or the NSID is in use
+     */
+    public synchronized void attachNamespace(NamespaceSpec spec) {
+        Subsystem subsystem = subsystems.get(spec.subsystemNqn());
+        if (subsystem == null || subsystem.kind() != Subsystem.Kind.NVM) {
+            throw new IllegalArgumentException("no NVM subsystem " + spec.subsystemNqn() + " for " + spec.name());
+        }
+        attachNamespace(spec, Set.of());
+    }
+
+    /**
+     * Sets the access of {@code subsystemNqn} as a whole (hosts, DH-HMAC-CHAP keys, TLS): Connects and TLS handshakes
+     * from now on see it; connected controllers stay; the discovery log changes when TREQ does. No-op for an unknown
+     * subsystem.
+     */
+    public void access(String subsystemNqn, SubsystemAccess access) {
+        allowHosts(subsystemNqn, access.hosts());
+        dhchap(subsystemNqn, access.dhchap());
+        tlsPsk(subsystemNqn, access.psk());
+        secureChannel(subsystemNqn, access.secureChannel());
+    }
+
+    /** The access of {@code subsystemNqn} now; empty for an unknown subsystem (or the discovery subsystem). */
+    public Optional<SubsystemAccess> access(String subsystemNqn) {
+        Subsystem subsystem = subsystems.get(subsystemNqn);
+        if (subsystem == null || subsystem.kind() != Subsystem.Kind.NVM) {
+            return Optional.empty();
+        }
+        return Optional.of(new SubsystemAccess(subsystem.allowedHostNqns(), subsystem.dhchap(),
+                subsystem.secureChannel(), subsystem.tlsPsk()));
     }
 
     /**

@@ -2,7 +2,7 @@ package io.blocktarget.nvme;
 
 import io.blocktarget.block.InFlight;
 import io.blocktarget.block.IoKind;
-import io.blocktarget.block.LunState;
+import io.blocktarget.block.lun.LunState;
 import io.blocktarget.block.trace.TraceRecord;
 import io.blocktarget.block.trace.Tracer;
 import io.blocktarget.protocol.nvme.CqeStatus;
@@ -51,7 +51,7 @@ final class NvmeTrace implements NvmeCompletion {
 
     private NvmeTrace(Tracer tracer, Controller controller, int qid, Sqe sqe, ByteBuf dataOut, int queueDepth,
                       NvmeCompletion done) {
-        this.arrival = System.nanoTime();
+        this.arrival = tracer.nanoTime();
         this.tracer = tracer;
         this.done = done;
         this.queueDepth = queueDepth;

@@ -68,7 +68,20 @@ final class Subsystem {
     /** Only the listed host NQNs; an empty set means any host. */
     static Predicate<String> hosts(Set<String> hostNqns) {
         Set<String> copy = Set.copyOf(hostNqns);
-        return copy.isEmpty() ? anyHost() : copy::contains;
+        return copy.isEmpty() ? anyHost() : new HostList(copy);
+    }
+
+    /** An allow-list that can say what it holds (the server reads access back to check it applied its plan). */
+    private record HostList(Set<String> hosts) implements Predicate<String> {
+        @Override
+        public boolean test(String hostNqn) {
+            return hosts.contains(hostNqn);
+        }
+    }
+
+    /** The allowed host NQNs; empty: any host. */
+    Set<String> allowedHostNqns() {
+        return allowedHosts instanceof HostList list ? list.hosts() : Set.of();
     }
 
     String nqn() {

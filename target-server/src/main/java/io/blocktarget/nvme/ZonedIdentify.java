@@ -1,7 +1,7 @@
 package io.blocktarget.nvme;
 
-import io.blocktarget.block.zoned.ZoneLayout;
-import io.blocktarget.block.zoned.Zones;
+import io.blocktarget.block.ZoneLayout;
+import io.blocktarget.block.Zones;
 import io.blocktarget.protocol.nvme.IdentifyCommand;
 import io.blocktarget.protocol.nvme.IoCommandSets;
 import io.blocktarget.protocol.nvme.NvmeStatus;

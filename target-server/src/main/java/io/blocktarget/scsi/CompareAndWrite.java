@@ -28,13 +28,13 @@ final class CompareAndWrite {
         BlockGeometry geometry = device.geometry();   // read per command: a resize shows at once
         long lba = cdb.lba();
         int blocks = cdb.numberOfBlocks();
-        // SBC-4 §5.3.2: more than MAXIMUM COMPARE AND WRITE LENGTH is INVALID FIELD IN CDB
-        if (blocks > limits.maximumCompareAndWrite()) {
-            task.fail(SenseReason.INVALID_FIELD_IN_CDB, FieldPointer.cdb(13, 7));
+        // the range first, then the limit (Transfers.check): SBC-4 §5.3.2, more than MAXIMUM COMPARE AND WRITE LENGTH
+        // is INVALID FIELD IN CDB at NUMBER OF LOGICAL BLOCKS (byte 13)
+        if (!Transfers.inRange(task, geometry, lba, blocks)) {
             return;
         }
-        if (!geometry.contains(lba, blocks)) {
-            task.fail(SenseReason.LBA_OUT_OF_RANGE);
+        if (blocks > limits.maximumCompareAndWrite()) {
+            task.fail(SenseReason.INVALID_FIELD_IN_CDB, FieldPointer.cdb(13, 7));
             return;
         }
         int half = Transfers.bytes(geometry, blocks);

@@ -147,7 +147,7 @@ final class ExtendedCopy {
                 task.fail(SenseReason.INVALID_FIELD_IN_PARAMETER_LIST, s.field(10));
                 return;
             }
-            if (destination.device().readOnly()) {
+            if (destination.writeProtected()) {
                 task.fail(SenseReason.WRITE_PROTECTED);
                 return;
             }

@@ -135,7 +135,7 @@ final class InquiryHandler {
      * IDENTIFICATION and PRODUCT REVISION LEVEL from {@code identity:} (Linux: /sys/block/X/device/vendor, model, rev).
      */
     ByteBuf standardData() {
-        return standard(peripheral, TPGS_IMPLICIT, limits.thirdPartyCopy(),
+        return standard(peripheral, knobs.removable().orElse(false), TPGS_IMPLICIT, limits.thirdPartyCopy(),
                 identity(io.blocktarget.config.DeviceKnobs.Identity.VENDOR, VENDOR_ID),
                 identity(io.blocktarget.config.DeviceKnobs.Identity.PRODUCT, PRODUCT_ID),
                 identity(io.blocktarget.config.DeviceKnobs.Identity.REVISION, PRODUCT_REVISION));
@@ -143,7 +143,13 @@ final class InquiryHandler {
 
     private static ByteBuf standard(Peripheral peripheral, int tpgs, boolean thirdPartyCopy, String vendor,
                                     String product, String revision) {
-        StandardInquiryData data = new StandardInquiryData(peripheral, false, StandardInquiryData.VERSION_SPC_4,
+        return standard(peripheral, false, tpgs, thirdPartyCopy, vendor, product, revision);
+    }
+
+    /** With {@code removable}: RMB = 1, the medium is removable ({@code removable: true}, RemovableMedium). */
+    private static ByteBuf standard(Peripheral peripheral, boolean removable, int tpgs, boolean thirdPartyCopy,
+                                    String vendor, String product, String revision) {
+        StandardInquiryData data = new StandardInquiryData(peripheral, removable, StandardInquiryData.VERSION_SPC_4,
                 false, true, tpgs, thirdPartyCopy, false, true, vendor, product, revision,
                 List.of(VersionDescriptor.SAM_5, VersionDescriptor.ISCSI, VersionDescriptor.SPC_4,
                         VersionDescriptor.SBC_3));
@@ -167,12 +173,17 @@ final class InquiryHandler {
     }
 
     /**
-     * Block Device Characteristics (SBC-4 §6.6.2): MEDIUM ROTATION RATE from {@code rotational:} (1 = non-rotating),
-     * the rest as {@link BlockDeviceCharacteristicsVpd#nonRotating()}.
+     * Block Device Characteristics (SBC-4 §6.6.2): MEDIUM ROTATION RATE from {@code rotational:} (1 = non-rotating);
+     * WABEREQ / WACEREQ 01b where SANITIZE BLOCK ERASE / CRYPTOGRAPHIC ERASE are supported — both unmap the whole
+     * medium (SbcSanitize), and a read of an unmapped block completes with GOOD status and zeros (LBPRZ = 1) — 00b (not
+     * specified) where they are not; the rest as {@link BlockDeviceCharacteristicsVpd#nonRotating()}.
      */
     BlockDeviceCharacteristicsVpd blockDeviceCharacteristics() {
         BlockDeviceCharacteristicsVpd plain = BlockDeviceCharacteristicsVpd.nonRotating();
+        int good = BlockDeviceCharacteristicsVpd.ERASED_READS_GOOD;
         return new BlockDeviceCharacteristicsVpd(limits.mediumRotationRate(), plain.productType(),
+                limits.supports(io.blocktarget.protocol.scsi.ScsiOpcode.SANITIZE_BLOCK_ERASE) ? good : 0,
+                limits.supports(io.blocktarget.protocol.scsi.ScsiOpcode.SANITIZE_CRYPTOGRAPHIC_ERASE) ? good : 0,
                 plain.nominalFormFactor(), plain.fuab(), plain.vbuls());
     }
 

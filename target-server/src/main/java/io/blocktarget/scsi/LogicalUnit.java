@@ -7,6 +7,7 @@ import io.blocktarget.protocol.scsi.CompareAndWriteCdb;
 import io.blocktarget.protocol.scsi.ExtendedCopyCdb;
 import io.blocktarget.protocol.scsi.GetLbaStatusCdb;
 import io.blocktarget.protocol.scsi.InquiryCdb;
+import io.blocktarget.protocol.scsi.MediumWrites;
 import io.blocktarget.protocol.scsi.ModeSelectCdb;
 import io.blocktarget.protocol.scsi.ModeSenseCdb;
 import io.blocktarget.protocol.scsi.PersistentReserveInCdb;
@@ -46,7 +47,7 @@ import java.util.Optional;
  * reservation conflicts and write protection, and only then does a handler of its family do I/O.
  */
 final class LogicalUnit {
-    private static final System.Logger LOG = System.getLogger(LogicalUnit.class.getName());
+    private static final System.Logger LOG = System.getLogger("blocktarget.scsi");
 
     private final ScsiTarget target;
     private final LogicalUnitSpec spec;
@@ -62,6 +63,8 @@ final class LogicalUnit {
     private volatile CompareAndWrite compareAndWrite;
     private final PersistentReserveCommands persistentReserve;
     private final SbcSanitize sanitize;
+    /** The tray of a {@code removable: true} unit; consulted only while the current knobs say removable. */
+    private final RemovableMedium medium = new RemovableMedium();
     private final ExtendedCopy extendedCopy;
     private final SbcWriteAtomic writeAtomic;
     private final RangeLock rangeLock;
@@ -81,8 +84,12 @@ final class LogicalUnit {
         this.reservations = new Reservations(spec.state().reservations(), unitAttentions);
         this.rangeLock = new RangeLock(spec.state().rangeLocks());
         this.writeAtomic = new SbcWriteAtomic(spec.device(), modePages, spec.state());
-        this.persistentReserve = new PersistentReserveCommands(reservations);
-        this.sanitize = new SbcSanitize(spec.device(), rangeLock);
+        this.persistentReserve = new PersistentReserveCommands(reservations, (nexuses, done) ->
+                target.abortTasksOf(nexuses, spec.lun(), losers -> {
+                    tasksCleared(null, losers);   // SAM-5 §5.6, TAS = 0: COMMANDS CLEARED BY ANOTHER INITIATOR
+                    done.run();
+                }));
+        this.sanitize = new SbcSanitize(spec.device(), rangeLock, spec.state().clock());
         this.extendedCopy = new ExtendedCopy(target);
         this.faults = new ScsiFaults(spec.state().faults(), spec.device());
         build(spec);
@@ -209,6 +216,12 @@ final class LogicalUnit {
             task.fail(SenseReason.INVALID_FIELD_IN_CDB);
             return;
         }
+        // a write-protected unit (read-only LUN, or SWP in the Control mode page) refuses every command that writes
+        // the medium with DATA PROTECT, WRITE PROTECTED — implemented here or not, before its fields are looked at
+        if (writeProtected() && MediumWrites.writesMedium(task.command().cdb())) {
+            task.fail(SenseReason.WRITE_PROTECTED);
+            return;
+        }
         // advertise == enforce: a command RSOC does not list is refused as unsupported (UnitLimits)
         Optional<CdbError> unsupported = limits.refusal(opcode, serviceAction(task.command().cdb()));
         if (unsupported.isPresent()) {
@@ -220,6 +233,12 @@ final class LogicalUnit {
             task.fail(error);
             return;
         }
+        // SBC-4 §5.25: the medium of a removable unit is out: NOT READY, MEDIUM NOT PRESENT
+        SenseReason noMedium = removable() ? medium.refusal(cdb) : null;
+        if (noMedium != null) {
+            task.fail(noMedium);
+            return;
+        }
         // SBC-4 §4.11: NOT READY / SANITIZE IN PROGRESS while one runs, MEDIUM ERROR after one failed
         Optional<SenseData> sanitizing = sanitize.refusal(cdb);
         if (sanitizing.isPresent()) {
@@ -228,10 +247,6 @@ final class LogicalUnit {
         }
         if (reservations.conflicts(nexus, cdb)) {
             task.fail(SenseReason.RESERVATION_CONFLICT);
-            return;
-        }
-        if (spec.device().readOnly() && writesMedium(cdb)) {
-            task.fail(SenseReason.WRITE_PROTECTED); // SBC-4 §4.11: DATA PROTECT, WRITE PROTECTED
             return;
         }
         if (faults.intercept(this, task, cdb, opcode)) {
@@ -260,11 +275,21 @@ final class LogicalUnit {
                 Optional<SenseData> progress = sanitize.pendingSense();
                 if (progress.isPresent()) {
                     SpcHandlers.returnSense(task, c, progress.get()); // SBC-4 §4.11.1: progress indication
+                } else if (removable() && !medium.present() && unitAttentions.isEmpty(task.nexus())) {
+                    SpcHandlers.returnSense(task, c, SenseData.of(SenseReason.MEDIUM_NOT_PRESENT));
                 } else {
                     SpcHandlers.requestSense(task, c, unitAttentions);
                 }
             }
-            case StartStopUnitCdb _ -> task.good(); // nothing spins: accepted (SBC-4 §5.25)
+            // nothing spins: accepted (SBC-4 §5.25); a removable unit's medium moves with LOEJ
+            case StartStopUnitCdb c -> {
+                if (removable()) {
+                    medium.startStop(task, c, unitAttentions);
+                } else {
+                    task.good();
+                }
+            }
+            case io.blocktarget.protocol.scsi.PreventAllowMediumRemovalCdb c -> medium.preventAllow(task, c);
             case ReportSupportedOperationCodesCdb c -> SpcHandlers.reportSupportedOperationCodes(task, c, limits);
             case ReadCapacity10Cdb _ -> SbcCapacity.readCapacity10(task, geometry);
             case ReadCapacity16Cdb c -> SbcCapacity.readCapacity16(task, c, geometry, zbc.isPresent());
@@ -272,6 +297,7 @@ final class LogicalUnit {
             case ModeSelectCdb c -> modePages.modeSelect(task, c);
             case ReadCdb c -> readWrite.read(task, c);
             case WriteCdb c -> readWrite.write(task, c);
+            case io.blocktarget.protocol.scsi.OrWriteCdb c -> readWrite.orWrite(task, c);
             case VerifyCdb c -> readWrite.verify(task, c);
             case WriteAndVerifyCdb c -> readWrite.writeAndVerify(task, c);
             case SynchronizeCacheCdb c -> readWrite.synchronizeCache(task, c);
@@ -284,7 +310,8 @@ final class LogicalUnit {
             case Reserve6Cdb _ -> reservations.reserve6(task);
             case Release6Cdb _ -> reservations.release6(task);
             case PreFetchCdb c -> readWrite.preFetch(task, c);
-            case SanitizeCdb c -> sanitize.execute(task, c);
+            case SanitizeCdb c -> sanitize.execute(task, c,
+                    current.features().knobs().sanitizeDurationNanos().orElse(0L));
             case ExtendedCopyCdb c -> extendedCopy.execute(task, c);
             case ReceiveCopyResultsCdb c -> extendedCopy.receiveCopyResults(task, c);
             case ReadDefectDataCdb c -> SbcCapacity.readDefectData(task, c);
@@ -302,12 +329,17 @@ final class LogicalUnit {
         return cdb.readableBytes() < 2 ? -1 : cdb.getUnsignedByte(cdb.readerIndex() + 1) & 0x1F;
     }
 
-    /** Commands that change the medium: DATA PROTECT on a read-only logical unit. */
-    private static boolean writesMedium(Cdb cdb) {
-        return cdb instanceof WriteCdb || cdb instanceof WriteAndVerifyCdb || cdb instanceof WriteSameCdb
-                || cdb instanceof UnmapCdb || cdb instanceof CompareAndWriteCdb || cdb instanceof SanitizeCdb
-                || cdb instanceof WriteAtomicCdb
-                || cdb instanceof io.blocktarget.protocol.scsi.ZbcOutCdb;
+    /** {@code removable: true} now (a knob: it may change at runtime, RemovableMedium is then consulted or not). */
+    private boolean removable() {
+        return current.features().knobs().removable().orElse(false);
+    }
+
+    /**
+     * Whether the medium refuses writing: the device is read-only ({@code read-only:}) or an initiator set SWP in the
+     * Control mode page (SPC-4 §7.5.8, software write protect; MODE SENSE shows either as WP = 1).
+     */
+    boolean writeProtected() {
+        return spec.device().readOnly() || modePages.softwareWriteProtect();
     }
 
     /** Tasks in execution (tests check that every one left). */
@@ -321,6 +353,7 @@ final class LogicalUnit {
      */
     void abortTasks(java.util.function.Predicate<Task> which, java.util.function.Consumer<java.util.Set<ItNexus>> stopped) {
         faults.releaseTasks(which); // held by a no-response rule: they end now, so the task set can empty
+        sanitize.releaseTasks(which); // a SANITIZE waiting for its operation ends now; the operation goes on
         taskSet.abort(which, stopped);
     }
 
@@ -337,19 +370,28 @@ final class LogicalUnit {
     }
 
     /**
-     * LOGICAL UNIT RESET (SAM-5 §7.7): RESERVE(6) reservations are released (persistent ones survive),
-     * mode pages return to their defaults, and every other nexus gets POWER ON, RESET unit attention.
+     * A logical unit reset (SAM-5 §6.3.3; by LOGICAL UNIT RESET, §7.7, or a hard reset, §6.3.2): RESERVE(6)
+     * reservations are released (persistent ones survive), mode pages return to their defaults, and every I_T nexus
+     * — the requester's too: its mode pages changed as well — gets the unit attention {@code reason} once: BUS DEVICE
+     * RESET FUNCTION OCCURRED (29h/03h) for the task management function, POWER ON, RESET, OR BUS DEVICE RESET
+     * OCCURRED (29h/00h) for a target reset. A SANITIZE in progress goes on (SBC-4 §4.11).
      */
-    void reset(ItNexus requester) {
+    void reset(SenseReason reason) {
         reservations.reset();
         modePages.reset();
-        unitAttentions.raiseForOthers(requester, SenseReason.POWER_ON_RESET);
+        medium.reset();
+        unitAttentions.raiseForAll(reason);
     }
 
-    /** I_T nexus loss (SAM-5 §6.3.4): its RESERVE(6) is released; registrations persist (SPC-4 §5.13.1). */
+    /**
+     * I_T nexus loss (SAM-5 §6.3.4): its RESERVE(6) is released; registrations persist (SPC-4 §5.13.1); when it comes
+     * back it meets I_T NEXUS LOSS OCCURRED.
+     */
     void nexusLost(ItNexus nexus) {
         faults.releaseNexus(nexus);
+        sanitize.releaseTasks(t -> t.nexus().equals(nexus)); // SAM-5 §6.3.4: its tasks end; the operation does not
         reservations.nexusLost(nexus);
-        unitAttentions.forget(nexus);
+        medium.nexusLost(nexus);
+        unitAttentions.nexusLost(nexus);
     }
 }

@@ -25,7 +25,8 @@ import java.util.Optional;
  * shared by all I_T nexuses (TST = 000b), so the current values are per logical unit, changed
  * atomically.
  *
- * <p>Changeable: D_SENSE always; WCE only when the backend has a volatile cache
+ * <p>Changeable: D_SENSE and SWP (software write protect: the unit refuses writes while it is set, LogicalUnit)
+ * always; WCE only when the backend has a volatile cache
  * ({@link BlockDevice#volatileWriteCache()}), honoured by turning every write into a FUA write
  * while WCE = 0. RAM and null devices have no cache: WCE = 0, not changeable.
  */
@@ -87,6 +88,11 @@ final class ModePages {
         return current.control().dSense();
     }
 
+    /** SWP of the current Control mode page: the initiator asked the medium to refuse writes (SPC-4 §7.5.8). */
+    boolean softwareWriteProtect() {
+        return current.control().swp();
+    }
+
     /** WCE: completed writes may sit in the backend's volatile cache. */
     boolean writeCacheEnabled() {
         return current.caching().wce();
@@ -106,7 +112,7 @@ final class ModePages {
     }
 
     /**
-     * MODE SENSE (SPC-4 §6.11-6.12): header with WP (read-only LU) and DPOFUA (FUA is honoured, so
+     * MODE SENSE (SPC-4 §6.11-6.12): header with WP (read-only LU or SWP) and DPOFUA (FUA is honoured, so
      * Linux sends FUA writes), the block descriptor unless DBD (long form with LLBAA in the 10-byte
      * CDB), then the pages asked for in current, changeable or default values.
      */
@@ -122,7 +128,7 @@ final class ModePages {
             return;
         }
         List<ModePage> pages = ((Parsed.Ok<List<ModePage>>) selected).value();
-        ModeSenseData data = new ModeSenseData(0, device.readOnly(), dpoFua,
+        ModeSenseData data = new ModeSenseData(0, device.readOnly() || softwareWriteProtect(), dpoFua,
                 cdb.dbd() ? Optional.empty() : Optional.of(blockDescriptor()), cdb.llbaa(), pages);
         ByteBuf out = Task.allocate(128);
         if (cdb.tenByte()) {

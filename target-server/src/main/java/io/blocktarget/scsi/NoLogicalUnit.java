@@ -18,7 +18,7 @@ import java.lang.System.Logger.Level;
  * its parameter data with GOOD status, everything else is CHECK CONDITION LOGICAL UNIT NOT SUPPORTED.
  */
 final class NoLogicalUnit {
-    private static final System.Logger LOG = System.getLogger(NoLogicalUnit.class.getName());
+    private static final System.Logger LOG = System.getLogger("blocktarget.scsi");
 
     private final ScsiTarget target;
 

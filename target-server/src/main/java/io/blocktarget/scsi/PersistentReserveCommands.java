@@ -24,10 +24,23 @@ final class PersistentReserveCommands {
     /** SPC-4 §6.16.3, Table 196: byte 20 holds SPEC_I_PT (bit 3), ALL_TG_PT (bit 2) and APTPL (bit 0). */
     private static final int FLAGS_BYTE = 20;
 
-    private final Reservations reservations;
+    /** Aborts the tasks of preempted I_T nexuses on this logical unit, then runs {@code done} (PREEMPT AND ABORT). */
+    @FunctionalInterface
+    interface Aborter {
+        void abort(java.util.Set<ItNexus> nexuses, Runnable done);
+    }
 
-    PersistentReserveCommands(Reservations reservations) {
+    private final Reservations reservations;
+    private final Aborter aborter;
+
+    PersistentReserveCommands(Reservations reservations, Aborter aborter) {
         this.reservations = reservations;
+        this.aborter = aborter;
+    }
+
+    /** Without an aborter: PREEMPT AND ABORT preempts only (tests of the reservation table). */
+    PersistentReserveCommands(Reservations reservations) {
+        this(reservations, (nexuses, done) -> done.run());
     }
 
     void in(Task task, PersistentReserveInCdb cdb) {
@@ -70,13 +83,18 @@ final class PersistentReserveCommands {
         ItNexus nexus = task.nexus();
         long key = p.reservationKey();
         long saKey = p.serviceActionReservationKey();
+        if (cdb.serviceAction() == PrOutServiceAction.PREEMPT_AND_ABORT) {
+            preemptAndAbort(task, cdb, nexus, key, saKey);
+            return;
+        }
         Parsed.Invalid<Void> outcome = switch (cdb.serviceAction()) {
             case REGISTER -> reservations.register(nexus, key, saKey, false);
             case REGISTER_AND_IGNORE_EXISTING_KEY -> reservations.register(nexus, key, saKey, true);
             case RESERVE -> reservations.reserve(nexus, key, cdb.type().orElseThrow());
             case RELEASE -> reservations.release(nexus, key, cdb.type().orElseThrow());
             case CLEAR -> reservations.clear(nexus, key);
-            case PREEMPT, PREEMPT_AND_ABORT -> reservations.preempt(nexus, key, saKey, cdb.type().orElseThrow());
+            case PREEMPT -> reservations.preempt(nexus, key, saKey, cdb.type().orElseThrow());
+            case PREEMPT_AND_ABORT -> throw new IllegalStateException("handled above");
             case REGISTER_AND_MOVE -> throw new IllegalStateException("handled above");
         };
         if (outcome != null) {
@@ -89,6 +107,26 @@ final class PersistentReserveCommands {
             reservations.state().persistThroughPowerLoss(p.aptpl());
         }
         goodWhenPersisted(task, cdb);
+    }
+
+    /**
+     * PREEMPT AND ABORT (SPC-5 §5.14.11.2.6): the preemption of PREEMPT, then every task of the I_T nexuses whose
+     * registrations it removed is aborted on this logical unit — in the device server and in their transports, as
+     * ABORT TASK SET from each of them would (TAS = 0: no status for them; those that lost a task meet COMMANDS
+     * CLEARED BY ANOTHER INITIATOR after REGISTRATIONS PREEMPTED) — and GOOD comes only once they are all gone, so no
+     * write of a preempted initiator lands after it.
+     */
+    private void preemptAndAbort(Task task, PersistentReserveOutCdb cdb, ItNexus nexus, long key, long saKey) {
+        Reservations.Preempted preempted = reservations.preemptNexuses(nexus, key, saKey, cdb.type().orElseThrow());
+        if (preempted.outcome() != null) {
+            task.fail(preempted.outcome());
+            return;
+        }
+        if (preempted.nexuses().isEmpty()) {
+            goodWhenPersisted(task, cdb);
+            return;
+        }
+        aborter.abort(preempted.nexuses(), () -> goodWhenPersisted(task, cdb));
     }
 
     /** GOOD once the changed state is on disk (APTPL), else at once; a failed write is a hardware error. */

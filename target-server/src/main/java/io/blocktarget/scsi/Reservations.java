@@ -122,8 +122,11 @@ final class Reservations {
             // REPORT TARGET PORT GROUPS is allowed under every reservation (SPC-4 Table 60): default
             case WriteCdb _, WriteAndVerifyCdb _, WriteSameCdb _, UnmapCdb _, CompareAndWriteCdb _, SanitizeCdb _,
                  SynchronizeCacheCdb _, ModeSelectCdb _, StartStopUnitCdb _,
-                 io.blocktarget.protocol.scsi.WriteAtomicCdb _,
+                 io.blocktarget.protocol.scsi.WriteAtomicCdb _, io.blocktarget.protocol.scsi.OrWriteCdb _,
                  io.blocktarget.protocol.scsi.ZbcOutCdb _ -> Access.WRITE; // ZBC-2 Table 4: ZBC OUT as WRITE
+            // SBC-4 Table 13: PREVENT ALLOW MEDIUM REMOVAL with PREVENT = 01b as a write; allowing always passes
+            case io.blocktarget.protocol.scsi.PreventAllowMediumRemovalCdb c -> c.prevent() ? Access.WRITE
+                    : Access.ALWAYS;
             // INQUIRY, REPORT LUNS, REQUEST SENSE, TEST UNIT READY, READ CAPACITY, PR IN/OUT;
             // RESERVE(6)/RELEASE(6) decide for themselves below
             default -> Access.ALWAYS;
@@ -178,6 +181,23 @@ final class Reservations {
 
     Parsed.Invalid<Void> preempt(ItNexus nexus, long key, long serviceActionKey, PrType type) {
         return invalid(state.preempt(registrant(nexus), key, serviceActionKey, type(type)).outcome());
+    }
+
+    /** What PREEMPT AND ABORT did: null outcome = GOOD, and the I_T nexuses whose registrations it removed. */
+    record Preempted(Parsed.Invalid<Void> outcome, java.util.Set<ItNexus> nexuses) {
+    }
+
+    /** PREEMPT (AND ABORT): as {@link #preempt}, with the SCSI I_T nexuses it preempted (NVMe hosts left out). */
+    Preempted preemptNexuses(ItNexus nexus, long key, long serviceActionKey, PrType type) {
+        io.blocktarget.block.Reservations.PreemptResult result = state.preempt(registrant(nexus), key,
+                serviceActionKey, type(type));
+        java.util.Set<ItNexus> nexuses = new java.util.HashSet<>();
+        for (Registrant r : result.removed()) {
+            if (r instanceof Registrant.InitiatorPort port) {
+                nexuses.add(nexus(port));
+            }
+        }
+        return new Preempted(invalid(result.outcome()), nexuses);
     }
 
     /** What REGISTER AND MOVE answered: its handler maps it, since only it knows the parameter fields. */

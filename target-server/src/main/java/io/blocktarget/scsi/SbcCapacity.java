@@ -11,7 +11,7 @@ import io.netty.buffer.ByteBuf;
 
 /** READ CAPACITY (10) and (16), SBC-4 §5.19-5.20, and READ DEFECT DATA (10) and (12), §5.18-5.19. */
 final class SbcCapacity {
-    private static final System.Logger LOG = System.getLogger(SbcCapacity.class.getName());
+    private static final System.Logger LOG = System.getLogger("blocktarget.scsi");
 
     private SbcCapacity() {
     }

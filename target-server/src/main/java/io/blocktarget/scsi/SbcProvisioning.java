@@ -153,10 +153,17 @@ final class SbcProvisioning {
         }).start());
     }
 
+    /** Most LBA status descriptors one GET LBA STATUS returns (16 KiB of parameter data). */
+    static final int MAXIMUM_LBA_STATUS_DESCRIPTORS = 1024;
+
     /**
-     * GET LBA STATUS (SBC-4 §5.7): the block SPI cannot tell which blocks are allocated, so the
-     * answer is the coarse one SBC-4 permits — one descriptor saying "mapped" from the starting LBA
-     * to the end of the medium (at most 2^32 - 1 blocks).
+     * GET LBA STATUS (SBC-4 §5.7): LBA status descriptors from the STARTING LOGICAL BLOCK ADDRESS on, one per run of
+     * blocks the backend reports mapped or deallocated ({@link BlockDevice#provisioning}: the RAM disk by its chunks,
+     * which an UNMAP covering them whole frees; other backends "mapped or unknown"), each at most 2^32 − 1 blocks, as
+     * many as the ALLOCATION LENGTH holds (at least one, at most {@value #MAXIMUM_LBA_STATUS_DESCRIPTORS}) and none
+     * past the end of the medium. The first descriptor starts at the starting LBA itself, so it contains it (§5.7.2)
+     * whatever the allocation unit and whatever LOGICAL BLOCKS PER PHYSICAL BLOCK EXPONENT says. No block is
+     * anchored (ANC_SUP = 0).
      */
     void getLbaStatus(Task task, GetLbaStatusCdb cdb) {
         BlockGeometry geometry = device.geometry();   // read per command: a resize shows at once
@@ -165,10 +172,19 @@ final class SbcProvisioning {
             task.fail(SenseReason.LBA_OUT_OF_RANGE);
             return;
         }
-        long count = Math.min(geometry.blockCount() - lba, 0xFFFF_FFFFL);
-        ByteBuf out = Task.allocate(24);
-        new LbaStatusData(List.of(new LbaStatusData.Descriptor(lba, count, LbaStatusData.ProvisioningStatus.MAPPED)))
-                .encode(out);
+        long room = (cdb.allocationLength() - LbaStatusData.HEADER_LENGTH) / LbaStatusData.DESCRIPTOR_LENGTH;
+        int wanted = (int) Math.max(1, Math.min(room, MAXIMUM_LBA_STATUS_DESCRIPTORS));
+        List<LbaStatusData.Descriptor> descriptors = new ArrayList<>();
+        while (descriptors.size() < wanted && lba < geometry.blockCount()) {
+            long max = Math.min(geometry.blockCount() - lba, 0xFFFF_FFFFL);
+            io.blocktarget.block.ProvisioningRun run = device.provisioning(lba, max);
+            long blocks = Math.min(run.blocks(), max);
+            descriptors.add(new LbaStatusData.Descriptor(lba, blocks, run.mapped()
+                    ? LbaStatusData.ProvisioningStatus.MAPPED : LbaStatusData.ProvisioningStatus.DEALLOCATED));
+            lba += blocks;
+        }
+        ByteBuf out = Task.allocate(LbaStatusData.HEADER_LENGTH + LbaStatusData.DESCRIPTOR_LENGTH * descriptors.size());
+        new LbaStatusData(descriptors).encode(out);
         task.parameterData(out, cdb.allocationLength());
     }
 

@@ -3,6 +3,7 @@ package io.blocktarget.scsi;
 import io.blocktarget.block.BlockDevice;
 import io.blocktarget.block.BlockGeometry;
 import io.blocktarget.protocol.scsi.ByteCheck;
+import io.blocktarget.protocol.scsi.OrWriteCdb;
 import io.blocktarget.protocol.scsi.PreFetchCdb;
 import io.blocktarget.protocol.scsi.SenseReason;
 import io.blocktarget.protocol.scsi.ReadCdb;
@@ -96,6 +97,63 @@ final class SbcReadWrite {
     }
 
     /**
+     * ORWRITE(16) (SBC-4 §5.14): each block becomes the bitwise OR of the medium's data and the Data-Out Buffer's.
+     * Read, OR and write run under an exclusive range lease — as COMPARE AND WRITE, so no write of either protocol
+     * lands between the read and the write and none is lost. Limits as WRITE (MAXIMUM TRANSFER LENGTH); the whole
+     * Data-Out Buffer is needed (INVALID FIELD IN COMMAND INFORMATION UNIT when short): half an OR is no OR, unlike a
+     * WRITE, which writes the whole blocks that arrived. FUA and WCE = 0 reach the backend as for WRITE.
+     */
+    void orWrite(Task task, OrWriteCdb cdb) {
+        BlockGeometry geometry = device.geometry();   // read per command: a resize shows at once
+        long lba = cdb.lba();
+        if (!Transfers.check(task, geometry, ScsiOpcode.ORWRITE_16, lba, cdb.transferLength(),
+                limits.maximumTransferLength())) {
+            return;
+        }
+        int bytes = Transfers.bytes(geometry, cdb.transferLength());
+        if (bytes == 0) {
+            task.good();                // SBC-4 §5.14: TRANSFER LENGTH 0 is not an error
+            return;
+        }
+        ByteBuf data = task.blockData(bytes);
+        if (data == null) {
+            return;
+        }
+        int blocks = (int) cdb.transferLength();
+        boolean forceUnitAccess = cdb.fua() || device.volatileWriteCache() && !modePages.writeCacheEnabled();
+        rangeLock.acquireExclusive(lba, blocks, lease -> device.read(lba, blocks, (medium, readFailure) -> {
+            if (readFailure != null) {
+                lease.release();
+                task.fail(readFailure);
+                return;
+            }
+            ByteBuf result = io.netty.buffer.Unpooled.directBuffer(bytes);
+            try {
+                int m = medium.readerIndex();
+                int d = data.readerIndex();
+                int i = 0;
+                for (; i + Long.BYTES <= bytes; i += Long.BYTES) {
+                    result.writeLong(medium.getLong(m + i) | data.getLong(d + i));
+                }
+                for (; i < bytes; i++) {
+                    result.writeByte(medium.getByte(m + i) | data.getByte(d + i));
+                }
+            } finally {
+                medium.release();
+            }
+            device.write(lba, result, forceUnitAccess, (ok, writeFailure) -> {
+                lease.release();
+                result.release();
+                if (writeFailure != null) {
+                    task.fail(writeFailure);
+                } else {
+                    task.good(bytes);
+                }
+            });
+        }));
+    }
+
+    /**
      * VERIFY (SBC-4 §5.30): BYTCHK 0 checks the range only (the medium cannot fail a read), BYTCHK 1
      * compares every block with the data-out, BYTCHK 11b compares every block with one block of
      * data-out.
@@ -177,11 +235,11 @@ final class SbcReadWrite {
         BlockGeometry geometry = device.geometry();   // read per command: a resize shows at once
         long lba = cdb.lba();
         long maximum = limits.maximumPrefetchLength();
-        if (cdb.prefetchLength() > maximum) {
-            task.fail(SenseReason.INVALID_FIELD_IN_CDB, cdb.prefetchLengthField());
+        if (!Transfers.inRange(task, geometry, lba, cdb.prefetchLength())) {   // the range before the limit
             return;
         }
-        if (!Transfers.check(task, geometry, cdb.opcode(), lba, cdb.prefetchLength(), maximum)) {
+        if (cdb.prefetchLength() > maximum) {
+            task.fail(SenseReason.INVALID_FIELD_IN_CDB, cdb.prefetchLengthField());
             return;
         }
         if (lba >= geometry.blockCount()) { // PREFETCH LENGTH 0 names the blocks from lba on: there are none

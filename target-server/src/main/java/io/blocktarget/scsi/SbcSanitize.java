@@ -25,6 +25,7 @@ import io.blocktarget.protocol.scsi.VerifyCdb;
 import io.blocktarget.protocol.scsi.WriteAndVerifyCdb;
 import io.blocktarget.protocol.scsi.WriteCdb;
 import io.blocktarget.protocol.scsi.WriteSameCdb;
+import io.blocktarget.time.Clock;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 
@@ -52,7 +53,17 @@ import java.util.concurrent.atomic.AtomicReference;
  * PROGRESS INDICATION, and REQUEST SENSE returns that sense as its data (SBC-4 §4.11.1). If the
  * operation fails, medium access commands are MEDIUM ERROR, SANITIZE COMMAND FAILED until a sanitize
  * succeeds (or EXIT FAILURE MODE, if allowed). Writes already in flight finish first: the sweep holds
- * an exclusive range lease over the whole medium.
+ * an exclusive range lease over the whole medium until the operation ends.
+ *
+ * <p>{@code sanitize-duration:} makes an operation last at least that long (the erase itself is quick on RAM), so
+ * initiators and tests can watch it: the progress is the smaller of the share swept and the share of the duration
+ * gone, and the operation ends when both are whole.
+ *
+ * <p>The operation belongs to the logical unit, not to the command (SBC-4 §4.11: it goes on through a logical unit
+ * reset and an I_T nexus loss, and the unit stays not ready until it ends). A task management function that aborts
+ * the SANITIZE command with IMMED = 0 — ABORT TASK, ABORT TASK SET, CLEAR TASK SET, a reset — or the loss of its
+ * nexus ends that command at once ({@link #releaseTasks}: the transport sends nothing for an aborted task), so the
+ * function completes without waiting for the medium; the operation continues.
  */
 final class SbcSanitize {
     /** Blocks per step of an erase or write-zeroes sweep: progress moves in steps of 1 GiB. */
@@ -63,16 +74,27 @@ final class SbcSanitize {
     /** Where the logical unit stands with respect to sanitize (SBC-4 §4.11). */
     enum State { IDLE, IN_PROGRESS, FAILED, FAILED_EXIT_ALLOWED }
 
+    /** The SANITIZE command with IMMED = 0 whose status waits for the operation, and its data-out length. */
+    private record Waiting(Task task, long transferred) {
+    }
+
     private final BlockDevice device;
     private final RangeLock rangeLock;
     private final AtomicReference<State> state = new AtomicReference<>(State.IDLE);
+    private final AtomicReference<Waiting> waiting = new AtomicReference<>();
+    /** The LUN's (the server's) clock: a paced operation's progress and end. */
+    private final Clock clock;
     /** Blocks swept so far and in all, over every pass: read by other commands for the progress. */
     private volatile long sweptBlocks;
     private volatile long totalBlocks = 1;
+    /** When the running operation started, and the least time it takes (0: as long as the sweep). */
+    private volatile long startNanos;
+    private volatile long durationNanos;
 
-    SbcSanitize(BlockDevice device, RangeLock rangeLock) {
+    SbcSanitize(BlockDevice device, RangeLock rangeLock, Clock clock) {
         this.device = device;
         this.rangeLock = rangeLock;
+        this.clock = clock;
     }
 
     /** Read per use: a resize shows at once (the registry changes the device's geometry, nothing caches it). */
@@ -100,11 +122,30 @@ final class SbcSanitize {
         return state.get() == State.IN_PROGRESS ? Optional.of(progressSense()) : Optional.empty();
     }
 
-    /** PROGRESS INDICATION = swept / total × 65536, below 65536 until done (SPC-4 §4.5.2.4.4). */
+    /**
+     * PROGRESS INDICATION = done × 65536, below 65536 until the operation ends (SPC-4 §4.5.2.4.4); done is the share
+     * swept, and with a duration the smaller of that and the share of the duration gone.
+     */
     private SenseData progressSense() {
-        long total = Math.max(1, totalBlocks);
-        int progress = (int) Math.min(0xFFFF, (long) (65536.0 * sweptBlocks / total));
+        double done = (double) sweptBlocks / Math.max(1, totalBlocks);
+        long duration = durationNanos;
+        if (duration > 0) {
+            done = Math.min(done, (double) (clock.nanoTime() - startNanos) / duration);
+        }
+        int progress = (int) Math.max(0, Math.min(0xFFFF, (long) (65536.0 * done)));
         return SenseData.withProgress(SenseReason.LOGICAL_UNIT_NOT_READY_SANITIZE_IN_PROGRESS, progress);
+    }
+
+    /**
+     * Ends the waiting SANITIZE command now if {@code which} selects it (it is being aborted, or its nexus is gone):
+     * the operation goes on, the command leaves the task set. Its status — NOT READY, SANITIZE IN PROGRESS — reaches
+     * no one, as the transport sends nothing for an aborted task.
+     */
+    void releaseTasks(java.util.function.Predicate<Task> which) {
+        Waiting w = waiting.get();
+        if (w != null && which.test(w.task()) && waiting.compareAndSet(w, null)) {
+            w.task().fail(progressSense());
+        }
     }
 
     /** The medium access commands a failed sanitize keeps refusing (SBC-4 §4.11.3). */
@@ -113,10 +154,12 @@ final class SbcSanitize {
                 || cdb instanceof WriteAndVerifyCdb || cdb instanceof WriteSameCdb || cdb instanceof UnmapCdb
                 || cdb instanceof CompareAndWriteCdb || cdb instanceof PreFetchCdb
                 || cdb instanceof SynchronizeCacheCdb || cdb instanceof GetLbaStatusCdb
-                || cdb instanceof io.blocktarget.protocol.scsi.WriteAtomicCdb;
+                || cdb instanceof io.blocktarget.protocol.scsi.WriteAtomicCdb
+                || cdb instanceof io.blocktarget.protocol.scsi.OrWriteCdb;
     }
 
-    void execute(Task task, SanitizeCdb cdb) {
+    /** SANITIZE lasting at least {@code minimumNanos} ({@code sanitize-duration:}; 0 = as long as the sweep). */
+    void execute(Task task, SanitizeCdb cdb, long minimumNanos) {
         int lbs = geometry().logicalBlockSize();
         int length = cdb.parameterListLength();
         if (cdb.serviceAction() == SanitizeCdb.ServiceAction.OVERWRITE) {
@@ -157,21 +200,36 @@ final class SbcSanitize {
         }
         sweptBlocks = 0;
         totalBlocks = geometry().blockCount() * passes.size();
+        durationNanos = Math.max(0, minimumNanos);
+        startNanos = clock.nanoTime();
         long transferred = length;
         if (cdb.immed()) {
             task.good(transferred); // SBC-4 §5.30.1: status once the CDB and parameter list are validated
+        } else {
+            waiting.set(new Waiting(task, transferred));
         }
         rangeLock.acquireExclusive(0, geometry().blockCount(), lease -> new Sweep(passes, (ok, failure) -> {
-            lease.release();
-            state.set(failure == null ? State.IDLE : cdb.ause() ? State.FAILED_EXIT_ALLOWED : State.FAILED);
-            if (!cdb.immed()) {
-                if (failure != null) {
-                    task.fail(SenseReason.SANITIZE_COMMAND_FAILED);
-                } else {
-                    task.good(transferred);
-                }
+            long left = failure != null ? 0 : durationNanos - (clock.nanoTime() - startNanos);
+            if (left > 0) {
+                clock.schedule(left, () -> finish(lease, cdb, null));
+            } else {
+                finish(lease, cdb, failure);
             }
         }).start());
+    }
+
+    /** The operation ended: the unit is usable again (or failed), and a waiting SANITIZE command gets its status. */
+    private void finish(RangeLock.Lease lease, SanitizeCdb cdb, BlockIoException failure) {
+        lease.release();
+        state.set(failure == null ? State.IDLE : cdb.ause() ? State.FAILED_EXIT_ALLOWED : State.FAILED);
+        Waiting w = waiting.getAndSet(null);
+        if (w != null) {
+            if (failure != null) {
+                w.task().fail(SenseReason.SANITIZE_COMMAND_FAILED);
+            } else {
+                w.task().good(w.transferred());
+            }
+        }
     }
 
     /**

@@ -3,9 +3,8 @@ package io.blocktarget.scsi;
 import io.blocktarget.block.AtomicWrites;
 import io.blocktarget.block.BlockDevice;
 import io.blocktarget.block.BlockGeometry;
-import io.blocktarget.block.LunState;
+import io.blocktarget.block.lun.LunState;
 import io.blocktarget.protocol.scsi.BlockLimitsAtomicFields;
-import io.blocktarget.protocol.scsi.ScsiOpcode;
 import io.blocktarget.protocol.scsi.SenseReason;
 import io.blocktarget.protocol.scsi.WriteAtomicCdb;
 import io.netty.buffer.ByteBuf;
@@ -23,10 +22,12 @@ import java.util.Optional;
  * (sd_config_atomic) uses the boundary-less form whenever MAXIMUM ATOMIC TRANSFER LENGTH is non-zero, and enables
  * atomics only when granularity and alignment divide the unit sizes it derives (unit_min = granularity).
  *
- * <p>Checks, each CHECK CONDITION, ILLEGAL REQUEST, INVALID FIELD IN CDB with the field pointer, in this order:
- * ATOMIC BOUNDARY above MAXIMUM ATOMIC BOUNDARY SIZE; TRANSFER LENGTH above MAXIMUM ATOMIC TRANSFER LENGTH (WITH
- * ATOMIC BOUNDARY when the boundary is non-zero); LBA not a multiple of ATOMIC ALIGNMENT; TRANSFER LENGTH not a
- * multiple of ATOMIC TRANSFER LENGTH GRANULARITY; then LBA OUT OF RANGE. A Data-Out Buffer shorter than the transfer
+ * <p>Checks, in this order (the CDB's fields are the parser's): LBA OUT OF RANGE (SBC-4 §4.5 — the range before the
+ * atomic limits, as for every command family, so a write past the end is told so whatever its length); then, each
+ * CHECK CONDITION, ILLEGAL REQUEST, INVALID FIELD IN CDB with the field pointer: ATOMIC BOUNDARY above MAXIMUM ATOMIC
+ * BOUNDARY SIZE; TRANSFER LENGTH above MAXIMUM ATOMIC TRANSFER LENGTH (WITH ATOMIC BOUNDARY when the boundary is
+ * non-zero); LBA not a multiple of ATOMIC ALIGNMENT; TRANSFER LENGTH not a multiple of ATOMIC TRANSFER LENGTH
+ * GRANULARITY. A Data-Out Buffer shorter than the transfer
  * (EDTL) cannot be written all or nothing and is refused the same way at TRANSFER LENGTH, writing nothing — unlike
  * WRITE, which writes the whole blocks that arrived. DPO is accepted and ignored (no cache), FUA reaches the
  * backend, as does write-through when WCE = 0.
@@ -56,6 +57,10 @@ final class SbcWriteAtomic {
         }
         AtomicWrites a = configured.get();
         long length = cdb.transferLength();
+        BlockGeometry geometry = device.geometry();   // read per command: a resize shows at once
+        if (!Transfers.inRange(task, geometry, cdb.lba(), length)) {
+            return;
+        }
         if (cdb.atomicBoundary() > a.maxBlocks()) {
             task.fail(SenseReason.INVALID_FIELD_IN_CDB, WriteAtomicCdb.ATOMIC_BOUNDARY_FIELD);
             return;
@@ -70,10 +75,6 @@ final class SbcWriteAtomic {
         }
         if (length % a.granularityBlocks() != 0) {
             task.fail(SenseReason.INVALID_FIELD_IN_CDB, WriteAtomicCdb.TRANSFER_LENGTH_FIELD);
-            return;
-        }
-        BlockGeometry geometry = device.geometry();   // read per command: a resize shows at once
-        if (!Transfers.check(task, geometry, ScsiOpcode.WRITE_ATOMIC_16, cdb.lba(), length, Long.MAX_VALUE)) {
             return;
         }
         int bytes = Transfers.bytes(geometry, length);

@@ -132,6 +132,43 @@ public final class ScsiTarget implements ScsiTargetDevice {
         transportsDone.arrive();
     }
 
+    /**
+     * The abort of PREEMPT AND ABORT (SPC-5 §5.14.11.2.6): every task of {@code nexuses} on {@code lun} is aborted —
+     * those their transports still hold (waiting for data-out) and those in the logical unit's task set — in the same
+     * two phases as {@link #taskManagement}; {@code done} runs, on any thread, once all of them are gone, with the
+     * nexuses that lost a task. The PERSISTENT RESERVE OUT itself is not among them: it comes from the preempting
+     * nexus, whose registration is never preempted.
+     */
+    void abortTasksOf(java.util.Set<ItNexus> nexuses, long lun, java.util.function.Consumer<Set<ItNexus>> done) {
+        Mounted mounted = inventory.units().get(lun);
+        Set<ItNexus> losers = ConcurrentHashMap.newKeySet();
+        Map<ItNexus, NexusTasks> reached = new java.util.HashMap<>();
+        for (ItNexus n : nexuses) {
+            NexusTasks tasks = transports.get(n);
+            if (tasks != null) {
+                reached.put(n, tasks);
+            }
+        }
+        TaskScope scope = new TaskScope(lun, TaskScope.ANY);
+        Countdown transportsDone = new Countdown(reached.size() + 1, () -> {
+            if (mounted == null) {
+                done.accept(losers);
+                return;
+            }
+            mounted.unit().abortTasks(t -> nexuses.contains(t.nexus()) && t.command().lun() == lun, stopped -> {
+                losers.addAll(stopped);
+                done.accept(losers);
+            });
+        });
+        reached.forEach((nexus, tasks) -> tasks.abort(scope, aborted -> {
+            if (aborted > 0) {
+                losers.add(nexus);
+            }
+            transportsDone.arrive();
+        }));
+        transportsDone.arrive();
+    }
+
     /** What the function does to the logical units once their tasks are gone. */
     private void finish(TaskManagementFunction function, ItNexus requester, List<LogicalUnit> affected,
                         Set<ItNexus> losers) {
@@ -140,7 +177,8 @@ public final class ScsiTarget implements ScsiTargetDevice {
                 // SAM-5 §7.2 / §7.3: only the requester's tasks; nothing to tell others
             }
             case CLEAR_TASK_SET -> affected.forEach(u -> u.tasksCleared(requester, new HashSet<>(losers)));
-            case LOGICAL_UNIT_RESET, TARGET_RESET -> affected.forEach(u -> u.reset(requester));
+            case LOGICAL_UNIT_RESET -> affected.forEach(u -> u.reset(SenseReason.BUS_DEVICE_RESET_FUNCTION_OCCURRED));
+            case TARGET_RESET -> affected.forEach(u -> u.reset(SenseReason.POWER_ON_RESET));
         }
     }
 
@@ -148,13 +186,13 @@ public final class ScsiTarget implements ScsiTargetDevice {
     public void logicalUnitReset(ItNexus requester, long lun) {
         Mounted mounted = inventory.units().get(lun);
         if (mounted != null) {
-            mounted.unit().reset(requester);
+            mounted.unit().reset(SenseReason.BUS_DEVICE_RESET_FUNCTION_OCCURRED);
         }
     }
 
     /** The state part of a hard reset of every logical unit (no tasks aborted); see {@link #taskManagement}. */
     public void targetReset(ItNexus requester) {
-        inventory.units().values().forEach(m -> m.unit().reset(requester));
+        inventory.units().values().forEach(m -> m.unit().reset(SenseReason.POWER_ON_RESET));
     }
 
     @Override

@@ -2,7 +2,7 @@ package io.blocktarget.scsi;
 
 import io.blocktarget.block.InFlight;
 import io.blocktarget.block.IoKind;
-import io.blocktarget.block.LunState;
+import io.blocktarget.block.lun.LunState;
 import io.blocktarget.block.trace.TraceRecord;
 import io.blocktarget.block.trace.Tracer;
 import io.blocktarget.protocol.scsi.ScsiOpcode;
@@ -50,7 +50,7 @@ final class ScsiTrace implements ScsiCompletion {
     }
 
     private ScsiTrace(Tracer tracer, ScsiCommand command, int queueDepth, ScsiCompletion done) {
-        this.arrival = System.nanoTime();
+        this.arrival = tracer.nanoTime();
         this.tracer = tracer;
         this.done = done;
         this.queueDepth = queueDepth;
@@ -92,7 +92,7 @@ final class ScsiTrace implements ScsiCompletion {
                     n = cdb.getUnsignedInt(at + 6);
                 }
             }
-            case 0x88, 0x8A, 0x8E, 0x8F, 0x91, 0x93, 0x90 -> {   // 16-byte CDBs
+            case 0x88, 0x8A, 0x8B, 0x8E, 0x8F, 0x91, 0x93, 0x90 -> {   // 16-byte CDBs (8Bh: ORWRITE)
                 k = kind10or16(opcode, byte1);
                 f = flags(opcode, byte1);
                 if (length >= 16) {
@@ -150,7 +150,7 @@ final class ScsiTrace implements ScsiCompletion {
     private static IoKind kind10or16(int opcode, int byte1) {
         return switch (opcode) {
             case 0x28, 0x88 -> IoKind.READ;
-            case 0x2A, 0x8A, 0x2E, 0x8E -> IoKind.WRITE;
+            case 0x2A, 0x8A, 0x8B, 0x2E, 0x8E -> IoKind.WRITE;
             case 0x2F, 0x8F -> IoKind.VERIFY;
             case 0x35, 0x91 -> IoKind.FLUSH;
             case 0x41, 0x93 -> (byte1 & 0x08) != 0 ? IoKind.UNMAP : IoKind.WRITE_ZEROES;   // WRITE SAME's UNMAP bit
@@ -161,7 +161,7 @@ final class ScsiTrace implements ScsiCompletion {
     /** DPO (bit 4) and FUA (bit 3) of byte 1, for the commands that define them (SBC-4 §5.9, §5.42, §5.3). */
     private static int flags(int opcode, int byte1) {
         boolean hasFua = switch (opcode) {
-            case 0x28, 0x88, 0xA8, 0x2A, 0x8A, 0xAA, 0x89, 0x9C -> true;
+            case 0x28, 0x88, 0xA8, 0x2A, 0x8A, 0x8B, 0xAA, 0x89, 0x9C -> true;
             default -> false;
         };
         boolean hasDpo = hasFua || opcode == 0x2E || opcode == 0x8E || opcode == 0x2F || opcode == 0x8F

@@ -12,17 +12,26 @@ final class Transfers {
     }
 
     /**
-     * A transfer of {@code count} blocks at {@code lba}: more than {@code maximum} blocks is INVALID
-     * FIELD IN CDB at the length field (SBC-4 §6.6.3, MAXIMUM TRANSFER LENGTH); a range past the
-     * capacity is LBA OUT OF RANGE (SBC-4 §4.5). Overflow-safe: lba and count are non-negative
-     * (the parser rejects ranges beyond 2^63) and compared by subtraction. Returns false after
-     * failing the task.
+     * A transfer of {@code count} blocks at {@code lba}: a range past the capacity is LBA OUT OF RANGE (SBC-4 §4.5),
+     * then more than {@code maximum} blocks is INVALID FIELD IN CDB at the length field (SBC-4 §6.6.3: MAXIMUM
+     * TRANSFER LENGTH, MAXIMUM WRITE SAME LENGTH...). The order is the one every command family keeps (issue 28):
+     * the CDB's own fields (the parser), then the LBA range, then the advertised limits — so a request that runs past
+     * the end is told so whatever its length. Overflow-safe: lba and count are non-negative (the parser rejects
+     * ranges beyond 2^63) and compared by subtraction. Returns false after failing the task.
      */
     static boolean check(Task task, BlockGeometry g, ScsiOpcode opcode, long lba, long count, long maximum) {
+        if (!inRange(task, g, lba, count)) {
+            return false;
+        }
         if (count > maximum) {
             task.fail(SenseReason.INVALID_FIELD_IN_CDB, opcode.transferLengthField());
             return false;
         }
+        return true;
+    }
+
+    /** LBA OUT OF RANGE when {@code [lba, lba + count)} is not within the capacity; false after failing the task. */
+    static boolean inRange(Task task, BlockGeometry g, long lba, long count) {
         if (!g.contains(lba, count)) {
             task.fail(SenseReason.LBA_OUT_OF_RANGE);
             return false;

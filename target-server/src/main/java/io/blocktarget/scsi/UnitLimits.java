@@ -88,9 +88,10 @@ record UnitLimits(long maximumTransferLength, long optimalTransferLength, int tr
             ScsiOpcode.ZBC_OUT_FINISH_ZONE, ScsiOpcode.ZBC_OUT_OPEN_ZONE, ScsiOpcode.ZBC_OUT_RESET_WRITE_POINTER);
     /**
      * What a host-managed zoned unit does not support (ZBC-2 §4.1: no logical block provisioning — LBPME = 0 — so no
-     * UNMAP, GET LBA STATUS or WRITE SAME with UNMAP; SANITIZE would have to reset every zone, which it does not).
+     * UNMAP, GET LBA STATUS or WRITE SAME with UNMAP; SANITIZE would have to reset every zone, which it does not;
+     * ORWRITE reads and rewrites blocks in place, which a sequential write required zone forbids).
      */
-    static final Set<ScsiOpcode> NOT_ZONED = EnumSet.of(ScsiOpcode.UNMAP, ScsiOpcode.GET_LBA_STATUS,
+    static final Set<ScsiOpcode> NOT_ZONED = EnumSet.of(ScsiOpcode.UNMAP, ScsiOpcode.GET_LBA_STATUS, ScsiOpcode.ORWRITE_16,
             ScsiOpcode.SANITIZE_OVERWRITE, ScsiOpcode.SANITIZE_BLOCK_ERASE, ScsiOpcode.SANITIZE_CRYPTOGRAPHIC_ERASE,
             ScsiOpcode.SANITIZE_EXIT_FAILURE_MODE);
 
@@ -136,6 +137,9 @@ record UnitLimits(long maximumTransferLength, long optimalTransferLength, int tr
         boolean copy = knobs.command(Command.COPY, true);
         Set<ScsiOpcode> ops = EnumSet.allOf(ScsiOpcode.class);
         ops.remove(ScsiOpcode.WRITE_ATOMIC_16); // only with atomic writes: withAtomicWrites()
+        if (!knobs.removable().orElse(false)) {
+            ops.remove(ScsiOpcode.PREVENT_ALLOW_MEDIUM_REMOVAL); // removable: true only (RemovableMedium)
+        }
         if (!writeSame) {
             ops.remove(ScsiOpcode.WRITE_SAME_10);
             ops.remove(ScsiOpcode.WRITE_SAME_16);

@@ -1,10 +1,10 @@
 package io.blocktarget.scsi;
 
 import io.blocktarget.block.BlockError;
-import io.blocktarget.block.zoned.Zone;
-import io.blocktarget.block.zoned.ZoneCondition;
-import io.blocktarget.block.zoned.ZoneType;
-import io.blocktarget.block.zoned.Zones;
+import io.blocktarget.block.Zone;
+import io.blocktarget.block.ZoneCondition;
+import io.blocktarget.block.ZoneType;
+import io.blocktarget.block.Zones;
 import io.blocktarget.protocol.scsi.FieldPointer;
 import io.blocktarget.protocol.scsi.ReportZonesCdb;
 import io.blocktarget.protocol.scsi.ReportZonesData;

@@ -28,23 +28,56 @@ public interface ControlPlane {
     Optional<LunStatus> lun(String name);
 
     /**
-     * Makes {@code desired} (already validated, cross-checked as a whole by the config module) the server's LUN set:
-     * LUNs whose name is new are added, missing ones removed (new commands refused, in-flight ones drained, memory
-     * returned to the budget), ones whose only difference is {@code size} resized, ones changed otherwise replaced.
-     * Initiators are told as the specs say (unit attentions, AENs, discovery log changes). Concurrent calls serialize.
-     * All or nothing: when any step cannot be done (a backend cannot be opened or grown), nothing has changed.
+     * Makes {@code desired} (already validated, cross-checked as a whole by the config module) the server's LUN set,
+     * under the server keys in force: the plan of {@code desired} ({@link ExportPlan}) is diffed against the one
+     * served ({@link PlanDiff}: how each changed key applies comes from the key table) and its steps applied in order
+     * ({@link StepRunner}). Initiators are told as the specs say (unit attentions, AENs, discovery log changes).
+     * Concurrent calls serialize. All or nothing: when a step fails, the steps done are undone and the previous plan
+     * keeps serving. A change that loses data (a RAM / null LUN replaced, a LUN shrunk) is refused NEEDS_FORCE, saying
+     * what would be lost, unless {@code options} force it; a dry run says what would be done and does nothing.
      *
      * @throws ControlException naming the LUN and what refused
      */
-    ApplyResult apply(List<LunConfig> desired) throws ControlException;
+    ApplyResult apply(List<LunConfig> desired, ApplyOptions options) throws ControlException;
+
+    /** {@link #apply(List, ApplyOptions)} without --force: a change that loses data is refused. */
+    default ApplyResult apply(List<LunConfig> desired) throws ControlException {
+        return apply(desired, ApplyOptions.NONE);
+    }
 
     /**
-     * Re-reads the config directory ({@link #configDir()}) through the config module's one validation and
-     * {@link #apply applies} its LUNs — what SIGHUP and an edit under {@code luns.d/} do. A directory that fails
-     * validation changes nothing: its problems are logged one line each ({@code file:line: key: message}) and the
-     * call fails INVALID naming the first problem's LUN and key. Fails UNAVAILABLE without a config directory.
+     * Re-reads the config directory ({@link #configDir()}), {@code blocktarget.yaml} included, through the config
+     * module's one validation and {@link #apply applies} it — what SIGHUP and an edit under {@code luns.d/} do.
+     * Server keys that need a restart are warnings. A directory that fails validation changes nothing: its problems
+     * are logged one line each ({@code file:line: key: message}) and the call fails INVALID naming the first problem's
+     * LUN and key. Fails UNAVAILABLE without a config directory.
      */
-    ApplyResult reload() throws ControlException;
+    ApplyResult reload(ApplyOptions options) throws ControlException;
+
+    /** {@link #reload(ApplyOptions)} without --force. */
+    default ApplyResult reload() throws ControlException {
+        return reload(ApplyOptions.NONE);
+    }
+
+    /**
+     * The configurations of the LUNs the server's plan has, in order: the base an API change computes the desired
+     * list from (LUNs being opened or drained by an apply in progress are not in it).
+     */
+    default List<LunConfig> lunConfigs() {
+        return luns().stream().filter(s -> s.state() != LunPhase.OPENING && s.state() != LunPhase.DRAINING
+                && s.state() != LunPhase.REMOVING).map(LunStatus::config).toList();
+    }
+
+    /**
+     * How to apply.
+     *
+     * @param force  allow a change that loses data (a RAM / null LUN replaced, a LUN shrunk)
+     * @param dryRun say what would be done, do nothing
+     */
+    record ApplyOptions(boolean force, boolean dryRun) {
+        public static final ApplyOptions NONE = new ApplyOptions(false, false);
+        public static final ApplyOptions FORCE = new ApplyOptions(true, false);
+    }
 
     /**
      * The fault rules of LUN {@code name} (issue 11), changed in place at runtime (not written to luns.d); empty when
@@ -58,7 +91,7 @@ public interface ControlPlane {
      * The device state of a LUN of the current snapshot (its trace is switched there); a LUN replaced by a change
      * has a new one. Empty for an unknown LUN, and in control planes that serve no devices.
      */
-    default Optional<io.blocktarget.block.LunState> lunState(String name) {
+    default Optional<io.blocktarget.block.lun.LunState> lunState(String name) {
         return Optional.empty();
     }
 
@@ -79,8 +112,20 @@ public interface ControlPlane {
      * @param config         its configuration (size = the current capacity)
      * @param allocatedBytes backend memory or file space in use (RAM: chunks allocated; file: blocks; null: 0)
      * @param inFlight       commands executing on it now, both protocols
+     * @param state          where it is in its life (a change in progress shows here)
+     * @param lastError      why the last change of it failed (it was undone), until a change of it succeeds
      */
-    record LunStatus(LunConfig config, long allocatedBytes, int inFlight) {
+    record LunStatus(LunConfig config, long allocatedBytes, int inFlight, LunPhase state, Optional<String> lastError) {
+        public LunStatus {
+            java.util.Objects.requireNonNull(config, "config");
+            java.util.Objects.requireNonNull(state, "state");
+            java.util.Objects.requireNonNull(lastError, "lastError");
+        }
+
+        /** An active LUN without an error. */
+        public LunStatus(LunConfig config, long allocatedBytes, int inFlight) {
+            this(config, allocatedBytes, inFlight, LunPhase.ACTIVE, Optional.empty());
+        }
     }
 
     /**
@@ -98,22 +143,65 @@ public interface ControlPlane {
                        Map<String, String> parameters) {
     }
 
-    /** What {@link #apply} changed, by LUN name. */
-    record ApplyResult(List<String> added, List<String> removed, List<String> resized, List<String> replaced,
-                       List<String> retuned) {
-        /** Without knob-only changes ({@code retuned}: same device, sessions kept, initiators told). */
-        public ApplyResult(List<String> added, List<String> removed, List<String> resized, List<String> replaced) {
-            this(added, removed, resized, replaced, List.of());
+    /**
+     * What {@link #apply} changed (or, in a dry run, would change).
+     *
+     * @param changes  every LUN added, removed or changed, with its changed keys and their rules
+     * @param steps    what was done, one line per step, in order
+     * @param warnings what is allowed but worth telling whoever asked (the server logs them too): RAM over the
+     *                 memory budget, a fault rule beyond its LUN, server keys that need a restart
+     * @param dryRun   nothing was done
+     */
+    record ApplyResult(List<PlanDiff.LunChange> changes, List<String> steps, List<String> warnings, boolean dryRun) {
+        public ApplyResult {
+            changes = List.copyOf(changes);
+            steps = List.copyOf(steps);
+            warnings = List.copyOf(warnings);
+        }
+
+        public List<String> added() {
+            return names(PlanDiff.Action.ADDED);
+        }
+
+        public List<String> removed() {
+            return names(PlanDiff.Action.REMOVED);
+        }
+
+        /** Grown or shrunk in place (perhaps with in-place changes besides). */
+        public List<String> resized() {
+            return names(PlanDiff.Action.RESIZED);
+        }
+
+        /** Opened anew: replaced or reopened. */
+        public List<String> replaced() {
+            List<String> both = new java.util.ArrayList<>(names(PlanDiff.Action.REPLACED));
+            both.addAll(names(PlanDiff.Action.REOPENED));
+            return both;
+        }
+
+        /** Changed in place (knobs, fault rules, access): the same device, sessions kept. */
+        public List<String> retuned() {
+            return names(PlanDiff.Action.RETUNED);
+        }
+
+        /** Device and data kept, export moved. */
+        public List<String> reexported() {
+            return names(PlanDiff.Action.REEXPORTED);
         }
 
         public boolean changedNothing() {
-            return added.isEmpty() && removed.isEmpty() && resized.isEmpty() && replaced.isEmpty() && retuned.isEmpty();
+            return changes.isEmpty() && steps.isEmpty();
+        }
+
+        private List<String> names(PlanDiff.Action action) {
+            return changes.stream().filter(c -> c.action() == action).map(PlanDiff.LunChange::lun).toList();
         }
     }
 
     /** A change the server refused; {@code lun} names the LUN, {@code key} the config key when one is to blame. */
     final class ControlException extends Exception {
-        public enum Kind { NOT_FOUND, CONFLICT, INVALID, UNAVAILABLE }
+        /** NEEDS_FORCE: the change loses data (the message says what) and was not forced. */
+        public enum Kind { NOT_FOUND, CONFLICT, INVALID, UNAVAILABLE, NEEDS_FORCE }
 
         private final Kind kind;
         private final String lun;

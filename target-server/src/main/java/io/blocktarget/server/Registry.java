@@ -1,29 +1,24 @@
 package io.blocktarget.server;
 
 import io.blocktarget.block.BlockDevice;
-import io.blocktarget.block.BlockIoException;
 import io.blocktarget.block.ram.MemoryBudget;
 import io.blocktarget.config.BlocktargetConfig;
 import io.blocktarget.config.ConfigException;
 import io.blocktarget.config.ConfigLoader;
 import io.blocktarget.config.ConfigProblem;
-import io.blocktarget.config.DeviceKnobs;
 import io.blocktarget.config.LunConfig;
-import io.blocktarget.config.LunFeatures;
 import io.blocktarget.config.ServerConfig;
 import io.blocktarget.nvme.NvmeSubsystems;
-import io.blocktarget.scsi.LogicalUnitSpec;
 import io.blocktarget.scsi.ScsiTarget;
-import io.blocktarget.scsi.ScsiTargetDevice;
-import io.blocktarget.scsi.ScsiTargetDevices;
+import io.blocktarget.time.Clock;
 import io.blocktarget.transport.iscsi.IscsiTransport;
 
 import java.io.IOException;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
-import java.lang.reflect.RecordComponent;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,49 +26,55 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.UnaryOperator;
 
 /**
- * The runtime registry of LUNs, iSCSI targets and NVMe subsystems (DESIGN §10), and the {@link ControlPlane} the
+ * The runtime registry of LUNs, iSCSI targets and NVMe subsystems (DESIGN §10, §11), and the {@link ControlPlane} the
  * control layer drives.
  *
- * <p>What is exported lives in immutable {@link Snapshot}s behind one volatile reference, replaced as a whole by
- * {@link #apply}; the command-set objects it points to ({@link ScsiTarget}, {@link NvmeSubsystems}) publish their own
- * inventories the same way, so logins, Connects, SendTargets, REPORT LUNS, Identify and every command read whatever
- * is current with one volatile load, and a command keeps the objects it started with (RCU-like: a removed LUN's device
- * is closed only after its {@link io.blocktarget.block.InFlight} count drained to zero).
+ * <p>What is exported lives in immutable {@link Snapshot}s behind one volatile reference — the {@link ExportPlan}
+ * served and the LUNs' devices — replaced as a whole when an apply ends; the command-set objects ({@link ScsiTarget},
+ * {@link NvmeSubsystems}) publish their own inventories the same way, so logins, Connects, SendTargets, REPORT LUNS,
+ * Identify and every command read whatever is current with one volatile load, and a command keeps the objects it
+ * started with (RCU-like: a removed LUN's device is closed only after its {@link io.blocktarget.block.InFlight} count
+ * drained to zero).
  *
- * <p>{@link #apply} runs one at a time (a lock, never taken on an event loop: callers are the control layer's worker
- * threads and the config watcher) and is all-or-nothing: every new backend is opened and every resize done before
- * anything initiators see changes; when one fails, what was opened is closed, what was resized is sized back, and the
- * snapshot stays as it was. Then removals (so a replaced LUN frees its LUN number / NSID), then additions.
+ * <p>Every change — start-up (from the empty plan), reload, SIGHUP, the config watcher, the API — is one path: the
+ * new plan, {@link PlanDiff}, {@link StepRunner}. Applies run one at a time (a lock, never taken on an event loop).
  */
 final class Registry implements ControlPlane {
     private static final Logger LOG = System.getLogger("blocktarget.server");
-    /** How long a removal waits for commands in flight before closing the device under them. */
-    static final long DRAIN_TIMEOUT_SECONDS = 30;
-    /** RFC 7143 §11.9.1 Parameter3 of the logout request sent to sessions of a removed target. */
-    static final int LOGOUT_SECONDS = 2;
 
     /**
      * What is exported at one moment.
      *
-     * @param luns        in config order
-     * @param scsiTargets target name → target device, in first-seen order
+     * @param plan        the plan served
+     * @param luns        the plan's LUNs with their devices, in plan order
+     * @param scsiTargets target name → target device
      */
-    record Snapshot(List<Lun> luns, Map<String, ScsiTarget> scsiTargets) {
+    record Snapshot(ExportPlan plan, List<Lun> luns, Map<String, ScsiTarget> scsiTargets) {
         Snapshot {
+            Objects.requireNonNull(plan, "plan");
             luns = List.copyOf(luns);
             scsiTargets = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(scsiTargets));
         }
 
         Optional<Lun> lun(String name) {
             return luns.stream().filter(l -> l.name().equals(name)).findFirst();
+        }
+
+        /** The same devices under {@code next}, a plan that differs in nothing a step applies. */
+        Snapshot rebase(ExportPlan next) {
+            Map<String, Lun> byName = new LinkedHashMap<>();
+            luns.forEach(l -> byName.put(l.name(), l));
+            List<Lun> rebased = new ArrayList<>();
+            for (LunConfig c : next.luns()) {
+                Lun l = byName.get(c.name());
+                rebased.add(l.config().equals(c) ? l : new Lun(c, l.device(), l.state()));
+            }
+            return new Snapshot(next, rebased, scsiTargets);
         }
     }
 
@@ -83,24 +84,39 @@ final class Registry implements ControlPlane {
         BlockDevice open(LunConfig lun) throws IOException;
     }
 
-    private final ServerConfig serverConfig;
     private final Optional<Path> configDir;
     private final MemoryBudget budget;
-    private final BackendOpener opener;
     private final IscsiTransport iscsi;
     private final NvmeSubsystems nvme;
+    private final UnaryOperator<ServerConfig> overrides;
+    private final LunPhases phases = new LunPhases();
+    private final StepRunner runner;
     private final ReentrantLock applying = new ReentrantLock();
     private volatile Snapshot snapshot;
 
-    Registry(ServerConfig serverConfig, Optional<Path> configDir, MemoryBudget budget, BackendOpener opener,
-             List<Lun> luns, Map<String, ScsiTarget> scsiTargets, IscsiTransport iscsi, NvmeSubsystems nvme) {
-        this.serverConfig = Objects.requireNonNull(serverConfig, "serverConfig");
+    /**
+     * An empty registry: nothing exported until the first {@link #apply(ExportPlan, ApplyOptions)}.
+     *
+     * @param iscsi     null: no iSCSI transport (tests); {@code nvme} likewise
+     * @param overrides applied to the server keys of every reload (the command line's --bind, ports)
+     * @param clock     the server's, for the LUN states it opens
+     */
+    Registry(ServerConfig server, Optional<Path> configDir, MemoryBudget budget, BackendOpener opener,
+             IscsiTransport iscsi, NvmeSubsystems nvme, UnaryOperator<ServerConfig> overrides, Clock clock) {
         this.configDir = Objects.requireNonNull(configDir, "configDir");
         this.budget = Objects.requireNonNull(budget, "budget");
-        this.opener = Objects.requireNonNull(opener, "opener");
         this.iscsi = iscsi;
         this.nvme = nvme;
-        this.snapshot = new Snapshot(luns, scsiTargets);
+        this.overrides = Objects.requireNonNull(overrides, "overrides");
+        this.runner = new StepRunner(Objects.requireNonNull(opener, "opener"), budget, iscsi, nvme, phases,
+                Objects.requireNonNull(clock, "clock"));
+        this.snapshot = new Snapshot(ExportPlan.empty(server), List.of(), Map.of());
+    }
+
+    /** Without command-line overrides. */
+    Registry(ServerConfig server, Optional<Path> configDir, MemoryBudget budget, BackendOpener opener,
+             IscsiTransport iscsi, NvmeSubsystems nvme, Clock clock) {
+        this(server, configDir, budget, opener, iscsi, nvme, UnaryOperator.identity(), clock);
     }
 
     /** The opener the server uses: {@link BlockDevices#open} with the server's budget and file I/O threads. */
@@ -112,16 +128,26 @@ final class Registry implements ControlPlane {
         return snapshot;
     }
 
+    /** The plan served now. */
+    ExportPlan plan() {
+        return snapshot.plan();
+    }
+
     /** True while an apply waits for the one in progress (tests of the serialization). */
     boolean applyWaiting() {
         return applying.hasQueuedThreads();
+    }
+
+    /** Runs before each step of every apply (tests: a step that fails on purpose). */
+    void stepHook(StepRunner.Hook hook) {
+        runner.hook(hook);
     }
 
     // ---- ControlPlane: reads -------------------------------------------------------------------------
 
     @Override
     public ServerConfig serverConfig() {
-        return serverConfig;
+        return snapshot.plan().server();
     }
 
     @Override
@@ -131,27 +157,55 @@ final class Registry implements ControlPlane {
 
     @Override
     public List<LunStatus> luns() {
-        return snapshot.luns().stream().map(Registry::status).toList();
+        Snapshot s = snapshot;
+        List<LunStatus> all = new ArrayList<>(s.luns().stream().map(this::status).toList());
+        phases.outside().forEach((name, e) -> {
+            if (s.lun(name).isEmpty()) {
+                all.add(outsideStatus(e));
+            }
+        });
+        return all;
+    }
+
+    @Override
+    public List<LunConfig> lunConfigs() {
+        return snapshot.plan().luns();
     }
 
     @Override
     public Optional<io.blocktarget.block.fault.LunFaults> faults(String name) {
-        return snapshot.luns().stream().filter(l -> l.name().equals(name)).findFirst().map(l -> l.state().faults());
+        return snapshot.lun(name).map(l -> l.state().faults());
     }
 
     @Override
     public Optional<LunStatus> lun(String name) {
-        return snapshot.lun(name).map(Registry::status);
+        Snapshot s = snapshot;
+        Optional<LunStatus> served = s.lun(name).map(this::status);
+        if (served.isPresent()) {
+            return served;
+        }
+        LunPhases.Entry e = phases.outside().get(name);
+        return e == null ? Optional.empty() : Optional.of(outsideStatus(e));
     }
 
     @Override
-    public Optional<io.blocktarget.block.LunState> lunState(String name) {
+    public Optional<io.blocktarget.block.lun.LunState> lunState(String name) {
         return snapshot.lun(name).map(Lun::state);
     }
 
-    private static LunStatus status(Lun lun) {
-        long allocated = lun.device().allocatedBytes();
-        return new LunStatus(lun.config(), allocated, (int) Math.min(Integer.MAX_VALUE, lun.state().inFlight().count()));
+    private LunStatus status(Lun lun) {
+        return new LunStatus(lun.config(), lun.device().allocatedBytes(), inFlight(lun), phases.phase(lun.name()),
+                phases.lastError(lun.name()));
+    }
+
+    private static LunStatus outsideStatus(LunPhases.Entry e) {
+        LunConfig config = e.outside().orElseThrow();
+        return new LunStatus(config, e.device().map(l -> l.device().allocatedBytes()).orElse(0L),
+                e.device().map(Registry::inFlight).orElse(0), e.phase(), e.lastError());
+    }
+
+    private static int inFlight(Lun lun) {
+        return (int) Math.min(Integer.MAX_VALUE, lun.state().inFlight().count());
     }
 
     @Override
@@ -215,12 +269,13 @@ final class Registry implements ControlPlane {
     // ---- ControlPlane: apply -------------------------------------------------------------------------
 
     /**
-     * Re-reads {@link #configDir()} through {@link ConfigLoader#load} (the one validation) and applies its LUNs.
-     * A directory that fails validation changes nothing: its problems are logged one line each ({@code file:line:
-     * key: message}) and thrown as INVALID naming the first problem's file and key.
+     * Re-reads {@link #configDir()} through {@link ConfigLoader#load} (the one validation), {@code blocktarget.yaml}
+     * included (with the command line's overrides), and applies the plan. A directory that fails validation changes
+     * nothing: its problems are logged one line each ({@code file:line: key: message}) and thrown as INVALID naming
+     * the first problem's file and key.
      */
     @Override
-    public ApplyResult reload() throws ControlException {
+    public ApplyResult reload(ApplyOptions options) throws ControlException {
         Path dir = configDir.orElseThrow(() -> new ControlException(ControlException.Kind.UNAVAILABLE, null, null,
                 "the server was started without --config; there is no directory to reload"));
         BlocktargetConfig loaded;
@@ -233,395 +288,135 @@ final class Registry implements ControlPlane {
             ConfigProblem first = e.problems().getFirst();
             String file = first.file() == null || first.file().getFileName() == null ? null
                     : first.file().getFileName().toString();
-            String lun = file != null && file.endsWith(".yaml") ? file.substring(0, file.length() - 5) : null;
+            String lun = file != null && file.endsWith(".yaml") && !file.equals(ConfigLoader.SERVER_FILE)
+                    ? file.substring(0, file.length() - 5) : null;
             throw new ControlException(ControlException.Kind.INVALID, lun, first.key().isEmpty() ? null : first.key(),
                     "reload of " + dir + " refused, nothing changed: " + e.getMessage());
         }
         loaded.warnings().forEach(w -> LOG.log(Level.WARNING, "reload: " + w));
-        ApplyResult result = apply(loaded.luns());
+        ExportPlan next = ExportPlan.of(overrides.apply(loaded.server()), loaded.luns());
+        ApplyResult result;
+        try {
+            result = apply(next, options);
+        } catch (ControlException e) {
+            if (e.kind() == ControlException.Kind.NEEDS_FORCE) {
+                LOG.log(Level.WARNING, "reload of " + dir + " refused, nothing changed: " + e.getMessage()
+                        + " (blocktarget reload --force)");
+            }
+            throw e;
+        }
         LOG.log(Level.INFO, "reload of " + dir + ": " + describe(result));
         return result;
     }
 
     static String describe(ApplyResult r) {
-        return r.changedNothing() ? "no change" : "added " + r.added() + ", removed " + r.removed() + ", resized "
-                + r.resized() + ", replaced " + r.replaced() + (r.retuned().isEmpty() ? "" : ", retuned " + r.retuned());
+        if (r.changedNothing()) {
+            return "no change";
+        }
+        List<String> parts = new ArrayList<>();
+        for (PlanDiff.LunChange c : r.changes()) {
+            parts.add(c.action().label() + " " + c.lun());
+        }
+        int others = (int) r.steps().stream().filter(s -> !s.contains("LUN ")).count();
+        if (others > 0) {
+            parts.add(others + " target / subsystem / server step(s)");
+        }
+        return String.join(", ", parts);
     }
 
     @Override
-    public ApplyResult apply(List<LunConfig> desired) throws ControlException {
+    public ApplyResult apply(List<LunConfig> desired, ApplyOptions options) throws ControlException {
         applying.lock();
         try {
-            return applyLocked(List.copyOf(desired));
+            return applyLocked(ExportPlan.of(snapshot.plan().server(), List.copyOf(desired)), options, false);
         } finally {
             applying.unlock();
         }
     }
 
-    /** A LUN whose backend this apply opened. */
-    private record Opened(LunConfig config, Lun lun) {
+    /** Makes {@code next} the plan served (reload; the server keys come with it). */
+    ApplyResult apply(ExportPlan next, ApplyOptions options) throws ControlException {
+        applying.lock();
+        try {
+            return applyLocked(next, options, false);
+        } finally {
+            applying.unlock();
+        }
     }
 
-    /** A resize done, with the count to go back to. */
-    private record Resized(Lun before, LunConfig after) {
+    /** Start-up: the server's first plan, applied to the empty one; a failure's message names no "nothing changed". */
+    ApplyResult start(ExportPlan plan) throws ControlException {
+        applying.lock();
+        try {
+            return applyLocked(plan, ApplyOptions.NONE, true);
+        } finally {
+            applying.unlock();
+        }
     }
 
-    private ApplyResult applyLocked(List<LunConfig> desired) throws ControlException {
+    private ApplyResult applyLocked(ExportPlan next, ApplyOptions options, boolean starting) throws ControlException {
         Snapshot current = snapshot;
-        Map<String, Lun> now = new LinkedHashMap<>();
-        current.luns().forEach(l -> now.put(l.name(), l));
-        Map<String, LunConfig> wanted = new LinkedHashMap<>();
-        for (LunConfig c : desired) {
-            if (wanted.put(c.name(), c) != null) {
-                throw new ControlException(ControlException.Kind.CONFLICT, c.name(), null, "LUN " + c.name()
-                        + " is given twice");
+        PlanDiff.Result diff = PlanDiff.of(current.plan(), next);
+        List<String> warnings = new ArrayList<>(diff.warnings());
+        List<String> steps = diff.steps().stream().map(Step::describe).toList();
+        List<Step> lossy = diff.dataLoss();
+        String refusal = lossy.isEmpty() || options.force() ? null : PlanDiff.refusal(lossy, this::facts);
+        if (options.dryRun()) {
+            if (refusal != null) {
+                warnings.add("without --force this is refused: " + refusal);
             }
+            return new ApplyResult(diff.luns(), steps, warnings, true);
         }
-        List<String> added = new ArrayList<>();
-        List<String> removed = new ArrayList<>();
-        List<String> resized = new ArrayList<>();
-        List<String> replaced = new ArrayList<>();
-        List<LunConfig> toOpen = new ArrayList<>();
-        List<Resized> toResize = new ArrayList<>();
-        List<Lun> toRemove = new ArrayList<>();
-        List<String> retuned = new ArrayList<>();
-        List<Resized> toRetune = new ArrayList<>();
-        for (LunConfig c : desired) {
-            Lun old = now.get(c.name());
-            if (old == null) {
-                added.add(c.name());
-                toOpen.add(c);
-            } else if (sameExcept(old.config(), c, Set.of())) {
-                continue;
-            } else if (tunedInPlace(old.config(), c)) {
-                // issue 11: knobs and / or fault rules changed — the device, its data and sessions stay
-                if (!old.config().features().knobs().equals(c.features().knobs())) {
-                    retuned.add(c.name());
-                }
-                toRetune.add(new Resized(old, c));
-            } else if (sameExcept(old.config(), c, Set.of("size")) && c.size() % c.logicalBlockSize() == 0) {
-                resized.add(c.name());
-                toResize.add(new Resized(old, c));
-            } else {
-                replaced.add(c.name());
-                toRemove.add(old);
-                toOpen.add(c);
-            }
+        if (refusal != null) {
+            Step first = lossy.getFirst();
+            throw new ControlException(ControlException.Kind.NEEDS_FORCE, first.subject(), diff.key(first), refusal);
         }
-        for (Lun old : current.luns()) {
-            if (!wanted.containsKey(old.name())) {
-                removed.add(old.name());
-                toRemove.add(old);
-            }
-        }
-        ApplyResult result = new ApplyResult(List.copyOf(added), List.copyOf(removed), List.copyOf(resized),
-                List.copyOf(replaced), List.copyOf(retuned));
-        if (result.changedNothing() && toRetune.isEmpty()) {
+        // at start serve has logged the configuration's own warnings (the memory budget's among them)
+        warnings.stream().filter(w -> !starting || !w.startsWith(ExportPlan.RAM_OVER_BUDGET))
+                .forEach(w -> LOG.log(Level.WARNING, (starting ? "" : "apply: ") + w));
+        ApplyResult result = new ApplyResult(diff.luns(), steps, warnings, false);
+        if (diff.isEmpty()) {
+            snapshot = current.rebase(next);
             return result;
         }
-
-        // 1. Everything that can fail, before anything initiators see changes.
-        checkExports(desired);
-        Map<String, Lun> opened = openAll(toOpen);
-        List<Resized> done = new ArrayList<>();
-        for (Resized r : toResize) {
-            try {
-                resizeDevice(r.before().device(), r.after().blockCount());
-                done.add(r);
-            } catch (ControlException e) {
-                for (Resized back : done.reversed()) {
-                    try {
-                        resizeDevice(back.before().device(), back.before().config().blockCount());
-                    } catch (ControlException again) {
-                        LOG.log(Level.WARNING, "LUN " + back.before().name() + ": cannot size back after a failed apply: "
-                                + again.getMessage());
-                    }
-                }
-                opened.values().forEach(Registry::closeQuietly);
-                throw e;
-            }
+        StepRunner.Outcome outcome;
+        try {
+            outcome = runner.run(current, next, diff.steps());
+        } catch (StepRunner.StepFailure e) {
+            String lun = e.step() instanceof Step.RemoveTarget || e.step() instanceof Step.RemoveSubsystem
+                    || e.step() instanceof Step.SetTargetAccess || e.step() instanceof Step.SetSubsystemAccess
+                    || e.step().subject().isEmpty() ? null : e.step().subject();
+            throw new ControlException(e.kind(), lun, e.key(), e.getMessage() + (starting ? "" : "; nothing changed"));
         }
-
-        // 2. Removals: out of the inventories (new commands refused), then drained, then closed.
-        Map<String, ScsiTarget> targets = new LinkedHashMap<>(current.scsiTargets());
-        List<String> goneTargets = new ArrayList<>();
-        // iSCSI: one inventory swap per target (removals and additions together), below in step 4.
-        Map<String, List<Long>> detachByTarget = new LinkedHashMap<>();
-        Map<String, List<LogicalUnitSpec>> attachByTarget = new LinkedHashMap<>();
-        for (Lun old : toRemove) {
-            old.config().iscsi().ifPresent(e -> detachByTarget.computeIfAbsent(e.target(), t -> new ArrayList<>())
-                    .add((long) e.lun()));
-            if (nvme != null) {
-                old.config().nvme().ifPresent(e -> nvme.detachNamespace(e.subsystem(), e.nsid()));
-            }
+        snapshot = outcome.snapshot();
+        runner.finish(outcome);
+        if (!starting) {
+            LOG.log(Level.INFO, "apply: " + describe(result));
         }
-
-        // 3. Resizes are visible: capacity data / namespace attributes changed.
-        Map<String, Lun> next = new LinkedHashMap<>(now);
-        for (Resized r : toResize) {
-            Lun lun = new Lun(r.after(), r.before().device(), r.before().state());
-            next.put(lun.name(), lun);
-            r.after().iscsi().ifPresent(e -> {
-                ScsiTarget target = targets.get(e.target());
-                if (target != null) {
-                    target.capacityDataChanged(e.lun());
-                }
-            });
-            if (nvme != null) {
-                r.after().nvme().ifPresent(e -> nvme.namespaceChanged(e.subsystem(), e.nsid()));
-            }
-        }
-
-        // 3b. Knob and fault-rule changes: the same device and state under the new config. Knobs: units and
-        // namespaces retuned in place (sessions stay; SCSI unit attention INQUIRY DATA / MODE PARAMETERS CHANGED, NVMe
-        // namespace change). Fault rules from the file: installed in place (runtime-added rules give way to them).
-        for (Resized r : toRetune) {
-            Lun lun = new Lun(r.after(), r.before().device(), r.before().state());
-            next.put(lun.name(), lun);
-            if (!r.before().config().features().knobs().equals(r.after().features().knobs())) {
-                lun.logicalUnit().ifPresent(spec -> {
-                    ScsiTarget target = targets.get(spec.targetName());
-                    if (target != null) {
-                        target.retune(spec);
-                    }
-                });
-                if (nvme != null) {
-                    lun.namespace().ifPresent(nvme::retuneNamespace);
-                }
-                LOG.log(Level.INFO, "LUN " + lun.name() + " retuned (knobs changed; sessions kept)");
-            }
-            if (!r.before().config().features().faults().equals(r.after().features().faults())) {
-                Lun.installFaults(r.before().state(), r.after());
-                LOG.log(Level.INFO, "LUN " + lun.name() + ": fault rules from its file installed ("
-                        + r.after().features().faults().size() + ")");
-            }
-        }
-
-        // 4. Additions (and the new half of replacements).
-        List<String> newTargets = new ArrayList<>();
-        for (LunConfig c : toOpen) {
-            Lun lun = opened.get(c.name());
-            next.put(c.name(), lun);
-            lun.logicalUnit().ifPresent(spec -> attachByTarget.computeIfAbsent(spec.targetName(),
-                    t -> new ArrayList<>()).add(spec));
-            if (nvme != null) {
-                lun.namespace().ifPresent(spec -> nvme.attachNamespace(spec, Set.copyOf(c.access().hosts())));
-            }
-        }
-        java.util.Set<String> touched = new java.util.LinkedHashSet<>(detachByTarget.keySet());
-        touched.addAll(attachByTarget.keySet());
-        for (String name : touched) {
-            List<Long> detach = detachByTarget.getOrDefault(name, List.of());
-            List<LogicalUnitSpec> attach = attachByTarget.getOrDefault(name, List.of());
-            ScsiTarget target = targets.get(name);
-            if (target == null) {
-                targets.put(name, ScsiTargetDevices.createTargets(attach).get(name));
-                newTargets.add(name);
-                continue;
-            }
-            target.change(detach, attach);
-            if (target.isEmpty()) {
-                targets.remove(name);
-                goneTargets.add(name);
-            }
-        }
-        for (String name : removed) {
-            next.remove(name);
-        }
-        List<Lun> ordered = new ArrayList<>();
-        for (LunConfig c : desired) {
-            ordered.add(next.get(c.name()));
-        }
-        if (nvme != null) {
-            // access.hosts is per subsystem (the config checks its LUNs agree): a changed list applies to new Connects
-            TargetServer.hostsBySubsystem(desired).forEach(nvme::allowHosts);
-            desired.stream().flatMap(c -> c.nvme().stream()).map(e -> e.subsystem()).distinct()
-                    .filter(nqn -> !TargetServer.hostsBySubsystem(desired).containsKey(nqn))
-                    .forEach(nqn -> nvme.allowHosts(nqn, Set.of()));
-            // access.dhchap likewise: new keys apply to the next Connect and re-authentication of new queues
-            Map<String, io.blocktarget.nvme.DhchapKeys> keys = TargetServer.dhchapBySubsystem(desired);
-            desired.stream().flatMap(c -> c.nvme().stream()).map(e -> e.subsystem()).distinct()
-                    .forEach(nqn -> nvme.dhchap(nqn, java.util.Optional.ofNullable(keys.get(nqn))));
-            // access.tls likewise (TREQ in the discovery log, the Connect check)
-            NvmeTls.bySubsystem(desired).forEach(nvme::secureChannel);
-            Map<String, io.blocktarget.config.TlsPsk> psks = NvmeTls.pskBySubsystem(desired);
-            desired.stream().flatMap(c -> c.nvme().stream()).map(e -> e.subsystem()).distinct()
-                    .forEach(nqn -> nvme.tlsPsk(nqn, java.util.Optional.ofNullable(psks.get(nqn))));
-        }
-        snapshot = new Snapshot(ordered, targets);
-        if (iscsi != null) {
-            iscsi.targets(List.<ScsiTargetDevice>copyOf(targets.values()), TargetServer.chapByTarget(desired),
-                    TargetServer.initiatorsByTarget(desired),
-                    TargetServer.sessionLimitsByTarget(desired, iscsi.serverSettings()));
-        }
-        for (String gone : goneTargets) {
-            int asked = iscsi == null ? 0 : iscsi.logoutTarget(gone, LOGOUT_SECONDS);
-            LOG.log(Level.INFO, "iSCSI target " + gone + " removed; " + asked + " session(s) asked to log out");
-        }
-        toRemove.forEach(old -> old.state().inFlight().drain());   // all refuse at once, then each is waited for
-        // commands a no-response rule holds would never drain: they end now, as on a pulled disk
-        toRemove.forEach(old -> old.state().faults().holds().release(h -> true));
-        toRemove.forEach(old -> old.state().faults().replace(List.of())); // stalls of its rules end with it
-        for (Lun old : toRemove) {
-            drainAndClose(old);
-        }
-        LOG.log(Level.INFO, "apply: " + describe(result));
         return result;
     }
 
-    /**
-     * The exports of the desired set must fit the wire and each other (the config module checks this for a directory;
-     * an API caller may not have): LUN 0..16383 and NSID 1..FFFFFFFEh, each (target, LUN) and (subsystem, NSID)
-     * once. Checked before anything is opened, so the steps after it cannot fail half way.
-     */
-    private static void checkExports(List<LunConfig> desired) throws ControlException {
-        Map<String, String> claims = new LinkedHashMap<>();
-        for (LunConfig c : desired) {
-            if (c.iscsi().isPresent()) {
-                var e = c.iscsi().get();
-                if (e.lun() < 0 || e.lun() > io.blocktarget.protocol.scsi.ScsiLun.MAX_FLAT_LUN) {
-                    throw new ControlException(ControlException.Kind.INVALID, c.name(), "export.iscsi.lun",
-                            "LUN " + e.lun() + " of " + c.name() + " is outside 0..16383");
-                }
-                String other = claims.putIfAbsent("iscsi " + e.target() + " LUN " + e.lun(), c.name());
-                if (other != null) {
-                    throw new ControlException(ControlException.Kind.CONFLICT, c.name(), "export.iscsi.lun",
-                            "LUN " + e.lun() + " of target " + e.target() + " is taken by " + other);
-                }
-            }
-            if (c.nvme().isPresent()) {
-                var e = c.nvme().get();
-                if (e.nsid() < 1 || e.nsid() > 0xFFFF_FFFEL
-                        || e.subsystem().equals(io.blocktarget.protocol.nvme.DiscoveryLog.DISCOVERY_NQN)) {
-                    throw new ControlException(ControlException.Kind.INVALID, c.name(), "export.nvme.nsid",
-                            "NSID " + e.nsid() + " of " + c.name() + " is outside 1..FFFFFFFEh (or in the discovery subsystem)");
-                }
-                String other = claims.putIfAbsent("nvme " + e.subsystem() + " NSID " + e.nsid(), c.name());
-                if (other != null) {
-                    throw new ControlException(ControlException.Kind.CONFLICT, c.name(), "export.nvme.nsid",
-                            "NSID " + e.nsid() + " of subsystem " + e.subsystem() + " is taken by " + other);
-                }
-            }
+    /** What a refusal tells about LUN {@code name}: its allocated bytes and the sessions on its target / subsystem. */
+    private PlanDiff.Facts facts(String name) {
+        Optional<Lun> lun = snapshot.lun(name);
+        if (lun.isEmpty()) {
+            return new PlanDiff.Facts(0, 0);
         }
-    }
-
-    /** Opens every backend or none: on a failure the ones opened are closed again. */
-    private Map<String, Lun> openAll(List<LunConfig> configs) throws ControlException {
-        Map<String, Lun> opened = new LinkedHashMap<>();
-        for (LunConfig c : configs) {
-            try {
-                opened.put(c.name(), new Lun(c, opener.open(c), Lun.stateFor(c)));
-            } catch (IOException | RuntimeException e) {
-                opened.values().forEach(Registry::closeQuietly);
-                throw new ControlException(ControlException.Kind.UNAVAILABLE, c.name(), "backend",
-                        "cannot open the " + c.backend().configName() + " backend of LUN " + c.name() + ": "
-                                + e.getMessage() + "; nothing changed");
-            }
-        }
-        return opened;
-    }
-
-    private static void resizeDevice(BlockDevice device, long blockCount) throws ControlException {
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        device.resize(blockCount, (ignored, failure) -> {
-            if (failure != null) {
-                done.completeExceptionally(failure);
-            } else {
-                done.complete(null);
-            }
-        });
-        try {
-            done.get(DRAIN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-        } catch (ExecutionException e) {
-            String why = e.getCause() instanceof BlockIoException b ? b.getMessage() : String.valueOf(e.getCause());
-            throw new ControlException(ControlException.Kind.UNAVAILABLE, device.name(), "size",
-                    "cannot resize LUN " + device.name() + " to " + blockCount + " blocks: " + why + "; nothing changed");
-        } catch (TimeoutException e) {
-            throw new ControlException(ControlException.Kind.UNAVAILABLE, device.name(), "size",
-                    "resize of LUN " + device.name() + " did not complete in " + DRAIN_TIMEOUT_SECONDS + " s");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new ControlException(ControlException.Kind.UNAVAILABLE, device.name(), "size", "interrupted");
-        }
-    }
-
-    /** Waits for the commands in flight on a removed LUN, then closes its device (RAM: memory back to the budget). */
-    private static void drainAndClose(Lun lun) {
-        try {
-            lun.state().inFlight().drain().get(DRAIN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-        } catch (TimeoutException e) {
-            LOG.log(Level.WARNING, "LUN " + lun.name() + ": " + lun.state().inFlight().count() + " command(s) still in"
-                    + " flight after " + DRAIN_TIMEOUT_SECONDS + " s; closing the device under them (they fail)");
-        } catch (ExecutionException e) {
-            LOG.log(Level.WARNING, "LUN " + lun.name() + ": drain failed: " + e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        closeQuietly(lun);
-        LOG.log(Level.INFO, "LUN " + lun.name() + " removed");
-    }
-
-    private static void closeQuietly(Lun lun) {
-        try {
-            lun.device().close();
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "closing LUN " + lun.name() + ": " + e);
-        }
+        LunConfig c = lun.get().config();
+        Set<String> exports = new HashSet<>();
+        c.iscsi().ifPresent(e -> exports.add(e.target()));
+        c.nvme().ifPresent(e -> exports.add(e.subsystem()));
+        int sessions = (int) sessions().stream().filter(s -> exports.contains(s.target())).count();
+        return new PlanDiff.Facts(lun.get().device().allocatedBytes(), sessions);
     }
 
     /** Closes every device of the current snapshot (server stop). */
     void closeAll() {
         applying.lock();
         try {
-            snapshot.luns().forEach(Registry::closeQuietly);
+            snapshot.luns().forEach(StepRunner::closeQuietly);
         } finally {
             applying.unlock();
         }
-    }
-
-    /**
-     * Whether {@code a} and {@code b} differ only in their knobs ({@code commands:}, {@code limits:}, {@code
-     * rotational:}, {@code identity:}): a change the command sets apply to the open device in place.
-     */
-    static boolean knobsOnly(LunConfig a, LunConfig b) {
-        return sameExcept(a, b, Set.of("features"))
-                && a.features().withKnobs(b.features().knobs()).equals(b.features())
-                && !a.features().knobs().equals(b.features().knobs());
-    }
-
-    /** Whether only the {@code faults:} list differs: rules change in place, the device is not reopened. */
-    static boolean onlyFaultsDiffer(LunConfig a, LunConfig b) {
-        return sameExcept(a, b, Set.of("features"))
-                && a.features().withFaults(List.of()).equals(b.features().withFaults(List.of()))
-                && !a.features().faults().equals(b.features().faults());
-    }
-
-    /** Knobs and / or fault rules differ, nothing else: applied in place (retune, install rules). */
-    static boolean tunedInPlace(LunConfig a, LunConfig b) {
-        LunFeatures fa = a.features().withKnobs(DeviceKnobs.DEFAULTS).withFaults(List.of());
-        LunFeatures fb = b.features().withKnobs(DeviceKnobs.DEFAULTS).withFaults(List.of());
-        return sameExcept(a, b, Set.of("features")) && fa.equals(fb) && !a.features().equals(b.features());
-    }
-
-    /**
-     * Equal in every config key but {@code except} (and {@code source}: where the config was read from — a file
-     * moved, or an API edit, is no change). Compares record components, so keys the config module adds later take
-     * part without this code knowing them.
-     */
-
-    static boolean sameExcept(LunConfig a, LunConfig b, Set<String> except) {
-        for (RecordComponent component : LunConfig.class.getRecordComponents()) {
-            if (component.getName().equals("source") || except.contains(component.getName())) {
-                continue;
-            }
-            try {
-                if (!Objects.equals(component.getAccessor().invoke(a), component.getAccessor().invoke(b))) {
-                    return false;
-                }
-            } catch (ReflectiveOperationException e) {
-                throw new IllegalStateException("LunConfig." + component.getName() + " unreadable", e);
-            }
-        }
-        return true;
     }
 }

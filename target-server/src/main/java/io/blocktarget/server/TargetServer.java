@@ -1,23 +1,16 @@
 package io.blocktarget.server;
 
-import io.blocktarget.block.BlockDevice;
 import io.blocktarget.block.file.UringFileBlockDevice;
 import io.blocktarget.block.ram.MemoryBudget;
 import io.blocktarget.config.BlocktargetConfig;
-import io.blocktarget.config.LunConfig;
 import io.blocktarget.config.ServerConfig;
-import io.blocktarget.nvme.NamespaceSpec;
 import io.blocktarget.nvme.NvmeLimits;
 import io.blocktarget.nvme.NvmePort;
 import io.blocktarget.nvme.NvmeSubsystems;
-import io.blocktarget.scsi.LogicalUnitSpec;
-import io.blocktarget.scsi.ScsiTarget;
-import io.blocktarget.scsi.ScsiTargetDevices;
-import io.blocktarget.transport.iscsi.Chap;
+import io.blocktarget.time.SystemClock;
 import io.blocktarget.transport.iscsi.IscsiSettings;
 import io.blocktarget.transport.iscsi.IscsiTransport;
 import io.blocktarget.transport.nvmetcp.NvmeTcpTransport;
-import io.blocktarget.transport.nvmetcp.VertxNvmeScheduler;
 import io.vertx.core.Handler;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -27,13 +20,11 @@ import io.vertx.core.net.NetServerOptions;
 import io.vertx.core.net.NetSocket;
 import io.vertx.core.transport.Transport;
 
-import java.io.IOException;
 import java.nio.file.Path;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -45,6 +36,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
 
 /**
  * The server's lifecycle: opens every LUN's backend, starts one Vert.x instance with an event loop
@@ -55,6 +47,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class TargetServer {
     private static final Logger LOG = System.getLogger("blocktarget.server");
     private static final long CLOSE_TIMEOUT_SECONDS = 30;
+    /** Numbers the servers of this JVM: their threads' names say which one they serve. */
+    private static final AtomicInteger SERVERS = new AtomicInteger();
 
     /** Lifecycle (DESIGN §7: one state enum, one checked transition). */
     public enum State {
@@ -83,8 +77,8 @@ public final class TargetServer {
     private boolean uringLoops;
     /** Where O_DIRECT / block device LUNs do their I/O, when the config has any. */
     private Optional<String> fileIo = Optional.empty();
-    /** The LUNs opened at start; from RUNNING on, {@link #registry} owns them. */
-    private final List<Lun> luns = new ArrayList<>();
+    /** What the configuration says beyond blocktarget.yaml (the command line's --bind, ports): kept on reload. */
+    private final UnaryOperator<ServerConfig> overrides;
     private Registry registry;
     private final List<Portal> portals = new ArrayList<>();
     private volatile State state = State.NEW;
@@ -92,7 +86,12 @@ public final class TargetServer {
     private ExecutorService fileIoExecutor;
     private Vertx vertx;
     private IscsiTransport iscsi;
+    private NvmeSubsystems nvme;
     private NvmeTcpTransport nvmeTcp;
+    /** "btN-": the start of this server's thread names (short: top and ps show 15 bytes of a name). */
+    private final String threadPrefix = "bt" + SERVERS.incrementAndGet() + "-";
+    /** The server's one clock (DESIGN §11): every timer of its transports, command sets and LUNs. */
+    private final SystemClock clock = new SystemClock(threadPrefix + "timer");
 
     public TargetServer(BlocktargetConfig config) {
         this(config, Optional.empty());
@@ -100,8 +99,17 @@ public final class TargetServer {
 
     /** @param configDir the directory {@code config} was loaded from, which {@link ControlPlane#reload} re-reads */
     public TargetServer(BlocktargetConfig config, Optional<Path> configDir) {
+        this(config, configDir, UnaryOperator.identity());
+    }
+
+    /**
+     * @param overrides what the command line changes in the server keys of {@code config} ({@code --bind}, ports);
+     *                  applied again to {@code blocktarget.yaml} at every reload, so the command line keeps winning
+     */
+    public TargetServer(BlocktargetConfig config, Optional<Path> configDir, UnaryOperator<ServerConfig> overrides) {
         this.config = config;
         this.configDir = configDir;
+        this.overrides = overrides;
         this.eventLoops = config.server().eventLoopCount();
     }
 
@@ -111,7 +119,7 @@ public final class TargetServer {
 
     /** The LUNs now exported (the registry's current snapshot), in config order; valid once running. */
     public List<Lun> luns() {
-        return registry != null ? registry.snapshot().luns() : List.copyOf(luns);
+        return registry != null ? registry.snapshot().luns() : List.of();
     }
 
     /** What the control layer drives: the registry of LUNs, targets and subsystems; valid once running. */
@@ -152,12 +160,27 @@ public final class TargetServer {
         return vertx != null && vertx.isNativeTransportEnabled();
     }
 
-    /** Opens backends and portals; on failure everything opened so far is closed again. */
+    /**
+     * Starts the event loops and the transports with nothing exported, applies the configuration's {@link ExportPlan}
+     * to them — start-up is "apply the plan to an empty server", the path every later change takes — then opens the
+     * portals. On failure everything opened so far is closed again.
+     */
     public synchronized void start() throws ServerStartException {
         transitionTo(State.STARTING);
         try {
-            openBackends();
+            ExportPlan plan = plan(config);
+            memoryBudget = new MemoryBudget(config.server().memoryBudget());
+            fileIoExecutor = Executors.newFixedThreadPool(
+                    Math.max(2, Runtime.getRuntime().availableProcessors()), daemonThreads(threadPrefix + "file-io-"));
             startVertx();
+            createTransports();
+            try {
+                registry.start(plan);
+            } catch (ControlPlane.ControlException e) {
+                String where = e.lun() == null ? "" : plan.lun(e.lun())
+                        .map(l -> (l.source() != null ? l.source().toString() : l.name()) + ": ").orElse("");
+                throw new ServerStartException(where + e.getMessage(), e);
+            }
             openPortals();
         } catch (ServerStartException e) {
             stop();
@@ -166,23 +189,18 @@ public final class TargetServer {
         transitionTo(State.RUNNING);
     }
 
-    private void openBackends() throws ServerStartException {
-        ServerConfig server = config.server();
-        memoryBudget = new MemoryBudget(server.memoryBudget());
-        fileIoExecutor = Executors.newFixedThreadPool(
-                Math.max(2, Runtime.getRuntime().availableProcessors()), daemonThreads("blocktarget-file-io-"));
-        for (LunConfig lunConfig : config.luns()) {
-            try {
-                BlockDevice device = BlockDevices.open(lunConfig, memoryBudget, fileIoExecutor);
-                luns.add(new Lun(lunConfig, device, Lun.stateFor(lunConfig)));
-            } catch (IOException | RuntimeException e) {
-                String where = lunConfig.source() != null ? lunConfig.source().toString() : lunConfig.name();
-                throw new ServerStartException(where + ": cannot open the " + lunConfig.backend().configName()
-                        + " backend of LUN " + lunConfig.name() + ": " + e.getMessage(), e);
-            }
+    private static ExportPlan plan(BlocktargetConfig config) throws ServerStartException {
+        try {
+            return ExportPlan.of(config);
+        } catch (ControlPlane.ControlException e) {   // the config module validated it: not expected
+            throw new ServerStartException((e.lun() == null ? "" : "LUN " + e.lun() + ": ") + e.getMessage(), e);
         }
     }
 
+    /** The server's current plan (the configuration it serves, server keys included); valid once running. */
+    public ExportPlan plan() {
+        return registry.plan();
+    }
     private void startVertx() {
         VertxOptions options = new VertxOptions()
                 .setPreferNativeTransport(true)
@@ -230,133 +248,30 @@ public final class TargetServer {
         }
     }
 
+    /**
+     * The transports with nothing to serve yet, and the registry over them. The iSCSI portal list and the NVMe port
+     * are server keys that need a restart; every target, subsystem and access setting comes with the plan.
+     */
+    private void createTransports() {
+        ServerConfig server = config.server();
+        String bind = server.bindAddress();
+        IscsiSettings iscsiSettings = IscsiSettings.defaults().withPortals(server.iscsiPort() == 0 ? List.of()
+                : List.of(new Portal(Portal.Service.ISCSI, bind, server.iscsiPort()).address()));
+        iscsi = IscsiTransport.create(vertx, List.of(), iscsiSettings, clock);
+        List<NvmePort> nvmePorts = server.nvmePort() == 0 ? List.of() : List.of(new NvmePort(1, bind, server.nvmePort()));
+        NvmeSubsystems subsystems = NvmeSubsystems.of(List.of(), nvmePorts, NvmeLimits.DEFAULT, clock, Map.of());
+        nvme = subsystems;
+        nvmeTcp = NvmeTcpTransport.create(vertx, subsystems, NvmeLimits.DEFAULT);
+        registry = new Registry(server, configDir, memoryBudget,
+                Registry.opener(memoryBudget, fileIoExecutor), iscsi, subsystems, overrides, clock);
+    }
+
     private void openPortals() throws ServerStartException {
         ServerConfig server = config.server();
         String bind = server.bindAddress();
-
-        List<LogicalUnitSpec> units = new ArrayList<>();
-        List<NamespaceSpec> namespaces = new ArrayList<>();
-        for (Lun lun : luns) {
-            lun.logicalUnit().ifPresent(units::add);
-            lun.namespace().ifPresent(namespaces::add);
-        }
-        IscsiSettings iscsiSettings = IscsiSettings.defaults()
-                .withPortals(server.iscsiPort() == 0 ? List.of() : List.of(new Portal(Portal.Service.ISCSI, bind, server.iscsiPort()).address()))
-                .withChap(chapByTarget(config.luns()))
-                .withInitiators(initiatorsByTarget(config.luns()))
-                .withDiscoveryChap(server.discoveryChap().map(TargetServer::chap));
-        iscsiSettings = iscsiSettings.withSessionLimits(sessionLimitsByTarget(config.luns(), iscsiSettings));
-        Map<String, ScsiTarget> scsiTargets = ScsiTargetDevices.createTargets(units);
-        iscsi = IscsiTransport.create(vertx, List.copyOf(scsiTargets.values()), iscsiSettings);
-        List<NvmePort> nvmePorts = server.nvmePort() == 0 ? List.of() : List.of(new NvmePort(1, bind, server.nvmePort()));
-        NvmeSubsystems subsystems = NvmeSubsystems.of(namespaces, nvmePorts, NvmeLimits.DEFAULT,
-                new VertxNvmeScheduler(vertx), hostsBySubsystem(config.luns()));
-        dhchapBySubsystem(config.luns()).forEach((nqn, keys) -> subsystems.dhchap(nqn, Optional.of(keys)));
-        NvmeTls.bySubsystem(config.luns()).forEach(subsystems::secureChannel);
-        NvmeTls.pskBySubsystem(config.luns()).forEach((nqn, psk) -> subsystems.tlsPsk(nqn, Optional.of(psk)));
-        nvmeTcp = NvmeTcpTransport.create(vertx, subsystems, NvmeLimits.DEFAULT);
-        registry = new Registry(server, configDir, memoryBudget, Registry.opener(memoryBudget, fileIoExecutor), luns,
-                scsiTargets, iscsi, subsystems);
-
         listen(Portal.Service.ISCSI, bind, server.iscsiPort(), iscsi::accept);
         listen(Portal.Service.NVME_TCP, bind, server.nvmePort(), socket -> nvmeTcp.accept(socket, false));
         listen(Portal.Service.NVME_DISCOVERY, bind, server.discoveryPort(), socket -> nvmeTcp.accept(socket, true));
-    }
-
-    /**
-     * CHAP credentials per iSCSI target name (RFC 7143 §12.1.3). The config guarantees that every LUN of one target
-     * declares the same {@code access.chap}, so the first LUN of a target speaks for all of them.
-     */
-    static Map<String, Chap> chapByTarget(List<LunConfig> luns) {
-        Map<String, Chap> chap = new LinkedHashMap<>();
-        for (LunConfig lun : luns) {
-            lun.iscsi().ifPresent(e -> lun.access().chap().ifPresent(c -> chap.putIfAbsent(e.target(),
-                    new Chap(c.user(), c.secret(), c.mutualUser(), c.mutualSecret()))));
-        }
-        return chap;
-    }
-
-    /**
-     * Each iSCSI target's session values from its LUN files' {@code session:} keys (the config makes the LUNs of one
-     * target agree), the server's {@code defaults} where a key is absent; targets without any are left out.
-     */
-    static Map<String, IscsiSettings.SessionLimits> sessionLimitsByTarget(List<LunConfig> luns,
-                                                                          IscsiSettings defaults) {
-        Map<String, IscsiSettings.SessionLimits> limits = new LinkedHashMap<>();
-        for (LunConfig lun : luns) {
-            io.blocktarget.config.DeviceKnobs k = lun.features().knobs();
-            boolean any = java.util.Arrays.stream(io.blocktarget.config.DeviceKnobs.Session.values())
-                    .anyMatch(s -> !s.isNvme() && k.session(s).isPresent());
-            if (any) {
-                lun.iscsi().ifPresent(e -> limits.putIfAbsent(e.target(), new IscsiSettings.SessionLimits(
-                        session(k, io.blocktarget.config.DeviceKnobs.Session.MAX_RECV_DATA_SEGMENT_LENGTH,
-                                defaults.maxRecvDataSegmentLength()),
-                        session(k, io.blocktarget.config.DeviceKnobs.Session.MAX_BURST_LENGTH,
-                                defaults.maxBurstLength()),
-                        session(k, io.blocktarget.config.DeviceKnobs.Session.FIRST_BURST_LENGTH,
-                                defaults.firstBurstLength()),
-                        session(k, io.blocktarget.config.DeviceKnobs.Session.QUEUE_DEPTH, defaults.queueDepth()))));
-            }
-        }
-        return limits;
-    }
-
-    private static int session(io.blocktarget.config.DeviceKnobs knobs, io.blocktarget.config.DeviceKnobs.Session key,
-                               int fallback) {
-        return knobs.session(key).map(Long::intValue).orElse(fallback);
-    }
-
-    /** Allowed InitiatorNames per iSCSI target name; targets without {@code access.initiators} are left out (any). */
-    static Map<String, Set<String>> initiatorsByTarget(List<LunConfig> luns) {
-        Map<String, Set<String>> initiators = new LinkedHashMap<>();
-        for (LunConfig lun : luns) {
-            if (!lun.access().initiators().isEmpty()) {
-                lun.iscsi().ifPresent(e -> initiators.putIfAbsent(e.target(), Set.copyOf(lun.access().initiators())));
-            }
-        }
-        return initiators;
-    }
-
-    private static Chap chap(io.blocktarget.config.ChapConfig c) {
-        return new Chap(c.user(), c.secret(), c.mutualUser(), c.mutualSecret());
-    }
-
-    /** DH-HMAC-CHAP keys per NVM subsystem NQN ({@code access.dhchap}); subsystems without are left out. */
-    static Map<String, io.blocktarget.nvme.DhchapKeys> dhchapBySubsystem(List<LunConfig> luns) {
-        Map<String, io.blocktarget.nvme.DhchapKeys> keys = new LinkedHashMap<>();
-        for (LunConfig lun : luns) {
-            lun.access().dhchap().ifPresent(d -> lun.nvme().ifPresent(e -> keys.putIfAbsent(e.subsystem(),
-                    dhchapKeys(d))));
-        }
-        return keys;
-    }
-
-    /** Per host NQN: its host key (own or the file's key for every host) with its controller key, if any. */
-    static io.blocktarget.nvme.DhchapKeys dhchapKeys(io.blocktarget.config.DhchapConfig d) {
-        Map<String, io.blocktarget.nvme.DhchapKeys.HostKeys> hosts = new LinkedHashMap<>();
-        for (String host : d.namedHosts()) {
-            d.hostSecret(host).ifPresent(h -> hosts.put(host, new io.blocktarget.nvme.DhchapKeys.HostKeys(key(h),
-                    d.ctrlSecret(host).map(TargetServer::key))));
-        }
-        Optional<io.blocktarget.nvme.DhchapKeys.HostKeys> others = d.host().others().map(h ->
-                new io.blocktarget.nvme.DhchapKeys.HostKeys(key(h), d.ctrl()
-                        .flatMap(io.blocktarget.config.DhchapSecrets::others).map(TargetServer::key)));
-        return new io.blocktarget.nvme.DhchapKeys(hosts, others);
-    }
-
-    private static io.blocktarget.nvme.DhchapKeys.Key key(io.blocktarget.config.DhchapSecret secret) {
-        return new io.blocktarget.nvme.DhchapKeys.Key(secret.transform(), secret.key());
-    }
-
-    /** Allowed host NQNs per NVM subsystem NQN; subsystems without {@code access.hosts} are left out (any host). */
-    static Map<String, Set<String>> hostsBySubsystem(List<LunConfig> luns) {
-        Map<String, Set<String>> hosts = new LinkedHashMap<>();
-        for (LunConfig lun : luns) {
-            if (!lun.access().hosts().isEmpty()) {
-                lun.nvme().ifPresent(e -> hosts.putIfAbsent(e.subsystem(), Set.copyOf(lun.access().hosts())));
-            }
-        }
-        return hosts;
     }
 
     private void listen(Portal.Service service, String host, int port, Handler<NetSocket> handler)
@@ -408,14 +323,6 @@ public final class TargetServer {
         }
         if (registry != null) {
             registry.closeAll(); // file backends flush here; waits for an apply in progress
-        } else {
-            for (Lun lun : luns) {
-                try {
-                    lun.device().close();
-                } catch (RuntimeException e) {
-                    LOG.log(Level.WARNING, "closing LUN " + lun.name() + ": " + e);
-                }
-            }
         }
         if (fileIoExecutor != null) {
             fileIoExecutor.shutdown();
@@ -427,6 +334,10 @@ public final class TargetServer {
                 Thread.currentThread().interrupt();
             }
         }
+        if (nvme != null) {
+            nvme.close(); // DH-HMAC-CHAP threads
+        }
+        clock.close(); // the timer thread; the event loops' timers ended with Vert.x
         transitionTo(State.STOPPED);
     }
 

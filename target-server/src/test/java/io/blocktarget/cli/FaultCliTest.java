@@ -31,17 +31,17 @@ class FaultCliTest extends ControlCliHarness {
         assertThat(run("fault", "list", "ram-4k")).isZero();
         assertThat(out.toString()).contains("nvme-status=3/02 nvme-dnr=true nvme-crd=1 -> status");
         assertThat(run("fault", "add", "ram-4k", "--action", "status", "--set", "sense=3/11/00",
-                "--set", "nvme-dnr=false")).isEqualTo(1);
+                "--set", "nvme-dnr=false")).isEqualTo(2);
         assertThat(err.toString()).contains("only with nvme-status");
     }
 
     @Test
-    void setPassesAnyKeyAndRefusalsAreExit1() {
+    void setPassesAnyKeyAndRefusalsAreExit2() {
         assertThat(run("fault", "add", "ram-4k", "--action", "status", "--set", "sense=3/11/00",
                 "--set", "nvme-status=2/81", "--trigger", "first", "--count", "2")).as(err.toString()).isZero();
-        assertThat(run("fault", "add", "ram-4k", "--action", "status")).isEqualTo(1);
+        assertThat(run("fault", "add", "ram-4k", "--action", "status")).isEqualTo(2);
         assertThat(err.toString()).contains("status needs sense, nvme-status or both");
-        assertThat(run("fault", "rm", "ram-4k", "nope")).isEqualTo(1);
+        assertThat(run("fault", "rm", "ram-4k", "nope")).isEqualTo(2);
         assertThat(run("fault", "add", "ram-4k")).as("no --action").isEqualTo(2);
         assertThat(run("fault")).isEqualTo(2);
     }

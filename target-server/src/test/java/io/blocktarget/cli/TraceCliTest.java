@@ -1,7 +1,7 @@
 package io.blocktarget.cli;
 
 import io.blocktarget.block.IoKind;
-import io.blocktarget.block.LunState;
+import io.blocktarget.block.lun.LunState;
 import io.blocktarget.block.trace.TraceRecord;
 import io.blocktarget.block.trace.Tracer;
 import io.vertx.core.json.JsonObject;
@@ -46,12 +46,39 @@ class TraceCliTest extends ControlCliHarness {
     }
 
     @Test
+    void lastNPrintsOnlyTheNewestN() throws Exception {
+        assertThat(run("trace", "ram-16k", "--on", "--ring", "16")).isZero();
+        Tracer tracer = plane.lunState("ram-16k").map(LunState::tracer).orElseThrow();
+        for (int i = 0; i < 20; i++) {   // the ring keeps the newest 16
+            tracer.record(1000L * i, TraceRecord.Protocol.NVME, "h", "cntlid 1", 1, i, 0x02, "Read", IoKind.READ, i,
+                    1, 0, 1, "SUCCESS", true, -1, -1, -1, 0, 0, false);
+        }
+        assertThat(run("trace", "ram-16k", "--last", "3", "--json")).as(err.toString()).isZero();
+        assertThat(out.toString().lines().map(JsonObject::new).map(j -> j.getLong("tag"))).containsExactly(17L, 18L,
+                19L);
+        assertThat(run("trace", "ram-16k", "-n", "1")).isZero();
+        assertThat(out.toString().lines()).singleElement().asString().contains("cid 19");
+        assertThat(run("trace", "ram-16k", "--last", "0")).isZero();
+        assertThat(out.toString()).isEmpty();
+        assertThat(run("trace", "ram-16k", "--last", "1000", "--json")).isZero();
+        assertThat(out.toString().lines()).hasSize(16);
+        assertThat(run("trace", "ram-16k")).isZero();
+        assertThat(out.toString().lines()).as("without --last: all the ring holds").hasSize(16);
+        assertThat(run("trace", "ram-16k", "--last", "-1")).isEqualTo(2);
+        assertThat(err.toString()).contains("--last -1: allowed: 0 or more commands");
+        assertThat(run("trace", "ram-16k", "--last", "3", "--stats")).isEqualTo(2);
+        var bad = fixture.client.get("/v1/luns/ram-16k/trace?last=x");
+        assertThat(bad.status()).isEqualTo(400);
+        assertThat(bad.json().getString("field")).isEqualTo("last");
+    }
+
+    @Test
     void refusalsAndUsage() {
-        assertThat(run("trace", "nope")).isEqualTo(1);
+        assertThat(run("trace", "nope")).isEqualTo(2);
         assertThat(err.toString()).contains("nope");
-        assertThat(run("trace", "ram-4k")).isEqualTo(1);
+        assertThat(run("trace", "ram-4k")).isEqualTo(2);
         assertThat(err.toString()).contains("has not been traced");
-        assertThat(run("trace", "ram-4k", "--on", "--ring", "1000")).isEqualTo(1);
+        assertThat(run("trace", "ram-4k", "--on", "--ring", "1000")).isEqualTo(2);
         assertThat(err.toString()).contains("ring: 1000 is not a power of two");
         assertThat(run("trace", "ram-4k", "--on", "--off")).isEqualTo(2);
         assertThat(run("trace", "ram-4k", "--ring", "64")).isEqualTo(2);

@@ -100,6 +100,19 @@ class ControlApiTest {
                 .isEqualTo("nqn.2026-11.io.blocktarget:ram-16k");
     }
 
+    /** status.caveats: what a command set recorded in the LUN's state about what its hosts see (empty: nothing). */
+    @Test
+    void caveatsShowWhatHostsOfOneProtocolSeeDifferently() throws Exception {
+        start(Optional.empty());
+        assertThat(fixture.get("/v1/luns/ram-4k").json().getJsonObject("status").getJsonObject("caveats")).isEmpty();
+        plane.lunState("ram-4k").orElseThrow().caveat("nvme", "NVMe hosts see physical block size 4096");
+        JsonObject shown = fixture.get("/v1/luns/ram-4k").json().getJsonObject("status").getJsonObject("caveats");
+        assertThat(shown.getMap()).containsExactly(java.util.Map.entry("nvme", "NVMe hosts see physical block size 4096"));
+        JsonObject listed = fixture.get("/v1/luns").json().getJsonArray("luns").getJsonObject(1);
+        assertThat(listed.getString("name")).isEqualTo("ram-4k");
+        assertThat(listed.getJsonObject("status").getJsonObject("caveats").getString("nvme")).contains("4096");
+    }
+
     @Test
     void addShowResizePatchRemove() throws Exception {
         start(Optional.empty());
@@ -121,16 +134,26 @@ class ControlApiTest {
         assertThat(resized.json().getJsonObject("status").getLong("size-bytes")).isEqualTo(2L << 30);
         assertThat(plane.lunConfigs().getLast().size()).isEqualTo(2L << 30);
 
-        Response patched = fixture.call(HttpMethod.PATCH, "/v1/luns/t16",
+        // read-only replaces the device: a RAM LUN's data would be lost, so it needs ?force=true
+        Response refused = fixture.call(HttpMethod.PATCH, "/v1/luns/t16",
+                new JsonObject("{\"read-only\": true, \"export\": {\"iscsi\": false}}"));
+        assertProblem(refused, 409, "read-only");
+        assertThat(refused.json().getString("detail")).isEqualTo("replaces LUN t16: its 2 GiB RAM data (4 KiB"
+                + " allocated) is lost; give --force");
+        assertThat(refused.json().getString("type")).isEqualTo("urn:blocktarget:problem:needs-force");
+        assertThat(plane.lunConfigs().getLast().readOnly()).isFalse();
+        Response patched = fixture.call(HttpMethod.PATCH, "/v1/luns/t16?force=true",
                 new JsonObject("{\"read-only\": true, \"export\": {\"iscsi\": false}}"));
         assertThat(patched.status()).as(patched.body()).isEqualTo(200);
+        assertThat(patched.json().getJsonObject("applied").getJsonArray("changes").getJsonObject(0).getString("rule"))
+                .isEqualTo("replace");
         LunConfig lun = plane.lunConfigs().getLast();
         assertThat(lun.readOnly()).isTrue();
         assertThat(lun.iscsi()).isEmpty();
         assertThat(lun.size()).isEqualTo(2L << 30);
         assertThat(lun.nvme().orElseThrow().uuid()).isPresent();
 
-        Response unset = fixture.call(HttpMethod.PATCH, "/v1/luns/t16", new JsonObject("{\"read-only\": null}"));
+        Response unset = fixture.call(HttpMethod.PATCH, "/v1/luns/t16?force", new JsonObject("{\"read-only\": null}"));
         assertThat(unset.status()).isEqualTo(200);
         assertThat(plane.lunConfigs().getLast().readOnly()).isFalse();
 
@@ -404,7 +427,7 @@ class ControlApiTest {
     @Test
     void concurrentAddsAreSerializedAndNoneIsLost() throws Exception {
         start(Optional.empty());
-        plane.applyDelay(20);
+        plane.watchForOverlap(20);
         List<CompletableFuture<Response>> calls = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
             String body = "{\"name\": \"c" + i + "\", \"backend\": \"null\", \"size\": \"1GiB\", \"export\": {\"nvme\":"

@@ -4,13 +4,13 @@ import io.blocktarget.config.BackendKind;
 import io.blocktarget.config.LunConfig;
 import io.blocktarget.config.ServerConfig;
 import io.blocktarget.server.ControlPlane;
+import io.blocktarget.server.ExportPlan;
+import io.blocktarget.server.PlanDiff;
+import io.blocktarget.server.Step;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -29,7 +29,9 @@ public final class InMemoryControlPlane implements ControlPlane {
     private final AtomicInteger concurrent = new AtomicInteger();
     private volatile int maxConcurrent;
     private volatile ControlException refuseNext;
-    private volatile long applyDelayMillis;
+    private volatile long overlapWindowMillis;
+    /** Signalled when an apply starts while another runs: what {@link #watchForOverlap} waits for. */
+    private final Object overlap = new Object();
     private final java.util.Map<String, io.blocktarget.block.fault.LunFaults> faults =
             new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -39,17 +41,17 @@ public final class InMemoryControlPlane implements ControlPlane {
         this.luns = List.copyOf(luns);
     }
 
-    private final java.util.Map<String, io.blocktarget.block.LunState> states =
+    private final java.util.Map<String, io.blocktarget.block.lun.LunState> states =
             new java.util.concurrent.ConcurrentHashMap<>();
 
     /** A device state per LUN name while the LUN exists (what the trace routes switch). */
     @Override
-    public Optional<io.blocktarget.block.LunState> lunState(String name) {
+    public Optional<io.blocktarget.block.lun.LunState> lunState(String name) {
         if (luns.stream().noneMatch(l -> l.name().equals(name))) {
             states.remove(name);
             return Optional.empty();
         }
-        return Optional.of(states.computeIfAbsent(name, io.blocktarget.block.LunState::new));
+        return Optional.of(states.computeIfAbsent(name, io.blocktarget.block.lun.LunState::new));
     }
 
     /** The next {@link #apply} throws {@code e} and changes nothing. */
@@ -57,9 +59,13 @@ public final class InMemoryControlPlane implements ControlPlane {
         refuseNext = e;
     }
 
-    /** Each apply takes this long (to let concurrent calls overlap if they were not serialized). */
-    public void applyDelay(long millis) {
-        applyDelayMillis = millis;
+    /**
+     * Each apply stays open until another apply overlaps it or {@code millis} pass. That no two applies ever overlap
+     * can only be watched for a while; an overlap (the bug) ends the watch at once and shows in
+     * {@link #maxConcurrentApplies}, and serialized applies each wait the window out.
+     */
+    public void watchForOverlap(long millis) {
+        overlapWindowMillis = millis;
     }
 
     public void addSession(SessionInfo session) {
@@ -96,7 +102,7 @@ public final class InMemoryControlPlane implements ControlPlane {
 
     @Override
     public Optional<io.blocktarget.block.fault.LunFaults> faults(String name) {
-        return lun(name).map(l -> faults.computeIfAbsent(name, n -> new io.blocktarget.block.fault.LunFaults()));
+        return lun(name).map(l -> faults.computeIfAbsent(name, n -> new io.blocktarget.block.fault.LunFaults(new io.blocktarget.time.ManualClock())));
     }
 
     @Override
@@ -105,58 +111,65 @@ public final class InMemoryControlPlane implements ControlPlane {
     }
 
     @Override
-    public ApplyResult reload() throws ControlException {
+    public ApplyResult reload(ApplyOptions options) throws ControlException {
         Path dir = configDir.orElseThrow(() -> new ControlException(ControlException.Kind.CONFLICT, null, null,
                 "no config directory"));
         try {
-            return apply(io.blocktarget.config.ConfigLoader.load(dir).luns());
+            return apply(io.blocktarget.config.ConfigLoader.load(dir).luns(), options);
         } catch (io.blocktarget.config.ConfigException e) {
             throw new ControlException(ControlException.Kind.INVALID, null, null, e.getMessage());
         }
     }
 
+    /**
+     * Diffs the plans as the server does ({@link PlanDiff}: the same keys, rules and --force rule; RAM LUNs hold one
+     * 4 KiB chunk here) and keeps {@code desired}; applies nothing to any device.
+     */
     @Override
-    public ApplyResult apply(List<LunConfig> desired) throws ControlException {
+    public ApplyResult apply(List<LunConfig> desired, ApplyOptions options) throws ControlException {
         int now = concurrent.incrementAndGet();
         maxConcurrent = Math.max(maxConcurrent, now);
         try {
-            if (applyDelayMillis > 0) {
-                Thread.sleep(applyDelayMillis); // widens the window a missing serialization would show in
+            if (overlapWindowMillis > 0) {
+                synchronized (overlap) {
+                    overlap.notifyAll(); // an apply already running sees this one
+                    long deadline = System.nanoTime() + overlapWindowMillis * 1_000_000;
+                    long left;
+                    while (maxConcurrent < 2 && (left = deadline - System.nanoTime()) > 0) {
+                        overlap.wait(Math.max(1, left / 1_000_000));
+                    }
+                }
             }
             ControlException refusal = refuseNext;
             if (refusal != null) {
                 refuseNext = null;
                 throw refusal;
             }
-            applies.incrementAndGet();
-            Map<String, LunConfig> before = new HashMap<>();
-            luns.forEach(l -> before.put(l.name(), l));
-            List<String> added = new ArrayList<>();
-            List<String> resized = new ArrayList<>();
-            List<String> replaced = new ArrayList<>();
-            for (LunConfig lun : desired) {
-                LunConfig old = before.remove(lun.name());
-                if (old == null) {
-                    added.add(lun.name());
-                } else if (!old.equals(lun)) {
-                    (sameButSize(old, lun) ? resized : replaced).add(lun.name());
+            PlanDiff.Result diff = PlanDiff.of(ExportPlan.of(server, luns), ExportPlan.of(server, desired));
+            List<String> warnings = new ArrayList<>(diff.warnings());
+            List<Step> lossy = diff.dataLoss();
+            if (!lossy.isEmpty() && !options.force()) {
+                String why = PlanDiff.refusal(lossy, name -> new PlanDiff.Facts(luns.stream()
+                        .anyMatch(l -> l.name().equals(name) && l.backend() == BackendKind.RAM) ? 4096 : 0,
+                        (int) sessions.stream().filter(s -> s.target().endsWith(":" + name)).count()));
+                if (!options.dryRun()) {
+                    throw new ControlException(ControlException.Kind.NEEDS_FORCE, lossy.getFirst().subject(),
+                            diff.key(lossy.getFirst()), why);
                 }
+                warnings.add("without --force this is refused: " + why);
             }
-            luns = List.copyOf(desired);
-            return new ApplyResult(added, List.copyOf(before.keySet()), resized, replaced);
+            List<String> steps = diff.steps().stream().map(Step::describe).toList();
+            if (!options.dryRun()) {
+                applies.incrementAndGet();
+                luns = List.copyOf(desired);
+            }
+            return new ApplyResult(diff.luns(), steps, warnings, options.dryRun());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ControlException(ControlException.Kind.UNAVAILABLE, null, null, "interrupted");
         } finally {
             concurrent.decrementAndGet();
         }
-    }
-
-    private static boolean sameButSize(LunConfig a, LunConfig b) {
-        return Objects.equals(new LunConfig(a.name(), a.source(), a.backend(), 0, a.logicalBlockSize(),
-                a.physicalBlockSize(), a.iscsi(), a.nvme(), a.readOnly(), a.file(), a.access(), a.features()),
-                new LunConfig(b.name(), b.source(), b.backend(), 0, b.logicalBlockSize(), b.physicalBlockSize(),
-                        b.iscsi(), b.nvme(), b.readOnly(), b.file(), b.access(), b.features()));
     }
 
     @Override

@@ -1,7 +1,7 @@
 package io.blocktarget.control;
 
 import io.blocktarget.block.IoKind;
-import io.blocktarget.block.LunState;
+import io.blocktarget.block.lun.LunState;
 import io.blocktarget.block.trace.TraceRecord;
 import io.blocktarget.block.trace.Tracer;
 import io.blocktarget.config.ConfigLoader;

@@ -1,6 +1,5 @@
 package io.blocktarget.nvme;
 
-import io.blocktarget.nvme.TestSupport.ManualScheduler;
 import io.blocktarget.nvme.TestSupport.Reply;
 import io.blocktarget.nvme.TestSupport.TestConnection;
 import io.blocktarget.protocol.nvme.FeatureId;
@@ -9,6 +8,7 @@ import io.blocktarget.protocol.nvme.DiscoveryLog;
 import io.blocktarget.protocol.nvme.FabricsCommandType;
 import io.blocktarget.protocol.nvme.NvmeStatus;
 import io.blocktarget.protocol.nvme.PropertyCommand;
+import io.blocktarget.time.ManualClock;
 import org.junit.jupiter.api.Test;
 
 import java.util.HashSet;
@@ -25,11 +25,11 @@ class ConnectTest {
     /** IATTR bit 0 (DW0 bit 16): the bad field is in the Connect data. */
     private static final int IN_DATA = 1 << 16;
 
-    private final ManualScheduler scheduler = new ManualScheduler();
+    private final ManualClock clock = new ManualClock();
     private final NvmeTarget target = NvmeSubsystems.of(List.of(
                     new NamespaceSpec(NQN, 1, "a", TestSupport.ram("a", 512, 512, 64)),
                     new NamespaceSpec(LOCKED, 1, "l", TestSupport.ram("l", 512, 512, 64))),
-            List.of(), NvmeLimits.DEFAULT, scheduler,
+            List.of(), NvmeLimits.DEFAULT, clock,
             Map.of(LOCKED, Set.of("nqn.2026-11.org.example:only-this-host")));
 
     private ConnectResult admin(String subnqn, String hostnqn, int sqsize, int cntlid) {

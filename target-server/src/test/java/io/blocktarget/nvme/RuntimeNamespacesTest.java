@@ -3,8 +3,7 @@ package io.blocktarget.nvme;
 import io.blocktarget.block.BlockDevice;
 import io.blocktarget.block.HoldingDevice;
 import io.blocktarget.block.Io;
-import io.blocktarget.block.LunState;
-import io.blocktarget.nvme.TestSupport.ManualScheduler;
+import io.blocktarget.block.lun.LunState;
 import io.blocktarget.nvme.TestSupport.Reply;
 import io.blocktarget.nvme.TestSupport.TestConnection;
 import io.blocktarget.protocol.nvme.AdminOpcode;
@@ -15,6 +14,7 @@ import io.blocktarget.protocol.nvme.NvmOpcode;
 import io.blocktarget.protocol.nvme.NvmeStatus;
 import io.blocktarget.protocol.nvme.SglDescriptor;
 import io.blocktarget.protocol.nvme.Sqe;
+import io.blocktarget.time.ManualClock;
 import io.netty.buffer.ByteBuf;
 import org.junit.jupiter.api.Test;
 
@@ -43,7 +43,7 @@ class RuntimeNamespacesTest {
 
     private final NvmeSubsystems target = NvmeSubsystems.of(List.of(
                     new NamespaceSpec(NQN, 1, "one", TestSupport.ram("one", 4096, 4096, 64))),
-            List.of(new NvmePort(1, "127.0.0.1", 4420)), NvmeLimits.DEFAULT, new ManualScheduler(), Map.of());
+            List.of(new NvmePort(1, "127.0.0.1", 4420)), NvmeLimits.DEFAULT, new ManualClock(), Map.of());
 
     private record Completed(NvmeStatus status, int dw0) {
     }

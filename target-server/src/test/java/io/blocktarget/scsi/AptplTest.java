@@ -1,6 +1,6 @@
 package io.blocktarget.scsi;
 
-import io.blocktarget.block.LunState;
+import io.blocktarget.block.lun.LunState;
 import io.blocktarget.block.ram.RamBlockDevice;
 import io.blocktarget.protocol.scsi.ScsiStatus;
 import org.junit.jupiter.api.AfterEach;

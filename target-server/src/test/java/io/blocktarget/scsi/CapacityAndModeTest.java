@@ -107,7 +107,7 @@ class CapacityAndModeTest {
             byte[] changeable = run(target, A, 0, Scsi.modeSense6(0x08, 0x40 | 0x3F, 0, 255), null).assertGood().data();
             assertThat(changeable).isEqualTo(concat(cdb(3 + 44, 0x00, 0x90, 0),   // WP, DPOFUA; no descriptor
                     cdb(0x08, 0x12), new byte[18],                                  // WCE not changeable on RAM
-                    cdb(0x0A, 0x0A, 0x04), new byte[9],                             // D_SENSE changeable
+                    cdb(0x0A, 0x0A, 0x04, 0x00, 0x08), new byte[7],                 // D_SENSE, SWP changeable
                     cdb(0x1C, 0x0A), new byte[10]));
         }
     }

@@ -167,6 +167,7 @@ class InquiryTest {
         expected[1] = (byte) 0xB1;
         expected[3] = 0x3C;
         expected[5] = 0x01;                                      // MEDIUM ROTATION RATE 0001h
+        expected[7] = 0x50;                                      // WABEREQ = WACEREQ = 01b: erased blocks read GOOD
         assertThat(d).isEqualTo(expected);
     }
 

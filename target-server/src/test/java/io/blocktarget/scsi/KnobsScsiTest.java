@@ -1,7 +1,7 @@
 package io.blocktarget.scsi;
 
 import io.blocktarget.block.BlockDevice;
-import io.blocktarget.block.LunState;
+import io.blocktarget.block.lun.LunState;
 import io.blocktarget.config.DeviceKnobs;
 import io.blocktarget.config.DeviceKnobs.Command;
 import io.blocktarget.config.DeviceKnobs.Identity;

@@ -45,8 +45,11 @@ class MediumCommandsTest {
             u.run(twelve(VERIFY_12, 0x06, 100, 3), block).assertGood();                 // BYTCHK 11b
             u.run(twelve(VERIFY_12, 0x06, 100, 4), block).assertCheck(0xE, 0x1D, 0x00);
             u.run(twelve(VERIFY_12, 0x02, 8, 4), new byte[512]).assertCheck(0x5, 0x0E, 0x03); // short data-out
-            u.run(twelve(VERIFY_12, 0, 0, 16385), null).assertCheck(0x5, 0x24, 0x00).assertCdbField(6, 7);
+            u.run(twelve(VERIFY_12, 0, 0, 16385), null).assertCheck(0x5, 0x21, 0x00);     // past the end first
             u.run(twelve(VERIFY_12, 0, 0, 0), null).assertGood();
+        }
+        try (Scsi.Unit big = Scsi.Unit.ram("v12big", 512, 512, 16 << 20)) {              // > MAXIMUM TRANSFER LENGTH
+            big.run(twelve(VERIFY_12, 0, 0, 16385), null).assertCheck(0x5, 0x24, 0x00).assertCdbField(6, 7);
         }
     }
 
@@ -59,7 +62,10 @@ class MediumCommandsTest {
             assertThat(u.run(ten(READ_10, 0, 5, 3), null).data()).isEqualTo(data);
             u.run(twelve(WRITE_AND_VERIFY_12, 0, 5, 1), Scsi.pattern(15, 4096)).assertGood(); // BYTCHK 0
             u.run(twelve(WRITE_AND_VERIFY_12, 0, 255, 2), new byte[8192]).assertCheck(0x5, 0x21, 0x00);
-            u.run(twelve(WRITE_AND_VERIFY_12, 0, 0, 2049), new byte[4096]).assertCheck(0x5, 0x24, 0x00)
+            u.run(twelve(WRITE_AND_VERIFY_12, 0, 0, 2049), new byte[4096]).assertCheck(0x5, 0x21, 0x00);
+        }
+        try (Scsi.Unit big = Scsi.Unit.ram("wv12big", 4096, 4096, 16 << 20)) {           // > MAXIMUM TRANSFER LENGTH
+            big.run(twelve(WRITE_AND_VERIFY_12, 0, 0, 2049), new byte[4096]).assertCheck(0x5, 0x24, 0x00)
                     .assertCdbField(6, 7);
         }
         try (Scsi.Unit ro = Scsi.Unit.of(new io.blocktarget.block.ram.RamBlockDevice("ro12",

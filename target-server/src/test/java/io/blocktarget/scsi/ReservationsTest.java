@@ -94,13 +94,13 @@ class ReservationsTest {
     void reserve6IsReleasedByResetAndNexusLoss() {
         run(target, A, 0, cdb(0x16, 0, 0, 0, 0, 0), null).assertGood();
         target.logicalUnitReset(C, 0);
-        run(target, B, 0, testUnitReady(), null).assertCheck(0x6, 0x29, 0x00);
+        run(target, B, 0, testUnitReady(), null).assertCheck(0x6, 0x29, 0x03);
         read(B).assertGood();
         run(target, B, 0, cdb(0x16, 0, 0, 0, 0, 0), null).assertGood();
         target.nexusLost(B);
-        read(A).assertCheck(0x6, 0x29, 0x00);
+        read(A).assertCheck(0x6, 0x29, 0x03);
         read(A).assertGood();
-        run(target, B, 0, cdb(0x16, 0, 0, 0, 0, 0), null).assertCheck(0x6, 0x29, 0x00);
+        run(target, B, 0, cdb(0x16, 0, 0, 0, 0, 0), null).assertCheck(0x6, 0x29, 0x07);
         run(target, B, 0, cdb(0x16, 0, 0, 0, 0, 0), null).assertGood();
         conflict(run(target, A, 0, cdb(0x16, 0, 0, 0, 0, 0), null));
     }
@@ -315,8 +315,9 @@ class ReservationsTest {
         out(A, RESERVE, WE, 0xAA, 0).assertGood();
         target.nexusLost(A);
         target.logicalUnitReset(B, 0);
+        run(target, B, 0, testUnitReady(), null).assertCheck(0x6, 0x29, 0x03);   // the reset, for B too
         conflict(write(B));
-        run(target, A, 0, testUnitReady(), null).assertCheck(0x6, 0x29, 0x00);
+        run(target, A, 0, testUnitReady(), null).assertCheck(0x6, 0x29, 0x03);   // the newest reset condition
         write(A).assertGood();
     }
 }

@@ -2,7 +2,7 @@ package io.blocktarget.scsi;
 
 import io.blocktarget.block.HoldingDevice;
 import io.blocktarget.block.Io;
-import io.blocktarget.block.LunState;
+import io.blocktarget.block.lun.LunState;
 import io.blocktarget.block.ram.RamBlockDevice;
 import io.netty.buffer.ByteBufUtil;
 import org.junit.jupiter.api.Test;

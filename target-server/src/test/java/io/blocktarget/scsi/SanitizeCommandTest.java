@@ -10,6 +10,7 @@ import io.blocktarget.block.file.FileBlockDevice;
 import io.blocktarget.block.ram.MemoryBudget;
 import io.blocktarget.block.ram.RamBlockDevice;
 import io.blocktarget.protocol.scsi.ScsiStatus;
+import io.blocktarget.time.ManualClock;
 import io.netty.buffer.ByteBuf;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -276,6 +277,130 @@ class SanitizeCommandTest {
             assertThat(u.run(ten(READ_10, 0, 63, 1), null).data()).isEqualTo(Arrays.copyOf(expected, 4096));
         } finally {
             io.shutdown();
+        }
+    }
+
+    /**
+     * After BLOCK ERASE (and CRYPTOGRAPHIC ERASE) the Block Device Characteristics VPD's promise holds — WABEREQ /
+     * WACEREQ 01b: reads complete with GOOD status (zeros, LBPRZ = 1) — and GET LBA STATUS reports the whole medium
+     * deallocated, the first and last blocks written before included.
+     */
+    @Test
+    void afterAnEraseReadsAreGoodAndEveryBlockIsDeallocated() {
+        for (int sa : new int[] {BLOCK_ERASE, CRYPTO_ERASE}) {
+            try (Scsi.Unit u = Scsi.Unit.ram("wabereq", 4096, 16384, 64 << 20)) {
+                long blocks = u.device().geometry().blockCount();
+                byte[] b1 = u.run(Scsi.inquiry(true, 0xB1, 64), null).assertGood().data();
+                assertThat((b1[7] >> (sa == BLOCK_ERASE ? 6 : 4)) & 0x3).as("WABEREQ / WACEREQ").isEqualTo(1);
+                u.run(Scsi.sixteen(0x8A, 0, 0, 256), Scsi.pattern(1, 256 * 4096)).assertGood();
+                u.run(Scsi.sixteen(0x8A, 0, blocks - 256, 256), Scsi.pattern(2, 256 * 4096)).assertGood();
+                u.run(sanitize(sa, 0), null).assertGood();
+                assertThat(u.run(Scsi.sixteen(0x88, 0, 0, 256), null).assertGood().data())
+                        .isEqualTo(new byte[256 * 4096]);
+                assertThat(u.run(Scsi.sixteen(0x88, 0, blocks - 256, 256), null).assertGood().data())
+                        .isEqualTo(new byte[256 * 4096]);
+                assertThat(u.run(GetLbaStatusTest.getLbaStatus(0, 256), null).assertGood().data())
+                        .isEqualTo(GetLbaStatusTest.data(20, 0, blocks, 1));                  // one extent, deallocated
+            }
+        }
+    }
+
+    private static final long SECOND = 1_000_000_000L;
+
+    /** A unit with {@code sanitize-duration: 10s} on a manual clock; A and B past their POWER ON. */
+    private static ScsiTarget paced(RamBlockDevice device, ManualClock clock) {
+        ScsiTarget target = ScsiTargetDevices.createTargets(List.of(new LogicalUnitSpec(Scsi.TARGET, 0, device.name(),
+                device, new io.blocktarget.block.lun.LunState(device.name(), null, java.util.Optional.empty(), clock),
+                io.blocktarget.config.LunFeatures.NONE.withKnobs(io.blocktarget.config.DeviceKnobs.DEFAULTS
+                        .withSanitizeDurationNanos(java.util.Optional.of(10 * SECOND)))))).get(Scsi.TARGET);
+        Scsi.ready(target, A, 0);
+        Scsi.ready(target, B, 0);
+        return target;
+    }
+
+    private static int[] requestSense(ScsiTarget target, ItNexus nexus) {
+        byte[] s = Scsi.run(target, nexus, 0, Scsi.requestSense(false, 18), null).assertGood().data();
+        return new int[] {s[2] & 0x0F, s[12] & 0xFF, s[13] & 0xFF, (s[15] & 0xFF) << 16 | (s[16] & 0xFF) << 8 | s[17] & 0xFF};
+    }
+
+    @Test
+    void aSanitizeDurationKeepsTheUnitNotReadyWithProgressUntilItHasPassed() {
+        ManualClock pacer = new ManualClock();
+        RamBlockDevice device = Scsi.ram("paced", 4096, 4096, 4 << 20);
+        ScsiTarget target = paced(device, pacer);
+        try {
+            Scsi.run(target, A, 0, ten(WRITE_10, 0, 0, 1), Scsi.pattern(3, 4096)).assertGood();
+            Scsi.run(target, A, 0, sanitize(IMMED | BLOCK_ERASE, 0), null).assertGood();
+            assertThat(requestSense(target, B)).containsExactly(0x2, 0x04, 0x1B, 0x80_0000);  // swept, no time yet
+            pacer.advanceNanos(10 * SECOND / 4);
+            assertThat(requestSense(target, B)).containsExactly(0x2, 0x04, 0x1B, 0x80_4000);  // a quarter
+            Scsi.run(target, B, 0, Scsi.testUnitReady(), null).assertCheck(0x2, 0x04, 0x1B);
+            Scsi.run(target, A, 0, ten(READ_10, 0, 0, 1), null).assertCheck(0x2, 0x04, 0x1B);
+            pacer.advanceNanos(10 * SECOND / 2);
+            assertThat(requestSense(target, A)).containsExactly(0x2, 0x04, 0x1B, 0x80_C000);
+            pacer.advanceNanos(10 * SECOND / 4 - 1);
+            Scsi.run(target, B, 0, Scsi.testUnitReady(), null).assertCheck(0x2, 0x04, 0x1B);  // 1 ns short
+            pacer.advanceNanos(1);
+            assertThat(pacer.pending()).isZero();
+            Scsi.run(target, B, 0, Scsi.testUnitReady(), null).assertGood();
+            assertThat(Scsi.run(target, A, 0, ten(READ_10, 0, 0, 1), null).assertGood().data()).isEqualTo(new byte[4096]);
+            // without IMMED the command's own status waits for the duration
+            java.util.concurrent.CompletableFuture<Scsi.Reply> waiting = java.util.concurrent.CompletableFuture
+                    .supplyAsync(() -> Scsi.run(target, A, 0, sanitize(CRYPTO_ERASE, 0), null));
+            while (pacer.pending() == 0) {
+                Thread.onSpinWait();
+            }
+            assertThat(waiting).isNotDone();
+            pacer.advanceNanos(10 * SECOND);
+            waiting.join().assertGood();
+        } finally {
+            device.close();
+        }
+    }
+
+    /**
+     * SBC-4 §4.11: the operation survives what ends the command — ABORT TASK, a logical unit reset, the loss of the
+     * nexus that sent it. Each function completes at once (it does not wait for the medium), the unit stays NOT READY,
+     * SANITIZE IN PROGRESS for every nexus — a nexus that comes back meets its unit attention first (SAM-5 §5.14) —
+     * and becomes ready when the duration has passed.
+     */
+    @Test
+    void theOperationGoesOnThroughAbortResetAndNexusLoss() {
+        for (TaskManagementFunction function : new TaskManagementFunction[] {TaskManagementFunction.ABORT_TASK,
+                TaskManagementFunction.LOGICAL_UNIT_RESET, TaskManagementFunction.TARGET_RESET, null}) {
+            ManualClock pacer = new ManualClock();
+            RamBlockDevice device = Scsi.ram("survives", 4096, 4096, 4 << 20);
+            ScsiTarget target = paced(device, pacer);
+            try {
+                java.util.concurrent.CompletableFuture<Scsi.Reply> command = java.util.concurrent.CompletableFuture
+                        .supplyAsync(() -> Scsi.run(target, A, 0, sanitize(BLOCK_ERASE, 0), null));
+                while (pacer.pending() == 0) {
+                    Thread.onSpinWait();
+                }
+                java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+                if (function == null) {
+                    target.nexusLost(A);
+                    done.set(true);
+                } else {
+                    ItNexus requester = function == TaskManagementFunction.ABORT_TASK ? A : B;
+                    target.taskManagement(function, requester, 0, 1, () -> done.set(true));
+                }
+                assertThat(done).as("%s completes without waiting for the medium", function).isTrue();
+                command.join().assertCheck(0x2, 0x04, 0x1B);     // ended (the transport would send nothing)
+                assertThat(target.unit(0).tasksInExecution()).isZero();
+                for (ItNexus n : List.of(A, B)) {
+                    Scsi.Reply r = Scsi.run(target, n, 0, Scsi.testUnitReady(), null);
+                    if (r.senseKey() == 0x6) {                       // a reset's or a new nexus's unit attention
+                        r = Scsi.run(target, n, 0, Scsi.testUnitReady(), null);
+                    }
+                    r.assertCheck(0x2, 0x04, 0x1B);
+                }
+                pacer.advanceNanos(10 * SECOND);
+                Scsi.run(target, B, 0, Scsi.testUnitReady(), null).assertGood();
+                assertThat(device.allocatedBytes()).isZero();
+            } finally {
+                device.close();
+            }
         }
     }
 

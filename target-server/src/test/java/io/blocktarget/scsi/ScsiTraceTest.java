@@ -2,7 +2,7 @@ package io.blocktarget.scsi;
 
 import io.blocktarget.block.InFlight;
 import io.blocktarget.block.IoKind;
-import io.blocktarget.block.LunState;
+import io.blocktarget.block.lun.LunState;
 import io.blocktarget.block.trace.TraceRecord;
 import io.blocktarget.block.trace.TraceRing;
 import io.blocktarget.block.trace.Tracer;
@@ -25,7 +25,7 @@ class ScsiTraceTest {
         ScsiCommand command = new ScsiCommand(Scsi.A, 0, Unpooled.wrappedBuffer(new byte[16]), TaskAttribute.SIMPLE,
                 1, 0, null);
         assertThat(ScsiTrace.wrap(off, new InFlight(), command, done)).isSameAs(done);
-        off.startTrace(new Tracer(16, 512, 512, 1 << 20));
+        off.startTrace(new Tracer(16, 512, 512, 1 << 20, off.clock()));
         assertThat(ScsiTrace.wrap(off, new InFlight(), command, done)).isNotSameAs(done);
         off.stopTrace();
         assertThat(ScsiTrace.wrap(off, new InFlight(), command, done)).isSameAs(done);
@@ -35,7 +35,7 @@ class ScsiTraceTest {
     @Test
     void zbcCommandsAreZoneManagementAtTheirZone() {
         LunState state = new LunState("z");
-        Tracer tracer = new Tracer(16, 4096, 4096, 1 << 20);
+        Tracer tracer = new Tracer(16, 4096, 4096, 1 << 20, state.clock());
         state.startTrace(tracer);
         byte[] report = ByteBuffer.allocate(16).put((byte) 0x95).put((byte) 0x00).putLong(0x8000).putInt(4096)
                 .array();
@@ -64,6 +64,38 @@ class ScsiTraceTest {
         assertThat(records).extracting(TraceRecord::kind).containsOnly(IoKind.ZONE_MANAGEMENT);
         assertThat(records).extracting(TraceRecord::lba).containsExactly(0x8000L, 0x10000L);
         assertThat(records).extracting(TraceRecord::blocks).containsOnly(0L);
+    }
+
+    /** ORWRITE(16) (SBC-4 §5.14) is a write of TRANSFER LENGTH blocks at LBA, with FUA, like WRITE(16). */
+    @Test
+    void orWriteIsAWrite() {
+        LunState state = new LunState("o");
+        Tracer tracer = new Tracer(16, 4096, 4096, 1 << 20, state.clock());
+        state.startTrace(tracer);
+        byte[] cdb = ByteBuffer.allocate(16).put((byte) 0x8B).put((byte) 0x08).putLong(77).putInt(3).array();
+        ScsiCommand command = new ScsiCommand(Scsi.A, 0, Unpooled.wrappedBuffer(cdb), TaskAttribute.SIMPLE, 1, 3 * 512,
+                null);
+        ScsiTrace.wrap(state, new InFlight(), command, response -> { })
+                .complete(new ScsiResponse(ScsiStatus.GOOD, null, null, 0));
+        List<TraceRecord> records = new ArrayList<>();
+        tracer.ring().reader().poll(16, new TraceRing.Sink() {
+            @Override
+            public void record(TraceRecord record) {
+                records.add(record);
+            }
+
+            @Override
+            public void dropped(long count) {
+                throw new AssertionError("dropped " + count);
+            }
+        });
+        assertThat(records).hasSize(1);
+        TraceRecord r = records.getFirst();
+        assertThat(r.op()).isEqualTo("ORWRITE(16)");
+        assertThat(r.kind()).isEqualTo(IoKind.WRITE);
+        assertThat(r.lba()).isEqualTo(77);
+        assertThat(r.blocks()).isEqualTo(3);
+        assertThat(r.flags() & TraceRecord.FUA).isNotZero();
     }
 
     @Test

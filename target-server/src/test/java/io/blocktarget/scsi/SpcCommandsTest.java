@@ -93,15 +93,17 @@ class SpcCommandsTest {
         run(target, A, 0, testUnitReady(), null).assertGood();
     }
 
+    /** SAM-5 §6.3.3: every I_T nexus, the requester's included, learns of a reset once (UnitAttentionsTest). */
     @Test
-    void logicalUnitResetRaisesPowerOnResetForOtherNexusesOnly() {
+    void logicalUnitResetRaisesItsUnitAttentionForEveryNexus() {
         Scsi.ready(target, A, 0);
         Scsi.ready(target, B, 0);
         Scsi.ready(target, B, 1);
         target.logicalUnitReset(A, 0);
+        run(target, A, 0, testUnitReady(), null).assertCheck(0x6, 0x29, 0x03);
         run(target, A, 0, testUnitReady(), null).assertGood();
         run(target, B, 1, testUnitReady(), null).assertGood();
-        run(target, B, 0, testUnitReady(), null).assertCheck(0x6, 0x29, 0x00);
+        run(target, B, 0, testUnitReady(), null).assertCheck(0x6, 0x29, 0x03);
         run(target, B, 0, testUnitReady(), null).assertGood();
         target.targetReset(A);
         run(target, B, 0, testUnitReady(), null).assertCheck(0x6, 0x29, 0x00);
@@ -111,10 +113,11 @@ class SpcCommandsTest {
     }
 
     @Test
-    void lostNexusStartsOverWithPowerOnReset() {
+    void lostNexusComesBackToNexusLossOccurred() {
         Scsi.ready(target, B, 0);
         target.nexusLost(B);
-        run(target, B, 0, testUnitReady(), null).assertCheck(0x6, 0x29, 0x00);
+        run(target, B, 0, testUnitReady(), null).assertCheck(0x6, 0x29, 0x07);
+        run(target, B, 0, testUnitReady(), null).assertGood();
     }
 
     @Test

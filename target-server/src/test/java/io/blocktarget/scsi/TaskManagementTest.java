@@ -89,8 +89,10 @@ class TaskManagementTest {
         lun0.release(3);
         assertThat(done).hasValue(1);
         assertThat(w.response.status()).isEqualTo(ScsiStatus.GOOD); // the transport drops it: aborted, no status
-        // SAM-5 §6.3.3: the others see the reset once; the requester does not; the other LUN is untouched
-        Scsi.run(target, A, 0, Scsi.testUnitReady(), null).assertCheck(0x6, 0x29, 0x00);
+        // SAM-5 §6.3.3: every nexus sees the reset once, the requester too; the other LUN is untouched
+        Scsi.run(target, A, 0, Scsi.testUnitReady(), null).assertCheck(0x6, 0x29, 0x03);
+        Scsi.run(target, A, 0, Scsi.testUnitReady(), null).assertGood();
+        Scsi.run(target, B, 0, Scsi.testUnitReady(), null).assertCheck(0x6, 0x29, 0x03);
         Scsi.run(target, B, 0, Scsi.testUnitReady(), null).assertGood();
         Scsi.run(target, A, 1, Scsi.testUnitReady(), null).assertGood();
         assertThat(read(0, 3)).as("the write landed before the answer").isEqualTo(data);
@@ -157,9 +159,11 @@ class TaskManagementTest {
         assertThat(done).hasValue(0);
         lun1.release(20);
         assertThat(done).hasValue(1);
-        Scsi.run(target, B, 0, Scsi.testUnitReady(), null).assertCheck(0x6, 0x29, 0x00);
-        Scsi.run(target, B, 1, Scsi.testUnitReady(), null).assertCheck(0x6, 0x29, 0x00);
-        Scsi.run(target, A, 1, Scsi.testUnitReady(), null).assertGood();
+        for (ItNexus n : java.util.List.of(A, B)) {                // every nexus, the requester too, every LUN
+            Scsi.run(target, n, 0, Scsi.testUnitReady(), null).assertCheck(0x6, 0x29, 0x00);
+            Scsi.run(target, n, 1, Scsi.testUnitReady(), null).assertCheck(0x6, 0x29, 0x00);
+            Scsi.run(target, n, 1, Scsi.testUnitReady(), null).assertGood();
+        }
     }
 
     @Test

@@ -2,7 +2,6 @@ package io.blocktarget.scsi;
 
 import io.blocktarget.block.BlockDevice;
 import io.blocktarget.block.IoKind;
-import io.blocktarget.block.LunState;
 import io.blocktarget.block.fault.ActiveRule;
 import io.blocktarget.block.fault.FaultAction;
 import io.blocktarget.block.fault.FaultBlockDevice;
@@ -11,6 +10,7 @@ import io.blocktarget.block.fault.FaultMatch;
 import io.blocktarget.block.fault.FaultRule;
 import io.blocktarget.block.fault.FaultTrigger;
 import io.blocktarget.block.fault.LunFaults;
+import io.blocktarget.block.lun.LunState;
 import io.blocktarget.protocol.scsi.ScsiStatus;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -188,7 +188,8 @@ class TransportFaultsScsiTest {
         ScsiResponse r = dropped.join();
         assertThat(r.status()).isEqualTo(ScsiStatus.CHECK_CONDITION); // discarded by the transport: it is closed
         release(r);
-        Scsi.ready(target, A, 0);
+        Scsi.run(target, A, 0, Scsi.testUnitReady(), null).assertCheck(0x6, 0x29, 0x07); // I_T NEXUS LOSS OCCURRED
+        Scsi.run(target, A, 0, Scsi.testUnitReady(), null).assertGood();
     }
 
     @Test

@@ -1,7 +1,7 @@
 package io.blocktarget.scsi;
 
 import io.blocktarget.block.AtomicWrites;
-import io.blocktarget.block.LunState;
+import io.blocktarget.block.lun.LunState;
 import io.blocktarget.block.ram.RamBlockDevice;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -1,11 +1,11 @@
 package io.blocktarget.scsi;
 
 import io.blocktarget.block.BlockGeometry;
+import io.blocktarget.block.ZoneLayout;
+import io.blocktarget.block.Zones;
 import io.blocktarget.block.ram.MemoryBudget;
 import io.blocktarget.block.ram.RamBlockDevice;
-import io.blocktarget.block.zoned.ZoneLayout;
 import io.blocktarget.block.zoned.ZonedBlockDevice;
-import io.blocktarget.block.zoned.Zones;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -88,6 +88,7 @@ class ZbcTest {
             byte[] b1 = u.run(inquiry(true, 0xB1, 255), null).assertGood().data();
             assertThat(b1[0]).isEqualTo((byte) 0x14);
             assertThat(b1[8] & 0x30).as("ZONED = 00b for host managed").isZero();
+            assertThat(b1[7] & 0xF0).as("WABEREQ = WACEREQ = 00b: no SANITIZE on a zoned unit").isZero();
             u.run(inquiry(true, 0xB2, 255), null).assertCheck(0x5, 0x24, 0x00);
         }
     }

@@ -8,6 +8,9 @@ import io.blocktarget.nvme.NvmePort;
 import io.blocktarget.nvme.NvmeSubsystems;
 import io.blocktarget.server.ControlPlane.ApplyResult;
 import io.blocktarget.server.ControlPlane.ControlException;
+import io.blocktarget.time.ManualClock;
+import io.blocktarget.transport.iscsi.IscsiSettings;
+import io.blocktarget.transport.iscsi.IscsiTransport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -39,6 +42,9 @@ class ConfigReloadTest {
     Path dir;
 
     private final MemoryBudget budget = new MemoryBudget(64L << 20);
+    /** A transport without sockets: what the registry sets on it is what logins would see. */
+    private final IscsiTransport iscsi = IscsiTransport.create(null, List.of(), IscsiSettings.defaults(),
+            new ManualClock());
     private Registry registry;
     private final List<String> logged = new CopyOnWriteArrayList<>();
     private final Handler capture = new Handler() {
@@ -59,12 +65,13 @@ class ConfigReloadTest {
     @BeforeEach
     void start() throws Exception {
         Files.createDirectories(dir.resolve("luns.d"));
+        Files.writeString(dir.resolve("blocktarget.yaml"), "memory-budget: 64MiB\n");
         lun("a", "backend: ram\nsize: 1MiB\n");
         ServerConfig server = ConfigLoader.load(dir).server();
         NvmeSubsystems nvme = NvmeSubsystems.of(List.of(), List.of(new NvmePort(1, "127.0.0.1", 4420)),
-                NvmeLimits.DEFAULT, (delay, task) -> () -> { }, Map.of());
-        registry = new Registry(server, Optional.of(dir), budget, Registry.opener(budget, Runnable::run), List.of(),
-                Map.of(), null, nvme);
+                NvmeLimits.DEFAULT, new ManualClock(), Map.of());
+        registry = new Registry(server, Optional.of(dir), budget, Registry.opener(budget, Runnable::run), iscsi, nvme,
+                new ManualClock());
         registry.reload();
         Logger.getLogger("blocktarget.server").addHandler(capture);
     }
@@ -90,7 +97,14 @@ class ConfigReloadTest {
     void reloadAppliesTheDirectory() throws Exception {
         lun("b", "backend: ram\nsize: 2MiB\nlogical-block-size: 16KiB\n");
         lun("a", "backend: ram\nsize: 4MiB\n");
-        assertThat(registry.reload()).isEqualTo(new ApplyResult(List.of("b"), List.of(), List.of("a"), List.of()));
+        ApplyResult result = registry.reload();
+        assertThat(result.added()).containsExactly("b");
+        assertThat(result.resized()).containsExactly("a");
+        assertThat(result.removed()).isEmpty();
+        assertThat(result.replaced()).isEmpty();
+        assertThat(result.changes()).extracting(c -> c.lun() + " " + c.action()).containsExactly("a RESIZED", "b ADDED");
+        assertThat(result.changes().getFirst().keys()).extracting(k -> k.key() + " " + k.rule())
+                .containsExactly("size RESIZE");
         assertThat(names()).containsExactly("a", "b");
         assertThat(registry.lun("a").orElseThrow().config().size()).isEqualTo(4 << 20);
         Files.delete(dir.resolve("luns.d/b.yaml"));
@@ -113,6 +127,37 @@ class ConfigReloadTest {
         assertThat(problems).hasSize(2);   // one line per problem
         assertThat(problems).anyMatch(m -> m.contains(file + ":2: size:"));
         assertThat(problems).anyMatch(m -> m.contains(file + ":3: logical-block-size:"));
+    }
+
+    /**
+     * Reload re-reads blocktarget.yaml too: discovery CHAP and the memory budget change at runtime (the iSCSI
+     * transport's discovery CHAP is what the next discovery login checks), a key that needs a restart is a warning and
+     * changes nothing at runtime.
+     */
+    @Test
+    void reloadAppliesTheServerKeysItCanAndWarnsOfTheOthers() throws Exception {
+        Files.writeString(dir.resolve("discovery.secret"), "discovery-secret-1\n");
+        Files.writeString(dir.resolve("blocktarget.yaml"), "memory-budget: 32MiB\nevent-loops: 3\n"
+                + "discovery-chap: {user: disco, secret-file: discovery.secret}\n");
+        ApplyResult result = registry.reload();
+        assertThat(result.steps()).containsExactly("memory budget: 64 MiB -> 32 MiB",
+                "iSCSI discovery CHAP: none -> user disco (new discovery sessions)");
+        assertThat(result.warnings()).singleElement().asString().startsWith("event-loops: 0 -> 3 takes effect when"
+                + " the server starts again");
+        assertThat(budget.limit()).isEqualTo(32L << 20);
+        assertThat(iscsi.serverSettings().discoveryChap()).contains(
+                io.blocktarget.transport.iscsi.Chap.oneWay("disco", "discovery-secret-1"));
+
+        Files.writeString(dir.resolve("discovery.secret"), "discovery-secret-2\n");   // the same key, a new secret
+        assertThat(registry.reload().steps()).containsExactly(
+                "iSCSI discovery CHAP: user disco -> user disco (new discovery sessions)");
+        assertThat(iscsi.serverSettings().discoveryChap().orElseThrow().secret()).isEqualTo("discovery-secret-2");
+
+        Files.delete(dir.resolve("blocktarget.yaml"));
+        ApplyResult back = registry.reload();
+        assertThat(iscsi.serverSettings().discoveryChap()).isEmpty();
+        assertThat(budget.limit()).isEqualTo(ConfigLoader.load(dir).server().memoryBudget());
+        assertThat(back.warnings()).singleElement().asString().startsWith("event-loops: 3 -> 0");
     }
 
     @Test

@@ -50,7 +50,7 @@ class DhchapServerKeysTest {
         DhchapSecret ctrlA = secret(3, 0x40), ctrlC = secret(1, 0x50), ctrlOthers = secret(0, 0x60);
         DhchapConfig config = new DhchapConfig(new DhchapSecrets(of(A, hostA, B, hostB), Optional.of(hostOthers)),
                 Optional.of(new DhchapSecrets(of(A, ctrlA, C, ctrlC), Optional.of(ctrlOthers))));
-        DhchapKeys keys = TargetServer.dhchapKeys(config);
+        DhchapKeys keys = ExportPlan.dhchapKeys(config);
         assertThat(keys.forHost(A)).contains(new DhchapKeys.HostKeys(key(hostA), Optional.of(key(ctrlA))));
         assertThat(keys.forHost(B)).contains(new DhchapKeys.HostKeys(key(hostB), Optional.of(key(ctrlOthers))));
         assertThat(keys.forHost(C)).as("host key from *, its own controller key")
@@ -64,7 +64,7 @@ class DhchapServerKeysTest {
         DhchapSecret hostA = secret(1, 0x10), hostB = secret(2, 0x20), ctrlA = secret(3, 0x40);
         DhchapConfig config = new DhchapConfig(new DhchapSecrets(of(A, hostA, B, hostB), Optional.empty()),
                 Optional.of(new DhchapSecrets(of(A, ctrlA, null, null), Optional.empty())));
-        DhchapKeys keys = TargetServer.dhchapKeys(config);
+        DhchapKeys keys = ExportPlan.dhchapKeys(config);
         assertThat(keys.forHost(D)).isEmpty();
         assertThat(keys.forHost(B)).contains(new DhchapKeys.HostKeys(key(hostB), Optional.empty()));
         assertThat(keys.forHost(A)).contains(new DhchapKeys.HostKeys(key(hostA), Optional.of(key(ctrlA))));
@@ -73,7 +73,7 @@ class DhchapServerKeysTest {
     @Test
     void oneKeyPerFileIsTheKeysOfEveryHostAsBefore() {
         DhchapSecret host = secret(1, 0x10), ctrl = secret(3, 0x40);
-        DhchapKeys keys = TargetServer.dhchapKeys(new DhchapConfig(host, Optional.of(ctrl)));
+        DhchapKeys keys = ExportPlan.dhchapKeys(new DhchapConfig(host, Optional.of(ctrl)));
         assertThat(keys.hosts()).isEmpty();
         assertThat(keys.forHost(A)).contains(new DhchapKeys.HostKeys(key(host), Optional.of(key(ctrl))));
         assertThat(keys.forHost(D)).isEqualTo(keys.forHost(A));

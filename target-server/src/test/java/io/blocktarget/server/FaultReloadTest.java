@@ -2,12 +2,13 @@ package io.blocktarget.server;
 
 import io.blocktarget.block.BlockDevice;
 import io.blocktarget.block.IoKind;
-import io.blocktarget.block.LunState;
 import io.blocktarget.block.fault.FaultCommand;
+import io.blocktarget.block.lun.LunState;
 import io.blocktarget.block.ram.MemoryBudget;
 import io.blocktarget.config.ConfigLoader;
 import io.blocktarget.config.LunConfig;
 import io.blocktarget.server.ControlPlane.ApplyResult;
+import io.blocktarget.time.ManualClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -23,9 +24,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 class FaultReloadTest {
     private final MemoryBudget budget = new MemoryBudget(64L << 20);
     private final Registry registry = new Registry(ConfigLoader.embeddedDefault().server(), Optional.empty(), budget,
-            Registry.opener(budget, Runnable::run), List.of(), java.util.Map.of(), null,
+            Registry.opener(budget, Runnable::run), null,
             io.blocktarget.nvme.NvmeSubsystems.of(List.of(), List.of(new io.blocktarget.nvme.NvmePort(1, "127.0.0.1",
-                    4420)), io.blocktarget.nvme.NvmeLimits.DEFAULT, (delay, task) -> () -> { }, java.util.Map.of()));
+                    4420)), io.blocktarget.nvme.NvmeLimits.DEFAULT, new ManualClock(), java.util.Map.of()), new ManualClock());
 
     @AfterEach
     void close() {
@@ -89,15 +90,21 @@ class FaultReloadTest {
         assertThat(state.faults().holds().size()).isZero();
     }
 
+    private static ExportPlan plan(LunConfig lun) throws Exception {
+        return ExportPlan.of(ConfigLoader.embeddedDefault().server(), List.of(lun));
+    }
+
+    /** The plan diff: {@code faults:} is a key applied in place, so a change of it alone is one retune of the rules. */
     @Test
-    void onlyFaultsDifferIsExactlyThat() throws Exception {
+    void aFaultsOnlyChangeIsOneRetuneOfTheRules() throws Exception {
         LunConfig a = lun("");
         LunConfig b = lun(", \"faults\": [{\"action\": \"busy\"}]");
         LunConfig c = ConfigLoader.readLun("f", "{\"backend\": \"ram\", \"size\": \"2MiB\", \"logical-block-size\": 4096,"
                 + " \"faults\": [{\"action\": \"busy\"}]}", Optional.empty(), ConfigLoader.embeddedDefault().server(),
                 List.of());
-        assertThat(Registry.onlyFaultsDiffer(a, b)).isTrue();
-        assertThat(Registry.onlyFaultsDiffer(a, a)).isFalse();
-        assertThat(Registry.onlyFaultsDiffer(a, c)).as("size too").isFalse();
+        assertThat(PlanDiff.diff(plan(a), plan(b))).containsExactly(new Step.Retune(a, b, java.util.Set.of(), true));
+        assertThat(PlanDiff.diff(plan(a), plan(a))).isEmpty();
+        assertThat(PlanDiff.diff(plan(a), plan(c))).as("size too: a resize and the rules")
+                .containsExactly(new Step.Resize(a, c), new Step.Retune(a, c, java.util.Set.of(), true));
     }
 }

@@ -20,8 +20,10 @@ import io.blocktarget.scsi.ItNexus;
 import io.blocktarget.scsi.ScsiCommand;
 import io.blocktarget.scsi.ScsiResponse;
 import io.blocktarget.scsi.TaskAttribute;
+import io.blocktarget.server.ControlPlane.ApplyOptions;
 import io.blocktarget.server.ControlPlane.ApplyResult;
 import io.blocktarget.server.ControlPlane.ControlException;
+import io.blocktarget.time.ManualClock;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.AfterEach;
@@ -77,8 +79,8 @@ class RegistryTest {
             return result;
         };
         NvmeSubsystems nvme = NvmeSubsystems.of(List.of(), List.of(new NvmePort(1, "127.0.0.1", 4420)),
-                NvmeLimits.DEFAULT, (delay, task) -> () -> { }, Map.of());
-        return new Registry(server, Optional.empty(), budget, opener, List.of(), Map.of(), null, nvme);
+                NvmeLimits.DEFAULT, new ManualClock(), Map.of());
+        return new Registry(server, Optional.empty(), budget, opener, null, nvme, new ManualClock());
     }
 
     @AfterEach
@@ -112,16 +114,24 @@ class RegistryTest {
     void applyTellsAddedRemovedResizedAndReplacedApart() throws Exception {
         ApplyResult first = registry.apply(List.of(shared("a", 0, 1 << 20, 512), shared("b", 1, 1 << 20, 4096),
                 shared("c", 2, 1 << 20, 4096), own("e", 1 << 20)));
-        assertThat(first).isEqualTo(new ApplyResult(List.of("a", "b", "c", "e"), List.of(), List.of(), List.of()));
+        assertThat(first.added()).containsExactly("a", "b", "c", "e");
+        assertThat(first.removed()).isEmpty();
         BlockDevice e = opened.get("e");
         Io.write(e, 0, new byte[4096]);
         assertThat(budget.used()).isEqualTo(64 << 10);
         BlockDevice oldC = opened.get("c");
 
         ApplyResult second = registry.apply(List.of(shared("d", 3, 2 << 20, 16384), shared("a", 0, 1 << 20, 512),
-                shared("b", 1, 4 << 20, 4096), shared("c", 2, 1 << 20, 65536)));
+                shared("b", 1, 4 << 20, 4096), shared("c", 2, 1 << 20, 65536)), ApplyOptions.FORCE);
 
-        assertThat(second).isEqualTo(new ApplyResult(List.of("d"), List.of("e"), List.of("b"), List.of("c")));
+        assertThat(second.added()).containsExactly("d");
+        assertThat(second.removed()).containsExactly("e");
+        assertThat(second.resized()).containsExactly("b");
+        assertThat(second.replaced()).containsExactly("c");
+        assertThat(second.changes()).filteredOn(c -> c.lun().equals("c")).singleElement()
+                .satisfies(c -> assertThat(c.keys()).extracting(k -> k.key() + " " + k.before() + " -> " + k.after()
+                        + " " + k.rule()).containsExactly("logical-block-size 4KiB -> 64KiB REPLACE",
+                        "physical-block-size 4KiB -> 64KiB REPLACE"));
         assertThat(names()).containsExactly("d", "a", "b", "c");   // the desired order
         assertThat(registry.lun("b").orElseThrow().config().size()).isEqualTo(4 << 20);
         assertThat(opened.get("b").geometry().blockCount()).isEqualTo(1024);
@@ -265,8 +275,9 @@ class RegistryTest {
         release.countDown();
         assertThat(first.get(10, TimeUnit.SECONDS).added()).containsExactly("slow");
         // the second saw the first's result: it removes slow
-        assertThat(second.get(10, TimeUnit.SECONDS)).isEqualTo(new ApplyResult(List.of("quick"), List.of("slow"),
-                List.of(), List.of()));
+        ApplyResult secondResult = second.get(10, TimeUnit.SECONDS);
+        assertThat(secondResult.added()).containsExactly("quick");
+        assertThat(secondResult.removed()).containsExactly("slow");
         assertThat(maxActive.get()).isEqualTo(1);
         assertThat(names()).containsExactly("quick");
         threads.shutdown();
@@ -280,7 +291,11 @@ class RegistryTest {
         }
     }
 
-    /** Readers always see one whole snapshot: the LUN list and the shared target's inventory of set A or of set B. */
+    /**
+     * Readers always see one whole snapshot (the LUN list of set A or of set B, each LUN with its own device); the
+     * shared target's inventory goes step by step (a LUN out, then the others in) and the LUN both sets keep never
+     * leaves it.
+     */
     @Test
     void readersSeeWholeSnapshotsWhileAppliesSwapThem() throws Exception {
         List<LunConfig> setA = List.of(shared("a0", 0, 1 << 20, 4096), shared("a1", 1, 1 << 20, 4096));
@@ -305,8 +320,8 @@ class RegistryTest {
                         }
                     }
                     List<Long> inventory = registry.snapshot().scsiTargets().get(SHARED_TARGET).luns();
-                    if (!inventory.equals(List.of(0L, 1L)) && !inventory.equals(List.of(0L, 2L, 3L))) {
-                        torn.set("inventory " + inventory);   // one swap per target: never half an apply
+                    if (!inventory.contains(0L) || !List.of(0L, 1L, 2L, 3L).containsAll(inventory)) {
+                        torn.set("inventory " + inventory);   // a0 is in both sets: untouched by every step
                     }
                     reads.incrementAndGet();
                 }
@@ -358,12 +373,20 @@ class RegistryTest {
         }
         assertThat(removal).isNotDone();
         assertThat(sharedLuns()).containsExactly(0L);   // gone from the inventory already
+        // the drain is visible: out of the plan, still listed, draining, with its command in flight
+        assertThat(registry.lunConfigs()).extracting(LunConfig::name).containsExactly("keep");
+        ControlPlane.LunStatus draining = registry.lun("going").orElseThrow();
+        assertThat(draining.state()).isEqualTo(LunPhase.DRAINING);
+        assertThat(draining.inFlight()).isEqualTo(1);
+        assertThat(registry.luns()).extracting(l -> l.config().name() + " " + l.state().label())
+                .containsExactly("keep active", "going draining");
         ScsiResponse refused = runScsi(target, nexus, 1, new byte[] {0x00, 0, 0, 0, 0, 0}).get(5, TimeUnit.SECONDS);
         assertThat((int) refused.senseData().getUnsignedByte(12)).as("ASC LOGICAL UNIT NOT SUPPORTED in %s", io.netty.buffer.ByteBufUtil.hexDump(refused.senseData())).isEqualTo(0x25);
         release(refused);
 
         holding.get().releaseAll();
         assertThat(removal.get(10, TimeUnit.SECONDS).removed()).containsExactly("going");
+        assertThat(registry.lun("going")).isEmpty();
         ScsiResponse r = read.get(5, TimeUnit.SECONDS);
         assertThat(r.status()).isEqualTo(io.blocktarget.protocol.scsi.ScsiStatus.GOOD);
         release(r);
@@ -432,11 +455,12 @@ class RegistryTest {
         assertThat(ready.status()).isEqualTo(io.blocktarget.protocol.scsi.ScsiStatus.GOOD);
 
         io.blocktarget.config.DeviceKnobs knobs = io.blocktarget.config.DeviceKnobs.DEFAULTS.withLimits(
-                Map.of(io.blocktarget.config.DeviceKnobs.Limit.MAX_TRANSFER, 1L << 20));
+                Map.of(io.blocktarget.config.DeviceKnobs.Limit.MAX_TRANSFER, 1L << 19));
         ApplyResult result = registry.apply(List.of(withKnobs(plain, knobs)));
 
-        assertThat(result).isEqualTo(new ApplyResult(List.of(), List.of(), List.of(), List.of(), List.of("a")));
-        assertThat(Registry.describe(result)).isEqualTo("added [], removed [], resized [], replaced [], retuned [a]");
+        assertThat(result.retuned()).containsExactly("a");
+        assertThat(result.steps()).containsExactly("retune LUN a in place: knobs (data and sessions kept)");
+        assertThat(Registry.describe(result)).isEqualTo("retuned a");
         assertThat(openOrder).containsExactly("a");                          // nothing reopened
         assertThat(registry.snapshot().lun("a").orElseThrow().device()).isSameAs(served);
         assertThat(registry.lun("a").orElseThrow().config().features().knobs()).isEqualTo(knobs);
@@ -445,17 +469,23 @@ class RegistryTest {
         assertThat((int) attention.senseData().getUnsignedByte(12)).isEqualTo(0x3F);  // INQUIRY DATA HAS CHANGED
         assertThat((int) attention.senseData().getUnsignedByte(13)).isEqualTo(0x03);
         release(attention);
-        // READ(10) of 257 blocks: above the new 1 MiB maximum transfer
-        ScsiResponse tooLong = runScsi(target, nexus, 0, new byte[] {0x28, 0, 0, 0, 0, 0, 0, 0x01, 0x01, 0})
+        // READ(10) of 129 blocks: above the new 512 KiB maximum transfer, within the 1 MiB LUN (past its end the
+        // range would answer first, LBA OUT OF RANGE)
+        ScsiResponse tooLong = runScsi(target, nexus, 0, new byte[] {0x28, 0, 0, 0, 0, 0, 0, 0x00, (byte) 0x81, 0})
                 .get(5, TimeUnit.SECONDS);
         assertThat((int) tooLong.senseData().getUnsignedByte(12)).isEqualTo(0x24);
         release(tooLong);
         assertThat(Io.read(device, 0, 1)).isEqualTo(new byte[4096]);       // data still there
 
-        // knobs and size at once: not a retune
+        // knobs and size at once: a resize and a retune, the device (and its data) kept
         LunConfig both = new LunConfig("a", null, BackendKind.RAM, 2 << 20, 4096, 4096, plain.iscsi(), plain.nvme(),
                 false, Optional.empty(), AccessConfig.OPEN, plain.features());
-        assertThat(registry.apply(List.of(both)).replaced()).containsExactly("a");
+        ApplyResult grown = registry.apply(List.of(both));
+        assertThat(grown.resized()).containsExactly("a");
+        assertThat(grown.steps()).containsExactly("grow LUN a from 1 MiB to 2 MiB",
+                "retune LUN a in place: knobs (data and sessions kept)");
+        assertThat(registry.snapshot().lun("a").orElseThrow().device()).isSameAs(served);
+        assertThat(Io.read(device, 0, 1)).isEqualTo(new byte[4096]);
         // back to the same knobs is no change
         assertThat(registry.apply(List.of(both)).changedNothing()).isTrue();
     }

@@ -41,14 +41,16 @@ class SessionKnobsServerTest {
     }
 
     @Test
-    void eachTargetTakesItsLunsValuesAndTheServersForTheRest() {
+    void eachTargetTakesItsLunsValuesAndTheServersForTheRest() throws Exception {
         DeviceKnobs small = DeviceKnobs.DEFAULTS.withSession(Map.of(Session.QUEUE_DEPTH, 4L,
                 Session.MAX_BURST_LENGTH, 512L << 10, Session.MDTS, 64L << 10));
         DeviceKnobs nvmeOnly = DeviceKnobs.DEFAULTS.withSession(Map.of(Session.MDTS, 64L << 10));
-        Map<String, IscsiSettings.SessionLimits> limits = TargetServer.sessionLimitsByTarget(List.of(
+        ExportPlan plan = ExportPlan.of(io.blocktarget.config.ConfigLoader.embeddedDefault().server(), List.of(
                 lun("a", "iqn.2026-11.io.blocktarget:a", small),
                 lun("b", "iqn.2026-11.io.blocktarget:b", DeviceKnobs.DEFAULTS),
-                lun("c", "iqn.2026-11.io.blocktarget:c", nvmeOnly)), IscsiSettings.defaults());
+                lun("c", "iqn.2026-11.io.blocktarget:c", nvmeOnly)));
+        Map<String, IscsiSettings.SessionLimits> limits = new java.util.LinkedHashMap<>();
+        plan.targets().forEach((name, t) -> t.access().sessionLimits().ifPresent(l -> limits.put(name, l)));
         assertThat(limits).containsOnlyKeys("iqn.2026-11.io.blocktarget:a");
         assertThat(limits.get("iqn.2026-11.io.blocktarget:a"))
                 .isEqualTo(new IscsiSettings.SessionLimits(256 * 1024, 512 * 1024, 256 * 1024, 4));

@@ -465,6 +465,12 @@ public final class IscsiTestInitiator implements AutoCloseable {
         }
     }
 
+    /** Answers {@code r2t} with {@code data} in one final Data-Out PDU (for a task the target may have aborted). */
+    public void answerR2t(io.blocktarget.protocol.iscsi.R2t r2t, byte[] data) throws IOException {
+        send(new DataOut(true, r2t.lun(), r2t.itt(), r2t.ttt(), expStatSN, 0, r2t.bufferOffset(),
+                Unpooled.wrappedBuffer(data)));
+    }
+
     /** Sends a SCSI Command and returns its ITT without waiting (for task management tests). */
     public int startCommand(long lun, byte[] cdb, int edtl, boolean write) throws IOException {
         int task = nextItt();

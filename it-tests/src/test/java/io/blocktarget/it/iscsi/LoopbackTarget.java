@@ -8,6 +8,7 @@ import io.blocktarget.block.ram.RamBlockDevice;
 import io.blocktarget.scsi.LogicalUnitSpec;
 import io.blocktarget.scsi.ScsiTargetDevice;
 import io.blocktarget.scsi.ScsiTargetDevices;
+import io.blocktarget.time.SystemClock;
 import io.blocktarget.transport.iscsi.IscsiSettings;
 import io.blocktarget.transport.iscsi.IscsiTransport;
 import io.vertx.core.Vertx;
@@ -34,6 +35,7 @@ final class LoopbackTarget implements AutoCloseable {
     static final long LUN_BYTES = 64L * 1024 * 1024;
 
     private final Vertx vertx;
+    private final SystemClock clock = new SystemClock("loopback-iscsi-timer");
     private final NetServer server;
     private final IscsiTransport transport;
     /** A file LUN: its I/O completes on worker threads, so completions hop back to the event loop. */
@@ -47,8 +49,14 @@ final class LoopbackTarget implements AutoCloseable {
     private final Path file;
 
     LoopbackTarget(IscsiSettings settings) throws Exception {
+        this(settings, List.of());
+    }
+
+    /** With {@code extra} logical units beside the default ones (their devices are closed with the server). */
+    LoopbackTarget(IscsiSettings settings, List<LogicalUnitSpec> extra) throws Exception {
         MemoryBudget budget = new MemoryBudget(1L << 30);
-        List<LogicalUnitSpec> units = new ArrayList<>();
+        List<LogicalUnitSpec> units = new ArrayList<>(extra);
+        extra.forEach(spec -> devices.add(spec.device()));
         for (int lbs : BLOCK_SIZES) {
             String name = "ram-" + lbs;
             RamBlockDevice device = new RamBlockDevice(name, new BlockGeometry(lbs, Math.max(lbs, 4096),
@@ -67,7 +75,7 @@ final class LoopbackTarget implements AutoCloseable {
         units.add(new LogicalUnitSpec(FILE_TARGET, 0, "file-4096", fileDevice));
         Map<String, ScsiTargetDevice> targets = ScsiTargetDevices.create(units);
         vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(2));
-        transport = IscsiTransport.create(vertx, targets.values(), settings);
+        transport = IscsiTransport.create(vertx, targets.values(), settings, clock);
         server = vertx.createNetServer(new NetServerOptions().setHost("127.0.0.1").setPort(0).setTcpNoDelay(true))
                 .connectHandler(transport::accept);
         server.listen().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
@@ -86,6 +94,7 @@ final class LoopbackTarget implements AutoCloseable {
         transport.close();
         server.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
         vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        clock.close();
         for (BlockDevice d : devices) {
             d.close();
         }

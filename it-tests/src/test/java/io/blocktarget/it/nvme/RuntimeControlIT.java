@@ -18,6 +18,7 @@ import io.blocktarget.protocol.nvme.SglDescriptor;
 import io.blocktarget.server.ConfigWatcher;
 import io.blocktarget.server.ControlPlane;
 import io.blocktarget.server.TargetServer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -57,6 +58,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * new capacity, the discovery log's GENCTR + 1, SendTargets with the new target, LOGICAL UNIT NOT SUPPORTED /
  * Invalid Namespace after removal, and an Async Message asking the removed target's session to log out.
  */
+@Tag("loopback")
 class RuntimeControlIT {
     private static final String PREFIX_IQN = "iqn.2026-11.io.blocktarget:";
     private static final String PREFIX_NQN = "nqn.2026-11.io.blocktarget:";

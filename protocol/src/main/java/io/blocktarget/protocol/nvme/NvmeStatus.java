@@ -16,6 +16,10 @@ public enum NvmeStatus {
     INTERNAL_ERROR(StatusCodeType.GENERIC, 0x06, false),
     ABORTED_BY_REQUEST(StatusCodeType.GENERIC, 0x07, false),
     ABORTED_SQ_DELETION(StatusCodeType.GENERIC, 0x08, false),
+    /** Base §3.4.2: the first command of a fused operation failed, so its second was not run (retry the pair). */
+    ABORTED_FAILED_FUSED(StatusCodeType.GENERIC, 0x09, false),
+    /** Base §3.4.2: a fused command without its other half next to it in the submission queue. */
+    ABORTED_MISSING_FUSED(StatusCodeType.GENERIC, 0x0A, true),
     INVALID_NAMESPACE_OR_FORMAT(StatusCodeType.GENERIC, 0x0B, true),
     COMMAND_SEQUENCE_ERROR(StatusCodeType.GENERIC, 0x0C, true),
     INVALID_SGL_SEGMENT_DESCRIPTOR(StatusCodeType.GENERIC, 0x0D, true),

@@ -18,11 +18,20 @@ public record Sqe(int opcode, int fuse, int psdt, int cid, int nsid, int cdw2, i
     /** PSDT 01b: SGLs for data, MPTR is an address (Base §4.1). The Linux TCP host sends this. */
     public static final int PSDT_SGL_MPTR_ADDRESS = 0x1;
     public static final int PSDT_SGL_MPTR_SGL = 0x2;
+    /** FUSE (CDW0 bits 9:8, Base §4.1): 00b normal, 01b first and 10b second command of a fused operation; 11b reserved. */
+    public static final int FUSE_NONE = 0;
+    public static final int FUSE_FIRST = 1;
+    public static final int FUSE_SECOND = 2;
 
     public Sqe {
         if ((opcode & ~0xFF) != 0 || (fuse & ~0x3) != 0 || (psdt & ~0x3) != 0 || (cid & ~0xFFFF) != 0) {
             throw new IllegalArgumentException("SQE field out of range");
         }
+    }
+
+    /** This SQE with FUSE = {@code fuse} (test initiators build fused pairs with it). */
+    public Sqe withFuse(int fuse) {
+        return new Sqe(opcode, fuse, psdt, cid, nsid, cdw2, cdw3, mptr, dptr, cdw10, cdw11, cdw12, cdw13, cdw14, cdw15);
     }
 
     /** Reads the 64 bytes at absolute {@code index}; the reader index is unchanged. */

@@ -19,7 +19,7 @@ public sealed interface Cdb permits TestUnitReadyCdb, RequestSenseCdb, InquiryCd
         WriteAndVerifyCdb, SynchronizeCacheCdb, UnmapCdb, WriteSameCdb, CompareAndWriteCdb, ReportLunsCdb,
         ReportSupportedOperationCodesCdb, PersistentReserveInCdb, PersistentReserveOutCdb, Reserve6Cdb, Release6Cdb,
         PreFetchCdb, ReadDefectDataCdb, ReportTargetPortGroupsCdb, SanitizeCdb, ExtendedCopyCdb, ReceiveCopyResultsCdb,
-        WriteAtomicCdb, ReportZonesCdb, ZbcOutCdb, CdbError {
+        WriteAtomicCdb, ReportZonesCdb, ZbcOutCdb, OrWriteCdb, PreventAllowMediumRemovalCdb, CdbError {
 
     /**
      * Parses the CDB at {@code cdb}'s reader index; indices are left untouched and extra trailing

@@ -40,6 +40,7 @@ final class CdbParser {
                 case 0x16 -> reserve6(f, new Reserve6Cdb());
                 case 0x17 -> reserve6(f, new Release6Cdb());
                 case 0x1B -> startStopUnit(f);
+                case 0x1E -> preventAllowMediumRemoval(f);
                 case 0x5E -> persistentReserveIn(f);
                 case 0x5F -> persistentReserveOut(f);
                 case 0xA0 -> reportLuns(f);
@@ -140,6 +141,16 @@ final class CdbParser {
         f.reserved(4, 0x08);
         return new StartStopUnitCdb(f.bit(1, 0), f.bits(3, 3, 0), f.bits(4, 7, 4), f.bit(4, 2), f.bit(4, 1),
                 f.bit(4, 0));
+    }
+
+    /** SBC-4 §5.15: bytes 1-3 reserved; byte 4 bits 7-2 reserved, PREVENT 10b / 11b obsolete values, refused. */
+    private static Cdb preventAllowMediumRemoval(CdbFields f) {
+        f.reservedBytes(1, 3);
+        f.reserved(4, 0xFC);
+        if (f.bit(4, 1)) {
+            throw invalidField(4, 1);
+        }
+        return new PreventAllowMediumRemovalCdb(f.bit(4, 0));
     }
 
     private static Cdb persistentReserveIn(CdbFields f) {

@@ -15,8 +15,8 @@ public record ControlModePage(int tst, boolean tmfOnly, boolean dSense, boolean 
                               int extendedSelfTestCompletionTime) implements ModePage {
     public static final int PAGE_CODE = 0x0A;
     public static final int PAGE_LENGTH = 0x0A;
-    /** Changeable values: D_SENSE only. */
-    public static final ControlModePage CHANGEABLE = new ControlModePage(0, false, true, false, 0, 0, false, false, 0, 0);
+    /** Changeable values: D_SENSE and SWP (software write protect). */
+    public static final ControlModePage CHANGEABLE = new ControlModePage(0, false, true, false, 0, 0, true, false, 0, 0);
 
     public ControlModePage {
         if ((tst & ~0x7) != 0 || (queueAlgorithmModifier & ~0xF) != 0 || (qerr & ~0x3) != 0

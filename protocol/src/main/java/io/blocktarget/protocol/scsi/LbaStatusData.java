@@ -9,6 +9,9 @@ import java.util.List;
  * 4 reserved, then 16-byte LBA status descriptors.
  */
 public record LbaStatusData(List<Descriptor> descriptors) {
+    /** PARAMETER DATA LENGTH and the reserved bytes before the first descriptor. */
+    public static final int HEADER_LENGTH = 8;
+    public static final int DESCRIPTOR_LENGTH = 16;
 
     /** PROVISIONING STATUS (SBC-4 Table 37). */
     public enum ProvisioningStatus {

@@ -2,8 +2,8 @@ package io.blocktarget.protocol.scsi;
 
 /**
  * SANITIZE (SBC-4 §5.30): the service action, IMMED, AUSE and PARAMETER LIST LENGTH. ZNR (zoned
- * devices only) is ignored. The length is checked at execution, where the logical block size that
- * bounds an OVERWRITE parameter list is known.
+ * devices only, and they do not support SANITIZE) is refused as a reserved bit. The length is checked at execution,
+ * where the logical block size that bounds an OVERWRITE parameter list is known.
  */
 public record SanitizeCdb(ServiceAction serviceAction, boolean immed, boolean ause, int parameterListLength)
         implements Cdb {

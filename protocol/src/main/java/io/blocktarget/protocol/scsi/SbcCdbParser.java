@@ -17,6 +17,7 @@ final class SbcCdbParser {
             case 0x2A -> readWrite(f, ScsiOpcode.WRITE_10);
             case 0xAA -> readWrite(f, ScsiOpcode.WRITE_12);
             case 0x8A -> readWrite(f, ScsiOpcode.WRITE_16);
+            case 0x8B -> orWrite(f);
             case 0x2F -> verify(f, ScsiOpcode.VERIFY_10);
             case 0x8F -> verify(f, ScsiOpcode.VERIFY_16);
             case 0x2E -> verify(f, ScsiOpcode.WRITE_AND_VERIFY_10);
@@ -89,6 +90,21 @@ final class SbcCdbParser {
     }
 
     /**
+     * ORWRITE(16), SBC-4 §5.14: ORPROTECT (byte 1 bits 7-5) must be zero — no protection information, as for WRITE;
+     * bit 2 is reserved, bits 1-0 obsolete (ignored); DPO, FUA; GROUP NUMBER ignored.
+     */
+    private static Cdb orWrite(CdbFields f) {
+        if (f.bits(1, 7, 5) != 0) {
+            throw invalidField(1, 7);
+        }
+        f.reserved(1, 0x04);
+        long lba = f.u64(2);
+        long length = f.u32(10);
+        f.checkLbaRange(lba, length);
+        return new OrWriteCdb(lba, length, f.bit(1, 4), f.bit(1, 3));
+    }
+
+    /**
      * VERIFY / WRITE AND VERIFY (10/12/16), SBC-4 §5.30-5.32, §5.38-5.40: VRPROTECT/WRPROTECT zero;
      * BYTCHK 10b is reserved, and 11b (compare one block against every LBA) exists for VERIFY only.
      */
@@ -123,8 +139,13 @@ final class SbcCdbParser {
         return new PreFetchCdb(op, lba, length, f.bit(1, 1));
     }
 
-    /** SANITIZE (SBC-4 §5.30): byte 1 IMMED, ZNR (ignored), AUSE, SERVICE ACTION; bytes 2-6 reserved. */
+    /**
+     * SANITIZE (SBC-4 §5.30): byte 1 IMMED, ZNR, AUSE, SERVICE ACTION; bytes 2-6 reserved. ZNR (zoned no reset) has a
+     * meaning for zoned block devices only, and those do not support SANITIZE here (UnitLimits): on every unit that
+     * does, bit 6 is reserved and refused (SPC-5 §4.4.2).
+     */
     private static Cdb sanitize(CdbFields f) {
+        f.reserved(1, 0x40);
         SanitizeCdb.ServiceAction sa = SanitizeCdb.ServiceAction.fromCode(f.bits(1, 4, 0))
                 .orElseThrow(() -> invalidField(1, 4));
         f.reservedBytes(2, 6);

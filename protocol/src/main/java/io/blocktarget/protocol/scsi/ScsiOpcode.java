@@ -25,6 +25,8 @@ public enum ScsiOpcode {
     RELEASE_6(0x17, -1, "17 11 00 00 00 05"),
     MODE_SENSE_6(0x1A, -1, "1a 08 ff ff ff 05"),
     START_STOP_UNIT(0x1B, -1, "1b 01 00 0f f7 05"),
+    /** PREVENT ALLOW MEDIUM REMOVAL, SBC-4 §5.15: removable logical units only. */
+    PREVENT_ALLOW_MEDIUM_REMOVAL(0x1E, -1, "1e 00 00 00 03 05"),
     READ_CAPACITY_10(0x25, -1, "25 00 00 00 00 00 00 00 00 05"),
     READ_10(0x28, -1, "28 f8 ff ff ff ff 00 ff ff 05"),
     WRITE_10(0x2A, -1, "2a f8 ff ff ff ff 00 ff ff 05"),
@@ -62,6 +64,8 @@ public enum ScsiOpcode {
     READ_16(0x88, -1, "88 f8 ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
     COMPARE_AND_WRITE(0x89, -1, "89 f8 ff ff ff ff ff ff ff ff 00 00 00 ff 00 05"),
     WRITE_16(0x8A, -1, "8a f8 ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
+    /** ORWRITE(16), SBC-4 §5.14: the data-out OR the medium, written back under one range lock. */
+    ORWRITE_16(0x8B, -1, "8b f8 ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
     WRITE_AND_VERIFY_16(0x8E, -1, "8e f6 ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
     VERIFY_16(0x8F, -1, "8f f6 ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
     PRE_FETCH_16(0x90, -1, "90 02 ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),

@@ -160,6 +160,30 @@ class CdbParserTest {
                 .isEqualTo(new WriteCdb(WRITE_16, 7, 1, false, false));
     }
 
+    /** PREVENT ALLOW MEDIUM REMOVAL (SBC-4 §5.15): PREVENT 00b / 01b; the obsolete 1xb and reserved bits refused. */
+    @Test
+    void preventAllowMediumRemoval() {
+        assertThat(cdb("1e 00 00 00 01 00")).isEqualTo(new PreventAllowMediumRemovalCdb(true));
+        assertThat(cdb("1e 00 00 00 00 00")).isEqualTo(new PreventAllowMediumRemovalCdb(false));
+        assertThat(cdb("1e 00 00 00 02 00")).isEqualTo(CdbError.invalidField(4, 1));
+        assertThat(cdb("1e 00 00 00 03 00")).isEqualTo(CdbError.invalidField(4, 1));
+        assertThat(cdb("1e 00 00 00 04 00")).isEqualTo(CdbError.invalidField(4, 2));
+        assertThat(cdb("1e 01 00 00 00 00")).isEqualTo(CdbError.invalidField(1, 0));
+        assertThat(cdb("1e 00 00 00 00 01")).isEqualTo(CdbError.invalidField(5, 0));    // LINK
+    }
+
+    /** ORWRITE(16), SBC-4 §5.14: ORPROTECT refused, bit 2 reserved, obsolete bits 1-0 and GROUP NUMBER ignored. */
+    @Test
+    void orWrite16() {
+        assertThat(cdb("8b 18 00 00 00 00 00 00 01 00 00 00 00 10 00 00"))
+                .isEqualTo(new OrWriteCdb(256, 16, true, true));
+        assertThat(cdb("8b 03 00 00 00 00 00 00 00 05 00 00 00 00 1f 00")).isEqualTo(new OrWriteCdb(5, 0, false, false));
+        assertThat(cdb("8b 20 00 00 00 00 00 00 00 00 00 00 00 01 00 00")).isEqualTo(CdbError.invalidField(1, 7));
+        assertThat(cdb("8b 04 00 00 00 00 00 00 00 00 00 00 00 01 00 00")).isEqualTo(CdbError.invalidField(1, 2));
+        assertThat(cdb("8b 00 80 00 00 00 00 00 00 00 00 00 00 01 00 00"))
+                .isEqualTo(new CdbError(SenseReason.LBA_OUT_OF_RANGE, Optional.empty()));
+    }
+
     @Test
     void verifyAndWriteAndVerify() {
         assertThat(cdb("2f 00 00 00 00 05 00 00 01 00"))

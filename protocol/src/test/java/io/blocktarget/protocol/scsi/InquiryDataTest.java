@@ -152,6 +152,19 @@ class InquiryDataTest {
         assertThat(java.util.Arrays.copyOfRange(bytes, 4, 9)).isEqualTo(hex("1c20 00 02 03"));
     }
 
+    /** SBC-4 Table 205, byte 7: WABEREQ in bits 7-6, WACEREQ in 5-4, NOMINAL FORM FACTOR in 3-0. */
+    @Test
+    void blockDeviceCharacteristicsSanitizeRequirements() {
+        int good = BlockDeviceCharacteristicsVpd.ERASED_READS_GOOD;
+        byte[] bytes = encode(out -> new BlockDeviceCharacteristicsVpd(1, 0, good, good, 0, false, false)
+                .encode(out, DISK));
+        assertThat(bytes[7]).isEqualTo((byte) 0x50);
+        bytes = encode(out -> new BlockDeviceCharacteristicsVpd(1, 0, 0b11, 0b10, 0xF, false, false).encode(out, DISK));
+        assertThat(bytes[7]).isEqualTo((byte) 0xEF);
+        assertThatThrownBy(() -> new BlockDeviceCharacteristicsVpd(1, 0, 4, 0, 0, false, false))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
     @Test
     void logicalBlockProvisioningThin() {
         VpdPage page = new LogicalBlockProvisioningVpd(0, true, true, false, 1, false, 0,

@@ -38,7 +38,7 @@ class ModePagesTest {
                 """.replaceAll("#[^\\n]*", "")));
         ControlModePage all = new ControlModePage(7, true, true, true, 0xF, 3, true, true, 0x1234, 0xABCD);
         assertThat(encode(all::encode)).isEqualTo(hex("0a 0a f6 f6 08 40 0000 1234 abcd"));
-        assertThat(encode(ControlModePage.CHANGEABLE::encode)).isEqualTo(hex("0a 0a 04 00 00 00 0000 0000 0000"));
+        assertThat(encode(ControlModePage.CHANGEABLE::encode)).isEqualTo(hex("0a 0a 04 00 08 00 0000 0000 0000")); // D_SENSE, SWP
     }
 
     @Test

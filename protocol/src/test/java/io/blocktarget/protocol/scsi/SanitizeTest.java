@@ -22,8 +22,17 @@ class SanitizeTest {
                 .isEqualTo(new SanitizeCdb(SanitizeCdb.ServiceAction.OVERWRITE, true, false, 8));
         assertThat(cdb("48 22 00 00 00 00 00 00 00 00"))
                 .isEqualTo(new SanitizeCdb(SanitizeCdb.ServiceAction.BLOCK_ERASE, false, true, 0));
-        assertThat(cdb("48 43 00 00 00 00 00 00 00 00"))     // ZNR ignored
+        assertThat(cdb("48 03 00 00 00 00 00 00 00 00"))
                 .isEqualTo(new SanitizeCdb(SanitizeCdb.ServiceAction.CRYPTOGRAPHIC_ERASE, false, false, 0));
+        // ZNR (byte 1 bit 6) means something for zoned devices only, which do not support SANITIZE: reserved
+        assertThat(cdb("48 43 00 00 00 00 00 00 00 00")).isEqualTo(CdbError.invalidField(1, 6));
+        assertThat(cdb("48 c2 00 00 00 00 00 00 00 00")).isEqualTo(CdbError.invalidField(1, 6));
+        for (int b = 2; b <= 6; b++) {                                                // every reserved byte
+            byte[] c = Bytes.hex("48 02 00 00 00 00 00 00 00 00");
+            c[b] = (byte) b;
+            assertThat(Bytes.decode(c, Cdb::parse)).as("byte %d", b)
+                    .isEqualTo(CdbError.invalidField(b, 31 - Integer.numberOfLeadingZeros(b)));
+        }
         assertThat(cdb("48 1f 00 00 00 00 00 00 00 00"))
                 .isEqualTo(new SanitizeCdb(SanitizeCdb.ServiceAction.EXIT_FAILURE_MODE, false, false, 0));
         assertThat(cdb("48 04 00 00 00 00 00 00 00 00")).isEqualTo(CdbError.invalidField(1, 4));

@@ -6,7 +6,7 @@ import io.blocktarget.block.BlockIoException;
 import io.blocktarget.block.ForwardingBlockDevice;
 import io.blocktarget.block.IoCallback;
 import io.blocktarget.block.IoKind;
-import io.blocktarget.block.zoned.Zones;
+import io.blocktarget.block.Zones;
 import io.netty.buffer.ByteBuf;
 
 /**

@@ -54,7 +54,7 @@ final class UringLoop implements IoUringIoHandle {
             return attach();
         }
     };
-    private static final System.Logger LOG = System.getLogger(UringLoop.class.getName());
+    private static final System.Logger LOG = System.getLogger("blocktarget.block");
 
     private final Op[] ops = new Op[MAX_IN_FLIGHT];
     private final short[] free = new short[MAX_IN_FLIGHT];

@@ -9,7 +9,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * it exhausted fails with INSUFFICIENT_RESOURCES (retryable: other disks' unmaps refill it) instead of the JVM running out of memory. Thread-safe.
  */
 public final class MemoryBudget {
-    private final long limit;
+    /** Changed at runtime by a reload of {@code memory-budget}; charges from then on see the new limit. */
+    private volatile long limit;
     private final AtomicLong used = new AtomicLong();
 
     public MemoryBudget(long limitBytes) {
@@ -21,6 +22,17 @@ public final class MemoryBudget {
 
     public long limit() {
         return limit;
+    }
+
+    /**
+     * Sets a new limit (a reload of {@code memory-budget}). Memory already allocated stays allocated: below the
+     * bytes in use, writes that need a new chunk fail until unmaps or removals free enough.
+     */
+    public void limit(long limitBytes) {
+        if (limitBytes < 0) {
+            throw new IllegalArgumentException("negative memory budget " + limitBytes);
+        }
+        this.limit = limitBytes;
     }
 
     public long used() {

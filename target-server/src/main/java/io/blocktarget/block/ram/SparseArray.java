@@ -122,6 +122,45 @@ final class SparseArray<T> {
         }
     }
 
+    /**
+     * The first index in {@code [from, to)} whose slot is non-empty ({@code present}) or empty (not {@code present}),
+     * else {@code to}; skips subtrees never written, so a run over a huge empty range costs little.
+     */
+    long next(long from, long to, boolean present) {
+        Top t = top;
+        long end = Math.min(to, t.capacity());
+        if (from < 0 || from >= end) {
+            return Math.max(from, to);
+        }
+        long found = next(t.root(), t.levels(), 0, from, end, present);
+        return found < 0 ? (present ? to : end) : found;
+    }
+
+    private long next(AtomicReferenceArray<Object> node, int level, long base, long from, long to, boolean present) {
+        int shift = level * BITS;
+        int first = (int) (Math.max(from - base, 0) >>> shift);
+        int last = (int) Math.min((to - 1 - base) >>> shift, node.length() - 1);
+        for (int i = first; i <= last; i++) {
+            long childBase = base + ((long) i << shift);
+            Object o = node.get(i);
+            if (level == 0) {
+                if ((o != null) == present) {
+                    return childBase;
+                }
+            } else if (o == null) {
+                if (!present) {
+                    return Math.max(childBase, from);
+                }
+            } else {
+                long found = next(node(o), level - 1, childBase, from, to, present);
+                if (found >= 0) {
+                    return found;
+                }
+            }
+        }
+        return -1;
+    }
+
     private static int slot(long index, int level) {
         return (int) ((index >>> (level * BITS)) & MASK);
     }

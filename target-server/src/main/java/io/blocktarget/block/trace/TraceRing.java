@@ -80,6 +80,15 @@ public final class TraceRing {
         return new Reader(Math.max(0, next.get() - capacity()));
     }
 
+    /** A reader from the {@code last} newest records the ring holds (all of them when it holds fewer). */
+    public Reader readerOfLast(long last) {
+        if (last < 0) {
+            throw new IllegalArgumentException("last " + last + " < 0");
+        }
+        long head = next.get();
+        return new Reader(Math.max(Math.max(0, head - capacity()), head - last));
+    }
+
     /** A reader of what comes from now on. */
     public Reader readerAtEnd() {
         return new Reader(next.get());

@@ -6,6 +6,9 @@ import io.blocktarget.block.BlockIoException;
 import io.blocktarget.block.BlockRange;
 import io.blocktarget.block.ForwardingBlockDevice;
 import io.blocktarget.block.IoCallback;
+import io.blocktarget.block.ZoneCondition;
+import io.blocktarget.block.ZoneLayout;
+import io.blocktarget.block.Zones;
 import io.netty.buffer.ByteBuf;
 
 import java.util.List;

@@ -37,6 +37,7 @@ import io.blocktarget.block.fault.FaultConnection;
 import io.blocktarget.scsi.ItNexus;
 import io.blocktarget.transport.tcp.StallHandler;
 import io.blocktarget.scsi.ScsiTargetDevice;
+import io.blocktarget.time.Clock;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
@@ -78,9 +79,9 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
     private int cid;
     private Digest headerDigest = Digest.NONE;
     private Digest dataDigest = Digest.NONE;
-    private final IscsiScheduler scheduler;
-    private IscsiScheduler.Cancellable loginTimer;
-    private IscsiScheduler.Cancellable pingTimer;
+    private final Clock clock;
+    private Clock.Timer loginTimer;
+    private Clock.Timer pingTimer;
     private Ping ping = Ping.IDLE;
     private int pingTtt;
     private long pingSentNanos;
@@ -95,9 +96,9 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
         this.who = "iSCSI " + port.remoteAddress() + " -> " + port.localAddress();
         this.login = new LoginExchange(transport.settings(), transport.targets(), transport.registry()::exists, who);
         this.text = new TextExchange(this, transport);
-        this.scheduler = transport.scheduler();
-        this.lastActivityNanos = scheduler.nanoTime();
-        this.loginTimer = scheduler.schedule(port.executor(), transport.settings().loginTimeout().toNanos(),
+        this.clock = transport.clock();
+        this.lastActivityNanos = clock.nanoTime();
+        this.loginTimer = clock.schedule(port.executor(), transport.settings().loginTimeout().toNanos(),
                 this::onLoginTimeout);
     }
 
@@ -128,7 +129,7 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
                 ReferenceCountUtil.release(message instanceof InitiatorPdu p ? p.data() : message);
                 return;
             }
-            lastActivityNanos = scheduler.nanoTime();
+            lastActivityNanos = clock.nanoTime();
             switch (message) {
                 case IscsiFrameDecoder.FrameError(IscsiProtocolException e) -> frameError(e);
                 case InitiatorPdu pdu -> {
@@ -236,7 +237,9 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
         sessionKey = Optional.of(key);
         who = who + " " + s;
         registered.get().replaced().ifPresent(old -> {
-            LOG.log(Level.INFO, "{0}: reinstates {1}", who, old);
+            if (sessionEventAdmitted()) {
+                LOG.log(Level.INFO, "{0}: reinstates {1}", who, old);
+            }
             old.connection().closeFromElsewhere("session reinstated by tsih=" + s.tsih());
         });
         OperationalParameters params = result.parameters();
@@ -255,11 +258,14 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
         transitionTo(ConnectionState.LOGGED_IN);
         loginTimer.cancel();
         startPinger();
-        LOG.log(Level.INFO, "{0}: logged in ({1}, HeaderDigest={2}, DataDigest={3}, MaxRecvDataSegmentLength={4},"
-                        + " MaxBurstLength={5}, FirstBurstLength={6}, InitialR2T={7}, ImmediateData={8})", who,
-                result.sessionType().keyValue(), headerDigest.keyValue(), dataDigest.keyValue(),
-                Integer.toString(params.initiatorMaxRecvDataSegmentLength()), Integer.toString(params.maxBurstLength()),
-                Integer.toString(params.firstBurstLength()), params.initialR2T(), params.immediateData());
+        if (sessionEventAdmitted()) {
+            LOG.log(Level.INFO, "{0}: logged in ({1}, HeaderDigest={2}, DataDigest={3}, MaxRecvDataSegmentLength={4},"
+                            + " MaxBurstLength={5}, FirstBurstLength={6}, InitialR2T={7}, ImmediateData={8})", who,
+                    result.sessionType().keyValue(), headerDigest.keyValue(), dataDigest.keyValue(),
+                    Integer.toString(params.initiatorMaxRecvDataSegmentLength()),
+                    Integer.toString(params.maxBurstLength()), Integer.toString(params.firstBurstLength()),
+                    params.initialR2T(), params.immediateData());
+        }
     }
 
     private void onLoginTimeout() {
@@ -380,8 +386,10 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
         };
         send(new LogoutResponse(code, request.itt(), nextStatSN(), window.expCmdSN(), window.maxCmdSN(), 0, 0));
         if (code == LogoutResponseCode.CONNECTION_OR_SESSION_CLOSED) {
-            LOG.log(Level.INFO, "{0}: logout ({1})", who, request.reason() == LogoutReason.CLOSE_SESSION
-                    ? "close session" : "close connection");
+            if (sessionEventAdmitted()) {
+                LOG.log(Level.INFO, "{0}: logout ({1})", who, request.reason() == LogoutReason.CLOSE_SESSION
+                        ? "close session" : "close connection");
+            }
             engine.ifPresent(TaskEngine::close);
             transitionTo(ConnectionState.IN_LOGOUT);
             closeAfterFlush();
@@ -418,7 +426,7 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
     private void startPinger() {
         long interval = transport.settings().nopInInterval().toNanos();
         if (interval > 0) {
-            pingTimer = scheduler.schedule(port.executor(), interval, this::pingTick);
+            pingTimer = clock.schedule(port.executor(), interval, this::pingTick);
         }
     }
 
@@ -426,7 +434,7 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
         if (state != ConnectionState.LOGGED_IN) {
             return;
         }
-        long now = scheduler.nanoTime();
+        long now = clock.nanoTime();
         IscsiSettings settings = transport.settings();
         long interval = settings.nopInInterval().toNanos();
         long timeout = settings.nopInTimeout().toNanos();
@@ -453,7 +461,7 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
                 next = interval - idle;
             }
         }
-        pingTimer = scheduler.schedule(port.executor(), next, this::pingTick);
+        pingTimer = clock.schedule(port.executor(), next, this::pingTick);
     }
 
     // ---- ConnectionIo ------------------------------------------------------------------------------
@@ -556,6 +564,11 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
                 Unpooled.wrappedBuffer(header)));
     }
 
+    /** Whether one more session-event line (login, logout, close) of this peer may be logged now. */
+    private boolean sessionEventAdmitted() {
+        return transport.errorLog().events().admit(port.remoteAddress());
+    }
+
     @Override
     public void fatal(String reason) {
         shutDown(Level.WARNING, reason);
@@ -566,8 +579,8 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
         if (state == ConnectionState.FREE) {
             return;
         }
-        // protocol errors (WARNING) are rate-limited per peer; session events (INFO) are not
-        if (level != Level.WARNING || transport.errorLog().admit(port.remoteAddress())) {
+        // protocol errors (WARNING) and session events (INFO) are rate-limited per peer, each on its own budget
+        if (level == Level.WARNING ? transport.errorLog().admit(port.remoteAddress()) : sessionEventAdmitted()) {
             LOG.log(level, "{0}: closing connection: {1}", who, reason);
         }
         // a stalled connection the target ends (reinstatement, drop, NOP-In timeout) closes now, dropping what the
@@ -602,7 +615,7 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
             LOG.log(Level.INFO, "{0}: asking the initiator to log out within {1} s: {2}", who, seconds, reason);
             send(new AsyncMessage(0, nextStatSN(), window.expCmdSN(), window.maxCmdSN(), AsyncEvent.LOGOUT_REQUEST, 0,
                     0, 0, seconds, Unpooled.EMPTY_BUFFER));
-            scheduler.schedule(port.executor(), TimeUnit.SECONDS.toNanos(seconds), () -> {
+            clock.schedule(port.executor(), TimeUnit.SECONDS.toNanos(seconds), () -> {
                 if (state != ConnectionState.FREE) {
                     shutDown(Level.INFO, "no Logout within " + seconds + " s of the request (" + reason + ")");
                 }
@@ -660,7 +673,9 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
             if (s.state() == SessionState.LOGGED_IN) {
                 s.transitionTo(before == ConnectionState.IN_LOGOUT ? SessionState.FREE : SessionState.FAILED);
                 if (s.state() == SessionState.FAILED) {
-                    LOG.log(Level.INFO, "{0}: session dropped", who);
+                    if (sessionEventAdmitted()) {
+                        LOG.log(Level.INFO, "{0}: session dropped", who);
+                    }
                     s.transitionTo(SessionState.FREE);
                 }
             }

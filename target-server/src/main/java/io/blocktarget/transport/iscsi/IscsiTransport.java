@@ -1,6 +1,7 @@
 package io.blocktarget.transport.iscsi;
 
 import io.blocktarget.scsi.ScsiTargetDevice;
+import io.blocktarget.time.Clock;
 import io.blocktarget.transport.tcp.PeerLogLimiter;
 import io.blocktarget.transport.tcp.StreamTuning;
 import io.netty.buffer.ByteBufAllocator;
@@ -17,6 +18,8 @@ import java.net.InetSocketAddress;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -37,27 +40,33 @@ public final class IscsiTransport {
     private volatile Map<String, ScsiTargetDevice> targets;
     private volatile IscsiSettings settings;
     private final SessionRegistry registry = new SessionRegistry();
-    private final IscsiScheduler scheduler;
-    /** Protocol-error lines per peer address (a fuzzer must not fill the disk), on the timers' clock. */
+    /** The server's clock: connection timers (login, NOP-In, Logout deadline) and idle detection. */
+    private final Clock clock;
+    /**
+     * Protocol-error and session-event lines per peer address (a fuzzer must not fill the disk), on the timers'
+     * clock.
+     */
     private final PeerLogLimiter errorLog;
     private final Set<IscsiConnection> connections = ConcurrentHashMap.newKeySet();
 
-    private IscsiTransport(Map<String, ScsiTargetDevice> targets, IscsiSettings settings, IscsiScheduler scheduler) {
+    private IscsiTransport(Map<String, ScsiTargetDevice> targets, IscsiSettings settings, Clock clock) {
         this.targets = targets;
         this.settings = settings;
-        this.scheduler = scheduler;
+        this.clock = Objects.requireNonNull(clock, "clock");
         this.errorLog = new PeerLogLimiter(LOG, PeerLogLimiter.DEFAULT_BURST, PeerLogLimiter.DEFAULT_WINDOW_NANOS,
-                scheduler::nanoTime);
+                clock::nanoTime);
     }
 
-    public static IscsiTransport create(Vertx vertx, Collection<ScsiTargetDevice> targets, IscsiSettings settings) {
+    /** @param clock the server's clock, for every connection's timers */
+    public static IscsiTransport create(Vertx vertx, Collection<ScsiTargetDevice> targets, IscsiSettings settings,
+                                        Clock clock) {
         Map<String, ScsiTargetDevice> byName = new LinkedHashMap<>();
         for (ScsiTargetDevice t : targets) {
             if (byName.put(t.targetName(), t) != null) {
                 throw new IllegalArgumentException("target " + t.targetName() + " given twice");
             }
         }
-        return new IscsiTransport(Map.copyOf(byName), settings, IscsiScheduler.EVENT_LOOP);
+        return new IscsiTransport(Map.copyOf(byName), settings, clock);
     }
 
     /** Takes over an accepted socket. Call on the socket's event loop (a NetServer connect handler is). */
@@ -80,6 +89,7 @@ public final class IscsiTransport {
         for (IscsiConnection c : connections) {
             c.closeFromElsewhere("transport closing");
         }
+        errorLog.flush();
         LOG.log(Level.DEBUG, "iSCSI transport closed");
     }
 
@@ -116,6 +126,69 @@ public final class IscsiTransport {
                     .withSessionLimits(sessionLimitsByTarget);
             this.targets = Map.copyOf(byName);
         }
+    }
+
+    /**
+     * Adds {@code target} with its access in one swap: the first login or SendTargets that sees the target also sees
+     * its CHAP and initiator list (never an open window). Replaces a target of the same name.
+     */
+    public synchronized void addTarget(ScsiTargetDevice target, TargetAccess access) {
+        Map<String, ScsiTargetDevice> byName = new LinkedHashMap<>(targets);
+        byName.put(target.targetName(), target);
+        settings = withAccess(settings, target.targetName(), access);
+        targets = java.util.Collections.unmodifiableMap(byName);
+    }
+
+    /**
+     * Takes target {@code name} and its access out: logins from now on get "not found" (RFC 7143 §11.13.5, 0203);
+     * sessions logged in keep their device (ask them to leave with {@link #logoutTarget}). False if unknown.
+     */
+    public synchronized boolean removeTarget(String name) {
+        if (!targets.containsKey(name)) {
+            return false;
+        }
+        Map<String, ScsiTargetDevice> byName = new LinkedHashMap<>(targets);
+        byName.remove(name);
+        settings = withAccess(settings, name, TargetAccess.OPEN);
+        targets = java.util.Collections.unmodifiableMap(byName);
+        return true;
+    }
+
+    /** Sets the access of target {@code name} as a whole; logins from now on see it. */
+    public synchronized void access(String name, TargetAccess access) {
+        settings = withAccess(settings, name, access);
+    }
+
+    /** The access of target {@code name} now ({@link TargetAccess#OPEN} for a target without any). */
+    public TargetAccess access(String name) {
+        IscsiSettings s = settings;
+        return new TargetAccess(Optional.ofNullable(s.chap().get(name)), s.initiators().getOrDefault(name, Set.of()),
+                Optional.ofNullable(s.sessionLimits().get(name)));
+    }
+
+    /** Sets the CHAP every discovery session must pass from now on (empty: discovery is open). */
+    public synchronized void discoveryChap(Optional<Chap> chap) {
+        settings = settings.withDiscoveryChap(chap);
+    }
+
+    /** The target names served now, in the order they were added. */
+    public java.util.List<String> targetNames() {
+        return java.util.List.copyOf(targets.keySet());
+    }
+
+    private static IscsiSettings withAccess(IscsiSettings s, String name, TargetAccess access) {
+        Map<String, Chap> chap = new java.util.HashMap<>(s.chap());
+        Map<String, Set<String>> initiators = new java.util.HashMap<>(s.initiators());
+        Map<String, IscsiSettings.SessionLimits> limits = new java.util.HashMap<>(s.sessionLimits());
+        chap.remove(name);
+        initiators.remove(name);
+        limits.remove(name);
+        access.chap().ifPresent(c -> chap.put(name, c));
+        if (!access.initiators().isEmpty()) {
+            initiators.put(name, access.initiators());
+        }
+        access.sessionLimits().ifPresent(l -> limits.put(name, l));
+        return s.withChap(chap).withInitiators(initiators).withSessionLimits(limits);
     }
 
     /**
@@ -190,8 +263,8 @@ public final class IscsiTransport {
         return targets;
     }
 
-    IscsiScheduler scheduler() {
-        return scheduler;
+    Clock clock() {
+        return clock;
     }
 
     PeerLogLimiter errorLog() {
@@ -209,14 +282,9 @@ public final class IscsiTransport {
         return connection;
     }
 
-    static IscsiTransport forTargets(Map<String, ScsiTargetDevice> targets, IscsiSettings settings) {
-        return forTargets(targets, settings, IscsiScheduler.EVENT_LOOP);
-    }
-
-    /** For tests: the timers on {@code scheduler} (a manual clock). */
-    static IscsiTransport forTargets(Map<String, ScsiTargetDevice> targets, IscsiSettings settings,
-                                     IscsiScheduler scheduler) {
-        return new IscsiTransport(Map.copyOf(targets), settings, scheduler);
+    /** For tests over an EmbeddedChannel: the timers on {@code clock} (a manual one). */
+    static IscsiTransport forTargets(Map<String, ScsiTargetDevice> targets, IscsiSettings settings, Clock clock) {
+        return new IscsiTransport(Map.copyOf(targets), settings, clock);
     }
 
     void forget(IscsiConnection connection) {

@@ -30,6 +30,8 @@ final class Command {
     private long r2tl;
     /** TRANSIENT_TRANSPORT_ERROR once a data digest failed; the data is still drained up to LAST_PDU. */
     private NvmeStatus transportStatus = NvmeStatus.SUCCESS;
+    /** The other command of this one's fused operation (Base §3.4.2), once the capsules showed it; else null. */
+    private Command fusedPartner;
 
     Command(int slot, Sqe sqe) {
         this.slot = slot;
@@ -135,6 +137,31 @@ final class Command {
 
     NvmeStatus transportStatus() {
         return transportStatus;
+    }
+
+    /** FUSE of the SQE (Base §4.1): {@link Sqe#FUSE_NONE}, {@link Sqe#FUSE_FIRST} or {@link Sqe#FUSE_SECOND}. */
+    int fuse() {
+        return sqe.fuse();
+    }
+
+    Command fusedPartner() {
+        return fusedPartner;
+    }
+
+    /** Pairs this first command of a fused operation with the {@code second} that came right after it. */
+    void fuseWith(Command second) {
+        fusedPartner = second;
+        second.fusedPartner = this;
+    }
+
+    /** Unpairs this command (and its partner); returns the partner, or null. */
+    Command unfuse() {
+        Command partner = fusedPartner;
+        if (partner != null) {
+            partner.fusedPartner = null;
+            fusedPartner = null;
+        }
+        return partner;
     }
 
     /** Releases the gathered data (idempotent). */

@@ -79,6 +79,8 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
     private PduSender sender;
     /** Before Connect: room for the Connect only. */
     private CommandTable commands = new CommandTable(1);
+    /** The last capsule, when it was the first command of a fused operation: the next one may be its second. */
+    private Command fusedFirst;
     private NvmeQueue queue;
     private int qid = -1;
     private int sqhd;
@@ -172,7 +174,8 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        close(Level.INFO, "disconnected");
+        // one line per session event: an I/O queue's connection ending with its controller is not one
+        close(qid > 0 ? Level.DEBUG : Level.INFO, "disconnected");
         ctx.fireChannelInactive();
     }
 
@@ -197,6 +200,7 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
     /** Takes ownership of {@code inCapsule} once admitted; a fatal error before that leaves it to the caller. */
     private void onCapsule(Sqe sqe, ByteBuf inCapsule) throws NvmeTcpProtocolException {
         Command c = admit(sqe);
+        pairFused(c);
         SglDescriptor sgl = sqe.dptr();
         NvmeStatus sglStatus = checkSgl(c, sgl, inCapsule.readableBytes());
         if (!sglStatus.isSuccess()) {
@@ -206,16 +210,16 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
         }
         if (c.direction() != TransferDirection.HOST_TO_CONTROLLER) {
             inCapsule.release();
-            execute(c);
+            ready(c);
         } else if (sgl.kind() == SglDescriptor.Kind.IN_CAPSULE) {
             c.dataOut(inCapsule.retainedSlice(inCapsule.readerIndex() + (int) sgl.address(), sgl.length()));
             inCapsule.release();
-            execute(c);
+            ready(c);
         } else {
             inCapsule.release();
             c.expectH2C(sgl.lengthUnsigned(), ctx.alloc().compositeBuffer(Command.MAX_COMPONENTS));
             if (c.allDataReceived()) {
-                execute(c);
+                ready(c);
             } else {
                 c.transitionTo(CommandState.AWAITING_H2C_DATA);
                 sendNextR2T(c);
@@ -365,8 +369,70 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
         } else if (!c.transportStatus().isSuccess()) {
             complete(c, c.transportStatus(), 0, 0, null);
         } else {
-            execute(c);
+            ready(c);
         }
+    }
+
+    // ---------------------------------------------------------------- Fused operations (Base §3.4.2)
+
+    /**
+     * The submission queue's order is the capsules' order: a command with FUSE = first is paired with the capsule
+     * right after it when that one has FUSE = second. A first followed by anything else, and a second not right after
+     * a first, go to the NVMe layer alone, which ends them with Command Aborted due to Missing Fused Command.
+     */
+    private void pairFused(Command c) {
+        Command first = fusedFirst;
+        fusedFirst = null;
+        if (first != null) {
+            if (c.fuse() == Sqe.FUSE_SECOND) {
+                first.fuseWith(c);
+            } else if (first.state() == CommandState.AWAITING_FUSED) {
+                execute(first);   // it waited to see this capsule: not its second
+            }
+        }
+        if (c.fuse() == Sqe.FUSE_FIRST) {
+            fusedFirst = c;
+        }
+    }
+
+    /**
+     * A command whose data is all here: executes it, unless it is half of a fused operation whose other half is not
+     * ready (or, for a first, not even seen yet): then it waits (AWAITING_FUSED) and the later one submits both.
+     */
+    private void ready(Command c) {
+        Command partner = c.fusedPartner();
+        boolean firstAwaitingNext = c == fusedFirst;
+        if (firstAwaitingNext || partner != null && partner.state() != CommandState.AWAITING_FUSED) {
+            c.transitionTo(CommandState.AWAITING_FUSED);
+        } else if (partner == null) {
+            execute(c);
+        } else if (c.fuse() == Sqe.FUSE_FIRST) {
+            executeFused(c, partner);
+        } else {
+            executeFused(partner, c);
+        }
+    }
+
+    /**
+     * {@code c} ends without reaching the NVMe layer (a transport error, an abort): a partner waiting for it goes on
+     * alone (Missing Fused Command), and a first no longer waits for the next capsule.
+     */
+    private void dropFused(Command c) {
+        if (fusedFirst == c) {
+            fusedFirst = null;
+        }
+        Command partner = c.unfuse();
+        if (partner != null && partner.state() == CommandState.AWAITING_FUSED) {
+            execute(partner);
+        }
+    }
+
+    private void executeFused(Command first, Command second) {
+        first.unfuse();
+        first.transitionTo(CommandState.EXECUTING);
+        second.transitionTo(CommandState.EXECUTING);
+        queue.submitFused(first.sqe(), first.dataOut(), completion(first), second.sqe(), second.dataOut(),
+                completion(second));
     }
 
     // ---------------------------------------------------------------- Abort (Base §5.1)
@@ -391,9 +457,16 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
      */
     private boolean abortOnLoop(int cid) {
         Command c = state == ConnectionState.LIVE ? commands.byCid(cid) : null;
+        if (c != null && c.state() == CommandState.AWAITING_FUSED) {
+            // its data is here, it waits for its fused partner: it never reached the NVMe layer
+            complete(c, NvmeStatus.ABORTED_BY_REQUEST, 0, 0, null);
+            LOG.log(Level.INFO, "{0}: CID {1} aborted while waiting for its fused partner", identity(), cid);
+            return true;
+        }
         if (c == null || c.state() != CommandState.AWAITING_H2C_DATA) {
             return false;
         }
+        dropFused(c);
         c.releaseData();
         c.transitionTo(CommandState.DRAINING);
         commands.releaseCid(c);
@@ -422,19 +495,24 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
             // one queue per connection (§3.3): a second Connect is out of sequence
             complete(c, NvmeStatus.COMMAND_SEQUENCE_ERROR, 0, 0, null);
         } else {
-            queue.submit(sqe, c.dataOut(), new NvmeCompletion() {
-                @Override
-                public void complete(NvmeStatus status, int dw0, int dw1, ByteBuf dataIn) {
-                    onLoop(() -> NvmeTcpConnection.this.complete(c, status.toCqeStatus(), dw0, dw1, dataIn), dataIn);
-                }
-
-                @Override
-                public void completeRaw(CqeStatus status, NvmeStatus reason, int dw0, int dw1, ByteBuf dataIn) {
-                    // a fault rule's exact Status Field goes on the wire as it is
-                    onLoop(() -> NvmeTcpConnection.this.complete(c, status, dw0, dw1, dataIn), dataIn);
-                }
-            });
+            queue.submit(sqe, c.dataOut(), completion(c));
         }
+    }
+
+    /** What the NVMe layer completes {@code c} through: back on this loop, then {@link #complete}. */
+    private NvmeCompletion completion(Command c) {
+        return new NvmeCompletion() {
+            @Override
+            public void complete(NvmeStatus status, int dw0, int dw1, ByteBuf dataIn) {
+                onLoop(() -> NvmeTcpConnection.this.complete(c, status.toCqeStatus(), dw0, dw1, dataIn), dataIn);
+            }
+
+            @Override
+            public void completeRaw(CqeStatus status, NvmeStatus reason, int dw0, int dw1, ByteBuf dataIn) {
+                // a fault rule's exact Status Field goes on the wire as it is
+                onLoop(() -> NvmeTcpConnection.this.complete(c, status, dw0, dw1, dataIn), dataIn);
+            }
+        };
     }
 
     private void connect(Command c) {
@@ -486,8 +564,11 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
         commands = new CommandTable(queue.entries());
         decoder.framing(decoder.framing().withMaxInCapsuleData(
                 qid == 0 ? limits.adminInCapsuleDataBytes() : controllerLimits().ioInCapsuleDataBytes()));
-        LOG.log(Level.INFO, "{0}: connected {1} host {2} (entries {3})", identity(), cd.subnqn(), cd.hostnqn(),
-                queue.entries());
+        // the admin queue's Connect is the session event (with the controller's line); I/O queues only at DEBUG
+        if (qid > 0 || logAdmitted()) {
+            LOG.log(qid == 0 ? Level.INFO : Level.DEBUG, "{0}: connected {1} host {2} (entries {3})", identity(),
+                    cd.subnqn(), cd.hostnqn(), queue.entries());
+        }
     }
 
     /** Ends a command: C2HData (capped at the SGL length), then CapsuleResp unless SUCCESS said it all. */
@@ -501,6 +582,9 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
             c.releaseData();
             if (state == ConnectionState.CLOSING || c.state() == CommandState.DONE) {
                 return;
+            }
+            if (c.state() != CommandState.EXECUTING) {
+                dropFused(c);   // ended by the transport itself, never reached the NVMe layer
             }
             int length = dataIn == null || c.direction() != TransferDirection.CONTROLLER_TO_HOST ? 0
                     : (int) Math.min(dataIn.readableBytes(), c.sqe().dptr().lengthUnsigned());
@@ -570,8 +654,9 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
         transitionTo(ConnectionState.CLOSING);
         // a stalled connection ends now, dropping what the stall kept: a C2HTermReq closes only once it is written
         StallHandler.abandon(ctx.channel());
-        // protocol errors (WARNING) are rate-limited per peer; session events (INFO) are not
-        if (level != Level.WARNING || errorLog.admit(ctx.channel().remoteAddress())) {
+        // protocol errors (WARNING) and session events (INFO) are rate-limited per peer, each on its own budget
+        if (level == Level.WARNING ? errorLog.admit(ctx.channel().remoteAddress())
+                : level != Level.INFO || logAdmitted()) {
             LOG.log(level, "{0}: {1}", identity(), reason);
         }
         commands.forEach(c -> {
@@ -615,6 +700,12 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
     /** The TLS handshake in front of this connection completed with the PSK of {@code session} (event loop). */
     void tlsEstablished(io.blocktarget.nvme.TlsSession session) {
         this.tls = session;
+    }
+
+    /** Session-event lines of this peer are bounded per minute (the transport's budget, shared by its connections). */
+    @Override
+    public boolean logAdmitted() {
+        return errorLog.events().admit(ctx.channel().remoteAddress());
     }
 
     @Override

@@ -32,7 +32,10 @@ public final class NvmeTcpTransport {
     private final NvmeLimits limits;
     private final CidReusePolicy cidReuse;
     private final Set<Channel> channels = ConcurrentHashMap.newKeySet();
-    /** Protocol-error lines per peer address, shared by the connections: a fuzzer must not fill the disk. */
+    /**
+     * Protocol-error and session-event lines per peer address, shared by the connections: a fuzzer must not fill the
+     * disk.
+     */
     private final PeerLogLimiter errorLog;
 
     NvmeTcpTransport(NvmeTarget target, NvmeLimits limits) {
@@ -113,5 +116,6 @@ public final class NvmeTcpTransport {
         for (Channel c : channels) {
             c.close();
         }
+        errorLog.flush();
     }
 }

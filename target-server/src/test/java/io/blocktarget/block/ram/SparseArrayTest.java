@@ -30,6 +30,27 @@ class SparseArrayTest {
         }
     }
 
+    /** next(): the end of a run of present or absent slots, across leaves and absent subtrees, bounded by to. */
+    @Test
+    void nextFindsTheEndOfARunAtEveryDepth() {
+        SparseArray<Long> array = new SparseArray<>(1L << 40);
+        long[] present = {5, 6, 7, 1023, 1024, 1L << 20, (1L << 40) - 1};
+        for (long i : present) {
+            array.putIfAbsent(i, i);
+        }
+        assertThat(array.next(0, 1L << 40, true)).isEqualTo(5);
+        assertThat(array.next(5, 1L << 40, false)).isEqualTo(8);
+        assertThat(array.next(8, 1L << 40, true)).isEqualTo(1023);
+        assertThat(array.next(1023, 1L << 40, false)).isEqualTo(1025);         // across two leaves
+        assertThat(array.next(1025, 1L << 40, true)).isEqualTo(1L << 20);      // over absent leaves
+        assertThat(array.next((1L << 20) + 1, 1L << 40, true)).isEqualTo((1L << 40) - 1); // over absent subtrees
+        assertThat(array.next((1L << 40) - 1, 1L << 40, false)).isEqualTo(1L << 40); // present to the end
+        assertThat(array.next(8, 100, true)).isEqualTo(100);                     // none before to
+        assertThat(array.next(5, 7, false)).isEqualTo(7);
+        assertThat(array.next(2000, 3000, false)).isEqualTo(2000);               // absent at once
+        assertThat(array.next(1L << 40, (1L << 40) + 5, true)).isEqualTo((1L << 40) + 5); // past the capacity
+    }
+
     @Test
     void removeAllVisitsEveryElementOnce() {
         SparseArray<Long> array = new SparseArray<>(1L << 40);

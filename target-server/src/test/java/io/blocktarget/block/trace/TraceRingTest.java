@@ -59,6 +59,27 @@ class TraceRingTest {
     }
 
     @Test
+    void aReaderOfTheLastNStartsAtTheNthNewestRecordTheRingHolds() {
+        TraceRing ring = new TraceRing(16);
+        for (long t = 0; t < 40; t++) {
+            produce(ring, t);
+        }
+        Collect last5 = new Collect();
+        assertEquals(5, ring.readerOfLast(5).poll(100, last5));
+        assertEquals(List.of(35L, 36L, 37L, 38L, 39L), last5.events);
+        Collect last16 = new Collect();
+        assertEquals(16, ring.readerOfLast(16).poll(100, last16), "the ring's capacity: all it holds");
+        assertEquals(24L, last16.events.getFirst());
+        Collect last17 = new Collect();
+        assertEquals(16, ring.readerOfLast(17).poll(100, last17), "capacity + 1: still what it holds, no gap");
+        assertEquals(0, last17.dropped);
+        assertEquals(0, ring.readerOfLast(0).poll(100, new Collect()), "last 0: only what comes next");
+        assertThrows(IllegalArgumentException.class, () -> ring.readerOfLast(-1));
+        Collect fresh = new Collect();
+        assertEquals(0, new TraceRing(16).readerOfLast(5).poll(100, fresh), "an empty ring");
+    }
+
+    @Test
     void pollHandsAtMostMax() {
         TraceRing ring = new TraceRing(16);
         for (long t = 0; t < 10; t++) {

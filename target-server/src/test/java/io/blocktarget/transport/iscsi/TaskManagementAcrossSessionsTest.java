@@ -117,9 +117,11 @@ class TaskManagementAcrossSessionsTest {
         device.releaseAll();
         expectFunctionComplete(b);
         assertThat(a.receive()).as("no response for A's aborted write (§11.5.1)").isNull();
-        // SAM-5 §6.3.3: A learns about the reset; the write reached the medium before the answer
+        // SAM-5 §6.3.3: every nexus learns about the reset, B that asked for it too; the write reached the medium
+        // before the answer
         Harness.assertCheckCondition(tur(a), 0x06, 0x29);
         assertThat(read(a, 3)).isEqualTo(data);
+        Harness.assertCheckCondition(tur(b), 0x06, 0x29);
         assertGood(tur(b));
     }
 

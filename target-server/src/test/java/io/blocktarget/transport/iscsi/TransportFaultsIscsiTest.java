@@ -2,12 +2,12 @@ package io.blocktarget.transport.iscsi;
 
 import io.blocktarget.block.BlockGeometry;
 import io.blocktarget.block.IoKind;
-import io.blocktarget.block.LunState;
 import io.blocktarget.block.fault.FaultAction;
 import io.blocktarget.block.fault.FaultBlockDevice;
 import io.blocktarget.block.fault.FaultMatch;
 import io.blocktarget.block.fault.FaultRule;
 import io.blocktarget.block.fault.FaultTrigger;
+import io.blocktarget.block.lun.LunState;
 import io.blocktarget.block.ram.MemoryBudget;
 import io.blocktarget.block.ram.RamBlockDevice;
 import io.blocktarget.protocol.iscsi.AsyncEvent;

@@ -8,7 +8,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** The per-peer budget for protocol-error lines on a manual clock: burst, limit + 1, the summary, memory bounds. */
+/**
+ * The per-peer budgets for protocol-error and session-event lines on a manual clock: burst, limit + 1, the summary,
+ * memory bounds.
+ */
 class PeerLogLimiterTest {
     private static final long WINDOW = 60_000_000_000L;
     private final AtomicLong now = new AtomicLong(123_456_789L);
@@ -119,10 +122,56 @@ class PeerLogLimiterTest {
     }
 
     @Test
+    void sessionEventsHaveTheirOwnBudgetAndSayItAtInfo() {
+        PeerLogLimiter both = new PeerLogLimiter(log, 3, 5, WINDOW, now::get);
+        InetSocketAddress a = peer("192.0.2.1", 40000);
+        int events = 0;
+        for (int i = 0; i < 12; i++) {
+            events += both.events().admit(a) ? 1 : 0;
+        }
+        assertThat(events).as("burst 5: the limit, then limit + 1 is refused").isEqualTo(5);
+        assertThat(both.admit(a)).as("errors are not held back by events").isTrue();
+        assertThat(both.events().events()).isSameAs(both.events());
+        now.addAndGet(WINDOW);
+        assertThat(both.events().admit(a)).isTrue();
+        assertThat(log.lines).containsExactly("INFO suppressed 7 similar session-event lines from 192.0.2.1 in 60 s");
+    }
+
+    @Test
+    void aQuietPeersCountIsSaidWhenAnyPeerLogsAWindowLater() {
+        InetSocketAddress flood = peer("192.0.2.1", 1);
+        admitted(flood, 10);   // then silence from it
+        now.addAndGet(WINDOW - 1);
+        limiter.admit(peer("192.0.2.2", 1));
+        assertThat(log.lines).isEmpty();
+        now.addAndGet(1);
+        limiter.admit(peer("192.0.2.3", 1));
+        assertThat(log.lines).containsExactly("WARNING suppressed 7 more log lines from 192.0.2.1 in 60 s");
+    }
+
+    @Test
+    void flushSaysEveryCountNotYetSaidOfBothBudgetsOnce() {
+        admitted(peer("192.0.2.1", 1), 4);
+        for (int i = 0; i < PeerLogLimiter.DEFAULT_EVENT_BURST + 2; i++) {
+            limiter.events().admit(peer("192.0.2.1", 1));
+        }
+        admitted(null, 5);
+        limiter.flush();
+        assertThat(log.lines).containsExactlyInAnyOrder(
+                "WARNING suppressed 1 more log lines from 192.0.2.1 in 60 s",
+                "WARNING suppressed 2 more log lines from other peers in 60 s",
+                "INFO suppressed 2 similar session-event lines from 192.0.2.1 in 60 s");
+        limiter.flush();
+        assertThat(log.lines).hasSize(3);
+    }
+
+    @Test
     void nonsenseParametersAreRefused() {
         assertThatThrownBy(() -> new PeerLogLimiter(log, 0, WINDOW, now::get))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new PeerLogLimiter(log, 1, 0, now::get))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new PeerLogLimiter(log, 1, 0, WINDOW, now::get))
                 .isInstanceOf(IllegalArgumentException.class);
     }
 }
