@@ -142,6 +142,7 @@ final class ServerProcess implements AutoCloseable {
     /** Waits for exit and returns the code; fails (and kills) on timeout. */
     int awaitExit(Duration timeout) throws InterruptedException {
         if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            threadDump();
             process.destroyForcibly();
             throw new AssertionError("process did not exit within " + timeout
                     + "\nstdout:\n" + String.join("\n", stdout()) + "\nstderr:\n" + String.join("\n", stderr()));
@@ -150,6 +151,19 @@ final class ServerProcess implements AutoCloseable {
         outPump.join(TimeUnit.SECONDS.toMillis(30));
         errPump.join(TimeUnit.SECONDS.toMillis(30));
         return process.exitValue();
+    }
+
+    /**
+     * SIGQUIT: a JVM that did not exit prints its threads on stdout, so the failure says where it hangs. Waits until
+     * the dump's last section (the JNI summary) arrived, or 5 s.
+     */
+    private void threadDump() throws InterruptedException {
+        try {
+            signal("QUIT");
+            awaitLine(true, l -> l.startsWith("JNI global refs"), Duration.ofSeconds(5));
+        } catch (IOException | AssertionError e) {
+            // not a JVM, or it is gone: the streams say what there is
+        }
     }
 
     @Override
