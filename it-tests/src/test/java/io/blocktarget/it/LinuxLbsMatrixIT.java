@@ -54,12 +54,13 @@ class LinuxLbsMatrixIT {
     }
 
     /**
-     * What Linux shows as physical_block_size: the PBS over iSCSI (READ CAPACITY(16) exponent); over NVMe the LBS,
-     * since Linux caps it at the atomic write unit and a namespace without {@code atomic:} claims none beyond one
-     * block (NvmeAtomics; PBS still reaches minimum_io_size through NPWG).
+     * What Linux shows as physical_block_size: the PBS over iSCSI (READ CAPACITY(16) exponent); over NVMe Linux caps
+     * it at the power-fail atomic unit (nvme_update_disk_info), which a RAM or null namespace claims as its physical
+     * block (NAWUPF) and a file namespace does not (one block): there the LBS.
      */
     private static int shownPhysical(String proto, LunConfig lun) {
-        return proto.equals("nvme") ? lun.logicalBlockSize() : lun.physicalBlockSize();
+        return proto.equals("nvme") && lun.backend() == io.blocktarget.config.BackendKind.FILE
+                ? lun.logicalBlockSize() : lun.physicalBlockSize();
     }
 
     private static void assertFullMatrix(String proto, GuestReport report) {
