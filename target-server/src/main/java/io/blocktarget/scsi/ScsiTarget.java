@@ -3,11 +3,11 @@ package io.blocktarget.scsi;
 import io.blocktarget.block.InFlight;
 import io.blocktarget.block.lun.CommandStats;
 import io.blocktarget.block.lun.LunState;
+import io.blocktarget.protocol.scsi.ScsiLun;
 import io.blocktarget.protocol.scsi.ScsiStatus;
+import io.blocktarget.protocol.scsi.SenseReason;
 import io.blocktarget.time.Clock;
 import io.netty.buffer.ByteBuf;
-import io.blocktarget.protocol.scsi.ScsiLun;
-import io.blocktarget.protocol.scsi.SenseReason;
 
 import java.util.Collections;
 import java.util.HashSet;
