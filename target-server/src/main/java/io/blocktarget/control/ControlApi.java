@@ -145,6 +145,7 @@ final class ControlApi implements AutoCloseable {
             LOG.log(Level.INFO, "control: dropped session " + id);
             return null;
         }));
+        router.get("/v1/stats").handler(ctx -> json(ctx, 200, StatsJson.stats(plane, System.nanoTime())));
         router.post("/v1/reload").handler(ctx -> change(ctx, 200, () -> LunJson.applied(changes.reload(options(ctx)))));
         new TraceApi(vertx, plane).register(router);
         router.get("/metrics").handler(ctx -> ctx.response()

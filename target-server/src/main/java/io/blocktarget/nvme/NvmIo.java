@@ -7,6 +7,8 @@ import io.blocktarget.block.BlockIoException;
 import io.blocktarget.block.BlockRange;
 import io.blocktarget.block.IoCallback;
 import io.blocktarget.block.Reservations;
+import io.blocktarget.block.lun.CommandStats;
+import io.blocktarget.block.lun.LunState;
 import io.blocktarget.protocol.nvme.CqeStatus;
 import io.blocktarget.protocol.nvme.DatasetManagementCommand;
 import io.blocktarget.protocol.nvme.DatasetManagementCommand.DsmRange;
@@ -16,6 +18,7 @@ import io.blocktarget.protocol.nvme.Parsed;
 import io.blocktarget.protocol.nvme.ReadWriteCommand;
 import io.blocktarget.protocol.nvme.Sqe;
 import io.blocktarget.protocol.nvme.WriteZeroesCommand;
+import io.blocktarget.time.Clock;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 
@@ -97,18 +100,63 @@ final class NvmIo {
             return null;
         }
         NvmeCompletion completion = NvmeTrace.wrap(ns.state(), inFlight, controller, qid, sqe, dataOut, done);
-        return new NvmeCompletion() {
-            @Override
-            public void complete(NvmeStatus status, int dw0, int dw1, ByteBuf dataIn) {
-                inFlight.exit();
-                completion.complete(status, dw0, dw1, dataIn);
-            }
+        return new Counted(ns, sqe, inFlight, completion);
+    }
 
-            @Override
-            public void completeRaw(CqeStatus status, NvmeStatus reason, int dw0, int dw1, ByteBuf dataIn) {
-                inFlight.exit(); // a fault rule's exact status
-                completion.completeRaw(status, reason, dw0, dw1, dataIn);
-            }
+    /**
+     * A command's completion while it is counted: in flight (for drains) and in the LUN's end-to-end
+     * {@link CommandStats} (always on; the arrival, class and size ride in this one allocation per command).
+     */
+    private static final class Counted implements NvmeCompletion {
+        private final InFlight inFlight;
+        private final NvmeCompletion completion;
+        private final CommandStats stats;
+        private final Clock clock;
+        private final CommandStats.OpClass opClass;
+        private final long bytes;
+        private final long arrival;
+
+        Counted(Namespace ns, Sqe sqe, InFlight inFlight, NvmeCompletion completion) {
+            this.inFlight = inFlight;
+            this.completion = completion;
+            LunState state = ns.state();
+            this.stats = state.commandStats();
+            this.clock = state.clock();
+            this.opClass = opClass(sqe.opcode());
+            // Read / Write: NLB (CDW12 bits 15:0, 0's based) × the LBA data size (NVM Command Set §3.2.4, §3.2.6)
+            this.bytes = opClass == CommandStats.OpClass.READ || opClass == CommandStats.OpClass.WRITE
+                    ? ((sqe.cdw12() & 0xFFFF) + 1L) * ns.geometry().logicalBlockSize() : 0;
+            this.arrival = clock.nanoTime();
+        }
+
+        @Override
+        public void complete(NvmeStatus status, int dw0, int dw1, ByteBuf dataIn) {
+            stats.record(CommandStats.Protocol.NVME, opClass, clock.nanoTime() - arrival, bytes, status.isSuccess());
+            inFlight.exit();
+            completion.complete(status, dw0, dw1, dataIn);
+        }
+
+        @Override
+        public void completeRaw(CqeStatus status, NvmeStatus reason, int dw0, int dw1, ByteBuf dataIn) {
+            // a fault rule's exact status: never success
+            stats.record(CommandStats.Protocol.NVME, opClass, clock.nanoTime() - arrival, bytes, false);
+            inFlight.exit();
+            completion.completeRaw(status, reason, dw0, dw1, dataIn);
+        }
+    }
+
+    /**
+     * The opcode class an I/O command is counted in (NVM Command Set §3.3): Read; Write; Flush; Dataset Management
+     * (deallocate) as unmap; everything else (Write Zeroes, Compare, Verify, Copy, zone and reservation commands)
+     * other.
+     */
+    static CommandStats.OpClass opClass(int opcode) {
+        return switch (opcode) {
+            case 0x02 -> CommandStats.OpClass.READ;
+            case 0x01 -> CommandStats.OpClass.WRITE;
+            case 0x00 -> CommandStats.OpClass.FLUSH;
+            case 0x09 -> CommandStats.OpClass.UNMAP;
+            default -> CommandStats.OpClass.OTHER;
         };
     }
 

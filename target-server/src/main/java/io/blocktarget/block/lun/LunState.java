@@ -26,6 +26,7 @@ import java.util.Objects;
  * <li>{@link #reservations()}: SCSI persistent reservations / RESERVE(6) and NVMe reservations are one state; a
  *     SCSI I_T nexus and an NVMe host are both registrants. See {@link Reservations} for how the six types map
  *     between SPC-5 and NVMe and what conflicts.</li>
+ * <li>{@link #commandStats()}: end-to-end command counters and latency histograms, always on.</li>
  * <li>{@link #clock()}: the server's clock, which fault delays, throttles and triggers and the trace read.</li>
  * </ul>
  *
@@ -37,6 +38,8 @@ public final class LunState {
     private final RangeLocks rangeLocks = new RangeLocks();
     private final Reservations reservations;
     private final InFlight inFlight = new InFlight();
+    /** End-to-end command counters and latency of both command sets, always on (issue 33). */
+    private final CommandStats commandStats = new CommandStats();
     private final java.util.Optional<AtomicWrites> atomicWrites;
     private final Clock clock;
     /** Fault rules (issue 11): no rule = the hooks' one volatile read. */
@@ -99,6 +102,14 @@ public final class LunState {
     /** Commands executing on this device (both protocols) and the DRAINING state removal waits on. */
     public InFlight inFlight() {
         return inFlight;
+    }
+
+    /**
+     * What both command sets did with this device, end to end (arrival to completion): commands, errors, bytes and
+     * latency by protocol and opcode class; read by {@code /metrics} and {@code blocktarget top}.
+     */
+    public CommandStats commandStats() {
+        return commandStats;
     }
 
     /** The LUN's fault rules and the commands they hold; both command sets and the device decorator apply them. */
