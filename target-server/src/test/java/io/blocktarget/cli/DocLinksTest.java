@@ -69,7 +69,8 @@ class DocLinksTest {
                 ```
                 [in a fence](missing-in-fence.md)
                 ```
-                [gone](docs/missing.md) [bad anchor](docs/b.md#not-a-heading) [self bad](#nope) [fenced](docs/b.md#not-a-heading-either)
+                [gone](docs/missing.md) [bad anchor](docs/b.md#not-a-heading) [self bad](#nope)
+                [fenced](docs/b.md#not-a-heading-either)
                 [pending](docs/later.md) [escape](../../outside.md)
                 """;
         Files.writeString(tmp.resolve("a.md"), a);

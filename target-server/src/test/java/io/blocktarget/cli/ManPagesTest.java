@@ -38,12 +38,16 @@ class ManPagesTest {
             CommandSpec spec = cl.getCommandSpec();
             String section = sections.get(spec.qualifiedName());
             for (OptionSpec o : spec.options()) {
+                if (o.hidden()) {
+                    assertThat(section).doesNotContain("\\fB" + ManPages.text(o.longestName()) + "\\fR");
+                    continue;
+                }
                 for (String name : o.names()) {
                     assertThat(section).as("%s %s", spec.qualifiedName(), name)
                             .contains("\\fB" + ManPages.text(name) + "\\fR");
                 }
             }
-            for (PositionalParamSpec p : spec.positionalParameters()) {
+            for (PositionalParamSpec p : spec.positionalParameters().stream().filter(q -> !q.hidden()).toList()) {
                 assertThat(section).as("%s %s", spec.qualifiedName(), p.paramLabel())
                         .contains(".I " + ManPages.text(p.paramLabel()) + "\n");
             }
