@@ -235,7 +235,7 @@ final class Registry implements ControlPlane {
                 parameters.put("queues", Integer.toString(c.queues().size()));
                 parameters.put("queue-entries", c.queueEntries().toString());
                 all.add(new SessionInfo(nvmeId(c.subsystemNqn(), c.cntlid()), "nvme", c.hostNqn(), c.subsystemNqn(),
-                        c.queues(), parameters));
+                        c.queues(), parameters, c.commands()));
             }
         }
         return all;
