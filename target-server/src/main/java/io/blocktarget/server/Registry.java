@@ -225,7 +225,7 @@ final class Registry implements ControlPlane {
             for (IscsiTransport.SessionView s : iscsi.sessions()) {
                 all.add(new SessionInfo("iscsi:" + s.tsih(), "iscsi", s.initiatorName() + ",i,0x"
                         + HexFormat.of().toHexDigits(s.isid()).substring(4), s.target(),
-                        List.of(s.localAddress() + " -> " + s.remoteAddress()), s.parameters()));
+                        List.of(s.localAddress() + " -> " + s.remoteAddress()), s.parameters(), s.commands()));
             }
         }
         if (nvme != null) {

@@ -80,6 +80,14 @@ public final class StateMachine<S extends Enum<S>> {
         return to;
     }
 
+    /** The same for one named object: the exception names it ({@code who}'s {@code toString}, only then). */
+    public S transitionOf(Object who, S from, S to) {
+        if (!allows(from, to)) {
+            throw new IllegalStateException(kind + " " + who + ": illegal transition " + from + " -> " + to);
+        }
+        return to;
+    }
+
     /**
      * The same, moving one object from {@code from} to {@code to} in {@code counters} — the only way a count
      * changes after {@link #start}.

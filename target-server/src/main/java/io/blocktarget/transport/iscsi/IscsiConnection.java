@@ -58,6 +58,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class IscsiConnection implements ConnectionIo, FaultConnection {
     private static final Logger LOG = System.getLogger("blocktarget.iscsi");
+    private static final java.util.Map<String, Long> NO_TASKS = ScsiTask.State.MACHINE.newCounters().snapshot();
 
     private enum Ping { IDLE, OUTSTANDING }
 
@@ -118,8 +119,23 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
         return port;
     }
 
+    /**
+     * This connection's SCSI tasks by state, every state listed (issue 27: {@code sessions --json}); any thread — before
+     * full feature phase (or on a discovery session) all zero.
+     */
+    java.util.Map<String, Long> commandCounts() {
+        Optional<TaskEngine> e = engine;
+        return e.isPresent() ? e.get().taskStates().snapshot() : NO_TASKS;
+    }
+
+    /** The task counters of full feature phase; null before it (or on a discovery session). Tests. */
+    io.blocktarget.state.StateCounters<ScsiTask.State> taskStates() {
+        Optional<TaskEngine> e = engine;
+        return e.map(TaskEngine::taskStates).orElse(null);
+    }
+
     private void transitionTo(ConnectionState next) {
-        state = States.transition(who, state, next, state.next());
+        state = States.transition(who, ConnectionState.MACHINE, state, next);
     }
 
     /** Entry point for everything the decoder emits; releases what it is handed. */
@@ -663,7 +679,12 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
         if (pingTimer != null) {
             pingTimer.cancel();
         }
-        engine.ifPresent(TaskEngine::close);
+        engine.ifPresent(e -> {
+            String stragglers = e.close();
+            if (!stragglers.isEmpty()) {
+                LOG.log(Level.WARNING, "{0}: commands not ended at teardown: {1}", who, stragglers);
+            }
+        });
         if (window != null) {
             window.releaseHeld();
         }

@@ -117,7 +117,8 @@ class UnitsTest {
 
     @Test
     void dataInIsCutBySegmentAndBurstWithStatusOnlyInTheLast() {
-        ScsiTask task = new ScsiTask(9, 0, 20000, true, false, null, 0, ScsiTask.UnsolicitedPhase.ENDED);
+        ScsiTask task = new ScsiTask(9, 0, 20000, true, false, null, 0, ScsiTask.UnsolicitedPhase.ENDED,
+                ScsiTask.State.MACHINE.newCounters());
         OperationalParameters p = new OperationalParameters(Digest.NONE, Digest.NONE, 4096, 10000, 4096, true, true, 1);
         ByteBuf data = Unpooled.wrappedBuffer(new byte[20000]);
         FixedSequence io = new FixedSequence();

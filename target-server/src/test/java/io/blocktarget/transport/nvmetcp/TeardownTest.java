@@ -4,6 +4,7 @@ import io.blocktarget.protocol.nvme.SglDescriptor;
 import io.blocktarget.protocol.nvme.Sqe;
 import io.blocktarget.protocol.nvmetcp.R2T;
 import io.blocktarget.state.StateCounters;
+import io.blocktarget.transport.tcp.CapturedLog;
 import org.junit.jupiter.api.Test;
 
 import static io.blocktarget.transport.nvmetcp.NvmeTcpConnectionTest.LIMITS;
@@ -77,6 +78,24 @@ class TeardownTest {
             host.target.held.forEach(Runnable::run);   // the completion comes after all: the check passes
             host.channel.runPendingTasks();
             assertEveryCommandEnded(connection, 2);
+        }
+    }
+
+    /** A command lost on some path (counted, in no table) is one WARN line once the others ended. */
+    @Test
+    void aLostCommandIsReportedByStateOnceTheOthersEnded() {
+        try (HostEnd host = HostEnd.open(LIMITS);
+             CapturedLog log = new CapturedLog("blocktarget.nvmetcp")) {
+            host.open(1, 127, 0);
+            NvmeTcpConnection connection = host.connection();
+            Command lost = new Command(99, Sqe.of(0x02, 77, 1, SglDescriptor.transportDataBlock(512), 0),
+                    connection.commandStates());
+            lost.transitionTo(CommandState.AWAITING_H2C_DATA);
+            host.channel.close();
+            host.channel.runPendingTasks();
+            assertThat(log.lines).filteredOn(l -> l.contains("not ended at teardown")).singleElement().asString()
+                    .startsWith("WARNING ").endsWith("commands not ended at teardown: AWAITING_H2C_DATA 1");
+            assertThat(connection.commandStates().stragglers()).isEqualTo("AWAITING_H2C_DATA 1");
         }
     }
 
