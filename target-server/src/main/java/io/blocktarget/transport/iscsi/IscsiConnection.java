@@ -7,6 +7,7 @@ import io.blocktarget.protocol.iscsi.DataOut;
 import io.blocktarget.protocol.iscsi.Digest;
 import io.blocktarget.protocol.iscsi.FrameLimits;
 import io.blocktarget.protocol.iscsi.InitiatorPdu;
+import io.blocktarget.protocol.iscsi.IscsiOpcode;
 import io.blocktarget.protocol.iscsi.IscsiProtocolException;
 import io.blocktarget.protocol.iscsi.LoginFlags;
 import io.blocktarget.protocol.iscsi.LoginRequest;
@@ -420,14 +421,14 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
         }
         byte[] header = e.header();
         sendReject(e.reason().rejectReason().orElse(RejectReason.PROTOCOL_ERROR), header);
+        ByteBuf bhs = Unpooled.wrappedBuffer(header);
         if (e.reason() == IscsiProtocolException.Reason.DATA_DIGEST_ERROR && header.length >= Bhs.LENGTH
-                && (header[0] & 0x3f) == 0x05) {
+                && Bhs.opcodeCode(bhs, 0) == IscsiOpcode.DATA_OUT.code()) {
             // §7.8 at ErrorRecoveryLevel 0: the write's data is incomplete; the task fails once its data has
             // arrived, the session goes on.
-            ByteBuf bhs = Unpooled.wrappedBuffer(header);
-            int itt = bhs.getInt(16);
-            int ttt = bhs.getInt(20);
-            boolean finalBit = (header[1] & 0x80) != 0;
+            int itt = Bhs.itt(bhs, 0);
+            int ttt = Bhs.ttt(bhs, 0);
+            boolean finalBit = Bhs.finalBit(bhs, 0);
             engine.ifPresent(en -> en.dataOutLost(itt, ttt, finalBit));
         }
     }

@@ -157,8 +157,22 @@ final class TaskEngine {
         task.nextR2TOffset = immediateLength;
         tasks.put(task.itt, task);
         byte[] cdb = cmd.cdb();
-        TaskAttribute attribute = TaskAttribute.valueOf(cmd.attribute().name());
+        TaskAttribute attribute = samAttribute(cmd.attribute());
         advance(task, cdb, attribute);
+    }
+
+    /**
+     * The SAM task attribute of an ATTR code (RFC 7143 §11.3.1 maps 0..4 to SAM-5's attributes): an exhaustive
+     * switch, so a new wire constant fails to compile here instead of failing a name lookup at run time.
+     */
+    static TaskAttribute samAttribute(io.blocktarget.protocol.iscsi.TaskAttribute attribute) {
+        return switch (attribute) {
+            case UNTAGGED -> TaskAttribute.UNTAGGED;
+            case SIMPLE -> TaskAttribute.SIMPLE;
+            case ORDERED -> TaskAttribute.ORDERED;
+            case HEAD_OF_QUEUE -> TaskAttribute.HEAD_OF_QUEUE;
+            case ACA -> TaskAttribute.ACA;
+        };
     }
 
     /** Solicits more data or executes, whichever the task is ready for. */

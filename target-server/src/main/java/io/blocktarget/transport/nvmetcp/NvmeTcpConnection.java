@@ -52,10 +52,6 @@ import java.util.concurrent.RejectedExecutionException;
  */
 final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements NvmeHostConnection {
     private static final System.Logger LOG = System.getLogger("blocktarget.nvmetcp");
-    /** SQE byte 2 within the CapsuleCmd PDU: the CID, FEI of a CID conflict. */
-    private static final int OFFSET_CAPSULE_CID = CapsuleCmd.OFFSET_SQE + 2;
-    private static final int OFFSET_H2C_CCCID = 8;
-    private static final int OFFSET_H2C_TTAG = 10;
     /** SQHD of the Connect response when the host disabled SQ flow control (TP 8005, as Linux nvmet). */
     private static final int SQHD_FLOW_CONTROL_DISABLED = 0xFFFF;
     /** Outbound bytes at which reading pauses (high) and resumes (low): a few large reads in flight. */
@@ -236,7 +232,7 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
     /** A capsule takes a slot (queue depth) and advances SQHD, even one the transport fails itself. */
     private Command admit(Sqe sqe) throws NvmeTcpProtocolException {
         if (commands.cidInUse(sqe.cid()) && !retireStaleAsyncEventRequest(commands.byCid(sqe.cid()))) {
-            throw NvmeTcpProtocolException.headerField(OFFSET_CAPSULE_CID, "CID " + sqe.cid() + " in use");
+            throw NvmeTcpProtocolException.headerField(CapsuleCmd.OFFSET_CID, "CID " + sqe.cid() + " in use");
         }
         if (commands.isFull()) {
             throw NvmeTcpProtocolException.of(NvmeTcpFatalError.PDU_SEQUENCE_ERROR,
@@ -353,10 +349,10 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
     private Command h2cTarget(int cccid, int ttag) throws NvmeTcpProtocolException {
         Command c = commands.byTtag(ttag);
         if (c == null || c.state() != CommandState.AWAITING_H2C_DATA && c.state() != CommandState.DRAINING) {
-            throw NvmeTcpProtocolException.headerField(OFFSET_H2C_TTAG, "TTAG " + ttag + " has no R2T outstanding");
+            throw NvmeTcpProtocolException.headerField(H2CData.OFFSET_TTAG, "TTAG " + ttag + " has no R2T outstanding");
         }
         if (c.cid() != cccid) {
-            throw NvmeTcpProtocolException.headerField(OFFSET_H2C_CCCID, "CCCID " + cccid + " but TTAG " + ttag
+            throw NvmeTcpProtocolException.headerField(H2CData.OFFSET_CCCID, "CCCID " + cccid + " but TTAG " + ttag
                     + " belongs to CID " + c.cid());
         }
         return c;
