@@ -20,8 +20,8 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
  * cli → server → transport.{iscsi,nvmetcp} → {scsi, nvme} → block.lun → {block.fault, block.trace} → block, and the
  * backends (block.ram, file, nil, zoned) build on block too but know no protocol, fault or trace; transport.tcp knows
  * no protocol; protocol and config are pure; the clock ({@code time}) and the state machines ({@code state}) sit
- * below them all. Rules on packages that do
- * not exist yet pass vacuously (allowEmptyShould) so that they are in force the moment the package appears.
+ * below them all. Rules on packages that do not exist yet pass vacuously (allowEmptyShould) so that they are in force
+ * the moment the package appears.
  */
 class LayeringTest {
     private static JavaClasses classes;

@@ -307,7 +307,7 @@ final class Controller {
         if (current == next) {
             return;
         }
-        state = ControllerState.MACHINE.transition(current, next);
+        state = ControllerState.MACHINE.transitionOf(this, current, next);
         NvmeHostConnection admin = adminConnection;
         if (admin == null || admin.logAdmitted()) {   // bounded per peer address by the transport
             LOG.log(Level.INFO, "NVMe controller {0}: {1} -> {2} ({3})", this, current, next, reason);
