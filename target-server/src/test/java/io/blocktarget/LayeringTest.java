@@ -19,8 +19,9 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
  * DESIGN.md §2: arrows point down only, and no package cycle (a package and its subpackage count as two).
  * cli → server → transport.{iscsi,nvmetcp} → {scsi, nvme} → block.lun → {block.fault, block.trace} → block, and the
  * backends (block.ram, file, nil, zoned) build on block too but know no protocol, fault or trace; transport.tcp knows
- * no protocol; protocol and config are pure; the clock ({@code time}) sits below them all. Rules on packages that do
- * not exist yet pass vacuously (allowEmptyShould) so that they are in force the moment the package appears.
+ * no protocol; protocol and config are pure; the clock ({@code time}) and the state machines ({@code state}) sit
+ * below them all. Rules on packages that do not exist yet pass vacuously (allowEmptyShould) so that they are in force
+ * the moment the package appears.
  */
 class LayeringTest {
     private static JavaClasses classes;
@@ -126,6 +127,13 @@ class LayeringTest {
         check(classes().that().resideInAPackage("io.blocktarget.time..")
                 .should().onlyDependOnClassesThat().resideInAnyPackage("io.blocktarget.time..", "java..",
                         "io.netty.util.."));
+    }
+
+    /** Issue 27: the state machine sits below every layer that has states (server, transports, nvme): JDK only. */
+    @Test
+    void stateMachinesKnowOnlyTheJdk() {
+        check(classes().that().resideInAPackage("io.blocktarget.state..")
+                .should().onlyDependOnClassesThat().resideInAnyPackage("io.blocktarget.state..", "java.."));
     }
 
     /**

@@ -40,7 +40,7 @@ import java.util.Optional;
  * {@code blocktarget_lun_in_flight}, {@code blocktarget_lun_fault_hits_total{lun,rule,action}} and
  * {@code blocktarget_lun_fault_matched_total{lun,rule,action}} (per fault rule, while it exists),
  * {@code blocktarget_sessions{protocol}}, {@code blocktarget_luns}, {@code blocktarget_memory_budget_bytes},
- * {@code blocktarget_memory_used_bytes}; the build, process and JVM families of {@link RuntimeMetrics}; and the trace
+ * {@code blocktarget_memory_used_bytes}, {@code blocktarget_commands{protocol,state}}; the build, process and JVM families of {@link RuntimeMetrics}; and the trace
  * families of {@link TraceMetrics}.
  */
 final class ControlMetrics implements AutoCloseable {
@@ -63,6 +63,27 @@ final class ControlMetrics implements AutoCloseable {
                 .description("bytes the RAM disks hold now").register(registry);
         registry.getPrometheusRegistry().register((MultiCollector) () -> lunSnapshots(plane));
         registry.getPrometheusRegistry().register((MultiCollector) () -> TraceMetrics.snapshots(plane));
+        registry.getPrometheusRegistry().register((MultiCollector) () -> commandSnapshots(plane));
+    }
+
+    /**
+     * {@code blocktarget_commands{protocol,state}} (issue 27): the commands of the sessions connected now, summed per
+     * protocol and state of its transport's command machine. A final state (DONE, ABORTED) counts every command those
+     * sessions ended, any other state the commands in it now; read from the per-connection counters at scrape time.
+     */
+    static MetricSnapshots commandSnapshots(ControlPlane plane) {
+        java.util.Map<String, java.util.Map<String, Long>> byProtocol = new java.util.TreeMap<>();
+        for (ControlPlane.SessionInfo s : plane.sessions()) {
+            java.util.Map<String, Long> sum = byProtocol.computeIfAbsent(s.protocol(),
+                    p -> new java.util.LinkedHashMap<>());
+            s.commands().forEach((state, n) -> sum.merge(state, n, Long::sum));
+        }
+        GaugeSnapshot.Builder commands = GaugeSnapshot.builder().name("blocktarget_commands")
+                .help("commands of the connected sessions by protocol and state (DONE / ABORTED: ended so far)");
+        byProtocol.forEach((protocol, states) -> states.forEach((state, n) -> commands.dataPoint(
+                GaugeSnapshot.GaugeDataPointSnapshot.builder().labels(Labels.of("protocol", protocol, "state", state))
+                        .value(n).build())));
+        return MetricSnapshots.of(commands.build());
     }
 
     String scrape() {

@@ -11,6 +11,7 @@ import io.vertx.core.json.JsonObject;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -89,7 +90,14 @@ final class LunJson {
         s.parameters().forEach(parameters::put);
         return new JsonObject().put("id", s.id()).put("protocol", s.protocol()).put("initiator", s.initiator())
                 .put("target", s.target()).put("connections", new JsonArray(List.copyOf(s.connections())))
-                .put("parameters", parameters);
+                .put("parameters", parameters).put("commands", commands(s.commands()));
+    }
+
+    /** Issue 27: {@code {"EXECUTING": 3, "DONE": 1200, ...}}, the transport's command states in their order. */
+    static JsonObject commands(Map<String, Long> commands) {
+        JsonObject json = new JsonObject();
+        commands.forEach(json::put);
+        return json;
     }
 
     static JsonObject sessions(List<SessionInfo> sessions) {

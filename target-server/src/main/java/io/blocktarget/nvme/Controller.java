@@ -49,7 +49,7 @@ final class Controller {
     private final ErrorLog errors = new ErrorLog();
     private final ReservationCommands reservations;
     private final ControllerQueue[] queues = new ControllerQueue[ControllerConstants.MAX_IO_QUEUES + 1];
-    private volatile ControllerState state = ControllerState.CONNECTED;
+    private volatile ControllerState state = ControllerState.MACHINE.initial();
     /** CC.CSS of the enabled controller, read by the zoned I/O path without locking. */
     private volatile int css = ControllerConstants.CC_CSS_NVM;
     private final ChangedZones changedZones = new ChangedZones(this);
@@ -307,10 +307,7 @@ final class Controller {
         if (current == next) {
             return;
         }
-        if (!current.canMoveTo(next)) {
-            throw new IllegalStateException("controller " + this + ": " + current + " -> " + next);
-        }
-        state = next;
+        state = ControllerState.MACHINE.transitionOf(this, current, next);
         NvmeHostConnection admin = adminConnection;
         if (admin == null || admin.logAdmitted()) {   // bounded per peer address by the transport
             LOG.log(Level.INFO, "NVMe controller {0}: {1} -> {2} ({3})", this, current, next, reason);

@@ -3,6 +3,7 @@ package io.blocktarget.nvme;
 import io.blocktarget.protocol.nvme.CqeStatus;
 import io.blocktarget.protocol.nvme.NvmeStatus;
 import io.blocktarget.protocol.nvme.Sqe;
+import io.blocktarget.state.StateMachine;
 import io.netty.buffer.ByteBuf;
 
 import java.lang.System.Logger.Level;
@@ -17,14 +18,21 @@ final class ControllerQueue implements NvmeQueue {
     private static final System.Logger LOG = System.getLogger("blocktarget.nvme");
 
     /** LIVE until the host disconnects it (Disconnect command) or the connection closes. */
-    enum State { LIVE, DISCONNECTED }
+    enum State {
+        LIVE, DISCONNECTED;
+
+        static final StateMachine<State> MACHINE = StateMachine.of("NVMe queue", State.class, LIVE)
+                .allow(LIVE, DISCONNECTED)
+                .terminal(DISCONNECTED)
+                .build();
+    }
 
     private final Controller controller;
     private final int qid;
     private final int entries;
     private final boolean sqFlowControlDisabled;
     private final NvmeHostConnection connection;
-    private volatile State state = State.LIVE;
+    private volatile State state = State.MACHINE.initial();
     /** DH-HMAC-CHAP of this queue; null when the subsystem has no keys (then nothing is checked). */
     private final Authentication authentication;
 
@@ -204,21 +212,32 @@ final class ControllerQueue implements NvmeQueue {
 
     /** Disconnect (Base §6.4): the queue takes no more commands; the host closes the connection. */
     void disconnect() {
-        state = State.DISCONNECTED;
+        disconnected();
         controller.io().faults().release(qid);
         controller.queueClosed(this);
     }
 
     /** The controller is gone: close the connection. */
     void terminate(String reason) {
-        state = State.DISCONNECTED;
+        disconnected();
         controller.io().faults().release(qid);
         connection.terminate(reason);
     }
 
+    /**
+     * LIVE -> DISCONNECTED once; a second end (a Disconnect, then the connection's close) finds it done. Racing ends
+     * from two threads both find LIVE and both store DISCONNECTED: the same end state, so no lock.
+     */
+    private void disconnected() {
+        State current = state;
+        if (current != State.DISCONNECTED) {
+            state = State.MACHINE.transition(current, State.DISCONNECTED);
+        }
+    }
+
     @Override
     public void close() {
-        state = State.DISCONNECTED;
+        disconnected();
         controller.io().faults().release(qid); // commands held by a no-response rule end with the connection
         controller.queueClosed(this);
     }

@@ -420,10 +420,11 @@ public final class NvmeSubsystems implements NvmeTarget {
     /**
      * A controller as the control plane lists it.
      *
-     * @param queues one entry per connected queue: "qid N local -> remote"
+     * @param queues   one entry per connected queue: "qid N local -> remote"
+     * @param commands the transport's commands of all its queues by state (issue 27), every state listed
      */
     public record ControllerInfo(int cntlid, String subsystemNqn, String hostNqn, boolean discovery, long katoMillis,
-                                 List<String> queues, List<Integer> queueEntries) {
+                                 List<String> queues, List<Integer> queueEntries, java.util.Map<String, Long> commands) {
     }
 
     /** Every controller of every subsystem, discovery included. */
@@ -433,13 +434,15 @@ public final class NvmeSubsystems implements NvmeTarget {
             for (Controller c : subsystem.controllers()) {
                 List<String> queues = new ArrayList<>();
                 List<Integer> entries = new ArrayList<>();
+                java.util.Map<String, Long> commands = new java.util.LinkedHashMap<>();
                 for (ControllerQueue q : c.liveQueues()) {
                     queues.add("qid " + q.qid() + " " + q.connection().localAddress() + " -> "
                             + q.connection().peerAddress());
                     entries.add(q.entries());
+                    io.blocktarget.state.StateCounters.sum(commands, q.connection().commandCounts());
                 }
                 all.add(new ControllerInfo(c.cntlid(), subsystem.nqn(), c.hostNqn(), c.isDiscovery(), c.katoMillis(),
-                        queues, entries));
+                        queues, entries, java.util.Collections.unmodifiableMap(commands)));
             }
         }
         return all;

@@ -225,7 +225,7 @@ final class Registry implements ControlPlane {
             for (IscsiTransport.SessionView s : iscsi.sessions()) {
                 all.add(new SessionInfo("iscsi:" + s.tsih(), "iscsi", s.initiatorName() + ",i,0x"
                         + HexFormat.of().toHexDigits(s.isid()).substring(4), s.target(),
-                        List.of(s.localAddress() + " -> " + s.remoteAddress()), s.parameters()));
+                        List.of(s.localAddress() + " -> " + s.remoteAddress()), s.parameters(), s.commands()));
             }
         }
         if (nvme != null) {
@@ -235,7 +235,7 @@ final class Registry implements ControlPlane {
                 parameters.put("queues", Integer.toString(c.queues().size()));
                 parameters.put("queue-entries", c.queueEntries().toString());
                 all.add(new SessionInfo(nvmeId(c.subsystemNqn(), c.cntlid()), "nvme", c.hostNqn(), c.subsystemNqn(),
-                        c.queues(), parameters));
+                        c.queues(), parameters, c.commands()));
             }
         }
         return all;

@@ -7,6 +7,7 @@ import io.blocktarget.config.ServerConfig;
 import io.blocktarget.nvme.NvmeLimits;
 import io.blocktarget.nvme.NvmePort;
 import io.blocktarget.nvme.NvmeSubsystems;
+import io.blocktarget.state.StateMachine;
 import io.blocktarget.time.SystemClock;
 import io.blocktarget.transport.iscsi.IscsiSettings;
 import io.blocktarget.transport.iscsi.IscsiTransport;
@@ -24,11 +25,9 @@ import java.nio.file.Path;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -54,16 +53,13 @@ public final class TargetServer {
     public enum State {
         NEW, STARTING, RUNNING, STOPPING, STOPPED;
 
-        private static final Map<State, Set<State>> NEXT = Map.of(
-                NEW, EnumSet.of(STARTING),
-                STARTING, EnumSet.of(RUNNING, STOPPING),
-                RUNNING, EnumSet.of(STOPPING),
-                STOPPING, EnumSet.of(STOPPED),
-                STOPPED, EnumSet.noneOf(State.class));
-
-        boolean canGo(State next) {
-            return NEXT.get(this).contains(next);
-        }
+        static final StateMachine<State> MACHINE = StateMachine.of("server", State.class, NEW)
+                .allow(NEW, STARTING)
+                .allow(STARTING, RUNNING, STOPPING)
+                .allow(RUNNING, STOPPING)
+                .allow(STOPPING, STOPPED)
+                .terminal(STOPPED)
+                .build();
     }
 
     private final BlocktargetConfig config;
@@ -342,11 +338,9 @@ public final class TargetServer {
     }
 
     private void transitionTo(State next) {
-        if (!state.canGo(next)) {
-            throw new IllegalStateException("server: illegal transition " + state + " -> " + next);
-        }
-        LOG.log(Level.DEBUG, "server: " + state + " -> " + next);
-        state = next;
+        State from = state;
+        state = State.MACHINE.transition(from, next);
+        LOG.log(Level.DEBUG, "server: " + from + " -> " + next);
     }
 
     private static <T> T await(Future<T> future) throws ExecutionException, TimeoutException {

@@ -13,6 +13,8 @@ import io.netty.buffer.ByteBuf;
 public record Sqe(int opcode, int fuse, int psdt, int cid, int nsid, int cdw2, int cdw3, long mptr,
                   SglDescriptor dptr, int cdw10, int cdw11, int cdw12, int cdw13, int cdw14, int cdw15) {
     public static final int SIZE = 64;
+    /** CDW0 bytes 2..3: the Command Identifier (Base §4.1). */
+    public static final int OFFSET_CID = 2;
     /** Fabrics commands opcode (Base §6.1). */
     public static final int OPCODE_FABRICS = 0x7F;
     /** PSDT 01b: SGLs for data, MPTR is an address (Base §4.1). The Linux TCP host sends this. */
@@ -37,7 +39,7 @@ public record Sqe(int opcode, int fuse, int psdt, int cid, int nsid, int cdw2, i
     /** Reads the 64 bytes at absolute {@code index}; the reader index is unchanged. */
     public static Sqe get(ByteBuf buf, int index) {
         int flags = buf.getUnsignedByte(index + 1);
-        return new Sqe(buf.getUnsignedByte(index), flags & 0x3, flags >>> 6, buf.getUnsignedShortLE(index + 2),
+        return new Sqe(buf.getUnsignedByte(index), flags & 0x3, flags >>> 6, buf.getUnsignedShortLE(index + OFFSET_CID),
                 buf.getIntLE(index + 4), buf.getIntLE(index + 8), buf.getIntLE(index + 12), buf.getLongLE(index + 16),
                 SglDescriptor.get(buf, index + 24), buf.getIntLE(index + 40), buf.getIntLE(index + 44),
                 buf.getIntLE(index + 48), buf.getIntLE(index + 52), buf.getIntLE(index + 56),

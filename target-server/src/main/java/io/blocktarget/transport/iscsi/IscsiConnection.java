@@ -7,6 +7,7 @@ import io.blocktarget.protocol.iscsi.DataOut;
 import io.blocktarget.protocol.iscsi.Digest;
 import io.blocktarget.protocol.iscsi.FrameLimits;
 import io.blocktarget.protocol.iscsi.InitiatorPdu;
+import io.blocktarget.protocol.iscsi.IscsiOpcode;
 import io.blocktarget.protocol.iscsi.IscsiProtocolException;
 import io.blocktarget.protocol.iscsi.LoginFlags;
 import io.blocktarget.protocol.iscsi.LoginRequest;
@@ -58,6 +59,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class IscsiConnection implements ConnectionIo, FaultConnection {
     private static final Logger LOG = System.getLogger("blocktarget.iscsi");
+    private static final java.util.Map<String, Long> NO_TASKS = ScsiTask.State.MACHINE.newCounters().snapshot();
 
     private enum Ping { IDLE, OUTSTANDING }
 
@@ -118,8 +120,23 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
         return port;
     }
 
+    /**
+     * This connection's SCSI tasks by state, every state listed (issue 27: {@code sessions --json}); any thread — before
+     * full feature phase (or on a discovery session) all zero.
+     */
+    java.util.Map<String, Long> commandCounts() {
+        Optional<TaskEngine> e = engine;
+        return e.isPresent() ? e.get().taskStates().snapshot() : NO_TASKS;
+    }
+
+    /** The task counters of full feature phase; null before it (or on a discovery session). Tests. */
+    io.blocktarget.state.StateCounters<ScsiTask.State> taskStates() {
+        Optional<TaskEngine> e = engine;
+        return e.map(TaskEngine::taskStates).orElse(null);
+    }
+
     private void transitionTo(ConnectionState next) {
-        state = States.transition(who, state, next, state.next());
+        state = States.transition(who, ConnectionState.MACHINE, state, next);
     }
 
     /** Entry point for everything the decoder emits; releases what it is handed. */
@@ -404,14 +421,14 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
         }
         byte[] header = e.header();
         sendReject(e.reason().rejectReason().orElse(RejectReason.PROTOCOL_ERROR), header);
+        ByteBuf bhs = Unpooled.wrappedBuffer(header);
         if (e.reason() == IscsiProtocolException.Reason.DATA_DIGEST_ERROR && header.length >= Bhs.LENGTH
-                && (header[0] & 0x3f) == 0x05) {
+                && Bhs.opcodeCode(bhs, 0) == IscsiOpcode.DATA_OUT.code()) {
             // §7.8 at ErrorRecoveryLevel 0: the write's data is incomplete; the task fails once its data has
             // arrived, the session goes on.
-            ByteBuf bhs = Unpooled.wrappedBuffer(header);
-            int itt = bhs.getInt(16);
-            int ttt = bhs.getInt(20);
-            boolean finalBit = (header[1] & 0x80) != 0;
+            int itt = Bhs.itt(bhs, 0);
+            int ttt = Bhs.ttt(bhs, 0);
+            boolean finalBit = Bhs.finalBit(bhs, 0);
             engine.ifPresent(en -> en.dataOutLost(itt, ttt, finalBit));
         }
     }
@@ -663,7 +680,12 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
         if (pingTimer != null) {
             pingTimer.cancel();
         }
-        engine.ifPresent(TaskEngine::close);
+        engine.ifPresent(e -> {
+            String stragglers = e.close();
+            if (!stragglers.isEmpty()) {
+                LOG.log(Level.WARNING, "{0}: commands not ended at teardown: {1}", who, stragglers);
+            }
+        });
         if (window != null) {
             window.releaseHeld();
         }

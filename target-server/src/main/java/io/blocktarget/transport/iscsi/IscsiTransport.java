@@ -212,9 +212,11 @@ public final class IscsiTransport {
      *
      * @param target      TargetName, empty for a discovery session
      * @param parameters  negotiated operational keys
+     * @param commands    its SCSI tasks by state (issue 27), every state listed
      */
     public record SessionView(int tsih, String initiatorName, long isid, String target, boolean discovery,
-                              String localAddress, String remoteAddress, Map<String, String> parameters) {
+                              String localAddress, String remoteAddress, Map<String, String> parameters,
+                              Map<String, Long> commands) {
     }
 
     /** Every registered session; read from any thread. */
@@ -225,7 +227,7 @@ public final class IscsiTransport {
             all.add(new SessionView(s.tsih(), s.key().initiatorName(), s.key().isid(), s.key().targetName(),
                     s.type() == io.blocktarget.protocol.iscsi.SessionType.DISCOVERY,
                     String.valueOf(c.port().localAddress()), String.valueOf(c.port().remoteAddress()),
-                    c.negotiatedKeys()));
+                    c.negotiatedKeys(), c.commandCounts()));
         }
         return all;
     }

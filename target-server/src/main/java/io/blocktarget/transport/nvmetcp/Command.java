@@ -2,6 +2,7 @@ package io.blocktarget.transport.nvmetcp;
 
 import io.blocktarget.protocol.nvme.NvmeStatus;
 import io.blocktarget.protocol.nvme.Sqe;
+import io.blocktarget.state.StateCounters;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 
@@ -18,7 +19,9 @@ final class Command {
     private final int slot;
     private final Sqe sqe;
     private final TransferDirection direction;
-    private CommandState state = CommandState.NEW;
+    /** The connection's command counters: every state change goes through {@link CommandState#MACHINE}. */
+    private final StateCounters<CommandState> counters;
+    private CommandState state;
     /** Host-to-controller data: the in-capsule slice or the H2CData slices; null when none. */
     private ByteBuf dataOut;
     /** Bytes of the command's data the host must send by R2T (the SGL length). */
@@ -33,8 +36,10 @@ final class Command {
     /** The other command of this one's fused operation (Base §3.4.2), once the capsules showed it; else null. */
     private Command fusedPartner;
 
-    Command(int slot, Sqe sqe) {
+    Command(int slot, Sqe sqe, StateCounters<CommandState> counters) {
         this.slot = slot;
+        this.counters = counters;
+        this.state = CommandState.MACHINE.start(counters);
         this.sqe = sqe;
         this.direction = TransferDirection.of(sqe);
     }
@@ -64,7 +69,7 @@ final class Command {
     }
 
     void transitionTo(CommandState next) {
-        state = state.checkTransition(next);
+        state = CommandState.MACHINE.transition(state, next, counters);
     }
 
     ByteBuf dataOut() {

@@ -29,6 +29,7 @@ import io.blocktarget.protocol.nvmetcp.PduOptions;
 import io.blocktarget.protocol.nvmetcp.TermReq;
 import io.blocktarget.block.fault.ActiveRule;
 import io.blocktarget.block.fault.FaultAction;
+import io.blocktarget.state.StateCounters;
 import io.blocktarget.transport.tcp.PeerLogLimiter;
 import io.blocktarget.transport.tcp.StallHandler;
 import io.netty.buffer.ByteBuf;
@@ -51,10 +52,6 @@ import java.util.concurrent.RejectedExecutionException;
  */
 final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements NvmeHostConnection {
     private static final System.Logger LOG = System.getLogger("blocktarget.nvmetcp");
-    /** SQE byte 2 within the CapsuleCmd PDU: the CID, FEI of a CID conflict. */
-    private static final int OFFSET_CAPSULE_CID = CapsuleCmd.OFFSET_SQE + 2;
-    private static final int OFFSET_H2C_CCCID = 8;
-    private static final int OFFSET_H2C_TTAG = 10;
     /** SQHD of the Connect response when the host disabled SQ flow control (TP 8005, as Linux nvmet). */
     private static final int SQHD_FLOW_CONTROL_DISABLED = 0xFFFF;
     /** Outbound bytes at which reading pauses (high) and resumes (low): a few large reads in flight. */
@@ -75,10 +72,15 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
     /** Set once by the TLS handler before the first PDU; read at Connect on the same event loop. */
     private volatile io.blocktarget.nvme.TlsSession tls;
     private ChannelHandlerContext ctx;
-    private ConnectionState state = ConnectionState.AWAIT_ICREQ;
+    private ConnectionState state = ConnectionState.MACHINE.initial();
     private PduSender sender;
+    /** This connection's commands by state (issue 27): changed only by {@link CommandState#MACHINE}. */
+    private final StateCounters<CommandState> commandStates = CommandState.MACHINE.newCounters();
     /** Before Connect: room for the Connect only. */
-    private CommandTable commands = new CommandTable(1);
+    private CommandTable commands = new CommandTable(1, commandStates);
+    /** Set once teardown ended the commands the NVMe layer does not hold; the check runs once they all ended. */
+    private boolean commandsEnding;
+    private boolean teardownChecked;
     /** The last capsule, when it was the first command of a fused operation: the next one may be its second. */
     private Command fusedFirst;
     private NvmeQueue queue;
@@ -230,7 +232,7 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
     /** A capsule takes a slot (queue depth) and advances SQHD, even one the transport fails itself. */
     private Command admit(Sqe sqe) throws NvmeTcpProtocolException {
         if (commands.cidInUse(sqe.cid()) && !retireStaleAsyncEventRequest(commands.byCid(sqe.cid()))) {
-            throw NvmeTcpProtocolException.headerField(OFFSET_CAPSULE_CID, "CID " + sqe.cid() + " in use");
+            throw NvmeTcpProtocolException.headerField(CapsuleCmd.OFFSET_CID, "CID " + sqe.cid() + " in use");
         }
         if (commands.isFull()) {
             throw NvmeTcpProtocolException.of(NvmeTcpFatalError.PDU_SEQUENCE_ERROR,
@@ -347,10 +349,10 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
     private Command h2cTarget(int cccid, int ttag) throws NvmeTcpProtocolException {
         Command c = commands.byTtag(ttag);
         if (c == null || c.state() != CommandState.AWAITING_H2C_DATA && c.state() != CommandState.DRAINING) {
-            throw NvmeTcpProtocolException.headerField(OFFSET_H2C_TTAG, "TTAG " + ttag + " has no R2T outstanding");
+            throw NvmeTcpProtocolException.headerField(H2CData.OFFSET_TTAG, "TTAG " + ttag + " has no R2T outstanding");
         }
         if (c.cid() != cccid) {
-            throw NvmeTcpProtocolException.headerField(OFFSET_H2C_CCCID, "CCCID " + cccid + " but TTAG " + ttag
+            throw NvmeTcpProtocolException.headerField(H2CData.OFFSET_CCCID, "CCCID " + cccid + " but TTAG " + ttag
                     + " belongs to CID " + c.cid());
         }
         return c;
@@ -542,7 +544,7 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
             if (result.queue() != null) {
                 result.queue().close();
             }
-            c.releaseData();
+            endAfterClose(c);
             return;
         }
         if (result.queue() == null) {
@@ -561,7 +563,7 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
         if (disabled) {
             sqhd = 0;
         }
-        commands = new CommandTable(queue.entries());
+        commands = new CommandTable(queue.entries(), commandStates);
         decoder.framing(decoder.framing().withMaxInCapsuleData(
                 qid == 0 ? limits.adminInCapsuleDataBytes() : controllerLimits().ioInCapsuleDataBytes()));
         // the admin queue's Connect is the session event (with the controller's line); I/O queues only at DEBUG
@@ -580,7 +582,11 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
     private void complete(Command c, CqeStatus status, int dw0, int dw1, ByteBuf dataIn) {
         try {
             c.releaseData();
-            if (state == ConnectionState.CLOSING || c.state() == CommandState.DONE) {
+            if (state == ConnectionState.CLOSING) {
+                endAfterClose(c);   // nothing goes on the wire any more
+                return;
+            }
+            if (c.state() == CommandState.DONE) {
                 return;
             }
             if (c.state() != CommandState.EXECUTING) {
@@ -668,13 +674,70 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
         if (queue != null) {
             queue.close();
         }
+        // the code that closed may still be handling a command further up the stack: the commands end after it
+        try {
+            ctx.executor().execute(this::endCommands);
+        } catch (RejectedExecutionException e) {
+            // the event loop is gone with the server: nothing runs on it any more
+        }
         return true;
+    }
+
+    /**
+     * After the close: every command the NVMe layer does not hold ends now (DONE, no response); each one it holds ends
+     * when it completes ({@link #endAfterClose}). Once none is left, the teardown check runs.
+     */
+    private void endCommands() {
+        commandsEnding = true;
+        fusedFirst = null;
+        commands.forEach(c -> {
+            if (c.state() != CommandState.EXECUTING) {
+                endAfterClose(c);
+            }
+        });
+        checkTeardown();
+    }
+
+    /** {@code c} ends after the close (by the teardown, or completed by the NVMe layer): DONE, nothing sent. */
+    private void endAfterClose(Command c) {
+        c.releaseData();
+        if (c.state() != CommandState.DONE) {
+            c.unfuse();
+            c.transitionTo(CommandState.DONE);
+            commands.remove(c);
+        }
+        checkTeardown();
+    }
+
+    /**
+     * SPDK's qpair-teardown check: once the last command of the closed connection ended, every command counted must
+     * be DONE; any other count is a command lost on some path (a leak): one WARN line lists them by state.
+     */
+    private void checkTeardown() {
+        if (!commandsEnding || teardownChecked || !commands.isEmpty()) {
+            return;
+        }
+        teardownChecked = true;
+        String stragglers = commandStates.stragglers();
+        if (!stragglers.isEmpty()) {
+            LOG.log(Level.WARNING, "{0}: commands not ended at teardown: {1}", identity(), stragglers);
+        }
+    }
+
+    /** The commands of this connection by state (read from any thread; DONE counts every command ended). */
+    StateCounters<CommandState> commandStates() {
+        return commandStates;
+    }
+
+    @Override
+    public java.util.Map<String, Long> commandCounts() {
+        return commandStates.snapshot();
     }
 
     /** The one place the connection state changes: checked, and traced at DEBUG (INFO lines are per event). */
     private void transitionTo(ConnectionState next) {
         LOG.log(Level.DEBUG, "{0}: {1} -> {2}", identity(), state, next);
-        state = state.checkTransition(next);
+        state = ConnectionState.MACHINE.transition(state, next);
     }
 
     private String identity() {

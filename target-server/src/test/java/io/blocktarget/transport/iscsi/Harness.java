@@ -218,10 +218,18 @@ final class Harness implements AutoCloseable {
         return b.toString(StandardCharsets.UTF_8);
     }
 
+    /**
+     * Closes the connection, and checks (issue 27) that every task it had ended in a final state: a task lost on some
+     * path fails every test that uses the harness.
+     */
     @Override
     public void close() {
         channel.finishAndReleaseAll();
         channel.runPendingTasks();
+        io.blocktarget.state.StateCounters<ScsiTask.State> tasks = connection.taskStates();
+        if (tasks != null) {
+            org.assertj.core.api.Assertions.assertThat(tasks.stragglers()).as("tasks not ended at teardown").isEmpty();
+        }
     }
 
     /** The connection's port over the embedded channel; writes flush at once. */
