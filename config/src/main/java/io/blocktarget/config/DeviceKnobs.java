@@ -62,8 +62,9 @@ public record DeviceKnobs(Map<Command, Boolean> commands, Map<Limit, Long> limit
         UNMAP("unmap", "on", "UNMAP / deallocate. SCSI: UNMAP, LBPU (queue/discard_max_hw_bytes 0 when off); NVMe:"
                 + " Dataset Management, ONCS bit 2 (discard off)"),
         WRITE_ZEROES("write-zeroes", "on", "NVMe Write Zeroes, ONCS bit 3 (SCSI: -, Linux zeroes with WRITE SAME)"),
-        COMPARE_AND_WRITE("compare-and-write", "on", "SCSI COMPARE AND WRITE (NVMe: -, no fused commands)"),
-        COMPARE("compare", "on", "NVMe Compare, ONCS bit 0 (SCSI: -)"),
+        COMPARE_AND_WRITE("compare-and-write", "on", "SCSI COMPARE AND WRITE (NVMe: - ; its twin, the fused Compare and"
+                + " Write, follows commands.compare)"),
+        COMPARE("compare", "on", "NVMe Compare, ONCS bit 0, and the fused Compare and Write, FUSES bit 0 (SCSI: -)"),
         VERIFY("verify", "on", "SCSI VERIFY(10/12/16); NVMe Verify, ONCS bit 7"),
         GET_LBA_STATUS("get-lba-status", "on", "SCSI GET LBA STATUS (NVMe: -)"),
         COPY("copy", "on", "SCSI EXTENDED COPY, RECEIVE COPY RESULTS, 3PC; NVMe Copy, ONCS bit 8"),

@@ -59,7 +59,8 @@ public final class KeyReference {
         return sb.append('\n').toString();
     }
 
-    private static String allowed(Key<?> key) {
+    /** What may be written for {@code key}, as the reference says it (and {@code blocktarget.yaml(5)}). */
+    public static String allowed(Key<?> key) {
         return switch (key.shape()) {
             case VALUE -> key.allowed();
             case LIST -> "a list: " + key.allowed() + (key.isSingleAllowed() ? " (one value may stand alone)" : "");
@@ -70,7 +71,8 @@ public final class KeyReference {
         };
     }
 
-    private static String example(Object value) {
+    /** A key's declared example as text: a list in brackets. */
+    public static String example(Object value) {
         if (value instanceof List<?> list) {
             return list.stream().map(String::valueOf).collect(Collectors.joining(", ", "[", "]"));
         }

@@ -344,8 +344,7 @@ public final class LunKeys {
             .doc("the names the initiator sees");
     public static final Key<Void> FAULTS = Key.listOfSections("faults", "a fault rule", FaultKeys.RULE)
             .rule(IN_PLACE).defaultText("none")
-            .doc("fault rules: which commands (match), when (trigger) and what they get (action); see Fault rules in"
-                    + " the README");
+            .doc("fault rules: which commands (match), when (trigger) and what they get (action); see docs/faults.md");
     public static final Key<Void> SESSION = Key.section("session", "a session map",
                     Arrays.stream(Session.values()).<Key<?>>map(k -> Key.value(k.key(), KnobsReader.sessionType(k))
                             .defaults(k.defaultValue(), k.isSize() ? Sizes.format(k.defaultValue())

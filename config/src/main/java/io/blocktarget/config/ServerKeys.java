@@ -105,8 +105,8 @@ public final class ServerKeys {
     public static final Key<Long> POLL_WINDOW = Key.value("poll-window", POLL_WINDOW_TYPE)
             .defaults(0L, "0 (sleep at once)").rule(RESTART)
             .doc("hybrid polling: after its last work an event loop keeps polling epoll for up to this long before it"
-                    + " sleeps (README: Serve); not with poll: true; not applied when O_DIRECT file LUNs put the loops"
-                    + " on io_uring")
+                    + " sleeps (docs/performance.md); not with poll: true; not applied when O_DIRECT file LUNs put the"
+                    + " loops on io_uring")
             .example("100us");
     public static final Key<String> CONTROL_SOCKET = Key.value("control-socket", ValueType.path(SOCKET_ALLOWED))
             .defaultText("/run/blocktarget/control.sock as root, else $XDG_RUNTIME_DIR/blocktarget.sock").rule(RESTART)

@@ -24,8 +24,9 @@ import org.snakeyaml.engine.v2.schema.CoreSchema;
 
 /**
  * The generated JSON Schemas are valid draft 2020-12, and what the readers take they take: the shipped examples, the
- * embedded default, the README's snippets, a document of every section as {@link LunWriter} writes it, and each key's
- * declared example; and they refuse what the reader refuses by the key tables (unknown keys, sibling rules).
+ * embedded default, the snippets of the README and docs/, a document of every section as {@link LunWriter} writes it,
+ * and each key's declared example; and they refuse what the reader refuses by the key tables (unknown keys, sibling
+ * rules).
  */
 class ConfigSchemaTest {
     private static final SchemaRegistry REGISTRY = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12);
@@ -96,31 +97,43 @@ class ConfigSchemaTest {
         assertThat(errors(SERVER, ServerWriter.document(config.server(), true))).isEmpty();
     }
 
-    /** Every ```yaml block of the README that is a LUN file or a blocktarget.yaml. */
+    /** Every ```yaml block of the README and of the docs/ pages that is a LUN file or a blocktarget.yaml. */
     @Test
-    void theReadmeSnippetsValidate() throws IOException {
-        List<String> lines = Files.readAllLines(Path.of("../README.md"));
+    void theDocumentedSnippetsValidate() throws IOException {
+        List<Path> pages = new ArrayList<>(List.of(Path.of("../README.md")));
+        try (Stream<Path> docs = Files.list(Path.of("../docs"))) {
+            docs.filter(p -> p.toString().endsWith(".md")).sorted().forEach(pages::add);
+        }
         int checked = 0;
-        for (int i = 0; i < lines.size(); i++) {
-            if (!lines.get(i).equals("```yaml")) {
-                continue;
+        for (Path page : pages) {
+            List<String> lines = Files.readAllLines(page);
+            for (int i = 0; i < lines.size(); i++) {
+                if (!lines.get(i).equals("```yaml")) {
+                    continue;
+                }
+                StringBuilder block = new StringBuilder();
+                int start = i + 1;
+                for (i = start; !lines.get(i).equals("```"); i++) {
+                    block.append(lines.get(i)).append('\n');
+                }
+                Object doc = yaml(block.toString());
+                if (!(doc instanceof Map<?, ?> map) || map.isEmpty()) {
+                    continue;
+                }
+                String first = (String) map.keySet().iterator().next();
+                Schema schema = LunKeys.LUN.child(first).isPresent() ? LUN
+                        : ServerKeys.SERVER.child(first).isPresent() ? SERVER : null;
+                // a docs/ page may show other YAML (e.g. a Prometheus scrape config): one with no key of ours
+                if (schema == null && !page.endsWith("README.md") && map.keySet().stream().map(String::valueOf)
+                        .noneMatch(k -> LunKeys.LUN.child(k).isPresent() || ServerKeys.SERVER.child(k).isPresent())) {
+                    continue;
+                }
+                assertThat(schema)
+                        .as("%s:%d: a yaml block that is neither a LUN file nor blocktarget.yaml", page, start)
+                        .isNotNull();
+                assertThat(errors(schema, doc)).as("%s:%d", page, start).isEmpty();
+                checked++;
             }
-            StringBuilder block = new StringBuilder();
-            int start = i + 1;
-            for (i = start; !lines.get(i).equals("```"); i++) {
-                block.append(lines.get(i)).append('\n');
-            }
-            Object doc = yaml(block.toString());
-            if (!(doc instanceof Map<?, ?> map) || map.isEmpty()) {
-                continue;
-            }
-            String first = (String) map.keySet().iterator().next();
-            Schema schema = LunKeys.LUN.child(first).isPresent() ? LUN
-                    : ServerKeys.SERVER.child(first).isPresent() ? SERVER : null;
-            assertThat(schema).as("README.md:%d: a yaml block that is neither a LUN file nor blocktarget.yaml", start)
-                    .isNotNull();
-            assertThat(errors(schema, doc)).as("README.md:%d", start).isEmpty();
-            checked++;
         }
         assertThat(checked).isGreaterThanOrEqualTo(10);
     }

@@ -3,6 +3,7 @@ package io.blocktarget.bench;
 import io.blocktarget.bench.LoadGenOptions.Protocol;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -28,6 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * protocol × direction × size runs for a second at QD 8 without errors, data written with {@code --verify} reads
  * back as written, and a target that is not there or refuses the name ends the run with exit status 1.
  */
+@Tag("loopback")
 class LoadGenIT {
     private static final Pattern LINE = Pattern.compile(
             "proto=(\\w+) rw=(\\w+) bs=(\\d+) qd=(\\d+) jobs=(\\d+) iops=(\\d+) mbps=(\\d+\\.\\d) p50us=(\\d+)"

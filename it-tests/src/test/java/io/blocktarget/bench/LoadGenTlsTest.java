@@ -5,6 +5,7 @@ import io.blocktarget.config.TlsPsk;
 import io.blocktarget.server.TargetServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -35,6 +36,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * key ends the run with exit status 1 and the alert named, within the setup timeout rather than hanging; a plain
  * run against the subsystem is refused at Connect.
  */
+@Tag("loopback")
 class LoadGenTlsTest {
     private static final Pattern LINE = Pattern.compile("iops=(\\d+) .* errors=(\\d+)");
     /** Fixed test keys: 32 bytes for hash 01, 48 for hash 02 (NVMe/TCP §3.6.1.5). */

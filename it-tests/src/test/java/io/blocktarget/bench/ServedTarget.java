@@ -1,9 +1,10 @@
 package io.blocktarget.bench;
 
+import io.blocktarget.it.ProcessOutput;
+
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -21,6 +22,7 @@ final class ServedTarget implements AutoCloseable {
     final int nvmePort;
     private final Process process;
     private final Path log;
+    private final ProcessOutput output;
 
     ServedTarget() throws IOException, InterruptedException {
         iscsiPort = freePort();
@@ -31,15 +33,13 @@ final class ServedTarget implements AutoCloseable {
                 "-jar", JAR.toAbsolutePath().toString(), "serve", "--bind", "127.0.0.1",
                 "--iscsi-port", Integer.toString(iscsiPort), "--nvme-port", Integer.toString(nvmePort),
                 "--discovery-port", "0")
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!output().contains("portals: ")) {
-            if (!process.isAlive() || System.nanoTime() > deadline) {
-                String out = output();
-                close();
-                throw new IOException("blocktarget did not start:\n" + out);
-            }
-            Thread.sleep(50);
+                .redirectErrorStream(true).start();
+        output = ProcessOutput.follow(process, log);
+        try {
+            output.await(line -> line.startsWith("portals: "), java.time.Duration.ofSeconds(30)); // they listen
+        } catch (AssertionError e) {
+            close();
+            throw new IOException("blocktarget did not start: " + e.getMessage());
         }
     }
 
@@ -49,8 +49,8 @@ final class ServedTarget implements AutoCloseable {
         }
     }
 
-    String output() throws IOException {
-        return String.join("\n", Files.readAllLines(log, StandardCharsets.UTF_8));
+    String output() {
+        return output.text();
     }
 
     /** The --target option for a protocol. */

@@ -2,6 +2,7 @@ package io.blocktarget.it;
 
 import io.blocktarget.it.iscsi.IscsiTestInitiator;
 import io.vertx.core.json.JsonObject;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,6 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * LUN file is left alone; --dry-run prints the keys with their rules and the steps; --force applies it and prints each
  * changed key with its rule; warnings go to stderr; exit 0 done, 1 server unreachable, 2 refused.
  */
+@Tag("loopback")
 class ChangeCliIT {
     private static final Duration START = Duration.ofSeconds(60);
     private static final String IQN = "iqn.2026-11.io.blocktarget:";

@@ -1,5 +1,6 @@
 package io.blocktarget.it;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,6 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The CLI as a user meets it: the built jar (and the ./blocktarget launcher) as a separate process.
  * Servers bind to 127.0.0.1 on free ports only.
  */
+@Tag("loopback")
 class CliIT {
     private static final Duration START = Duration.ofSeconds(60);
     private static final Duration STOP = Duration.ofSeconds(60);

@@ -1,6 +1,7 @@
 package io.blocktarget.it;
 
 import io.blocktarget.config.DhchapSecret;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,6 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * with their own keys both connect and each is refused with the other's key; iSCSI discovery needs the server-wide discovery CHAP; a target whose initiators list
  * does not name the guest is not in SendTargets and its login is refused.
  */
+@Tag("vm")
 class LinuxAuthIT {
     private static final String NQN1 = "nqn.2026-11.io.blocktarget:auth1";
     private static final String NQN2 = "nqn.2026-11.io.blocktarget:auth2";

@@ -1,5 +1,6 @@
 package io.blocktarget.it;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,6 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * time the guest says it saw the previous step. NVMe must show each change without reconnecting (AEN); iSCSI after
  * {@code iscsiadm -m session --rescan}. The LUN that was not touched keeps working throughout.
  */
+@Tag("vm")
 class LinuxControlPlaneIT {
     private static final String IQN = "iqn.2026-11.io.blocktarget:ctl";
     private static final String NQN = "nqn.2026-11.io.blocktarget:ctl";

@@ -1,6 +1,7 @@
 package io.blocktarget.it;
 
 import io.blocktarget.block.FlushDroppingBlockDevice;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -42,6 +43,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code -Dblocktarget.test.drop-flush} naming them ({@link FlushDroppingBlockDevice}: flush and FUA no-ops), and
  * every block they acknowledged must be lost — the test fails on a target whose flush or FUA does nothing.
  */
+@Tag("vm")
 class LinuxDurabilityIT {
     /** Protocol - method; the "-nf" twins run with flush and FUA dropped. */
     private static final List<String> KEPT = List.of("iscsi-flush", "iscsi-fua", "nvme-flush", "nvme-fua");

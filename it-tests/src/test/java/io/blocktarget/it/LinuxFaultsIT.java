@@ -1,5 +1,6 @@
 package io.blocktarget.it;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,6 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * handler's abort and nvme-tcp's timeout recovery (controller reset) — with 5 s command timeouts — after which the
  * read succeeds and I/O goes on; a corrupt-read rule is caught by fio's crc32c verify, and only inside its range.
  */
+@Tag("vm")
 class LinuxFaultsIT {
     private static final String IQN = "iqn.2026-11.io.blocktarget:flt";
     private static final String NQN = "nqn.2026-11.io.blocktarget:flt";

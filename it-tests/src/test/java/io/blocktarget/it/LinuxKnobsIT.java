@@ -1,5 +1,6 @@
 package io.blocktarget.it;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,6 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code max_hw_sectors_kb}, {@code /sys/class/nvme/nvmeX/queue_count} and {@code sqsize}, {@code iscsiadm -m session
  * -P 2}); changed at runtime they leave the sessions alone and reach the next connect / login.
  */
+@Tag("vm")
 class LinuxKnobsIT {
     private static final String IQN = "iqn.2026-11.io.blocktarget:knob";
     private static final String NQN = "nqn.2026-11.io.blocktarget:knob";

@@ -1,5 +1,6 @@
 package io.blocktarget.it;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,6 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * answered.</li>
  * </ul>
  */
+@Tag("vm")
 class LinuxStallFaultsIT {
     private static final String IQN = "iqn.2026-11.io.blocktarget:xstall";
     private static final String NQN = "nqn.2026-11.io.blocktarget:xstall";

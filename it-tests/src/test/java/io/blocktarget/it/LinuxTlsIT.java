@@ -1,6 +1,7 @@
 package io.blocktarget.it;
 
 import io.blocktarget.config.TlsPsk;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,6 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code nvme connect --tls} connects and fio verifies over kTLS; a plain Connect to the subsystem that requires TLS
  * is refused while the TLS controller goes on; a plain subsystem on the same port works; a wrong key fails.
  */
+@Tag("vm")
 class LinuxTlsIT {
     private static final String SUB = "nqn.2026-11.io.blocktarget:tls";
     private static final String PLAIN = "nqn.2026-11.io.blocktarget:plain";

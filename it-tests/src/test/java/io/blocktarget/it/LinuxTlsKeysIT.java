@@ -3,6 +3,7 @@ package io.blocktarget.it;
 import io.blocktarget.config.TlsPsk;
 import io.blocktarget.transport.nvmetcp.TlsPskIdentity;
 import io.blocktarget.transport.nvmetcp.TlsPskIdentity.Derivation;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
@@ -22,6 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code --compat}); each identity must equal {@link TlsPskIdentity}'s, and the PSK too where the guest's kernel lets {@code keyctl pipe} read it. Keys printed by
  * {@code nvme gen-tls-key} must parse as {@link TlsPsk}. No target is involved; LinuxTlsIT does the handshake.
  */
+@Tag("vm")
 class LinuxTlsKeysIT {
     /** libnvme test/psk.c's configured key (the same vectors TlsPskIdentityTest uses), hash 01 and 02. */
     private static final String KEY01 = "NVMeTLSkey-1:01:VRLbtnN9AQb2WXW3c9+wEf/DRLz0QuLdbYvEhwtdWwNf9LrZ:";

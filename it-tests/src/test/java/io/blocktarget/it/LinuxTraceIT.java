@@ -3,6 +3,7 @@ package io.blocktarget.it;
 import io.blocktarget.control.ControlClient;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonObject;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -27,6 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <p>The LUN is file-backed: file I/O completes on worker threads, so commands can overlap on the device (a RAM
  * disk completes each command inline, before the next one is read, and would show depth 1 whatever fio does).
  */
+@Tag("vm")
 class LinuxTraceIT {
     private static final String IQN = "iqn.2026-11.io.blocktarget:tr";
     private static final String NQN = "nqn.2026-11.io.blocktarget:tr";

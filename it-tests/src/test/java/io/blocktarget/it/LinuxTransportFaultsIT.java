@@ -1,5 +1,6 @@
 package io.blocktarget.it;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,6 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * requesting logout (AsyncEvent 1) makes iscsid log out and in again; a wrong header or data digest is detected by
  * both (the kernel logs it) and the read succeeds after their recovery.
  */
+@Tag("vm")
 class LinuxTransportFaultsIT {
     private static final String IQN = "iqn.2026-11.io.blocktarget:xflt";
     private static final String NQN = "nqn.2026-11.io.blocktarget:xflt";

@@ -1,5 +1,6 @@
 package io.blocktarget.it;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,6 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the target). The 4 KiB LUN therefore allows 16 open zones. {@code -Dit.zoned.btrfs8=true} adds a LUN on which
  * btrfs computes 8 (32 zones, max-open 8) and reports -m single there and the default's stall (not asserted).
  */
+@Tag("vm")
 class LinuxZonedIscsiIT {
     private static final long MIB = 1L << 20;
     private static final Duration RUN = Duration.ofMinutes(20);

@@ -1,5 +1,6 @@
 package io.blocktarget.it;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,6 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * zones: with the 8 btrfs takes from a smaller limit its writeback stalls (see LinuxZonedIscsiIT);
  * {@code -Dit.zoned.btrfs8=true} adds such a namespace and reports -m single and the default's stall there.
  */
+@Tag("vm")
 class LinuxZonedNvmeIT {
     private static final String NQN_PREFIX = "nqn.2026-11.io.blocktarget:";
     private static final long MIB = 1L << 20;

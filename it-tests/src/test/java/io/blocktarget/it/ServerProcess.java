@@ -33,9 +33,16 @@ final class ServerProcess implements AutoCloseable {
         errPump = pump(process.getErrorStream(), err, "stderr");
     }
 
+    /**
+     * The tests stop servers with SIGINT / SIGTERM and reload them with SIGHUP, so these start at their defaults
+     * whatever the build was started from: a background job of a shell without job control inherits SIGINT (and
+     * with nohup SIGHUP) ignored, and a JVM keeps an inherited ignored signal ignored.
+     */
+    private static final List<String> DEFAULT_SIGNALS = List.of("env", "--default-signal=HUP,INT,TERM");
+
     /** Runs {@code java -jar blocktarget.jar ARGS} in the repository root. */
     static ServerProcess start(String... args) throws IOException {
-        List<String> cmd = new ArrayList<>();
+        List<String> cmd = new ArrayList<>(DEFAULT_SIGNALS);
         cmd.add(ProcessHandle.current().info().command().orElse("java"));
         cmd.add("--enable-native-access=ALL-UNNAMED");
         cmd.add("--sun-misc-unsafe-memory-access=allow");
@@ -48,7 +55,9 @@ final class ServerProcess implements AutoCloseable {
 
     /** Runs an arbitrary command (e.g. the ./blocktarget launcher) in the repository root. */
     static ServerProcess exec(List<String> command, java.util.Map<String, String> env) throws IOException {
-        ProcessBuilder pb = new ProcessBuilder(command).directory(REPO.toFile());
+        List<String> cmd = new ArrayList<>(DEFAULT_SIGNALS);
+        cmd.addAll(command);
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(REPO.toFile());
         pb.environment().putAll(env);
         return new ServerProcess(pb.start());
     }
@@ -142,6 +151,7 @@ final class ServerProcess implements AutoCloseable {
     /** Waits for exit and returns the code; fails (and kills) on timeout. */
     int awaitExit(Duration timeout) throws InterruptedException {
         if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            threadDump();
             process.destroyForcibly();
             throw new AssertionError("process did not exit within " + timeout
                     + "\nstdout:\n" + String.join("\n", stdout()) + "\nstderr:\n" + String.join("\n", stderr()));
@@ -150,6 +160,19 @@ final class ServerProcess implements AutoCloseable {
         outPump.join(TimeUnit.SECONDS.toMillis(30));
         errPump.join(TimeUnit.SECONDS.toMillis(30));
         return process.exitValue();
+    }
+
+    /**
+     * SIGQUIT: a JVM that did not exit prints its threads on stdout, so the failure says where it hangs. Waits until
+     * the dump's last section (the JNI summary) arrived, or 5 s.
+     */
+    private void threadDump() throws InterruptedException {
+        try {
+            signal("QUIT");
+            awaitLine(true, l -> l.startsWith("JNI global refs"), Duration.ofSeconds(5));
+        } catch (IOException | AssertionError e) {
+            // not a JVM, or it is gone: the streams say what there is
+        }
     }
 
     @Override

@@ -14,21 +14,32 @@ import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Collects Netty's LEAK reports in memory for {@link NettyLeakExtension}, which fails the test with them
  * (so they are not logged as well). Installs a {@link ResourceLeakDetectorFactory} whose detectors record
- * each report instead of logging it, and sets the level to PARANOID so every buffer is tracked.
+ * each report instead of logging it and track every buffer, as level PARANOID does.
+ *
+ * <p>A report says where the buffer was made. Where it was last touched too only with
+ * {@code BLOCKTARGET_LEAK_RECORDS=1} (then the level is PARANOID): Netty records that by capturing a stack trace at
+ * every access of every buffer, which made a byte-at-a-time decoder test or an 8 MiB compare take tens of seconds
+ * (issue 26); without, the detector tracks every buffer at level SIMPLE, whose buffers record nothing on access.
  */
 public final class LeakReports {
     private static final Queue<String> REPORTS = new ConcurrentLinkedQueue<>();
     /** Resource types the installed factory made detectors for; must contain ByteBuf. */
     private static final Set<String> DETECTORS = ConcurrentHashMap.newKeySet();
     private static volatile boolean installed;
-    /** Objects tracked since the last {@link #flush}: none, and nothing new can have leaked. */
-    private static final AtomicLong TRACKED = new AtomicLong();
-    /** Buffers {@link #flush} allocates to make Netty poll (each is tracked too: level PARANOID). */
+    /** BLOCKTARGET_LEAK_RECORDS=1: reports say where the buffer was accessed last, at a great cost (above). */
+    private static final boolean ACCESS_RECORDS = "1".equals(System.getenv("BLOCKTARGET_LEAK_RECORDS"));
+    /**
+     * The trackers made since the last {@link #flush} that are still open (their buffer not released): none, and
+     * nothing new can have leaked — a buffer leaks by becoming unreachable unreleased, and every one tracked since
+     * was released. Replaced by each flush; a tracker counts itself out of the epoch it was made in.
+     */
+    private static volatile Epoch epoch = new Epoch();
+    /** Buffers {@link #flush} allocates to make Netty poll (each is tracked too). */
     private static final int POLLING_ALLOCATIONS = 8;
 
     private LeakReports() {
@@ -38,7 +49,8 @@ public final class LeakReports {
         if (installed) {
             return;
         }
-        ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.PARANOID);
+        ResourceLeakDetector.setLevel(ACCESS_RECORDS ? ResourceLeakDetector.Level.PARANOID
+                : ResourceLeakDetector.Level.SIMPLE);
         ResourceLeakDetectorFactory.setResourceLeakDetectorFactory(new ResourceLeakDetectorFactory() {
             @Override
             public <T> ResourceLeakDetector<T> newResourceLeakDetector(Class<T> resource, int samplingInterval,
@@ -64,12 +76,15 @@ public final class LeakReports {
      * through a sentinel weak reference, then allocations (Netty polls its reference queue when it tracks a
      * new buffer). Two, because the one reference-handler thread may enqueue the first sentinel before the
      * buffers' trackers found by the same collection; it enqueues the second only after that whole batch.
-     * Skipped unless a buffer was tracked since the last flush, or {@code always}: the collections cost
-     * ~20 ms, and most tests of config and many decoder tests track none.
+     * The two full collections cost ~100 ms of CPU in a test JVM, more than most unit tests (issue 26: they were
+     * 80 % of the quick tier), so they are skipped where nothing can have leaked since the last ones: unless
+     * {@code always}, when every buffer tracked since is released (most tests release all they make); with
+     * {@code always} (a class's end, where buffers held by its test instances and event loops are let go) only when
+     * no buffer was tracked since at all.
      */
     static void flush(boolean always) {
-        long tracked = TRACKED.get();
-        if (tracked == 0 && !always) {
+        Epoch current = epoch;
+        if (always ? current.made.sum() == 0 : current.open.sum() == 0) {
             return;
         }
         for (int round = 0; round < 2; round++) {
@@ -90,8 +105,51 @@ public final class LeakReports {
             UnpooledByteBufAllocator.DEFAULT.heapBuffer(1).release();
             UnpooledByteBufAllocator.DEFAULT.directBuffer(1).release();
         }
-        // what other threads tracked meanwhile stays counted for the next flush
-        TRACKED.addAndGet(-(tracked + POLLING_ALLOCATIONS));
+        // buffers still open now are reachable (a collection would have reported them): the next test starts clean
+        epoch = new Epoch();
+    }
+
+    /** The trackers made in one interval between flushes, and those of them still open. */
+    private static final class Epoch {
+        final LongAdder made = new LongAdder();
+        final LongAdder open = new LongAdder();
+    }
+
+    /** Netty's tracker, counted in the epoch it was made in until its buffer is released. */
+    private record Counted<T>(ResourceLeakTracker<T> tracker, Epoch made) implements ResourceLeakTracker<T> {
+        static <T> ResourceLeakTracker<T> of(ResourceLeakTracker<T> tracker) {
+            if (tracker == null) {
+                return null;
+            }
+            Epoch made = epoch;
+            made.made.increment();
+            made.open.increment();
+            return new Counted<>(tracker, made);
+        }
+
+        @Override
+        public void record() {
+            tracker.record();
+        }
+
+        @Override
+        public void record(Object hint) {
+            tracker.record(hint);
+        }
+
+        @Override
+        public Throwable getCloseStackTraceIfAny() {
+            return tracker.getCloseStackTraceIfAny();
+        }
+
+        @Override
+        public boolean close(T trackedObject) {
+            boolean closed = tracker.close(trackedObject);
+            if (closed) {
+                made.open.decrement();
+            }
+            return closed;
+        }
     }
 
     /** Returns and forgets the reports collected so far. */
@@ -110,14 +168,13 @@ public final class LeakReports {
 
         @Override
         public ResourceLeakTracker<T> track(T obj) {
-            TRACKED.incrementAndGet();
-            return super.track(obj);
+            // level SIMPLE would sample one buffer in 128: every buffer is tracked here all the same
+            return Counted.of(ACCESS_RECORDS ? super.track(obj) : super.trackForcibly(obj));
         }
 
         @Override
         public ResourceLeakTracker<T> trackForcibly(T obj) {
-            TRACKED.incrementAndGet();
-            return super.trackForcibly(obj);
+            return Counted.of(super.trackForcibly(obj));
         }
 
         @Override
@@ -128,7 +185,7 @@ public final class LeakReports {
         @Override
         protected void reportTracedLeak(String resourceType, String records) {
             REPORTS.add("LEAK: " + resourceType + ".release() was not called before it was garbage-collected."
-                    + records);
+                    + records + (ACCESS_RECORDS ? "" : "\n(BLOCKTARGET_LEAK_RECORDS=1: where it was accessed too)"));
         }
 
         @Override

@@ -50,6 +50,29 @@ public interface BlockDevice extends AutoCloseable {
     void write(long lba, ByteBuf data, boolean fua, IoCallback<Void> callback);
 
     /**
+     * The write atomicity every plain {@link #write} (and unmap / write zeroes) of this backend has, in logical blocks:
+     * a write that lies within one aligned unit of this many blocks is applied all or nothing with respect to
+     * concurrent reads and writes of any thread and either protocol — a read sees none or all of it, and two such
+     * writes of the same blocks never mix (NVM Command Set §2.1.4.1; what NVMe's NAWUN / NABSN claim). At least 1:
+     * every backend applies one logical block whole (AWUN / NAWUN are 0's based: a single-block write is always
+     * atomic). The backends give the physical block: RAM by never changing memory a reader holds, file by ordering
+     * overlapping I/O, null trivially.
+     */
+    default int atomicUnitBlocks() {
+        return 1;
+    }
+
+    /**
+     * As {@link #atomicUnitBlocks()}, across a power loss or a crash of the server (NAWUPF / NABSPF): a unit is then
+     * found all old or all new. A RAM disk keeps nothing across either, so it claims as much as {@link
+     * #atomicUnitBlocks()}; a file keeps what the kernel wrote back, page by page, so it claims 1. Linux takes this
+     * one for NVMe's {@code physical_block_size} (nvme_update_disk_info caps it at the power-fail atomic unit).
+     */
+    default int powerFailAtomicUnitBlocks() {
+        return 1;
+    }
+
+    /**
      * Logical blocks an atomic write ({@link #writeAtomic}) must hold exclusively around its range: the command sets
      * round the range lock of an atomic write out to multiples of it, so no other write, unmap or write zeroes of
      * the same allocation unit runs while the unit is replaced. 0 (the default): this backend cannot apply a write

@@ -55,6 +55,16 @@ public abstract class ForwardingBlockDevice implements BlockDevice {
     }
 
     @Override
+    public int atomicUnitBlocks() {
+        return delegate.atomicUnitBlocks();
+    }
+
+    @Override
+    public int powerFailAtomicUnitBlocks() {
+        return delegate.powerFailAtomicUnitBlocks();
+    }
+
+    @Override
     public int atomicWriteGranule() {
         return delegate.atomicWriteGranule();
     }

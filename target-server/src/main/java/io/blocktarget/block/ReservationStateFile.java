@@ -14,8 +14,9 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -34,17 +35,21 @@ import java.util.function.Supplier;
 final class ReservationStateFile {
     private static final String MAGIC = "blocktarget-reservations 1";
     private static final System.Logger LOG = System.getLogger("blocktarget.block");
-    /** One daemon thread for all state files: PR changes are rare, and serial writes keep each file ordered. */
-    private static final ExecutorService WRITER = Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "reservation-state-writer");
-        t.setDaemon(true);
-        return t;
-    });
-
     private final Path path;
+    /**
+     * This file's writer: one thread, so writes stay in order; started by the first write, ended after a minute
+     * without one (PR changes are rare), so the LUN owns no idle thread.
+     */
+    private final ThreadPoolExecutor writer;
 
     ReservationStateFile(Path path) {
         this.path = path.toAbsolutePath();
+        this.writer = new ThreadPoolExecutor(1, 1, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+            Thread t = new Thread(r, "reservation-state " + this.path.getFileName());
+            t.setDaemon(true);
+            return t;
+        });
+        writer.allowCoreThreadTimeOut(true);
     }
 
     Path path() {
@@ -121,7 +126,7 @@ final class ReservationStateFile {
                 LOG.log(System.Logger.Level.ERROR, path + ": reservation state not saved: " + e.getMessage());
                 throw new UncheckedIOException(e);
             }
-        }, WRITER);
+        }, writer);
     }
 
     private void writeAtomically(String text) throws IOException {

@@ -54,21 +54,22 @@ public enum ReservationType {
                 || this == EXCLUSIVE_ACCESS_ALL_REGISTRANTS;
     }
 
-    public static Optional<ReservationType> ofScsi(int code) {
+    /** By SCSI TYPE code (0h..Fh) and NVMe RTYPE (0..FFh): tables built once. */
+    private static final ReservationType[] BY_SCSI_CODE = new ReservationType[16];
+    private static final ReservationType[] BY_NVME_CODE = new ReservationType[256];
+
+    static {
         for (ReservationType t : values()) {
-            if (t.scsiCode == code) {
-                return Optional.of(t);
-            }
+            BY_SCSI_CODE[t.scsiCode] = t;
+            BY_NVME_CODE[t.nvmeCode] = t;
         }
-        return Optional.empty();
+    }
+
+    public static Optional<ReservationType> ofScsi(int code) {
+        return code >= 0 && code < BY_SCSI_CODE.length ? Optional.ofNullable(BY_SCSI_CODE[code]) : Optional.empty();
     }
 
     public static Optional<ReservationType> ofNvme(int code) {
-        for (ReservationType t : values()) {
-            if (t.nvmeCode == code) {
-                return Optional.of(t);
-            }
-        }
-        return Optional.empty();
+        return code >= 0 && code < BY_NVME_CODE.length ? Optional.ofNullable(BY_NVME_CODE[code]) : Optional.empty();
     }
 }

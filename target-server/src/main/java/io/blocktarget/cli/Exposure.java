@@ -37,7 +37,7 @@ final class Exposure {
         return Optional.of("listening on " + server.bindAddress() + " (ports " + String.join(", ", ports)
                 + ") with no authentication at all: anyone who reaches them can discover every target and read and"
                 + " write every LUN; bind 127.0.0.1 for local tests, or set access (chap, initiators, hosts, dhchap)"
-                + " and discovery-chap (README: Security)");
+                + " and discovery-chap (docs/security.md)");
     }
 
     private static boolean guarded(AccessConfig access) {

@@ -20,7 +20,8 @@ import java.util.Map;
         versionProvider = VersionProvider.class,
         description = "iSCSI and NVMe/TCP block-storage target with configurable logical and physical block sizes.",
         subcommands = {ServeCommand.class, CheckCommand.class, LunCommand.class, FaultCommand.class, SessionsCommand.class,
-            ReloadCommand.class, TraceCommand.class, SchemaCommand.class, CompletionCommand.class,
+            ReloadCommand.class, TraceCommand.class, TopCommand.class, SchemaCommand.class, CompletionCommand.class,
+            ManCommand.class,
             CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     static final int EXIT_OK = 0;

@@ -90,6 +90,13 @@ final class ServeCommand implements Callable<Integer> {
         CountDownLatch stopRequested = new CountDownLatch(1);
         Signal.handle(new Signal("INT"), s -> stopRequested.countDown());
         Signal.handle(new Signal("TERM"), s -> stopRequested.countDown());
+        List<String> ignored = IgnoredSignals.ofThisProcess();
+        if (!ignored.isEmpty()) {
+            LOG.log(Level.WARNING, String.join(", ", ignored) + " ignored: inherited so from the parent process (a"
+                    + " background job of a shell without job control, nohup), and the JVM cannot take it back;"
+                    + (ignored.contains("SIGTERM") ? " stop the server with SIGKILL" : " stop the server with SIGTERM")
+                    + (ignored.contains("SIGHUP") ? ", reload it with `blocktarget reload`" : ""));
+        }
         try {
             server.start();
         } catch (ServerStartException e) {

@@ -116,7 +116,7 @@ final class ControlApi implements AutoCloseable {
         router.post("/v1/luns").handler(ctx -> change(ctx, 201, () -> changed(changes.create(body(ctx), options(ctx)))));
         router.get("/v1/luns/:name").handler(ctx -> {
             String name = ctx.pathParam("name");
-            plane.lun(name).ifPresentOrElse(s -> json(ctx, 200, LunJson.lun(s, plane.serverConfig())),
+            plane.lun(name).ifPresentOrElse(s -> json(ctx, 200, LunJson.lun(plane, s)),
                     () -> problem(ctx, LunChanges.notFound(name)));
         });
         router.patch("/v1/luns/:name").handler(ctx -> change(ctx, 200,
@@ -145,6 +145,7 @@ final class ControlApi implements AutoCloseable {
             LOG.log(Level.INFO, "control: dropped session " + id);
             return null;
         }));
+        router.get("/v1/stats").handler(ctx -> json(ctx, 200, StatsJson.stats(plane, System.nanoTime())));
         router.post("/v1/reload").handler(ctx -> change(ctx, 200, () -> LunJson.applied(changes.reload(options(ctx)))));
         new TraceApi(vertx, plane).register(router);
         router.get("/metrics").handler(ctx -> ctx.response()
@@ -184,7 +185,7 @@ final class ControlApi implements AutoCloseable {
         if (done.result().dryRun() || done.lun().isEmpty()) {
             return applied;
         }
-        return plane.lun(done.lun().get().name()).map(s -> LunJson.lun(s, plane.serverConfig()))
+        return plane.lun(done.lun().get().name()).map(s -> LunJson.lun(plane, s))
                 .orElseGet(JsonObject::new).put("applied", applied);
     }
 

@@ -3,6 +3,8 @@ package io.blocktarget.control;
 import io.blocktarget.block.BlockError;
 import io.blocktarget.block.LunStats;
 import io.blocktarget.block.fault.ActiveRule;
+import io.blocktarget.block.lun.CommandStats;
+import io.blocktarget.block.lun.LunState;
 import io.blocktarget.config.FaultRuleConfig;
 import io.blocktarget.server.ControlPlane;
 import io.micrometer.core.instrument.Gauge;
@@ -29,12 +31,16 @@ import java.util.Optional;
  * buckets are counted elsewhere is not something Micrometer meters can express.
  *
  * <p>Families: {@code blocktarget_lun_ops_total{lun,op}}, {@code blocktarget_lun_bytes_total{lun,direction}},
- * {@code blocktarget_lun_errors_total{lun,kind}}, {@code blocktarget_lun_latency_seconds{lun,op}} (histogram, log2
- * buckets 1 µs .. ~8.4 s), {@code blocktarget_lun_size_bytes}, {@code blocktarget_lun_allocated_bytes},
+ * {@code blocktarget_lun_errors_total{lun,kind}}, {@code blocktarget_lun_latency_seconds{lun,op}} (backend latency:
+ * histogram, log2 buckets 1 µs .. ~8.4 s); end to end, from the command sets' {@link CommandStats}:
+ * {@code blocktarget_lun_commands_total{lun,protocol,class}}, {@code blocktarget_lun_command_errors_total{..}},
+ * {@code blocktarget_lun_command_bytes_total{lun,protocol,direction}} and
+ * {@code blocktarget_lun_command_latency_seconds{lun,protocol}} (histogram, two buckets per power of two, 1 µs ..
+ * ~11.9 s); {@code blocktarget_lun_size_bytes}, {@code blocktarget_lun_allocated_bytes},
  * {@code blocktarget_lun_in_flight}, {@code blocktarget_lun_fault_hits_total{lun,rule,action}} and
  * {@code blocktarget_lun_fault_matched_total{lun,rule,action}} (per fault rule, while it exists),
  * {@code blocktarget_sessions{protocol}}, {@code blocktarget_luns}, {@code blocktarget_memory_budget_bytes},
- * {@code blocktarget_memory_used_bytes}; the build, process and JVM families of {@link RuntimeMetrics}; and the trace
+ * {@code blocktarget_memory_used_bytes}, {@code blocktarget_commands{protocol,state}}; the build, process and JVM families of {@link RuntimeMetrics}; and the trace
  * families of {@link TraceMetrics}.
  */
 final class ControlMetrics implements AutoCloseable {
@@ -57,6 +63,27 @@ final class ControlMetrics implements AutoCloseable {
                 .description("bytes the RAM disks hold now").register(registry);
         registry.getPrometheusRegistry().register((MultiCollector) () -> lunSnapshots(plane));
         registry.getPrometheusRegistry().register((MultiCollector) () -> TraceMetrics.snapshots(plane));
+        registry.getPrometheusRegistry().register((MultiCollector) () -> commandSnapshots(plane));
+    }
+
+    /**
+     * {@code blocktarget_commands{protocol,state}} (issue 27): the commands of the sessions connected now, summed per
+     * protocol and state of its transport's command machine. A final state (DONE, ABORTED) counts every command those
+     * sessions ended, any other state the commands in it now; read from the per-connection counters at scrape time.
+     */
+    static MetricSnapshots commandSnapshots(ControlPlane plane) {
+        java.util.Map<String, java.util.Map<String, Long>> byProtocol = new java.util.TreeMap<>();
+        for (ControlPlane.SessionInfo s : plane.sessions()) {
+            java.util.Map<String, Long> sum = byProtocol.computeIfAbsent(s.protocol(),
+                    p -> new java.util.LinkedHashMap<>());
+            s.commands().forEach((state, n) -> sum.merge(state, n, Long::sum));
+        }
+        GaugeSnapshot.Builder commands = GaugeSnapshot.builder().name("blocktarget_commands")
+                .help("commands of the connected sessions by protocol and state (DONE / ABORTED: ended so far)");
+        byProtocol.forEach((protocol, states) -> states.forEach((state, n) -> commands.dataPoint(
+                GaugeSnapshot.GaugeDataPointSnapshot.builder().labels(Labels.of("protocol", protocol, "state", state))
+                        .value(n).build())));
+        return MetricSnapshots.of(commands.build());
     }
 
     String scrape() {
@@ -87,6 +114,20 @@ final class ControlMetrics implements AutoCloseable {
                 .help("commands a fault rule acted on, by LUN, rule and action (a rule's series ends when it is removed)");
         CounterSnapshot.Builder faultMatched = CounterSnapshot.builder().name("blocktarget_lun_fault_matched")
                 .help("commands that matched a fault rule's selectors, whether or not its trigger fired");
+        HistogramSnapshot.Builder commandLatency = HistogramSnapshot.builder()
+                .name("blocktarget_lun_command_latency_seconds")
+                .help("end-to-end command latency (arrival at the command set to completion), by LUN and protocol");
+        CounterSnapshot.Builder commands = CounterSnapshot.builder().name("blocktarget_lun_commands")
+                .help("commands completed, by LUN, protocol and opcode class");
+        CounterSnapshot.Builder commandErrors = CounterSnapshot.builder().name("blocktarget_lun_command_errors")
+                .help("commands completed with an error status, by LUN, protocol and opcode class");
+        CounterSnapshot.Builder commandBytes = CounterSnapshot.builder().name("blocktarget_lun_command_bytes")
+                .help("bytes moved by successful read and write commands, by LUN, protocol and direction");
+        double[] commandBounds = new double[CommandStats.BOUNDS + 1];
+        for (int k = 0; k < CommandStats.BOUNDS; k++) {
+            commandBounds[k] = CommandStats.boundSeconds(k);
+        }
+        commandBounds[CommandStats.BOUNDS] = Double.POSITIVE_INFINITY;
         double[] bounds = new double[LunStats.BUCKETS + 1];
         for (int i = 0; i < LunStats.BUCKETS; i++) {
             bounds[i] = LunStats.bucketBoundSeconds(i);
@@ -107,6 +148,29 @@ final class ControlMetrics implements AutoCloseable {
                             .value(rule.hits()).build());
                     faultMatched.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder().labels(labels)
                             .value(rule.matched()).build());
+                }
+            });
+            plane.lunState(lun).map(LunState::commandStats).ifPresent(stats -> {
+                for (CommandStats.Protocol protocol : CommandStats.Protocol.values()) {
+                    String p = protocol.label();
+                    commandLatency.dataPoint(HistogramSnapshot.HistogramDataPointSnapshot.builder()
+                            .labels(Labels.of("lun", lun, "protocol", p))
+                            .classicHistogramBuckets(ClassicHistogramBuckets.of(commandBounds,
+                                    stats.latencyBuckets(protocol)))
+                            .sum(stats.latencyNanos(protocol) / 1e9).build());
+                    for (CommandStats.OpClass opClass : CommandStats.OpClass.values()) {
+                        Labels labels = Labels.of("class", opClass.label(), "lun", lun, "protocol", p);
+                        commands.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder().labels(labels)
+                                .value(stats.commands(protocol, opClass)).build());
+                        commandErrors.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder().labels(labels)
+                                .value(stats.errors(protocol, opClass)).build());
+                    }
+                    commandBytes.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder()
+                            .labels(Labels.of("direction", "read", "lun", lun, "protocol", p))
+                            .value(stats.bytesRead(protocol)).build());
+                    commandBytes.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder()
+                            .labels(Labels.of("direction", "write", "lun", lun, "protocol", p))
+                            .value(stats.bytesWritten(protocol)).build());
                 }
             });
             Optional<LunStats> found = LunStats.find(lun);
@@ -134,7 +198,8 @@ final class ControlMetrics implements AutoCloseable {
         }
         List<MetricSnapshot> snapshots = new ArrayList<>(List.of(ops.build(), bytes.build(), errors.build(),
                 latency.build(), size.build(), allocated.build(), inFlight.build(), faultHits.build(),
-                faultMatched.build()));
+                faultMatched.build(), commands.build(), commandErrors.build(), commandBytes.build(),
+                commandLatency.build()));
         return new MetricSnapshots(snapshots);
     }
 

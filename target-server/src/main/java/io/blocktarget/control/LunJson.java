@@ -11,6 +11,7 @@ import io.vertx.core.json.JsonObject;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -22,7 +23,8 @@ final class LunJson {
     private LunJson() {
     }
 
-    static JsonObject lun(ControlPlane.LunStatus status, ServerConfig server) {
+    static JsonObject lun(ControlPlane plane, ControlPlane.LunStatus status) {
+        ServerConfig server = plane.serverConfig();
         LunConfig lun = status.config();
         JsonObject json = new JsonObject().put("name", lun.name());
         LunWriter.document(lun, server).forEach(json::put);
@@ -42,6 +44,10 @@ final class LunJson {
             return nvme;
         }).orElse(null));
         state.put("session", session(lun));
+        // what hosts of one protocol see differently from the keys, and why (e.g. NVMe's physical block on a file)
+        JsonObject caveats = new JsonObject();
+        plane.lunState(lun.name()).ifPresent(s -> s.caveats().forEach(caveats::put));
+        state.put("caveats", caveats);
         return json.put("status", state);
     }
 
@@ -68,7 +74,7 @@ final class LunJson {
         JsonArray luns = new JsonArray();
         ServerConfig server = plane.serverConfig();
         for (ControlPlane.LunStatus status : plane.luns()) {
-            luns.add(lun(status, server));
+            luns.add(lun(plane, status));
         }
         Optional<Path> dir = plane.configDir();
         return new JsonObject()
@@ -84,7 +90,14 @@ final class LunJson {
         s.parameters().forEach(parameters::put);
         return new JsonObject().put("id", s.id()).put("protocol", s.protocol()).put("initiator", s.initiator())
                 .put("target", s.target()).put("connections", new JsonArray(List.copyOf(s.connections())))
-                .put("parameters", parameters);
+                .put("parameters", parameters).put("commands", commands(s.commands()));
+    }
+
+    /** Issue 27: {@code {"EXECUTING": 3, "DONE": 1200, ...}}, the transport's command states in their order. */
+    static JsonObject commands(Map<String, Long> commands) {
+        JsonObject json = new JsonObject();
+        commands.forEach(json::put);
+        return json;
     }
 
     static JsonObject sessions(List<SessionInfo> sessions) {

@@ -124,7 +124,7 @@ final class TraceApi {
         if (current == null || current.ring().capacity() != ring) {   // the same PUT twice keeps the trace
             LunConfig config = lun.get().config();
             state.startTrace(new Tracer(ring, config.logicalBlockSize(), config.physicalBlockSize(),
-                    optimalTransfer(config)));
+                    optimalTransfer(config), state.clock()));
             LOG.log(Level.INFO, "control: trace of LUN " + name + " on, ring " + ring + " records");
         }
         ControlApi.json(ctx, 200, TraceJson.status(name, state.tracer(), state.lastTracer()));

@@ -9,8 +9,7 @@ import java.security.MessageDigest;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
@@ -22,18 +21,13 @@ import java.util.function.Consumer;
  * AUTH_Negotiate starts over at any time (re-authentication; the queue stays authenticated until one fails).
  *
  * <p>The queue is {@link #authenticated()} after a verified Reply (unidirectional) or after the host's Success2
- * (bidirectional). Diffie-Hellman work runs on {@link #CRYPTO}, never on an event loop.
+ * (bidirectional). Diffie-Hellman work runs on the server's crypto threads ({@link NvmeSubsystems#crypto}), never on an event
+ * loop.
  */
 final class Authentication {
     private static final System.Logger LOG = System.getLogger("blocktarget.nvme");
     /** Hashes and groups the controller can use, in no order of preference: the host's order decides. */
     private static final List<Integer> HASHES = List.of(DhchapCrypto.SHA256, DhchapCrypto.SHA384, DhchapCrypto.SHA512);
-    /** ffdhe2048..8192 generate keys in 10..500 ms: off the event loops. Daemon threads, few. */
-    static final ExecutorService CRYPTO = Executors.newFixedThreadPool(2, r -> {
-        Thread t = new Thread(r, "nvme-dhchap");
-        t.setDaemon(true);
-        return t;
-    });
     /** S1 (Base §8.3.4.5.3): a counter started at a random value, never 0 (0 means "no sequence number"). */
     private static final AtomicInteger SEQUENCE = new AtomicInteger(ThreadLocalRandom.current().nextInt());
 
@@ -44,6 +38,7 @@ final class Authentication {
     enum Status { UNAUTHENTICATED, AUTHENTICATED }
 
     /** The keys of the Connect's HOSTNQN; empty: the subsystem has none for it (every Reply fails). */
+    private final Executor crypto;
     private final Optional<DhchapKeys.HostKeys> keys;
     private final String hostNqn;
     private final String subsystemNqn;
@@ -61,7 +56,10 @@ final class Authentication {
     private Optional<byte[]> c2 = Optional.empty();
     private int s2;
 
-    Authentication(Optional<DhchapKeys.HostKeys> keys, String hostNqn, String subsystemNqn, String who) {
+    /** @param crypto where the Diffie-Hellman work runs: ffdhe2048..8192 keys take 10..500 ms, off the event loops */
+    Authentication(Optional<DhchapKeys.HostKeys> keys, String hostNqn, String subsystemNqn, String who,
+                   Executor crypto) {
+        this.crypto = java.util.Objects.requireNonNull(crypto, "crypto");
         this.keys = keys;
         this.hostNqn = hostNqn;
         this.subsystemNqn = subsystemNqn;
@@ -78,7 +76,7 @@ final class Authentication {
 
     /** Authentication Send with {@code message}; {@code done} runs once, on a crypto thread. */
     void send(byte[] message, Runnable done) {
-        CRYPTO.execute(() -> {
+        crypto.execute(() -> {
             try {
                 received(message);
             } catch (RuntimeException e) {
@@ -94,7 +92,7 @@ final class Authentication {
 
     /** Authentication Receive: the next message, in {@code allocation} bytes; empty when it does not fit. */
     void receive(int allocation, Consumer<Optional<byte[]>> done) {
-        CRYPTO.execute(() -> {
+        crypto.execute(() -> {
             Optional<byte[]> out;
             try {
                 out = next(allocation);

@@ -10,17 +10,20 @@ import io.blocktarget.protocol.nvme.ControllerRegister.Cc;
 import io.blocktarget.protocol.nvme.ControllerRegister.Csts;
 import io.blocktarget.protocol.nvme.IdentifyController;
 import io.blocktarget.protocol.nvme.NvmeStatus;
+import io.blocktarget.time.Clock;
 
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One controller of the dynamic model (Base §3.1.2.1): created by a Connect on an admin queue, owning its
  * I/O queues, properties (CC / CSTS), keep-alive timer, features and asynchronous events.
  *
- * <p>Threads: its queues run on different event loops, the keep-alive timer on the scheduler's thread, and
+ * <p>Threads: its queues run on different event loops, the keep-alive timer on the admin queue's event loop (the
+ * server clock's timer thread when restarted elsewhere), and
  * file backends complete on workers. Everything that changes is guarded by this object's monitor except
  * {@link #state}, which is volatile so the I/O path reads it without locking. Connections are terminated and
  * completions run outside the monitor.
@@ -46,7 +49,7 @@ final class Controller {
     private final ErrorLog errors = new ErrorLog();
     private final ReservationCommands reservations;
     private final ControllerQueue[] queues = new ControllerQueue[ControllerConstants.MAX_IO_QUEUES + 1];
-    private volatile ControllerState state = ControllerState.CONNECTED;
+    private volatile ControllerState state = ControllerState.MACHINE.initial();
     /** CC.CSS of the enabled controller, read by the zoned I/O path without locking. */
     private volatile int css = ControllerConstants.CC_CSS_NVM;
     private final ChangedZones changedZones = new ChangedZones(this);
@@ -62,7 +65,7 @@ final class Controller {
     private int grantedIoQueues;
     private long katoMillis;
     private NvmeHostConnection adminConnection;
-    private NvmeScheduler.Cancellable keepAliveTimer;
+    private Clock.Timer keepAliveTimer;
     private Object keepAliveGeneration;
 
     Controller(NvmeSubsystems target, Subsystem subsystem, int cntlid, ConnectData data, long katoMillis) {
@@ -304,10 +307,7 @@ final class Controller {
         if (current == next) {
             return;
         }
-        if (!current.canMoveTo(next)) {
-            throw new IllegalStateException("controller " + this + ": " + current + " -> " + next);
-        }
-        state = next;
+        state = ControllerState.MACHINE.transitionOf(this, current, next);
         NvmeHostConnection admin = adminConnection;
         if (admin == null || admin.logAdmitted()) {   // bounded per peer address by the transport
             LOG.log(Level.INFO, "NVMe controller {0}: {1} -> {2} ({3})", this, current, next, reason);
@@ -359,7 +359,8 @@ final class Controller {
         }
         Object generation = new Object();
         keepAliveGeneration = generation;
-        keepAliveTimer = target.scheduler().schedule(katoMillis, () -> keepAliveExpired(generation));
+        keepAliveTimer = target.clock().schedule(TimeUnit.MILLISECONDS.toNanos(katoMillis),
+                () -> keepAliveExpired(generation));
     }
 
     private void keepAliveExpired(Object generation) {

@@ -3,6 +3,7 @@ package io.blocktarget.nvme;
 import io.blocktarget.protocol.nvme.CqeStatus;
 import io.blocktarget.protocol.nvme.NvmeStatus;
 import io.blocktarget.protocol.nvme.Sqe;
+import io.blocktarget.state.StateMachine;
 import io.netty.buffer.ByteBuf;
 
 import java.lang.System.Logger.Level;
@@ -17,14 +18,21 @@ final class ControllerQueue implements NvmeQueue {
     private static final System.Logger LOG = System.getLogger("blocktarget.nvme");
 
     /** LIVE until the host disconnects it (Disconnect command) or the connection closes. */
-    enum State { LIVE, DISCONNECTED }
+    enum State {
+        LIVE, DISCONNECTED;
+
+        static final StateMachine<State> MACHINE = StateMachine.of("NVMe queue", State.class, LIVE)
+                .allow(LIVE, DISCONNECTED)
+                .terminal(DISCONNECTED)
+                .build();
+    }
 
     private final Controller controller;
     private final int qid;
     private final int entries;
     private final boolean sqFlowControlDisabled;
     private final NvmeHostConnection connection;
-    private volatile State state = State.LIVE;
+    private volatile State state = State.MACHINE.initial();
     /** DH-HMAC-CHAP of this queue; null when the subsystem has no keys (then nothing is checked). */
     private final Authentication authentication;
 
@@ -39,7 +47,7 @@ final class ControllerQueue implements NvmeQueue {
                 .map(keys -> new Authentication(keys.forHost(controller.hostNqn()), controller.hostNqn(),
                         controller.subsystem().nqn(),
                         "NVMe controller " + controller.cntlid() + " QID " + qid + " (" + connection.peerAddress()
-                                + ")"))
+                                + ")", controller.target().crypto()))
                 .orElse(null);
     }
 
@@ -101,9 +109,11 @@ final class ControllerQueue implements NvmeQueue {
     private void route(Sqe sqe, ByteBuf dataOut, NvmeCompletion done) {
         if (state != State.LIVE || controller.state() == ControllerState.TORN_DOWN) {
             done.complete(NvmeStatus.COMMAND_SEQUENCE_ERROR, 0, 0, null);
-        } else if (sqe.fuse() != 0) {
-            // Fused operations (Compare and Write) are not supported: FUSES = 0 in Identify Controller.
-            done.complete(NvmeStatus.INVALID_FIELD, 0, 0, null);
+        } else if (sqe.fuse() != Sqe.FUSE_NONE) {
+            // a fused command alone (the transport pairs adjacent ones: submitFused): its other half is missing
+            // (Base §3.4.2); FUSE 11b is reserved, and neither admin nor fabrics commands are ever fused
+            done.complete(sqe.fuse() == 0b11 || qid == 0 || sqe.isFabrics() ? NvmeStatus.INVALID_FIELD
+                    : NvmeStatus.ABORTED_MISSING_FUSED, 0, 0, null);
         } else if (sqe.isFabrics() && FabricsCommands.allowedBeforeAuthentication(sqe)) {
             FabricsCommands.execute(this, sqe, dataOut, done);
         } else if (authentication != null && !authentication.authenticated()) {
@@ -118,6 +128,40 @@ final class ControllerQueue implements NvmeQueue {
             AdminCommands.execute(controller, sqe, done);
         } else {
             controller.io().execute(qid, sqe, dataOut, done);
+        }
+    }
+
+    /**
+     * A fused pair (Base §3.4.2): the same gates as {@link #route} for both; on an I/O queue Compare and Write
+     * ({@link NvmIo#executeFused}), anything else — admin, fabrics — Invalid Field in Command for both (FUSES lists
+     * only Compare and Write, for NVM commands).
+     */
+    @Override
+    public void submitFused(Sqe first, ByteBuf firstData, NvmeCompletion firstDone, Sqe second, ByteBuf secondData,
+                            NvmeCompletion secondDone) {
+        NvmeCompletion done1 = logged(first, firstDone);
+        NvmeCompletion done2 = logged(second, secondDone);
+        NvmeStatus refused = null;
+        if (state != State.LIVE || controller.state() == ControllerState.TORN_DOWN) {
+            refused = NvmeStatus.COMMAND_SEQUENCE_ERROR;
+        } else if (authentication != null && !authentication.authenticated()) {
+            refused = NvmeStatus.AUTHENTICATION_REQUIRED;
+        } else if (controller.state() != ControllerState.ENABLED) {
+            refused = NvmeStatus.COMMAND_SEQUENCE_ERROR;
+        } else if (qid == 0 || first.isFabrics() || second.isFabrics()) {
+            refused = NvmeStatus.INVALID_FIELD;
+        }
+        if (refused != null) {
+            done1.complete(refused, 0, 0, null);
+            done2.complete(refused, 0, 0, null);
+            return;
+        }
+        try {
+            controller.io().executeFused(qid, first, firstData, done1, second, secondData, done2);
+        } catch (RuntimeException e) {
+            LOG.log(Level.ERROR, "NVMe controller " + controller + " QID " + qid + ": fused operation failed", e);
+            done1.complete(NvmeStatus.INTERNAL_ERROR, 0, 0, null);
+            done2.complete(NvmeStatus.INTERNAL_ERROR, 0, 0, null);
         }
     }
 
@@ -168,21 +212,32 @@ final class ControllerQueue implements NvmeQueue {
 
     /** Disconnect (Base §6.4): the queue takes no more commands; the host closes the connection. */
     void disconnect() {
-        state = State.DISCONNECTED;
+        disconnected();
         controller.io().faults().release(qid);
         controller.queueClosed(this);
     }
 
     /** The controller is gone: close the connection. */
     void terminate(String reason) {
-        state = State.DISCONNECTED;
+        disconnected();
         controller.io().faults().release(qid);
         connection.terminate(reason);
     }
 
+    /**
+     * LIVE -> DISCONNECTED once; a second end (a Disconnect, then the connection's close) finds it done. Racing ends
+     * from two threads both find LIVE and both store DISCONNECTED: the same end state, so no lock.
+     */
+    private void disconnected() {
+        State current = state;
+        if (current != State.DISCONNECTED) {
+            state = State.MACHINE.transition(current, State.DISCONNECTED);
+        }
+    }
+
     @Override
     public void close() {
-        state = State.DISCONNECTED;
+        disconnected();
         controller.io().faults().release(qid); // commands held by a no-response rule end with the connection
         controller.queueClosed(this);
     }

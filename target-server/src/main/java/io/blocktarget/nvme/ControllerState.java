@@ -1,6 +1,6 @@
 package io.blocktarget.nvme;
 
-import java.util.Set;
+import io.blocktarget.state.StateMachine;
 
 /**
  * Life of a controller (Base §3.6 "Controller Initialization", §3.6.2 shutdown): created by Connect with
@@ -11,17 +11,12 @@ import java.util.Set;
 enum ControllerState {
     CONNECTED, ENABLED, SHUTDOWN, TORN_DOWN;
 
-    Set<ControllerState> next() {
-        return switch (this) {
-            case CONNECTED -> Set.of(ENABLED, SHUTDOWN, TORN_DOWN);
-            case ENABLED -> Set.of(CONNECTED, SHUTDOWN, TORN_DOWN);
+    static final StateMachine<ControllerState> MACHINE = StateMachine.of("NVMe controller", ControllerState.class,
+                    CONNECTED)
+            .allow(CONNECTED, ENABLED, SHUTDOWN, TORN_DOWN)
+            .allow(ENABLED, CONNECTED, SHUTDOWN, TORN_DOWN)
             // EN 0 -> 1 after a shutdown requested while disabled is a fresh enable
-            case SHUTDOWN -> Set.of(CONNECTED, ENABLED, TORN_DOWN);
-            case TORN_DOWN -> Set.of();
-        };
-    }
-
-    boolean canMoveTo(ControllerState target) {
-        return next().contains(target);
-    }
+            .allow(SHUTDOWN, CONNECTED, ENABLED, TORN_DOWN)
+            .terminal(TORN_DOWN)
+            .build();
 }

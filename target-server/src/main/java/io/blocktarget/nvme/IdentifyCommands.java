@@ -116,13 +116,23 @@ final class IdentifyCommands {
         Replies.data(done, IdentifyCommand.DATA_SIZE, encoder);
     }
 
-    /** Identify Controller, and OCFS (Copy source range format 0h) for NVM controllers. */
+    /** Identify Controller, and OCFS (Copy source range format 0h) and ACWU for NVM controllers. */
     private static void encodeController(Controller controller, ByteBuf out) {
         int start = out.writerIndex();
         identifyController(controller).encode(out);
         if (!controller.isDiscovery()) {
             out.setShortLE(start + IdentifyController.OFFSET_OCFS, IdentifyController.OCFS_FORMAT_0);
+            out.setShortLE(start + IdentifyController.OFFSET_ACWU, NvmeAtomics.acwu(controller.subsystem()));
         }
+    }
+
+    /**
+     * FUSES: Compare and Write (NvmIo.executeFused) exactly where Compare is executed — the fused operation is a
+     * Compare — so {@code commands.compare: false} turns both off.
+     */
+    static int fuses(Subsystem subsystem) {
+        return Namespace.supports(subsystem.knobs(), io.blocktarget.protocol.nvme.NvmOpcode.COMPARE)
+                ? IdentifyController.FUSES_COMPARE_AND_WRITE : 0;
     }
 
     /** ONCS of an NVM controller: every NVM command it executes (NvmIo), Write Uncorrectable where devices allow. */
@@ -165,8 +175,8 @@ final class IdentifyCommands {
                 discovery ? 0 : ErrorLog.ENTRIES - 1, 0, ControllerConstants.KAS, IdentifyController.SQES_64, IdentifyController.CQES_16,
                 limits.maxQueueEntries(), subsystem.nn(),
                 discovery ? 0 : oncs(subsystem),
-                0, 0, vwc ? IdentifyController.VWC_PRESENT | IdentifyController.VWC_FLUSH_BROADCAST : 0,
-                discovery ? 0 : NvmeAtomics.awun(subsystem), discovery ? 0 : NvmeAtomics.awun(subsystem), // AWUN, AWUPF
+                discovery ? 0 : fuses(subsystem), 0, vwc ? IdentifyController.VWC_PRESENT | IdentifyController.VWC_FLUSH_BROADCAST : 0,
+                discovery ? 0 : NvmeAtomics.awun(subsystem), discovery ? 0 : NvmeAtomics.awupf(subsystem), // AWUN, AWUPF
                 IdentifyController.SGLS_SUPPORTED | IdentifyController.SGLS_OFFSET, subsystem.nqn(),
                 discovery ? 0 : 4 + limits.ioInCapsuleDataBytes() / 16, discovery ? 0 : 1, 0, 0, 1,
                 OFCS_DISCONNECT);

@@ -31,6 +31,7 @@ import java.util.List;
  * rejects two namespaces with the same NGUID and keys multipath on them.
  */
 final class Namespace {
+    private static final System.Logger LOG = System.getLogger("blocktarget.nvme");
     /** NMIC bit 0: the namespace may be attached to several controllers (the dynamic model gives one per host). */
     static final int NMIC_SHARED = 1;
     /** RESCAP in Identify Namespace (CNS 00h), NVM Command Set Figure "Identify Namespace data structure". */
@@ -69,7 +70,16 @@ final class Namespace {
         }
         this.refused = off;
         this.uuid = spec.uuid().map(Namespace::bytes).orElseGet(() -> derivedUuid(spec.name()));
+        NvmeAtomics.powerFailShortfall(spec.device(), spec.state().atomicWrites()).ifPresent(note -> {
+            if (!note.equals(spec.state().caveats().get(CAVEAT_TOPIC))) {
+                LOG.log(System.Logger.Level.WARNING, "LUN {0}: {1}", spec.name(), note);
+            }
+            spec.state().caveat(CAVEAT_TOPIC, note);
+        });
     }
+
+    /** The topic of this command set's note in {@link LunState#caveats()}. */
+    static final String CAVEAT_TOPIC = "nvme";
 
     long nsid() {
         return spec.nsid();
@@ -202,12 +212,12 @@ final class Namespace {
         IdentifyNamespace plain = IdentifyNamespace.of(g.blockCount(), geometry, nguid, eui64, device().readOnly());
         int[] p = preferredGranularities(geometry);
         new IdentifyNamespace(plain.nsze(), plain.ncap(), plain.nuse(), NvmeAtomics.nsfeat(this, plain.nsfeat()),
-                plain.flbas(), NMIC_SHARED, plain.dlfeat(), NvmeAtomics.nawun(this), NvmeAtomics.nawun(this),
-                plain.nacwu(), NvmeAtomics.nabsn(this), plain.noiob(),
+                plain.flbas(), NMIC_SHARED, plain.dlfeat(), NvmeAtomics.nawun(this), NvmeAtomics.nawupf(this),
+                NvmeAtomics.nacwu(this), NvmeAtomics.nabspf(this), plain.noiob(),
                 p[0], p[1], p[2], p[3], p[4], plain.anagrpid(),
                 plain.nsattr(), nguid, eui64, plain.lbaFormats()).encode(out);
         out.setByte(start + RESCAP_OFFSET, ReservationCommands.rescap(this)); // Identify Namespace byte 31
-        out.setShortLE(start + NvmeAtomics.NABSN_OFFSET, NvmeAtomics.nabsn(this)); // NABSN = NABSPF; NABO = 0
+        out.setShortLE(start + NvmeAtomics.NABSN_OFFSET, NvmeAtomics.nabsn(this)); // NABSN; NABO = 0
     }
 
     /** I/O Command Set Independent Identify Namespace (CNS 08h): ready, shared, VWC presence per namespace. */

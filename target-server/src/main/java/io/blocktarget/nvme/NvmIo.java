@@ -7,6 +7,8 @@ import io.blocktarget.block.BlockIoException;
 import io.blocktarget.block.BlockRange;
 import io.blocktarget.block.IoCallback;
 import io.blocktarget.block.Reservations;
+import io.blocktarget.block.lun.CommandStats;
+import io.blocktarget.block.lun.LunState;
 import io.blocktarget.protocol.nvme.CqeStatus;
 import io.blocktarget.protocol.nvme.DatasetManagementCommand;
 import io.blocktarget.protocol.nvme.DatasetManagementCommand.DsmRange;
@@ -16,6 +18,7 @@ import io.blocktarget.protocol.nvme.Parsed;
 import io.blocktarget.protocol.nvme.ReadWriteCommand;
 import io.blocktarget.protocol.nvme.Sqe;
 import io.blocktarget.protocol.nvme.WriteZeroesCommand;
+import io.blocktarget.time.Clock;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 
@@ -72,26 +75,10 @@ final class NvmIo {
                 Replies.status(done, NvmeStatus.INVALID_OPCODE);
                 return;
             }
-            InFlight inFlight = addressed.state().inFlight();
-            if (!inFlight.enter()) {
-                Replies.status(done, NvmeStatus.INVALID_NAMESPACE_OR_FORMAT);
+            NvmeCompletion counted = tracked(addressed, qid, sqe, dataOut, done);
+            if (counted == null) {
                 return;
             }
-            NvmeCompletion completion = NvmeTrace.wrap(addressed.state(), inFlight, controller, qid, sqe, dataOut,
-                    done);
-            NvmeCompletion counted = new NvmeCompletion() {
-                @Override
-                public void complete(NvmeStatus status, int dw0, int dw1, ByteBuf dataIn) {
-                    inFlight.exit();
-                    completion.complete(status, dw0, dw1, dataIn);
-                }
-
-                @Override
-                public void completeRaw(CqeStatus status, NvmeStatus reason, int dw0, int dw1, ByteBuf dataIn) {
-                    inFlight.exit(); // a fault rule's exact status
-                    completion.completeRaw(status, reason, dw0, dw1, dataIn);
-                }
-            };
             if (faults.intercept(addressed, qid, sqe, dataOut, counted, this::dispatch)) {
                 return;
             }
@@ -99,6 +86,216 @@ final class NvmIo {
             return;
         }
         dispatch(sqe, dataOut, done);
+    }
+
+    /**
+     * {@code done}, counted in the namespace's device for as long as the command executes (so a removal can drain
+     * it) and traced; null after completing {@code done} with Invalid Namespace or Format when the namespace is
+     * draining (as good as gone).
+     */
+    private NvmeCompletion tracked(Namespace ns, int qid, Sqe sqe, ByteBuf dataOut, NvmeCompletion done) {
+        InFlight inFlight = ns.state().inFlight();
+        if (!inFlight.enter()) {
+            Replies.status(done, NvmeStatus.INVALID_NAMESPACE_OR_FORMAT);
+            return null;
+        }
+        NvmeCompletion completion = NvmeTrace.wrap(ns.state(), inFlight, controller, qid, sqe, dataOut, done);
+        return new Counted(ns, sqe, inFlight, completion);
+    }
+
+    /**
+     * A command's completion while it is counted: in flight (for drains) and in the LUN's end-to-end
+     * {@link CommandStats} (always on; the arrival, class and size ride in this one allocation per command).
+     */
+    private static final class Counted implements NvmeCompletion {
+        private final InFlight inFlight;
+        private final NvmeCompletion completion;
+        private final CommandStats stats;
+        private final Clock clock;
+        private final CommandStats.OpClass opClass;
+        private final long bytes;
+        private final long arrival;
+
+        Counted(Namespace ns, Sqe sqe, InFlight inFlight, NvmeCompletion completion) {
+            this.inFlight = inFlight;
+            this.completion = completion;
+            LunState state = ns.state();
+            this.stats = state.commandStats();
+            this.clock = state.clock();
+            this.opClass = opClass(sqe.opcode());
+            // Read / Write: NLB (CDW12 bits 15:0, 0's based) × the LBA data size (NVM Command Set §3.2.4, §3.2.6)
+            this.bytes = opClass == CommandStats.OpClass.READ || opClass == CommandStats.OpClass.WRITE
+                    ? ((sqe.cdw12() & 0xFFFF) + 1L) * ns.geometry().logicalBlockSize() : 0;
+            this.arrival = clock.nanoTime();
+        }
+
+        @Override
+        public void complete(NvmeStatus status, int dw0, int dw1, ByteBuf dataIn) {
+            stats.record(CommandStats.Protocol.NVME, opClass, clock.nanoTime() - arrival, bytes, status.isSuccess());
+            inFlight.exit();
+            completion.complete(status, dw0, dw1, dataIn);
+        }
+
+        @Override
+        public void completeRaw(CqeStatus status, NvmeStatus reason, int dw0, int dw1, ByteBuf dataIn) {
+            // a fault rule's exact status: never success
+            stats.record(CommandStats.Protocol.NVME, opClass, clock.nanoTime() - arrival, bytes, false);
+            inFlight.exit();
+            completion.completeRaw(status, reason, dw0, dw1, dataIn);
+        }
+    }
+
+    /**
+     * The opcode class an I/O command is counted in (NVM Command Set §3.3): Read; Write; Flush; Dataset Management
+     * (deallocate) as unmap; everything else (Write Zeroes, Compare, Verify, Copy, zone and reservation commands)
+     * other.
+     */
+    static CommandStats.OpClass opClass(int opcode) {
+        return switch (opcode) {
+            case 0x02 -> CommandStats.OpClass.READ;
+            case 0x01 -> CommandStats.OpClass.WRITE;
+            case 0x00 -> CommandStats.OpClass.FLUSH;
+            case 0x09 -> CommandStats.OpClass.UNMAP;
+            default -> CommandStats.OpClass.OTHER;
+        };
+    }
+
+    /**
+     * A fused operation (Base §3.4.2), paired by the transport: the only one is Compare and Write (NVM Command Set
+     * §3.2.3, FUSES bit 0) — a Compare (FUSE first) and a Write (FUSE second) of the same LBA range of one namespace.
+     * Any other pair, or ranges that differ, is Invalid Field in Command for both, as are both when the namespace's
+     * knobs switch Compare off (FUSES then says 0). Fault rules do not apply to a fused pair.
+     */
+    void executeFused(int qid, Sqe first, ByteBuf firstData, NvmeCompletion firstDone, Sqe second,
+                      ByteBuf secondData, NvmeCompletion secondDone) {
+        Namespace ns = namespace(first.nsid());
+        boolean compareAndWrite = first.opcode() == NvmOpcode.COMPARE.code()
+                && second.opcode() == NvmOpcode.WRITE.code() && first.nsid() == second.nsid()
+                && first.cdw10() == second.cdw10() && first.cdw11() == second.cdw11()
+                && (first.cdw12() & 0xFFFF) == (second.cdw12() & 0xFFFF);
+        if (!compareAndWrite || ns != null && !ns.supports(NvmOpcode.COMPARE)) {
+            Replies.status(firstDone, NvmeStatus.INVALID_FIELD);
+            Replies.status(secondDone, NvmeStatus.INVALID_FIELD);
+            return;
+        }
+        if (ns == null) {
+            Replies.status(firstDone, NvmeStatus.INVALID_NAMESPACE_OR_FORMAT);
+            Replies.status(secondDone, NvmeStatus.INVALID_NAMESPACE_OR_FORMAT);
+            return;
+        }
+        NvmeCompletion done1 = tracked(ns, qid, first, firstData, firstDone);
+        if (done1 == null) {
+            Replies.status(secondDone, NvmeStatus.INVALID_NAMESPACE_OR_FORMAT);
+            return;
+        }
+        NvmeCompletion done2 = tracked(ns, qid, second, secondData, secondDone);
+        if (done2 == null) {
+            Replies.status(done1, NvmeStatus.INVALID_NAMESPACE_OR_FORMAT);
+            return;
+        }
+        compareAndWrite(ns, first, firstData, done1, second, secondData, done2);
+    }
+
+    /**
+     * Compare and Write (NVM Command Set §3.2.3 with Base §3.4.2): under the LBA range lock both command sets share,
+     * taken exclusively — the lock a SCSI COMPARE AND WRITE takes, so the two exclude each other, and no write,
+     * unmap or write zeroes of either protocol runs in between — read and compare; on a miscompare (or any failure
+     * of the Compare) the Write is not run and ends Command Aborted due to Failed Fused Command; else the Write is
+     * applied, all or nothing where the backend can (a RAM LUN's copy-on-write path: the lock is rounded out to its
+     * chunks, as {@link io.blocktarget.block.AtomicWrites#write} does), and its outcome is the second completion's
+     * only: the Compare's status stands whatever the Write does.
+     */
+    private void compareAndWrite(Namespace ns, Sqe first, ByteBuf firstData, NvmeCompletion done1, Sqe second,
+                                 ByteBuf secondData, NvmeCompletion done2) {
+        Parsed<ReadWriteCommand> parsedCompare = ReadWriteCommand.parse(first);
+        if (!(parsedCompare instanceof Parsed.Ok<ReadWriteCommand>(ReadWriteCommand compare))) {
+            Replies.invalid(done1, parsedCompare);
+            Replies.status(done2, NvmeStatus.ABORTED_FAILED_FUSED);
+            return;
+        }
+        int lbs = ns.geometry().logicalBlockSize();
+        NvmeLimits limits = controller.limits();
+        NvmeStatus valid = compare.validate(ns.geometry().blockCount(), lbs, limits.maxDataTransferBytes(),
+                limits.ioInCapsuleDataBytes());
+        int length = (int) compare.transferLength(lbs);
+        if (valid.isSuccess() && (firstData == null || firstData.readableBytes() < length)) {
+            valid = NvmeStatus.DATA_TRANSFER_ERROR;
+        }
+        if (valid.isSuccess() && conflicts(ns, Reservations.Access.READ)) {
+            valid = NvmeStatus.RESERVATION_CONFLICT;
+        }
+        if (!valid.isSuccess()) {
+            Replies.status(done1, valid);
+            Replies.status(done2, NvmeStatus.ABORTED_FAILED_FUSED);
+            return;
+        }
+        // the Write's own checks: a failure there fails the Write only (the Compare still runs, Base §3.4.2)
+        Parsed<ReadWriteCommand> parsedWrite = ReadWriteCommand.parse(second);
+        NvmeStatus writeStatus = parsedWrite instanceof Parsed.Ok<ReadWriteCommand>(ReadWriteCommand w)
+                ? w.validate(ns.geometry().blockCount(), lbs, limits.maxDataTransferBytes(),
+                        limits.ioInCapsuleDataBytes())
+                : parsedWrite.status();
+        if (writeStatus.isSuccess() && (secondData == null || secondData.readableBytes() < length)) {
+            writeStatus = NvmeStatus.DATA_TRANSFER_ERROR;
+        }
+        if (writeStatus.isSuccess() && conflicts(ns, Reservations.Access.WRITE)) {
+            writeStatus = NvmeStatus.RESERVATION_CONFLICT;
+        }
+        NvmeStatus writeRefused = writeStatus.isSuccess() ? null : writeStatus;
+        boolean fua = parsedWrite.orNull() != null && parsedWrite.orNull().fua()
+                || !controller.features().writeCacheEnabled();
+        BlockDevice device = ns.device();
+        boolean atomic = ns.zones() == null && device.atomicWriteGranule() > 0;
+        long granule = atomic ? device.atomicWriteGranule() : 1;
+        long lba = compare.slba();
+        int blocks = compare.blocks();
+        long lockFirst = lba - lba % granule;
+        long last = lba + blocks - 1;                          // validated: no overflow
+        long lockEnd = last - last % granule + granule;
+        ByteBuf expected = firstData.slice(firstData.readerIndex(), length);
+        Subsystem stats = controller.subsystem();
+        ns.state().rangeLocks().acquireExclusive(lockFirst, lockEnd - lockFirst, lease ->
+                device.read(lba, blocks, (stored, failure) -> {
+                    if (failure != null) {
+                        lease.release();
+                        fail(done1, failure);
+                        Replies.status(done2, NvmeStatus.ABORTED_FAILED_FUSED);
+                        return;
+                    }
+                    boolean same = ByteBufUtil.equals(stored, expected);
+                    stored.release();
+                    stats.readCommands.increment();
+                    stats.bytesRead.add(length);
+                    if (!same || writeRefused != null) {
+                        lease.release();
+                        Replies.status(done1, same ? NvmeStatus.SUCCESS : NvmeStatus.COMPARE_FAILURE);
+                        Replies.status(done2, same ? writeRefused : NvmeStatus.ABORTED_FAILED_FUSED);
+                        return;
+                    }
+                    ByteBuf data = secondData.slice(secondData.readerIndex(), length);
+                    IoCallback<Void> written = (ignored, writeFailure) -> {
+                        lease.release();
+                        Replies.status(done1, NvmeStatus.SUCCESS);
+                        if (writeFailure != null) {
+                            fail(done2, writeFailure);
+                        } else {
+                            stats.writeCommands.increment();
+                            stats.bytesWritten.add(length);
+                            Replies.status(done2, NvmeStatus.SUCCESS);
+                        }
+                    };
+                    if (atomic) {
+                        device.writeAtomic(lba, data, fua, written);
+                    } else {
+                        device.write(lba, data, fua, written);
+                    }
+                }));
+    }
+
+    /** Whether the host's {@code access} conflicts with the namespace's reservation (no completion). */
+    private boolean conflicts(Namespace ns, Reservations.Access access) {
+        Reservations reservations = ns.state().reservations();
+        return !reservations.quiet() && reservations.conflicts(controller.registrant(), access);
     }
 
     private void dispatch(Sqe sqe, ByteBuf dataOut, NvmeCompletion done) {

@@ -5,7 +5,6 @@ import io.blocktarget.block.fault.FaultAction;
 import io.blocktarget.block.fault.FaultCommand;
 import io.blocktarget.block.fault.FaultHit;
 import io.blocktarget.block.fault.FaultStatus;
-import io.blocktarget.block.fault.FaultTimer;
 import io.blocktarget.block.fault.LunFaults;
 import io.blocktarget.protocol.nvme.CqeStatus;
 import io.blocktarget.protocol.nvme.NvmOpcode;
@@ -65,26 +64,26 @@ final class NvmeFaults {
                     done.completeRaw(exact, status, 0, 0, null);
                 }
             }
-            case FaultAction.Delay d -> FaultTimer.schedule(() -> {
+            case FaultAction.Delay d -> faults.clock().schedule(hit.rule().delayNanos(d), () -> {
                 try {
                     dispatch.run(sqe, dataOut, done);
                 } catch (RuntimeException e) {
                     done.complete(NvmeStatus.INTERNAL_ERROR, 0, 0, null);
                 }
-            }, hit.rule().delayNanos(d));
+            });
             case FaultAction.Throttle t -> {
                 long wait = hit.rule().reserve(t, command.blocks() * ns.geometry().logicalBlockSize(),
-                        System.nanoTime());
+                        faults.clock().nanoTime());
                 if (wait == 0) {
                     return false; // within the limit: on its way at once
                 }
-                FaultTimer.schedule(() -> {
+                faults.clock().schedule(wait, () -> {
                     try {
                         dispatch.run(sqe, dataOut, done);
                     } catch (RuntimeException e) {
                         done.complete(NvmeStatus.INTERNAL_ERROR, 0, 0, null);
                     }
-                }, wait);
+                });
             }
             // Base §5.1: a command the host aborts completes with Command Abort Requested
             case FaultAction.NoResponse _ -> faults.holds().hold(new Owner(controller, qid), sqe.cid(),

@@ -50,4 +50,12 @@ public interface NvmeHostConnection extends io.blocktarget.block.fault.FaultConn
                                io.blocktarget.block.fault.ActiveRule rule) {
         return false;
     }
+
+    /**
+     * The transport's commands of this connection by state name, every state listed (issue 27: shown per controller
+     * by {@code sessions --json}); empty when the transport does not count them. Any thread.
+     */
+    default java.util.Map<String, Long> commandCounts() {
+        return java.util.Map.of();
+    }
 }

@@ -34,6 +34,16 @@ public interface NvmeQueue {
     void submit(Sqe sqe, ByteBuf dataOut, NvmeCompletion done);
 
     /**
+     * Executes a fused operation (Base §3.4.2): {@code first} (FUSE = 01b) and {@code second} (FUSE = 10b), which the
+     * host put next to each other in this queue, as one; each completes through its own completion, as {@link
+     * #submit} says. Only the transport sees the submission queue's order, so it pairs them and calls this once both
+     * commands' data is here; a fused command it found without its other half goes to {@link #submit}, which ends it
+     * with Command Aborted due to Missing Fused Command.
+     */
+    void submitFused(Sqe first, ByteBuf firstData, NvmeCompletion firstDone, Sqe second, ByteBuf secondData,
+                     NvmeCompletion secondDone);
+
+    /**
      * The host reused the CID of its outstanding Asynchronous Event Request (SPDK's host cancels its AER locally at
      * detach): the NVMe layer forgets that request, which then never completes — not with this CID, not at all —
      * and the next event waits for a new request. True when such a request was outstanding. Any thread.

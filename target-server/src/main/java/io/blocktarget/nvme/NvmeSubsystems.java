@@ -6,6 +6,7 @@ import io.blocktarget.protocol.nvme.ConnectResponse;
 import io.blocktarget.protocol.nvme.Dhchap;
 import io.blocktarget.protocol.nvme.DiscoveryLog;
 import io.blocktarget.protocol.nvme.NvmeStatus;
+import io.blocktarget.time.Clock;
 
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
@@ -15,6 +16,11 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 import java.util.Collections;
@@ -45,15 +51,27 @@ public final class NvmeSubsystems implements NvmeTarget {
     private volatile Map<String, Subsystem> subsystems;
     private final List<NvmePort> ports;
     private final NvmeLimits limits;
-    private final NvmeScheduler scheduler;
+    /** The server's clock: keep-alive timers. */
+    private final Clock clock;
+    /**
+     * DH-HMAC-CHAP's Diffie-Hellman work (ffdhe2048..8192 keys take 10..500 ms), off the event loops: two threads at
+     * most, started by the first authentication, ended after a minute idle or by {@link #close}.
+     */
+    private final ThreadPoolExecutor crypto;
     private final AtomicLong genctr = new AtomicLong(1);
 
-    private NvmeSubsystems(Map<String, Subsystem> subsystems, List<NvmePort> ports, NvmeLimits limits,
-                           NvmeScheduler scheduler) {
+    private NvmeSubsystems(Map<String, Subsystem> subsystems, List<NvmePort> ports, NvmeLimits limits, Clock clock) {
         this.subsystems = subsystems;
         this.ports = List.copyOf(ports);
         this.limits = limits;
-        this.scheduler = scheduler;
+        this.clock = clock;
+        AtomicInteger threads = new AtomicInteger();
+        this.crypto = new ThreadPoolExecutor(2, 2, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+            Thread t = new Thread(r, "nvme-dhchap-" + threads.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        crypto.allowCoreThreadTimeOut(true);
     }
 
     /**
@@ -61,9 +79,9 @@ public final class NvmeSubsystems implements NvmeTarget {
      * a subsystem missing from the map, or mapped to an empty set, admits any host.
      */
     public static NvmeSubsystems of(List<NamespaceSpec> namespaces, List<NvmePort> ports, NvmeLimits limits,
-                                    NvmeScheduler scheduler, Map<String, Set<String>> allowedHosts) {
+                                    Clock clock, Map<String, Set<String>> allowedHosts) {
         Objects.requireNonNull(limits, "limits");
-        Objects.requireNonNull(scheduler, "scheduler");
+        Objects.requireNonNull(clock, "clock");
         Map<String, List<Namespace>> grouped = new LinkedHashMap<>();
         for (NamespaceSpec spec : namespaces) {
             if (spec.subsystemNqn().equals(DiscoveryLog.DISCOVERY_NQN)) {
@@ -76,15 +94,28 @@ public final class NvmeSubsystems implements NvmeTarget {
         grouped.forEach((nqn, list) -> map.put(nqn, new Subsystem(nqn, Subsystem.Kind.NVM, list,
                 Subsystem.hosts(allowedHosts.getOrDefault(nqn, Set.of())))));
         // insertion order: the discovery log lists subsystems in configuration order
-        return new NvmeSubsystems(Collections.unmodifiableMap(map), ports, limits, scheduler);
+        return new NvmeSubsystems(Collections.unmodifiableMap(map), ports, limits, clock);
     }
 
     NvmeLimits limits() {
         return limits;
     }
 
-    NvmeScheduler scheduler() {
-        return scheduler;
+    Clock clock() {
+        return clock;
+    }
+
+    /** Where DH-HMAC-CHAP computes (see {@link Authentication}). */
+    Executor crypto() {
+        return crypto;
+    }
+
+    /**
+     * Stops the DH-HMAC-CHAP threads (the server stops): an authentication still computing ends with its thread;
+     * its queue's connection is closing anyway.
+     */
+    public void close() {
+        crypto.shutdownNow();
     }
 
     @Override
@@ -128,7 +159,9 @@ public final class NvmeSubsystems implements NvmeTarget {
     private ConnectResult connect(ConnectCommand command, ConnectData data, NvmeHostConnection connection) {
         Subsystem subsystem = subsystems.get(data.subnqn());
         if (subsystem == null) {
-            return invalidData(ConnectData.OFFSET_SUBNQN);
+            // DNR clear: the subsystem may be added (again) at runtime, and a reconnecting host should find it
+            return ConnectResult.refused(NvmeStatus.CONNECT_INVALID_PARAMETERS_RETRYABLE,
+                    ConnectResponse.invalidParameter(true, ConnectData.OFFSET_SUBNQN));
         }
         // An empty HOSTNQN (SPDK's host sends one unless told otherwise) names no host: a subsystem open to any
         // host takes it, as SPDK's target does; one with an allow-list refuses it below (Connect Invalid Host).
@@ -387,10 +420,11 @@ public final class NvmeSubsystems implements NvmeTarget {
     /**
      * A controller as the control plane lists it.
      *
-     * @param queues one entry per connected queue: "qid N local -> remote"
+     * @param queues   one entry per connected queue: "qid N local -> remote"
+     * @param commands the transport's commands of all its queues by state (issue 27), every state listed
      */
     public record ControllerInfo(int cntlid, String subsystemNqn, String hostNqn, boolean discovery, long katoMillis,
-                                 List<String> queues, List<Integer> queueEntries) {
+                                 List<String> queues, List<Integer> queueEntries, java.util.Map<String, Long> commands) {
     }
 
     /** Every controller of every subsystem, discovery included. */
@@ -400,13 +434,15 @@ public final class NvmeSubsystems implements NvmeTarget {
             for (Controller c : subsystem.controllers()) {
                 List<String> queues = new ArrayList<>();
                 List<Integer> entries = new ArrayList<>();
+                java.util.Map<String, Long> commands = new java.util.LinkedHashMap<>();
                 for (ControllerQueue q : c.liveQueues()) {
                     queues.add("qid " + q.qid() + " " + q.connection().localAddress() + " -> "
                             + q.connection().peerAddress());
                     entries.add(q.entries());
+                    io.blocktarget.state.StateCounters.sum(commands, q.connection().commandCounts());
                 }
                 all.add(new ControllerInfo(c.cntlid(), subsystem.nqn(), c.hostNqn(), c.isDiscovery(), c.katoMillis(),
-                        queues, entries));
+                        queues, entries, java.util.Collections.unmodifiableMap(commands)));
             }
         }
         return all;

@@ -1,5 +1,7 @@
 package io.blocktarget.nvme;
 
+
+import io.blocktarget.time.Clock;
 import java.util.List;
 import java.util.Map;
 
@@ -14,7 +16,7 @@ public final class NvmeTargets {
      * {@link NvmeSubsystems#of} to restrict hosts. The result is an {@link NvmeSubsystems}.
      */
     public static NvmeTarget create(List<NamespaceSpec> namespaces, List<NvmePort> ports, NvmeLimits limits,
-                                    NvmeScheduler scheduler) {
-        return NvmeSubsystems.of(namespaces, ports, limits, scheduler, Map.of());
+                                    Clock clock) {
+        return NvmeSubsystems.of(namespaces, ports, limits, clock, Map.of());
     }
 }

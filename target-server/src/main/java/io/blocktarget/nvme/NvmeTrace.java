@@ -51,7 +51,7 @@ final class NvmeTrace implements NvmeCompletion {
 
     private NvmeTrace(Tracer tracer, Controller controller, int qid, Sqe sqe, ByteBuf dataOut, int queueDepth,
                       NvmeCompletion done) {
-        this.arrival = System.nanoTime();
+        this.arrival = tracer.nanoTime();
         this.tracer = tracer;
         this.done = done;
         this.queueDepth = queueDepth;

@@ -89,7 +89,7 @@ final class LogicalUnit {
                     tasksCleared(null, losers);   // SAM-5 §5.6, TAS = 0: COMMANDS CLEARED BY ANOTHER INITIATOR
                     done.run();
                 }));
-        this.sanitize = new SbcSanitize(spec.device(), rangeLock);
+        this.sanitize = new SbcSanitize(spec.device(), rangeLock, spec.state().clock());
         this.extendedCopy = new ExtendedCopy(target);
         this.faults = new ScsiFaults(spec.state().faults(), spec.device());
         build(spec);
@@ -340,11 +340,6 @@ final class LogicalUnit {
      */
     boolean writeProtected() {
         return spec.device().readOnly() || modePages.softwareWriteProtect();
-    }
-
-    /** Tests: the clock and timer of SANITIZE's {@code sanitize-duration:}. */
-    void sanitizePacer(SbcSanitize.Pacer pacer) {
-        sanitize.pacer(pacer);
     }
 
     /** Tasks in execution (tests check that every one left). */

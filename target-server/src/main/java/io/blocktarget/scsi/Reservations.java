@@ -84,11 +84,11 @@ final class Reservations {
     }
 
     static ReservationType type(PrType type) {
-        return ReservationType.valueOf(type.name());
+        return ReservationType.ofScsi(type.code()).orElseThrow();
     }
 
     static PrType prType(ReservationType type) {
-        return PrType.valueOf(type.name());
+        return PrType.fromCode(type.scsiCode()).orElseThrow();
     }
 
     /**

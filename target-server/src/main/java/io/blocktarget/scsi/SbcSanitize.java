@@ -25,6 +25,7 @@ import io.blocktarget.protocol.scsi.VerifyCdb;
 import io.blocktarget.protocol.scsi.WriteAndVerifyCdb;
 import io.blocktarget.protocol.scsi.WriteCdb;
 import io.blocktarget.protocol.scsi.WriteSameCdb;
+import io.blocktarget.time.Clock;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 
@@ -73,26 +74,6 @@ final class SbcSanitize {
     /** Where the logical unit stands with respect to sanitize (SBC-4 §4.11). */
     enum State { IDLE, IN_PROGRESS, FAILED, FAILED_EXIT_ALLOWED }
 
-    /** The clock and the timer a paced operation uses; tests give their own. */
-    interface Pacer {
-        long nanoTime();
-
-        /** Runs {@code task} after {@code delayNanos}, on any thread; never on the caller's before returning. */
-        void schedule(Runnable task, long delayNanos);
-
-        Pacer SYSTEM = new Pacer() {
-            @Override
-            public long nanoTime() {
-                return System.nanoTime();
-            }
-
-            @Override
-            public void schedule(Runnable task, long delayNanos) {
-                io.blocktarget.block.fault.FaultTimer.schedule(task, delayNanos);
-            }
-        };
-    }
-
     /** The SANITIZE command with IMMED = 0 whose status waits for the operation, and its data-out length. */
     private record Waiting(Task task, long transferred) {
     }
@@ -101,7 +82,8 @@ final class SbcSanitize {
     private final RangeLock rangeLock;
     private final AtomicReference<State> state = new AtomicReference<>(State.IDLE);
     private final AtomicReference<Waiting> waiting = new AtomicReference<>();
-    private volatile Pacer pacer = Pacer.SYSTEM;
+    /** The LUN's (the server's) clock: a paced operation's progress and end. */
+    private final Clock clock;
     /** Blocks swept so far and in all, over every pass: read by other commands for the progress. */
     private volatile long sweptBlocks;
     private volatile long totalBlocks = 1;
@@ -109,14 +91,10 @@ final class SbcSanitize {
     private volatile long startNanos;
     private volatile long durationNanos;
 
-    SbcSanitize(BlockDevice device, RangeLock rangeLock) {
+    SbcSanitize(BlockDevice device, RangeLock rangeLock, Clock clock) {
         this.device = device;
         this.rangeLock = rangeLock;
-    }
-
-    /** Tests: a clock and timer of their own. */
-    void pacer(Pacer value) {
-        pacer = value;
+        this.clock = clock;
     }
 
     /** Read per use: a resize shows at once (the registry changes the device's geometry, nothing caches it). */
@@ -152,7 +130,7 @@ final class SbcSanitize {
         double done = (double) sweptBlocks / Math.max(1, totalBlocks);
         long duration = durationNanos;
         if (duration > 0) {
-            done = Math.min(done, (double) (pacer.nanoTime() - startNanos) / duration);
+            done = Math.min(done, (double) (clock.nanoTime() - startNanos) / duration);
         }
         int progress = (int) Math.max(0, Math.min(0xFFFF, (long) (65536.0 * done)));
         return SenseData.withProgress(SenseReason.LOGICAL_UNIT_NOT_READY_SANITIZE_IN_PROGRESS, progress);
@@ -223,7 +201,7 @@ final class SbcSanitize {
         sweptBlocks = 0;
         totalBlocks = geometry().blockCount() * passes.size();
         durationNanos = Math.max(0, minimumNanos);
-        startNanos = pacer.nanoTime();
+        startNanos = clock.nanoTime();
         long transferred = length;
         if (cdb.immed()) {
             task.good(transferred); // SBC-4 §5.30.1: status once the CDB and parameter list are validated
@@ -231,9 +209,9 @@ final class SbcSanitize {
             waiting.set(new Waiting(task, transferred));
         }
         rangeLock.acquireExclusive(0, geometry().blockCount(), lease -> new Sweep(passes, (ok, failure) -> {
-            long left = failure != null ? 0 : durationNanos - (pacer.nanoTime() - startNanos);
+            long left = failure != null ? 0 : durationNanos - (clock.nanoTime() - startNanos);
             if (left > 0) {
-                pacer.schedule(() -> finish(lease, cdb, null), left);
+                clock.schedule(left, () -> finish(lease, cdb, null));
             } else {
                 finish(lease, cdb, failure);
             }

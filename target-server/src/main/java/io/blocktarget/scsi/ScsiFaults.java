@@ -5,7 +5,6 @@ import io.blocktarget.block.fault.FaultAction;
 import io.blocktarget.block.fault.FaultCommand;
 import io.blocktarget.block.fault.FaultHit;
 import io.blocktarget.block.fault.FaultStatus;
-import io.blocktarget.block.fault.FaultTimer;
 import io.blocktarget.block.fault.LunFaults;
 import io.blocktarget.protocol.scsi.Cdb;
 import io.blocktarget.protocol.scsi.CompareAndWriteCdb;
@@ -55,15 +54,15 @@ final class ScsiFaults {
         }
         switch (hit.action()) {
             case FaultAction.Fail f -> fail(task, f.status(), command, hit.firstLba());
-            case FaultAction.Delay d -> FaultTimer.schedule(() -> unit.executeLater(task, cdb),
-                    hit.rule().delayNanos(d));
+            case FaultAction.Delay d -> faults.clock().schedule(hit.rule().delayNanos(d),
+                    () -> unit.executeLater(task, cdb));
             case FaultAction.Throttle t -> {
                 long wait = hit.rule().reserve(t, command.blocks() * device.geometry().logicalBlockSize(),
-                        System.nanoTime());
+                        faults.clock().nanoTime());
                 if (wait == 0) {
                     return false; // within the limit: on its way at once
                 }
-                FaultTimer.schedule(() -> unit.executeLater(task, cdb), wait);
+                faults.clock().schedule(wait, () -> unit.executeLater(task, cdb));
             }
             // SAM-5 §5.6: a task ended by task management gets no response; the transport discards this one
             case FaultAction.NoResponse _ -> faults.holds().hold(task.nexus(), task,

@@ -1,8 +1,13 @@
 package io.blocktarget.scsi;
 
 import io.blocktarget.block.InFlight;
+import io.blocktarget.block.lun.CommandStats;
+import io.blocktarget.block.lun.LunState;
 import io.blocktarget.protocol.scsi.ScsiLun;
+import io.blocktarget.protocol.scsi.ScsiStatus;
 import io.blocktarget.protocol.scsi.SenseReason;
+import io.blocktarget.time.Clock;
+import io.netty.buffer.ByteBuf;
 
 import java.util.Collections;
 import java.util.HashSet;
@@ -73,11 +78,42 @@ public final class ScsiTarget implements ScsiTargetDevice {
             noLogicalUnit.execute(command, done);   // being removed: as if gone (LOGICAL UNIT NOT SUPPORTED)
             return;
         }
-        ScsiCompletion completion = ScsiTrace.wrap(mounted.spec().state(), inFlight, command, done);
+        LunState state = mounted.spec().state();
+        ScsiCompletion completion = ScsiTrace.wrap(state, inFlight, command, done);
+        // end-to-end counters (always on): the arrival and class ride in the completion this allocates anyway
+        CommandStats stats = state.commandStats();
+        Clock clock = state.clock();
+        CommandStats.OpClass opClass = opClass(command.cdb());
+        long arrival = clock.nanoTime();
         mounted.unit().execute(command, response -> {
+            ScsiStatus status = response.status();
+            stats.record(CommandStats.Protocol.ISCSI, opClass, clock.nanoTime() - arrival,
+                    Math.min(response.transferLength(), command.expectedDataTransferLength()),
+                    status == ScsiStatus.GOOD || status == ScsiStatus.CONDITION_MET);
             inFlight.exit();
             completion.complete(response);
         });
+    }
+
+    /**
+     * The opcode class a command is counted in (SBC-4 §5): READ(6/10/12/16); WRITE(6/10/12/16), WRITE AND
+     * VERIFY(10/12/16), WRITE ATOMIC(16); SYNCHRONIZE CACHE(10/16); UNMAP and WRITE SAME(10/16) with its UNMAP bit
+     * (byte 1 bit 3, SBC-4 §5.49); everything else other.
+     */
+    static CommandStats.OpClass opClass(ByteBuf cdb) {
+        if (cdb.readableBytes() == 0) {
+            return CommandStats.OpClass.OTHER;
+        }
+        int at = cdb.readerIndex();
+        return switch (cdb.getUnsignedByte(at)) {
+            case 0x08, 0x28, 0xA8, 0x88 -> CommandStats.OpClass.READ;
+            case 0x0A, 0x2A, 0xAA, 0x8A, 0x2E, 0xAE, 0x8E, 0x9C -> CommandStats.OpClass.WRITE;
+            case 0x35, 0x91 -> CommandStats.OpClass.FLUSH;
+            case 0x42 -> CommandStats.OpClass.UNMAP;
+            case 0x41, 0x93 -> cdb.readableBytes() > 1 && (cdb.getUnsignedByte(at + 1) & 0x08) != 0
+                    ? CommandStats.OpClass.UNMAP : CommandStats.OpClass.OTHER;
+            default -> CommandStats.OpClass.OTHER;
+        };
     }
 
     @Override

@@ -50,7 +50,7 @@ final class ScsiTrace implements ScsiCompletion {
     }
 
     private ScsiTrace(Tracer tracer, ScsiCommand command, int queueDepth, ScsiCompletion done) {
-        this.arrival = System.nanoTime();
+        this.arrival = tracer.nanoTime();
         this.tracer = tracer;
         this.done = done;
         this.queueDepth = queueDepth;

@@ -179,9 +179,16 @@ public interface ControlPlane {
      * @param target     iSCSI TargetName (empty for discovery) or subsystem NQN
      * @param connections one entry per TCP connection (iSCSI) or queue (NVMe): "local -> remote"
      * @param parameters negotiated keys (iSCSI operational keys; NVMe: KATO, queue count / size, digests ...)
+     * @param commands   its commands by state, every state of the transport's command machine listed (issue 27): the
+     *                   final ones (DONE, ABORTED) count every command ended, the others those in that state now
      */
     record SessionInfo(String id, String protocol, String initiator, String target, List<String> connections,
-                       Map<String, String> parameters) {
+                       Map<String, String> parameters, Map<String, Long> commands) {
+        /** A session whose transport counts no commands. */
+        public SessionInfo(String id, String protocol, String initiator, String target, List<String> connections,
+                    Map<String, String> parameters) {
+            this(id, protocol, initiator, target, connections, parameters, Map.of());
+        }
     }
 
     /**

@@ -63,9 +63,15 @@ public final class FaultRules {
                     c.transport().partialStatus() == FaultRuleConfig.PartialStatus.CHECK_CONDITION);
             case DROP_CONNECTION -> new FaultAction.DropConnection();
             case STALL_CONNECTION -> new FaultAction.StallConnection(c.transport().stallNanos(),
-                    FaultAction.StallDirection.valueOf(c.transport().stallDirection().name()));
-            case CORRUPT_DIGEST -> new FaultAction.CorruptDigest(FaultAction.DigestKind.valueOf(
-                    c.transport().digest().name()));
+                    switch (c.transport().stallDirection()) {
+                        case BOTH -> FaultAction.StallDirection.BOTH;
+                        case RECEIVE -> FaultAction.StallDirection.RECEIVE;
+                        case SEND -> FaultAction.StallDirection.SEND;
+                    });
+            case CORRUPT_DIGEST -> new FaultAction.CorruptDigest(switch (c.transport().digest()) {
+                case HEADER -> FaultAction.DigestKind.HEADER;
+                case DATA -> FaultAction.DigestKind.DATA;
+            });
             case ASYNC_LOGOUT -> new FaultAction.AsyncLogout(c.transport().logoutSeconds());
             case KEEP_ALIVE_STALL -> new FaultAction.KeepAliveStall();
         };

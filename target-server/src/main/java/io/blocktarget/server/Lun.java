@@ -26,12 +26,12 @@ public record Lun(LunConfig config, BlockDevice device, LunState state) {
     /**
      * A fresh device state for {@code config}: persistent reservations (APTPL / PTPL) are kept in {@code NAME.pr}
      * beside the LUN's file in {@code luns.d/}; a LUN without a file (embedded default, API without a config dir)
-     * keeps them in memory only and refuses APTPL.
+     * keeps them in memory only and refuses APTPL. {@code clock}: the server's.
      */
-    public static LunState stateFor(LunConfig config) {
+    public static LunState stateFor(LunConfig config, io.blocktarget.time.Clock clock) {
         LunState state = new LunState(config.name(),
                 config.source() == null ? null : config.source().resolveSibling(config.name() + ".pr"),
-                atomicWrites(config));
+                atomicWrites(config), clock);
         installFaults(state, config);
         return state;
     }

@@ -1,8 +1,9 @@
 package io.blocktarget.server;
 
+import io.blocktarget.state.StateMachine;
+
 import java.util.EnumSet;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -32,25 +33,24 @@ public enum LunPhase {
     /** A change failed and could not be undone: the LUN may not be as its configuration says; see the last error. */
     FAILED;
 
-    private static final Set<LunPhase> CHANGES = EnumSet.of(RETUNING, RESIZING, REEXPORTING, REOPENING, REPLACING,
-            DRAINING);
-    private static final Map<LunPhase, Set<LunPhase>> NEXT = Map.of(
-            OPENING, EnumSet.of(ACTIVE),
-            ACTIVE, CHANGES,
-            RETUNING, EnumSet.of(ACTIVE, FAILED),
-            RESIZING, EnumSet.of(ACTIVE, FAILED),
-            REEXPORTING, EnumSet.of(ACTIVE, FAILED),
-            REOPENING, EnumSet.of(ACTIVE, FAILED),
-            REPLACING, EnumSet.of(ACTIVE, FAILED),
-            DRAINING, EnumSet.of(REMOVING, ACTIVE, FAILED),   // ACTIVE: the change was undone
-            REMOVING, EnumSet.noneOf(LunPhase.class),
-            FAILED, union(CHANGES, EnumSet.of(ACTIVE)));
+    static final StateMachine<LunPhase> MACHINE = StateMachine.of("LUN", LunPhase.class, OPENING)
+            .allow(OPENING, ACTIVE)
+            .allow(ACTIVE, RETUNING, RESIZING, REEXPORTING, REOPENING, REPLACING, DRAINING)
+            .allow(RETUNING, ACTIVE, FAILED)
+            .allow(RESIZING, ACTIVE, FAILED)
+            .allow(REEXPORTING, ACTIVE, FAILED)
+            .allow(REOPENING, ACTIVE, FAILED)
+            .allow(REPLACING, ACTIVE, FAILED)
+            .allow(DRAINING, REMOVING, ACTIVE, FAILED)   // ACTIVE: the change was undone
+            .terminal(REMOVING)
+            .allow(FAILED, RETUNING, RESIZING, REEXPORTING, REOPENING, REPLACING, DRAINING, ACTIVE)
+            .build();
 
     /** The phases a LUN may leave the server from (it is then gone). */
     private static final Set<LunPhase> FINAL = EnumSet.of(OPENING, REMOVING, FAILED);
 
     public boolean canGo(LunPhase next) {
-        return NEXT.get(this).contains(next);
+        return MACHINE.allows(this, next);
     }
 
     /** Whether a LUN in this phase may be dropped from the server's view. */
@@ -61,11 +61,5 @@ public enum LunPhase {
     /** As the CLI and the API write it: {@code re-exporting}. */
     public String label() {
         return this == REEXPORTING ? "re-exporting" : name().toLowerCase(Locale.ROOT);
-    }
-
-    private static Set<LunPhase> union(Set<LunPhase> a, Set<LunPhase> b) {
-        Set<LunPhase> all = EnumSet.copyOf(a);
-        all.addAll(b);
-        return all;
     }
 }

@@ -11,6 +11,7 @@ import io.blocktarget.config.ServerConfig;
 import io.blocktarget.config.ServerKeys;
 import io.blocktarget.nvme.NvmeSubsystems;
 import io.blocktarget.scsi.ScsiTarget;
+import io.blocktarget.time.Clock;
 import io.blocktarget.transport.iscsi.IscsiTransport;
 
 import java.io.IOException;
@@ -99,23 +100,25 @@ final class Registry implements ControlPlane {
      *
      * @param iscsi     null: no iSCSI transport (tests); {@code nvme} likewise
      * @param overrides applied to the server keys of every reload (the command line's --bind, ports)
+     * @param clock     the server's, for the LUN states it opens
      */
     Registry(ServerConfig server, Optional<Path> configDir, MemoryBudget budget, BackendOpener opener,
-             IscsiTransport iscsi, NvmeSubsystems nvme, UnaryOperator<ServerConfig> overrides) {
+             IscsiTransport iscsi, NvmeSubsystems nvme, UnaryOperator<ServerConfig> overrides, Clock clock) {
         this.configDir = Objects.requireNonNull(configDir, "configDir");
         this.budget = Objects.requireNonNull(budget, "budget");
         this.iscsi = iscsi;
         this.nvme = nvme;
         this.overrides = Objects.requireNonNull(overrides, "overrides");
-        this.runner = new StepRunner(Objects.requireNonNull(opener, "opener"), budget, iscsi, nvme, phases);
-        this.runner.paths(io.blocktarget.block.lun.PathStates.NO_TIMER, this::pathsChanged);
+        this.runner = new StepRunner(Objects.requireNonNull(opener, "opener"), budget, iscsi, nvme, phases,
+                Objects.requireNonNull(clock, "clock"));
+        this.runner.pathListener(this::pathsChanged);
         this.snapshot = new Snapshot(ExportPlan.empty(server), List.of(), Map.of());
     }
 
     /** Without command-line overrides. */
     Registry(ServerConfig server, Optional<Path> configDir, MemoryBudget budget, BackendOpener opener,
-             IscsiTransport iscsi, NvmeSubsystems nvme) {
-        this(server, configDir, budget, opener, iscsi, nvme, UnaryOperator.identity());
+             IscsiTransport iscsi, NvmeSubsystems nvme, Clock clock) {
+        this(server, configDir, budget, opener, iscsi, nvme, UnaryOperator.identity(), clock);
     }
 
     /** The opener the server uses: {@link BlockDevices#open} with the server's budget and file I/O threads. */
@@ -137,22 +140,13 @@ final class Registry implements ControlPlane {
         return applying.hasQueuedThreads();
     }
 
-    /** The clock that ends path transitions ({@code path set --transition}) of LUNs opened from now on. */
-    void pathTimer(io.blocktarget.block.lun.PathStates.Timer timer) {
-        runner.paths(Objects.requireNonNull(timer, "timer"), this::pathsChanged);
-    }
-
     /**
-     * A LUN's path states changed (the plan, a transition's end, an initiator's SET TARGET PORT GROUPS): NVMe hosts
-     * get an ANA change notice on every controller of the ports that changed (Base 2.x §8.1.1.2, §5.2); SCSI
-     * initiators learn it from the unit attention the logical unit establishes on its next command.
+     * A LUN's path states changed (the plan, a transition's end, an initiator's SET TARGET PORT GROUPS). SCSI
+     * initiators learn it from the unit attention the logical unit establishes on each nexus's next command; NVMe ANA
+     * change notices are not sent yet (issue 29 item 4, the next step on this branch).
      */
     void pathsChanged(String name, io.blocktarget.block.lun.PathStates.Change change) {
-        if (nvme == null) {
-            return;
-        }
-        snapshot.lun(name).flatMap(l -> l.config().nvme()).ifPresent(e ->
-                nvme.anaChanged(e.subsystem(), e.nsid(), change.portals()));
+        LOG.log(Level.DEBUG, () -> "LUN " + name + ": paths " + change.portals() + " changed");
     }
 
     @Override
@@ -266,7 +260,7 @@ final class Registry implements ControlPlane {
             for (IscsiTransport.SessionView s : iscsi.sessions()) {
                 all.add(new SessionInfo("iscsi:" + s.tsih(), "iscsi", s.initiatorName() + ",i,0x"
                         + HexFormat.of().toHexDigits(s.isid()).substring(4), s.target(),
-                        List.of(s.localAddress() + " -> " + s.remoteAddress()), s.parameters()));
+                        List.of(s.localAddress() + " -> " + s.remoteAddress()), s.parameters(), s.commands()));
             }
         }
         if (nvme != null) {
@@ -276,7 +270,7 @@ final class Registry implements ControlPlane {
                 parameters.put("queues", Integer.toString(c.queues().size()));
                 parameters.put("queue-entries", c.queueEntries().toString());
                 all.add(new SessionInfo(nvmeId(c.subsystemNqn(), c.cntlid()), "nvme", c.hostNqn(), c.subsystemNqn(),
-                        c.queues(), parameters));
+                        c.queues(), parameters, c.commands()));
             }
         }
         return all;

@@ -12,6 +12,7 @@ import io.blocktarget.scsi.ScsiTargetDevices;
 import io.blocktarget.server.ControlPlane.ControlException;
 import io.blocktarget.server.Step.Via;
 import io.blocktarget.server.Step.Why;
+import io.blocktarget.time.Clock;
 import io.blocktarget.transport.iscsi.IscsiTransport;
 
 import java.io.IOException;
@@ -94,20 +95,21 @@ final class StepRunner {
     }
 
     private final Registry.BackendOpener opener;
+    /** The server's clock: the LUN states opened here run their fault timers and traces on it; drains wait on it. */
+    private final Clock clock;
     private final MemoryBudget budget;
     private final IscsiTransport iscsi;
     private final NvmeSubsystems nvme;
     private final LunPhases phases;
     private volatile Hook hook = step -> { };
-    /** Ends the transitions of path states ({@code path set --transition}); the server's clock. */
-    private volatile io.blocktarget.block.lun.PathStates.Timer pathTimer = io.blocktarget.block.lun.PathStates.NO_TIMER;
     /** Told of every change of a LUN's path states, with the LUN's name (the registry: ANA change notices). */
     private volatile java.util.function.BiConsumer<String, io.blocktarget.block.lun.PathStates.Change> pathListener =
             (lun, change) -> { };
 
     /** @param iscsi null without an iSCSI transport (tests); {@code nvme} likewise */
     StepRunner(Registry.BackendOpener opener, MemoryBudget budget, IscsiTransport iscsi, NvmeSubsystems nvme,
-               LunPhases phases) {
+               LunPhases phases, Clock clock) {
+        this.clock = clock;
         this.opener = opener;
         this.budget = budget;
         this.iscsi = iscsi;
@@ -119,10 +121,9 @@ final class StepRunner {
         this.hook = hook;
     }
 
-    void paths(io.blocktarget.block.lun.PathStates.Timer timer,
-               java.util.function.BiConsumer<String, io.blocktarget.block.lun.PathStates.Change> listener) {
-        this.pathTimer = timer;
-        this.pathListener = listener;
+    /** Who is told of the path state changes of the LUNs opened from now on. */
+    void pathListener(java.util.function.BiConsumer<String, io.blocktarget.block.lun.PathStates.Change> listener) {
+        this.pathListener = java.util.Objects.requireNonNull(listener, "listener");
     }
 
     /** The working state of one run. */
@@ -339,9 +340,9 @@ final class StepRunner {
             throw new StepFailure(o, ControlException.Kind.UNAVAILABLE, "backend", "cannot open the "
                     + c.backend().configName() + " backend of LUN " + c.name() + ": " + e.getMessage(), e);
         }
-        Lun lun = new Lun(c, device, Lun.stateFor(c));
+        Lun lun = new Lun(c, device, Lun.stateFor(c, clock));
         java.util.function.BiConsumer<String, io.blocktarget.block.lun.PathStates.Change> told = pathListener;
-        lun.state().paths().install(work.after.paths(c), pathTimer, change -> told.accept(c.name(), change));
+        lun.state().paths().install(work.after.paths(c), change -> told.accept(c.name(), change));
         work.opened.put(c.name(), lun);
         work.undo.push(new Undo(c.name(), o.describe(), () -> {
             work.opened.remove(c.name());

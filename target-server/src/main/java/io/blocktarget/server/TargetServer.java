@@ -7,10 +7,11 @@ import io.blocktarget.config.ServerConfig;
 import io.blocktarget.nvme.NvmeLimits;
 import io.blocktarget.nvme.NvmePort;
 import io.blocktarget.nvme.NvmeSubsystems;
+import io.blocktarget.state.StateMachine;
+import io.blocktarget.time.SystemClock;
 import io.blocktarget.transport.iscsi.IscsiSettings;
 import io.blocktarget.transport.iscsi.IscsiTransport;
 import io.blocktarget.transport.nvmetcp.NvmeTcpTransport;
-import io.blocktarget.transport.nvmetcp.VertxNvmeScheduler;
 import io.vertx.core.Handler;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -24,11 +25,9 @@ import java.nio.file.Path;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -47,21 +46,20 @@ import java.util.function.UnaryOperator;
 public final class TargetServer {
     private static final Logger LOG = System.getLogger("blocktarget.server");
     private static final long CLOSE_TIMEOUT_SECONDS = 30;
+    /** Numbers the servers of this JVM: their threads' names say which one they serve. */
+    private static final AtomicInteger SERVERS = new AtomicInteger();
 
     /** Lifecycle (DESIGN §7: one state enum, one checked transition). */
     public enum State {
         NEW, STARTING, RUNNING, STOPPING, STOPPED;
 
-        private static final Map<State, Set<State>> NEXT = Map.of(
-                NEW, EnumSet.of(STARTING),
-                STARTING, EnumSet.of(RUNNING, STOPPING),
-                RUNNING, EnumSet.of(STOPPING),
-                STOPPING, EnumSet.of(STOPPED),
-                STOPPED, EnumSet.noneOf(State.class));
-
-        boolean canGo(State next) {
-            return NEXT.get(this).contains(next);
-        }
+        static final StateMachine<State> MACHINE = StateMachine.of("server", State.class, NEW)
+                .allow(NEW, STARTING)
+                .allow(STARTING, RUNNING, STOPPING)
+                .allow(RUNNING, STOPPING)
+                .allow(STOPPING, STOPPED)
+                .terminal(STOPPED)
+                .build();
     }
 
     private final BlocktargetConfig config;
@@ -84,7 +82,12 @@ public final class TargetServer {
     private ExecutorService fileIoExecutor;
     private Vertx vertx;
     private IscsiTransport iscsi;
+    private NvmeSubsystems nvme;
     private NvmeTcpTransport nvmeTcp;
+    /** "btN-": the start of this server's thread names (short: top and ps show 15 bytes of a name). */
+    private final String threadPrefix = "bt" + SERVERS.incrementAndGet() + "-";
+    /** The server's one clock (DESIGN §11): every timer of its transports, command sets and LUNs. */
+    private final SystemClock clock = new SystemClock(threadPrefix + "timer");
 
     public TargetServer(BlocktargetConfig config) {
         this(config, Optional.empty());
@@ -164,7 +167,7 @@ public final class TargetServer {
             ExportPlan plan = plan(config);
             memoryBudget = new MemoryBudget(config.server().memoryBudget());
             fileIoExecutor = Executors.newFixedThreadPool(
-                    Math.max(2, Runtime.getRuntime().availableProcessors()), daemonThreads("blocktarget-file-io-"));
+                    Math.max(2, Runtime.getRuntime().availableProcessors()), daemonThreads(threadPrefix + "file-io-"));
             startVertx();
             createTransports();
             try {
@@ -250,13 +253,13 @@ public final class TargetServer {
         String bind = server.bindAddress();
         IscsiSettings iscsiSettings = IscsiSettings.defaults().withPortals(server.iscsiPort() == 0 ? List.of()
                 : List.of(new Portal(Portal.Service.ISCSI, bind, server.iscsiPort()).address()));
-        iscsi = IscsiTransport.create(vertx, List.of(), iscsiSettings);
+        iscsi = IscsiTransport.create(vertx, List.of(), iscsiSettings, clock);
         List<NvmePort> nvmePorts = server.nvmePort() == 0 ? List.of() : List.of(new NvmePort(1, bind, server.nvmePort()));
-        NvmeSubsystems subsystems = NvmeSubsystems.of(List.of(), nvmePorts, NvmeLimits.DEFAULT,
-                new VertxNvmeScheduler(vertx), Map.of());
+        NvmeSubsystems subsystems = NvmeSubsystems.of(List.of(), nvmePorts, NvmeLimits.DEFAULT, clock, Map.of());
+        nvme = subsystems;
         nvmeTcp = NvmeTcpTransport.create(vertx, subsystems, NvmeLimits.DEFAULT);
         registry = new Registry(server, configDir, memoryBudget,
-                Registry.opener(memoryBudget, fileIoExecutor), iscsi, subsystems, overrides);
+                Registry.opener(memoryBudget, fileIoExecutor), iscsi, subsystems, overrides, clock);
     }
 
     private void openPortals() throws ServerStartException {
@@ -327,15 +330,17 @@ public final class TargetServer {
                 Thread.currentThread().interrupt();
             }
         }
+        if (nvme != null) {
+            nvme.close(); // DH-HMAC-CHAP threads
+        }
+        clock.close(); // the timer thread; the event loops' timers ended with Vert.x
         transitionTo(State.STOPPED);
     }
 
     private void transitionTo(State next) {
-        if (!state.canGo(next)) {
-            throw new IllegalStateException("server: illegal transition " + state + " -> " + next);
-        }
-        LOG.log(Level.DEBUG, "server: " + state + " -> " + next);
-        state = next;
+        State from = state;
+        state = State.MACHINE.transition(from, next);
+        LOG.log(Level.DEBUG, "server: " + from + " -> " + next);
     }
 
     private static <T> T await(Future<T> future) throws ExecutionException, TimeoutException {

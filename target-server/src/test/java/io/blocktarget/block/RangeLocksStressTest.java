@@ -1,5 +1,6 @@
 package io.blocktarget.block;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -25,6 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the bound (a lost wake-up fails it), and at the end nothing is held. Bounded: a fixed number of operations per
  * thread, not a time.
  */
+@Tag("stress")
 class RangeLocksStressTest {
     private static final int BLOCKS = 64;
     private static final int THREADS = 4;

@@ -1,5 +1,6 @@
 package io.blocktarget.block;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -89,6 +90,7 @@ class RangeLocksTest {
      * shared holder of an overlapping range (counted per block). Fails when the fast path ignores the mode switch.
      */
     @Test
+    @Tag("stress")
     void concurrentWritersNeverOverlapAnExclusiveHolder() throws Exception {
         int blocks = 8;
         AtomicInteger[] shared = new AtomicInteger[blocks];

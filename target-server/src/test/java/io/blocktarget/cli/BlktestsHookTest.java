@@ -6,6 +6,7 @@ import io.blocktarget.control.ControlFixture;
 import io.blocktarget.control.InMemoryControlPlane;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,6 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * contrib/blktests/nvme_target_control, run as blktests runs it (a process, environment only) against a
  * ControlServer on a real Unix socket; the CLI it calls is this build's Main. Every sub-command.
  */
+@Tag("loopback")
 class BlktestsHookTest {
     private static final Path HOOK = Path.of("..", "contrib", "blktests", "nvme_target_control").toAbsolutePath()
             .normalize();

@@ -36,7 +36,7 @@ class ExposureTest {
         assertThat(Exposure.warning(DEFAULT)).contains("listening on 0.0.0.0 (ports 3260, 4420, 8009) with no"
                 + " authentication at all: anyone who reaches them can discover every target and read and write every"
                 + " LUN; bind 127.0.0.1 for local tests, or set access (chap, initiators, hosts, dhchap) and"
-                + " discovery-chap (README: Security)");
+                + " discovery-chap (docs/security.md)");
     }
 
     @Test

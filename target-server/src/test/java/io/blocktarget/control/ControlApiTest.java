@@ -100,6 +100,19 @@ class ControlApiTest {
                 .isEqualTo("nqn.2026-11.io.blocktarget:ram-16k");
     }
 
+    /** status.caveats: what a command set recorded in the LUN's state about what its hosts see (empty: nothing). */
+    @Test
+    void caveatsShowWhatHostsOfOneProtocolSeeDifferently() throws Exception {
+        start(Optional.empty());
+        assertThat(fixture.get("/v1/luns/ram-4k").json().getJsonObject("status").getJsonObject("caveats")).isEmpty();
+        plane.lunState("ram-4k").orElseThrow().caveat("nvme", "NVMe hosts see physical block size 4096");
+        JsonObject shown = fixture.get("/v1/luns/ram-4k").json().getJsonObject("status").getJsonObject("caveats");
+        assertThat(shown.getMap()).containsExactly(java.util.Map.entry("nvme", "NVMe hosts see physical block size 4096"));
+        JsonObject listed = fixture.get("/v1/luns").json().getJsonArray("luns").getJsonObject(1);
+        assertThat(listed.getString("name")).isEqualTo("ram-4k");
+        assertThat(listed.getJsonObject("status").getJsonObject("caveats").getString("nvme")).contains("4096");
+    }
+
     @Test
     void addShowResizePatchRemove() throws Exception {
         start(Optional.empty());
@@ -414,7 +427,7 @@ class ControlApiTest {
     @Test
     void concurrentAddsAreSerializedAndNoneIsLost() throws Exception {
         start(Optional.empty());
-        plane.applyDelay(20);
+        plane.watchForOverlap(20);
         List<CompletableFuture<Response>> calls = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
             String body = "{\"name\": \"c" + i + "\", \"backend\": \"null\", \"size\": \"1GiB\", \"export\": {\"nvme\":"
@@ -440,10 +453,17 @@ class ControlApiTest {
         plane.addSession(new SessionInfo("iscsi:1", "iscsi", "iqn.1994-05.com.redhat:host,isid=0x23d000000001",
                 "iqn.2026-11.io.blocktarget:ram-4k", List.of("127.0.0.1:3260 -> 127.0.0.1:50000"),
                 Map.of("MaxBurstLength", "262144")));
+        Map<String, Long> commands = new java.util.LinkedHashMap<>();
+        commands.put("EXECUTING", 3L);
+        commands.put("DONE", 120L);
         plane.addSession(new SessionInfo("nvme:2", "nvme", "nqn.2014-08.org.nvmexpress:uuid:x", "", List.of(),
-                Map.of()));
+                Map.of(), commands));
         JsonArray sessions = fixture.get("/v1/sessions").json().getJsonArray("sessions");
         assertThat(sessions).hasSize(2);
+        // issue 27: the commands by state, in the transport's order
+        assertThat(sessions.getJsonObject(1).getJsonObject("commands").encode())
+                .isEqualTo("{\"EXECUTING\":3,\"DONE\":120}");
+        assertThat(sessions.getJsonObject(0).getJsonObject("commands").isEmpty()).isTrue();
         assertThat(sessions.getJsonObject(0).getJsonObject("parameters").getString("MaxBurstLength"))
                 .isEqualTo("262144");
         assertThat(fixture.call(HttpMethod.DELETE, "/v1/sessions/iscsi:1", null).status()).isEqualTo(204);
@@ -461,7 +481,10 @@ class ControlApiTest {
     @Test
     void metricsArePrometheusTextWithPerLunFamilies() throws Exception {
         start(Optional.empty());
-        plane.addSession(new SessionInfo("nvme:1", "nvme", "h", "s", List.of(), Map.of()));
+        plane.addSession(new SessionInfo("nvme:1", "nvme", "h", "s", List.of(), Map.of(),
+                Map.of("EXECUTING", 2L, "DONE", 7L)));
+        plane.addSession(new SessionInfo("nvme:2", "nvme", "h", "s", List.of(), Map.of(),
+                Map.of("EXECUTING", 1L, "DONE", 0L)));
         try (CountingBlockDevice device = CountingBlockDevice.wrap(new RamBlockDevice("ram-4k",
                 new BlockGeometry(4096, 4096, 16), false, new MemoryBudget(1 << 20)))) {
             CompletableFuture<Void> done = new CompletableFuture<>();
@@ -485,7 +508,9 @@ class ControlApiTest {
                     "blocktarget_lun_latency_seconds_count{lun=\"ram-4k\",op=\"read\"} 2",
                     "blocktarget_lun_latency_seconds_bucket{lun=\"ram-4k\",op=\"read\",le=\"+Inf\"} 2",
                     "blocktarget_lun_size_bytes{lun=\"ram-16k\"} 1.073741824E9",
-                    "blocktarget_sessions{protocol=\"nvme\"} 1.0",
+                    "blocktarget_sessions{protocol=\"nvme\"} 2.0",
+                    "blocktarget_commands{protocol=\"nvme\",state=\"EXECUTING\"} 3.0",
+                    "blocktarget_commands{protocol=\"nvme\",state=\"DONE\"} 7.0",
                     "blocktarget_sessions{protocol=\"iscsi\"} 0.0",
                     "blocktarget_luns 4.0");
             assertThat(lines).anyMatch(l -> l.startsWith("blocktarget_memory_budget_bytes "));

@@ -29,7 +29,9 @@ public final class InMemoryControlPlane implements ControlPlane {
     private final AtomicInteger concurrent = new AtomicInteger();
     private volatile int maxConcurrent;
     private volatile ControlException refuseNext;
-    private volatile long applyDelayMillis;
+    private volatile long overlapWindowMillis;
+    /** Signalled when an apply starts while another runs: what {@link #watchForOverlap} waits for. */
+    private final Object overlap = new Object();
     private final java.util.Map<String, io.blocktarget.block.fault.LunFaults> faults =
             new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -57,9 +59,13 @@ public final class InMemoryControlPlane implements ControlPlane {
         refuseNext = e;
     }
 
-    /** Each apply takes this long (to let concurrent calls overlap if they were not serialized). */
-    public void applyDelay(long millis) {
-        applyDelayMillis = millis;
+    /**
+     * Each apply stays open until another apply overlaps it or {@code millis} pass. That no two applies ever overlap
+     * can only be watched for a while; an overlap (the bug) ends the watch at once and shows in
+     * {@link #maxConcurrentApplies}, and serialized applies each wait the window out.
+     */
+    public void watchForOverlap(long millis) {
+        overlapWindowMillis = millis;
     }
 
     public void addSession(SessionInfo session) {
@@ -96,7 +102,7 @@ public final class InMemoryControlPlane implements ControlPlane {
 
     @Override
     public Optional<io.blocktarget.block.fault.LunFaults> faults(String name) {
-        return lun(name).map(l -> faults.computeIfAbsent(name, n -> new io.blocktarget.block.fault.LunFaults()));
+        return lun(name).map(l -> faults.computeIfAbsent(name, n -> new io.blocktarget.block.fault.LunFaults(new io.blocktarget.time.ManualClock())));
     }
 
     @Override
@@ -124,8 +130,15 @@ public final class InMemoryControlPlane implements ControlPlane {
         int now = concurrent.incrementAndGet();
         maxConcurrent = Math.max(maxConcurrent, now);
         try {
-            if (applyDelayMillis > 0) {
-                Thread.sleep(applyDelayMillis); // widens the window a missing serialization would show in
+            if (overlapWindowMillis > 0) {
+                synchronized (overlap) {
+                    overlap.notifyAll(); // an apply already running sees this one
+                    long deadline = System.nanoTime() + overlapWindowMillis * 1_000_000;
+                    long left;
+                    while (maxConcurrent < 2 && (left = deadline - System.nanoTime()) > 0) {
+                        overlap.wait(Math.max(1, left / 1_000_000));
+                    }
+                }
             }
             ControlException refusal = refuseNext;
             if (refusal != null) {

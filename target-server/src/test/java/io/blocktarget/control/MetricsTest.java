@@ -3,6 +3,7 @@ package io.blocktarget.control;
 import io.blocktarget.block.IoKind;
 import io.blocktarget.block.fault.FaultCommand;
 import io.blocktarget.block.fault.LunFaults;
+import io.blocktarget.block.lun.CommandStats;
 import io.blocktarget.config.ConfigLoader;
 import io.blocktarget.control.ControlClient.Response;
 import io.vertx.core.http.HttpMethod;
@@ -110,6 +111,33 @@ class MetricsTest {
         assertThat(fixture.call(HttpMethod.DELETE, "/v1/luns/ram-16k/faults/bad", (JsonObject) null).status())
                 .isEqualTo(204);
         assertThat(scrape()).doesNotContain("rule=\"bad\"");
+    }
+
+    @Test
+    void endToEndCommandFamiliesArePerLunProtocolAndClass() throws Exception {
+        CommandStats stats = plane.lunState("ram-4k").orElseThrow().commandStats();
+        stats.record(CommandStats.Protocol.NVME, CommandStats.OpClass.READ, 1_500, 4096, true);
+        stats.record(CommandStats.Protocol.NVME, CommandStats.OpClass.READ, 3_000_000, 4096, true);
+        stats.record(CommandStats.Protocol.ISCSI, CommandStats.OpClass.WRITE, 20_000, 8192, false);
+        List<String> lines = scrape().lines().toList();
+        assertThat(lines).contains(
+                "blocktarget_lun_commands_total{class=\"read\",lun=\"ram-4k\",protocol=\"nvme\"} 2.0",
+                "blocktarget_lun_commands_total{class=\"write\",lun=\"ram-4k\",protocol=\"iscsi\"} 1.0",
+                "blocktarget_lun_commands_total{class=\"flush\",lun=\"ram-4k\",protocol=\"iscsi\"} 0.0",
+                "blocktarget_lun_command_errors_total{class=\"write\",lun=\"ram-4k\",protocol=\"iscsi\"} 1.0",
+                "blocktarget_lun_command_bytes_total{direction=\"read\",lun=\"ram-4k\",protocol=\"nvme\"} 8192.0",
+                "blocktarget_lun_command_bytes_total{direction=\"write\",lun=\"ram-4k\",protocol=\"iscsi\"} 0.0",
+                // cumulative buckets: 1.5 µs is in le=2e-6 (not le=1.414e-6), 3 ms in le=0.004096
+                "blocktarget_lun_command_latency_seconds_bucket{lun=\"ram-4k\",protocol=\"nvme\",le=\"1.414E-6\"} 0",
+                "blocktarget_lun_command_latency_seconds_bucket{lun=\"ram-4k\",protocol=\"nvme\",le=\"2.0E-6\"} 1",
+                "blocktarget_lun_command_latency_seconds_bucket{lun=\"ram-4k\",protocol=\"nvme\",le=\"0.002896309\"} 1",
+                "blocktarget_lun_command_latency_seconds_bucket{lun=\"ram-4k\",protocol=\"nvme\",le=\"0.004096\"} 2",
+                "blocktarget_lun_command_latency_seconds_bucket{lun=\"ram-4k\",protocol=\"nvme\",le=\"+Inf\"} 2",
+                "blocktarget_lun_command_latency_seconds_count{lun=\"ram-4k\",protocol=\"nvme\"} 2",
+                "blocktarget_lun_command_latency_seconds_sum{lun=\"ram-4k\",protocol=\"nvme\"} 0.0030015");
+        assertThat(lines.stream().filter(l -> l.startsWith("blocktarget_lun_command_latency_seconds_bucket{lun=\"ram-4k\","
+                + "protocol=\"nvme\"")).count()).isEqualTo(CommandStats.BOUNDS + 1);
+        assertThat(problems(String.join("\n", lines) + "\n")).isEmpty();
     }
 
     @Test

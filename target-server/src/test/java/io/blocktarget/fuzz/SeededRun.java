@@ -53,4 +53,33 @@ public final class SeededRun {
             Files.write(dir.resolve("seed-" + i), PduMutator.concat(seeds.get(i)));
         }
     }
+
+    /**
+     * Every input of a Jazzer {@code @FuzzTest} — its seeds and minimized crashes, the files of
+     * src/test/resources/PACKAGE/{@code CLASS}Inputs/{@code method} — as (file name, bytes), for a plain
+     * parameterized test that replays them without Jazzer's agent (which instruments every class: most of a minute
+     * of the quick tier, issue 26). Fails when there is none: a replay of nothing would pass.
+     */
+    public static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> inputs(Class<?> fuzzTest,
+                                                                                                String method) {
+        String dir = fuzzTest.getSimpleName() + "Inputs/" + method;
+        java.net.URL url = fuzzTest.getResource(dir);
+        if (url == null) {
+            throw new IllegalStateException("no inputs " + dir + " beside " + fuzzTest.getName());
+        }
+        try (java.util.stream.Stream<Path> files = Files.list(Path.of(url.toURI()))) {
+            List<Path> sorted = files.filter(Files::isRegularFile).sorted().toList();
+            if (sorted.isEmpty()) {
+                throw new IllegalStateException("no inputs in " + url);
+            }
+            List<org.junit.jupiter.params.provider.Arguments> out = new java.util.ArrayList<>();
+            for (Path f : sorted) {
+                out.add(org.junit.jupiter.params.provider.Arguments.of(f.getFileName().toString(),
+                        Files.readAllBytes(f)));
+            }
+            return out.stream();
+        } catch (IOException | java.net.URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+    }
 }

@@ -1,6 +1,5 @@
 package io.blocktarget.nvme;
 
-import io.blocktarget.nvme.TestSupport.ManualScheduler;
 import io.blocktarget.nvme.TestSupport.Reply;
 import io.blocktarget.nvme.TestSupport.TestConnection;
 import io.blocktarget.protocol.nvme.AbortCommand;
@@ -8,6 +7,7 @@ import io.blocktarget.protocol.nvme.AdminOpcode;
 import io.blocktarget.protocol.nvme.NvmeStatus;
 import io.blocktarget.protocol.nvme.SglDescriptor;
 import io.blocktarget.protocol.nvme.Sqe;
+import io.blocktarget.time.ManualClock;
 import io.netty.buffer.ByteBuf;
 import org.junit.jupiter.api.Test;
 
@@ -25,7 +25,7 @@ class AbortTest {
 
     private final NvmeSubsystems target = NvmeSubsystems.of(List.of(
                     new NamespaceSpec(NQN, 1, "a", TestSupport.ram("a", 512, 512, 64))),
-            List.of(), NvmeLimits.DEFAULT, new ManualScheduler(), Map.of());
+            List.of(), NvmeLimits.DEFAULT, new ManualClock(), Map.of());
 
     private static Reply abort(TestHost host, int sqid, int cid) {
         return host.admin(new AbortCommand(host.nextCid(), sqid, cid).toSqe());

@@ -2,7 +2,6 @@ package io.blocktarget.nvme;
 
 import io.blocktarget.block.BlockGeometry;
 import io.blocktarget.block.nil.NullBlockDevice;
-import io.blocktarget.nvme.TestSupport.ManualScheduler;
 import io.blocktarget.nvme.TestSupport.Reply;
 import io.blocktarget.protocol.nvme.AdminOpcode;
 import io.blocktarget.protocol.nvme.ControllerRegister;
@@ -11,6 +10,7 @@ import io.blocktarget.protocol.nvme.FeatureId;
 import io.blocktarget.protocol.nvme.NvmeStatus;
 import io.blocktarget.protocol.nvme.SglDescriptor;
 import io.blocktarget.protocol.nvme.Sqe;
+import io.blocktarget.time.ManualClock;
 import io.netty.buffer.ByteBuf;
 import org.junit.jupiter.api.Test;
 
@@ -23,10 +23,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 class AdminStartupTest {
     static final String NQN = "nqn.2026-11.io.blocktarget:ram-4k";
 
-    private final ManualScheduler scheduler = new ManualScheduler();
+    private final ManualClock clock = new ManualClock();
     private final NvmeTarget target = NvmeTargets.create(
             List.of(new NamespaceSpec(NQN, 1, "ram-4k", TestSupport.ram("ram-4k", 4096, 4096, 2048))),
-            List.of(new NvmePort(1, "0.0.0.0", 4420)), NvmeLimits.DEFAULT, scheduler);
+            List.of(new NvmePort(1, "0.0.0.0", 4420)), NvmeLimits.DEFAULT, clock);
 
     @Test
     void linuxAdminStartupSequence() {
@@ -239,7 +239,7 @@ class AdminStartupTest {
     void nullBackendServesTheSameSequence() {
         NvmeTarget nul = NvmeTargets.create(List.of(new NamespaceSpec(NQN, 5, "null0",
                         new NullBlockDevice("null0", new BlockGeometry(512, 4096, 1 << 20), false))),
-                List.of(), NvmeLimits.DEFAULT, scheduler);
+                List.of(), NvmeLimits.DEFAULT, clock);
         TestHost host = TestHost.enabled(nul, NQN);
         ByteBuf id = host.identifyData(0x01, 0);
         assertThat(id.getIntLE(516)).isEqualTo(5); // NN = highest NSID

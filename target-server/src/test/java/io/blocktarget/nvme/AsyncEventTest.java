@@ -1,12 +1,12 @@
 package io.blocktarget.nvme;
 
-import io.blocktarget.nvme.TestSupport.ManualScheduler;
 import io.blocktarget.nvme.TestSupport.Reply;
 import io.blocktarget.protocol.nvme.AdminOpcode;
 import io.blocktarget.protocol.nvme.FeatureId;
 import io.blocktarget.protocol.nvme.NvmeStatus;
 import io.blocktarget.protocol.nvme.SglDescriptor;
 import io.blocktarget.protocol.nvme.Sqe;
+import io.blocktarget.time.ManualClock;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -22,11 +22,11 @@ class AsyncEventTest {
     /** AET 2h (notice), AEI 00h (namespace attribute changed), LID 04h. */
     private static final int NS_CHANGED_DW0 = 0x02 | 0x00 << 8 | 0x04 << 16;
 
-    private final ManualScheduler scheduler = new ManualScheduler();
+    private final ManualClock clock = new ManualClock();
     private final NvmeSubsystems target = NvmeSubsystems.of(List.of(
                     new NamespaceSpec(NQN, 1, "one", TestSupport.ram("one", 512, 512, 64)),
                     new NamespaceSpec(NQN, 2, "two", TestSupport.ram("two", 512, 512, 64))),
-            List.of(new NvmePort(1, "127.0.0.1", 4420)), NvmeLimits.DEFAULT, scheduler, java.util.Map.of());
+            List.of(new NvmePort(1, "127.0.0.1", 4420)), NvmeLimits.DEFAULT, clock, java.util.Map.of());
 
     private record Completed(NvmeStatus status, int dw0) {
     }

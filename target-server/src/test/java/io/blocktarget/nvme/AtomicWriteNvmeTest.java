@@ -5,9 +5,9 @@ import io.blocktarget.block.BlockGeometry;
 import io.blocktarget.block.lun.LunState;
 import io.blocktarget.block.ram.MemoryBudget;
 import io.blocktarget.block.ram.RamBlockDevice;
-import io.blocktarget.nvme.TestSupport.ManualScheduler;
 import io.blocktarget.protocol.nvme.NvmOpcode;
 import io.blocktarget.protocol.nvme.NvmeStatus;
+import io.blocktarget.time.ManualClock;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;
@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class AtomicWriteNvmeTest {
     private static final String NQN = "nqn.2026-11.io.blocktarget:atomic";
-    private final ManualScheduler scheduler = new ManualScheduler();
+    private final ManualClock clock = new ManualClock();
     private final MemoryBudget budget = new MemoryBudget(1L << 30);
 
     private NamespaceSpec spec(long nsid, String name, int lbs, Optional<AtomicWrites> atomic) {
@@ -37,7 +37,7 @@ class AtomicWriteNvmeTest {
     }
 
     private TestHost host(List<NamespaceSpec> specs) {
-        return TestHost.enabled(NvmeTargets.create(specs, List.of(), NvmeLimits.DEFAULT, scheduler), NQN);
+        return TestHost.enabled(NvmeTargets.create(specs, List.of(), NvmeLimits.DEFAULT, clock), NQN);
     }
 
     /** Every logical block size; max and boundary at their largest 0's-based values and just one block. */
@@ -50,7 +50,7 @@ class AtomicWriteNvmeTest {
         assertThat(ns.getUnsignedByte(24)).isEqualTo((short) (1 << 1 | 1 << 4)); // NSFEAT: NSABP, OPTPERF
         assertThat(ns.getUnsignedShortLE(34)).isEqualTo((int) maxBlocks - 1);    // NAWUN
         assertThat(ns.getUnsignedShortLE(36)).isEqualTo((int) maxBlocks - 1);    // NAWUPF
-        assertThat(ns.getUnsignedShortLE(38)).isZero();                          // NACWU: no fused compare and write
+        assertThat(ns.getUnsignedShortLE(38)).isEqualTo((int) maxBlocks - 1);    // NACWU = NAWUN (fused C&W)
         int nabsn = boundaryBlocks == 0 ? 0 : (int) boundaryBlocks - 1;
         assertThat(ns.getUnsignedShortLE(40)).isEqualTo(nabsn);                  // NABSN
         assertThat(ns.getUnsignedShortLE(42)).isZero();                          // NABO
@@ -59,7 +59,7 @@ class AtomicWriteNvmeTest {
         ByteBuf id = host.identifyData(0x01, 0);
         assertThat(id.getUnsignedShortLE(526)).isEqualTo((int) maxBlocks - 1);   // AWUN
         assertThat(id.getUnsignedShortLE(528)).isEqualTo((int) maxBlocks - 1);   // AWUPF
-        assertThat(id.getUnsignedShortLE(532)).isZero();                         // ACWU
+        assertThat(id.getUnsignedShortLE(532)).isEqualTo((int) maxBlocks - 1);   // ACWU
         id.release();
         host.admin.close();
     }
@@ -100,7 +100,8 @@ class AtomicWriteNvmeTest {
         assertThat(linuxNvme(a)).containsExactly(lbs, 16L * lbs, 16L * lbs, 16L * lbs, Math.min(pbs, 16L * lbs), pbs);
         a.release();
         ByteBuf p = host.identifyData(0x00, 2);
-        assertThat(linuxNvme(p)).containsExactly(lbs, lbs, 0, lbs, lbs, pbs);  // PBS only as minimum_io_size
+        // without atomic: the RAM disk's own unit, the physical block (PhysicalBlockNvmeTest)
+        assertThat(linuxNvme(p)).containsExactly(lbs, pbs, pbs == lbs ? 0 : pbs, pbs, pbs, pbs);
         p.release();
         host.admin.close();
         device.close();
@@ -122,7 +123,7 @@ class AtomicWriteNvmeTest {
         assertThat(id.getUnsignedShortLE(528)).isZero();
         id.release();
         ByteBuf plain = mixed.identifyData(0x00, 2);
-        assertThat(plain.getUnsignedByte(24) & 0x2).isZero();                    // no NSABP without atomic:
+        assertThat(plain.getUnsignedByte(24) & 0x2).isZero();                    // no NSABP: LBS = PBS, one block
         plain.release();
         mixed.admin.close();
     }

@@ -1,6 +1,5 @@
 package io.blocktarget.nvme;
 
-import io.blocktarget.nvme.TestSupport.ManualScheduler;
 import io.blocktarget.nvme.TestSupport.Reply;
 import io.blocktarget.nvme.TestSupport.TestConnection;
 import io.blocktarget.protocol.nvme.ControllerRegister;
@@ -9,7 +8,9 @@ import io.blocktarget.protocol.nvme.FabricsCommandType;
 import io.blocktarget.protocol.nvme.NvmeStatus;
 import io.blocktarget.protocol.nvme.SglDescriptor;
 import io.blocktarget.protocol.nvme.Sqe;
+import io.blocktarget.time.ManualClock;
 import io.netty.buffer.Unpooled;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -37,7 +38,7 @@ class AuthenticationTest {
 
     private final NvmeSubsystems target = NvmeSubsystems.of(List.of(
                     new NamespaceSpec(NQN, 1, "a", TestSupport.ram("a", 512, 512, 64))),
-            List.of(), NvmeLimits.DEFAULT, new ManualScheduler(), Map.of());
+            List.of(), NvmeLimits.DEFAULT, new ManualClock(), Map.of());
 
     AuthenticationTest() {
         target.dhchap(NQN, Optional.of(new DhchapKeys(HOST_KEY, Optional.of(CTRL_KEY))));
@@ -158,10 +159,20 @@ class AuthenticationTest {
         return host;
     }
 
+    /** Every hash with the null group and ffdhe2048..4096 (the quick tier). */
     static List<int[]> everyHashAndGroup() {
+        return hashesWithGroups(0, 3);
+    }
+
+    /** Every hash with ffdhe6144 and ffdhe8192: seconds of key generation each (the stress tier). */
+    static List<int[]> everyHashAndLargeGroup() {
+        return hashesWithGroups(4, 5);
+    }
+
+    private static List<int[]> hashesWithGroups(int firstGroup, int lastGroup) {
         List<int[]> all = new ArrayList<>();
         for (int hash = 1; hash <= 3; hash++) {
-            for (int group = 0; group <= 5; group++) {
+            for (int group = firstGroup; group <= lastGroup; group++) {
                 all.add(new int[] {hash, group});
             }
         }
@@ -187,6 +198,17 @@ class AuthenticationTest {
     @ParameterizedTest
     @MethodSource("everyHashAndGroup")
     void everyHashAndGroupAuthenticatesBothWays(int[] hashAndGroup) {
+        authenticatesBothWays(hashAndGroup);
+    }
+
+    @ParameterizedTest
+    @MethodSource("everyHashAndLargeGroup")
+    @Tag("stress")
+    void everyHashAndLargeGroupAuthenticatesBothWays(int[] hashAndGroup) {
+        authenticatesBothWays(hashAndGroup);
+    }
+
+    private void authenticatesBothWays(int[] hashAndGroup) {
         TestHost host = connected();
         Outcome o = authenticate(host.admin, 7, hashAndGroup[0], hashAndGroup[1], HOST_KEY, true);
         assertThat(o.authId()).isEqualTo(Dhchap.ID_SUCCESS1);

@@ -3,13 +3,13 @@ package io.blocktarget.nvme;
 import io.blocktarget.block.BlockGeometry;
 import io.blocktarget.block.BlockDevice;
 import io.blocktarget.block.file.FileBlockDevice;
-import io.blocktarget.nvme.TestSupport.ManualScheduler;
 import io.blocktarget.nvme.TestSupport.Reply;
 import io.blocktarget.protocol.nvme.NvmOpcode;
 import io.blocktarget.protocol.nvme.NvmeStatus;
 import io.blocktarget.protocol.nvme.SglDescriptor;
 import io.blocktarget.protocol.nvme.Sqe;
 import io.blocktarget.protocol.nvme.WriteZeroesCommand;
+import io.blocktarget.time.ManualClock;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -33,7 +33,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class ConcurrentQueuesTest {
     private static final String NQN = "nqn.2026-11.io.blocktarget:file";
-    private final ManualScheduler scheduler = new ManualScheduler();
+    private final ManualClock clock = new ManualClock();
     private final ExecutorService io = Executors.newFixedThreadPool(2);
     private final ExecutorService loops = Executors.newFixedThreadPool(4);
 
@@ -53,7 +53,7 @@ class ConcurrentQueuesTest {
 
     private TestHost hostOf(BlockDevice device) {
         return TestHost.enabled(NvmeTargets.create(List.of(new NamespaceSpec(NQN, 1, "f", device)),
-                List.of(), NvmeLimits.DEFAULT, scheduler), NQN);
+                List.of(), NvmeLimits.DEFAULT, clock), NQN);
     }
 
     @Test
@@ -121,7 +121,7 @@ class ConcurrentQueuesTest {
     @Test
     void concurrentConnectsGetDistinctControllerIds() throws Exception {
         NvmeTarget target = NvmeTargets.create(List.of(new NamespaceSpec(NQN, 1, "r",
-                TestSupport.ram("r", 512, 512, 8))), List.of(), NvmeLimits.DEFAULT, scheduler);
+                TestSupport.ram("r", 512, 512, 8))), List.of(), NvmeLimits.DEFAULT, clock);
         List<Future<ConnectResult>> results = new ArrayList<>();
         for (int i = 0; i < 200; i++) {
             results.add(loops.submit(() -> TestSupport.connect(target, 0, 31, 0, 0xFFFF, NQN, TestSupport.HOST_NQN,
@@ -146,12 +146,12 @@ class ConcurrentQueuesTest {
     void invalidConfigurationsAreRefused() {
         BlockDevice d = TestSupport.ram("x", 512, 512, 8);
         assertThatThrownBy(() -> NvmeTargets.create(List.of(new NamespaceSpec(NQN, 1, "x", d),
-                new NamespaceSpec(NQN, 1, "y", d)), List.of(), NvmeLimits.DEFAULT, scheduler))
+                new NamespaceSpec(NQN, 1, "y", d)), List.of(), NvmeLimits.DEFAULT, clock))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("NSID 1");
         assertThatThrownBy(() -> NvmeTargets.create(List.of(new NamespaceSpec(NQN, 0, "x", d)), List.of(),
-                NvmeLimits.DEFAULT, scheduler)).isInstanceOf(IllegalArgumentException.class);
+                NvmeLimits.DEFAULT, clock)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> NvmeTargets.create(List.of(new NamespaceSpec(
-                "nqn.2014-08.org.nvmexpress.discovery", 1, "x", d)), List.of(), NvmeLimits.DEFAULT, scheduler))
+                "nqn.2014-08.org.nvmexpress.discovery", 1, "x", d)), List.of(), NvmeLimits.DEFAULT, clock))
                 .isInstanceOf(IllegalArgumentException.class);
     }
 }

@@ -1,6 +1,5 @@
 package io.blocktarget.nvme;
 
-import io.blocktarget.nvme.TestSupport.ManualScheduler;
 import io.blocktarget.nvme.TestSupport.Reply;
 import io.blocktarget.nvme.TestSupport.TestConnection;
 import io.blocktarget.protocol.nvme.FeatureId;
@@ -9,6 +8,7 @@ import io.blocktarget.protocol.nvme.DiscoveryLog;
 import io.blocktarget.protocol.nvme.FabricsCommandType;
 import io.blocktarget.protocol.nvme.NvmeStatus;
 import io.blocktarget.protocol.nvme.PropertyCommand;
+import io.blocktarget.time.ManualClock;
 import org.junit.jupiter.api.Test;
 
 import java.util.HashSet;
@@ -25,24 +25,35 @@ class ConnectTest {
     /** IATTR bit 0 (DW0 bit 16): the bad field is in the Connect data. */
     private static final int IN_DATA = 1 << 16;
 
-    private final ManualScheduler scheduler = new ManualScheduler();
+    private final ManualClock clock = new ManualClock();
     private final NvmeTarget target = NvmeSubsystems.of(List.of(
                     new NamespaceSpec(NQN, 1, "a", TestSupport.ram("a", 512, 512, 64)),
                     new NamespaceSpec(LOCKED, 1, "l", TestSupport.ram("l", 512, 512, 64))),
-            List.of(), NvmeLimits.DEFAULT, scheduler,
+            List.of(), NvmeLimits.DEFAULT, clock,
             Map.of(LOCKED, Set.of("nqn.2026-11.org.example:only-this-host")));
 
     private ConnectResult admin(String subnqn, String hostnqn, int sqsize, int cntlid) {
         return TestSupport.connect(target, 0, sqsize, 0, cntlid, subnqn, hostnqn, new TestConnection());
     }
 
+    /**
+     * Connect Invalid Parameters naming SUBNQN, with DNR clear: a subsystem can be added at runtime, so a host's
+     * reconnect may succeed later (a Linux host gives a controller up on DNR: blktests nvme/061, whose target
+     * teardown and setup removes and adds the subsystem while the port stays).
+     */
     @Test
-    void unknownSubsystemNamesSubnqnInTheData() {
+    void unknownSubsystemNamesSubnqnInTheDataAndMayBeRetried() {
         ConnectResult r = admin("nqn.2026-11.io.blocktarget:nope", TestSupport.HOST_NQN, 31, 0xFFFF);
-        assertThat(r.status()).isEqualTo(NvmeStatus.CONNECT_INVALID_PARAMETERS);
-        assertThat(r.status().dnr()).isTrue();
+        assertThat(r.status()).isEqualTo(NvmeStatus.CONNECT_INVALID_PARAMETERS_RETRYABLE);
+        assertThat(r.status().toCqeStatus().sct()).isEqualTo(1);
+        assertThat(r.status().toCqeStatus().sc()).isEqualTo(0x82);
+        assertThat(r.status().dnr()).isFalse();
         assertThat(r.dw0()).isEqualTo(IN_DATA | 256); // IATTR 1, IPO 256 (SUBNQN)
         assertThat(r.queue()).isNull();
+        // a malformed field of the same Connect keeps DNR: sending it again cannot succeed
+        ConnectResult bad = admin(NQN, "host1", 31, 0xFFFF);
+        assertThat(bad.status()).isEqualTo(NvmeStatus.CONNECT_INVALID_PARAMETERS);
+        assertThat(bad.status().dnr()).isTrue();
     }
 
     @Test

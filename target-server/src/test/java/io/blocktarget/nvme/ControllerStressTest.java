@@ -1,10 +1,11 @@
 package io.blocktarget.nvme;
 
-import io.blocktarget.nvme.TestSupport.ManualScheduler;
 import io.blocktarget.nvme.TestSupport.TestConnection;
 import io.blocktarget.protocol.nvme.FeatureId;
 import io.blocktarget.protocol.nvme.NvmeStatus;
+import io.blocktarget.time.ManualClock;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -21,20 +22,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A jcstress-style stress test of {@link Controller}: in each round, one enabled controller sees its four I/O
  * queues connect from four threads (as four event loops do), Keep Alive from a fifth, and its teardown — the admin
- * connection closing, or the keep-alive timer expiring on the scheduler's thread — at the same time. Invariants per
+ * connection closing, or the keep-alive timer expiring on the clock's thread — at the same time. Invariants per
  * round: a Connect either succeeds or is refused with a Connect status, never both, never an exception; every queue
  * that was accepted is terminated exactly once by the teardown (none survives a dead controller, none is told
  * twice); a refused one is never told; the dead controller takes no command and its CNTLID no Connect; and the
  * survivor controller of another host is never touched. Bounded: a fixed number of rounds.
  */
+@Tag("stress")
 class ControllerStressTest {
     private static final String NQN = "nqn.2026-11.io.blocktarget:stress";
     private static final int ROUNDS = 400;
     private static final int QUEUES = 4;
-    private final ManualScheduler scheduler = new ManualScheduler();
+    private final ManualClock clock = new ManualClock();
     private final NvmeTarget target = NvmeTargets.create(
             List.of(new NamespaceSpec(NQN, 1, "stress", TestSupport.ram("stress", 512, 512, 64))),
-            List.of(), NvmeLimits.DEFAULT, scheduler);
+            List.of(), NvmeLimits.DEFAULT, clock);
     private final ExecutorService pool = Executors.newFixedThreadPool(QUEUES + 2);
 
     @AfterEach
@@ -81,7 +83,7 @@ class ControllerStressTest {
                     Thread.onSpinWait();
                 }
                 if (byExpiry) {
-                    scheduler.advance(1000);   // the keep-alive timer fires on this thread
+                    clock.advanceMillis(1000);   // the keep-alive timer fires on this thread
                 } else {
                     host.admin.close();        // the transport saw the admin connection drop
                 }
@@ -91,7 +93,7 @@ class ControllerStressTest {
             teardown.get(30, TimeUnit.SECONDS);
             if (byExpiry) {
                 // a Keep Alive may have restarted the timer just before: let it run out for good
-                scheduler.advance(1000);
+                clock.advanceMillis(1000);
                 assertThat(host.adminConnection.terminations).as("round %d: admin told once", round).hasSize(1);
                 host.admin.close();
             }

@@ -5,7 +5,6 @@ import io.blocktarget.block.BlockGeometry;
 import io.blocktarget.block.UncorrectableBlockDevice;
 import io.blocktarget.block.ram.MemoryBudget;
 import io.blocktarget.block.ram.RamBlockDevice;
-import io.blocktarget.nvme.TestSupport.ManualScheduler;
 import io.blocktarget.nvme.TestSupport.Reply;
 import io.blocktarget.protocol.nvme.CopyCommand;
 import io.blocktarget.protocol.nvme.CopyCommand.SourceRange;
@@ -14,6 +13,7 @@ import io.blocktarget.protocol.nvme.NvmOpcode;
 import io.blocktarget.protocol.nvme.NvmeStatus;
 import io.blocktarget.protocol.nvme.SglDescriptor;
 import io.blocktarget.protocol.nvme.Sqe;
+import io.blocktarget.time.ManualClock;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;
@@ -38,7 +38,7 @@ class CopyTest {
         device = UncorrectableBlockDevice.wrap(new RamBlockDevice("c", new BlockGeometry(lbs, Math.max(lbs, 4096),
                 blocks), false, new MemoryBudget(256L << 20)));
         NvmeTarget target = NvmeSubsystems.of(List.of(new NamespaceSpec(NQN, 1, "c", device)), List.of(),
-                NvmeLimits.DEFAULT, new ManualScheduler(), Map.of());
+                NvmeLimits.DEFAULT, new ManualClock(), Map.of());
         return TestHost.enabled(target, NQN);
     }
 

@@ -5,7 +5,6 @@ import io.blocktarget.block.BlockGeometry;
 import io.blocktarget.block.lun.LunState;
 import io.blocktarget.block.ram.MemoryBudget;
 import io.blocktarget.block.ram.RamBlockDevice;
-import io.blocktarget.nvme.TestSupport.ManualScheduler;
 import io.blocktarget.protocol.nvme.NvmeStatus;
 import io.blocktarget.protocol.scsi.ScsiStatus;
 import io.blocktarget.scsi.ItNexus;
@@ -15,6 +14,7 @@ import io.blocktarget.scsi.ScsiResponse;
 import io.blocktarget.scsi.ScsiTargetDevice;
 import io.blocktarget.scsi.ScsiTargetDevices;
 import io.blocktarget.scsi.TaskAttribute;
+import io.blocktarget.time.ManualClock;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.AfterEach;
@@ -49,7 +49,7 @@ class CrossProtocolAtomicTest {
     private final ScsiTargetDevice scsi = ScsiTargetDevices.create(
             List.of(new LogicalUnitSpec(IQN, 0, "xa", device, state))).get(IQN);
     private final TestHost nvme = TestHost.enabled(NvmeTargets.create(List.of(new NamespaceSpec(NQN, 1, "xa", device,
-            state)), List.of(), NvmeLimits.DEFAULT, new ManualScheduler()), NQN);
+            state)), List.of(), NvmeLimits.DEFAULT, new ManualClock()), NQN);
 
     @AfterEach
     void close() {

@@ -6,7 +6,6 @@ import io.blocktarget.block.BlockRange;
 import io.blocktarget.block.IoCallback;
 import io.blocktarget.block.lun.LunState;
 import io.blocktarget.nvme.ReservationCommandsTest.Host;
-import io.blocktarget.nvme.TestSupport.ManualScheduler;
 import io.blocktarget.protocol.nvme.NvmOpcode;
 import io.blocktarget.protocol.nvme.NvmeStatus;
 import io.blocktarget.protocol.scsi.ScsiStatus;
@@ -17,6 +16,7 @@ import io.blocktarget.scsi.ScsiResponse;
 import io.blocktarget.scsi.ScsiTargetDevice;
 import io.blocktarget.scsi.ScsiTargetDevices;
 import io.blocktarget.scsi.TaskAttribute;
+import io.blocktarget.time.ManualClock;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -46,7 +46,7 @@ class CrossProtocolStateTest {
     private final HeldReads device = new HeldReads(TestSupport.ram("pr", LBS, 4096, 1024));
     private final LunState state = new LunState("pr");
     private final NvmeTarget nvme = NvmeTargets.create(List.of(new NamespaceSpec(ReservationCommandsTest.NQN, 1,
-            "pr", device, state)), List.of(), NvmeLimits.DEFAULT, new ManualScheduler());
+            "pr", device, state)), List.of(), NvmeLimits.DEFAULT, new ManualClock());
     private final ScsiTargetDevice scsi = ScsiTargetDevices.create(
             List.of(new LogicalUnitSpec(IQN, 0, "pr", device, state))).get(IQN);
 

@@ -5,7 +5,6 @@ import io.blocktarget.block.BlockGeometry;
 import io.blocktarget.block.UncorrectableBlockDevice;
 import io.blocktarget.block.ram.MemoryBudget;
 import io.blocktarget.block.ram.RamBlockDevice;
-import io.blocktarget.nvme.TestSupport.ManualScheduler;
 import io.blocktarget.nvme.TestSupport.Reply;
 import io.blocktarget.protocol.nvme.AbortCommand;
 import io.blocktarget.protocol.nvme.LbaRangeCommand;
@@ -13,6 +12,7 @@ import io.blocktarget.protocol.nvme.NvmOpcode;
 import io.blocktarget.protocol.nvme.NvmeStatus;
 import io.blocktarget.protocol.nvme.SglDescriptor;
 import io.blocktarget.protocol.nvme.Sqe;
+import io.blocktarget.time.ManualClock;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;
@@ -33,7 +33,7 @@ class ErrorLogAndSmartTest {
     private final BlockDevice device = UncorrectableBlockDevice.wrap(new RamBlockDevice("e",
             new BlockGeometry(512, 4096, 4096), false, new MemoryBudget(64L << 20)));
     private final NvmeSubsystems target = NvmeSubsystems.of(List.of(new NamespaceSpec(NQN, 1, "e", device)),
-            List.of(), NvmeLimits.DEFAULT, new ManualScheduler(), Map.of());
+            List.of(), NvmeLimits.DEFAULT, new ManualClock(), Map.of());
 
     private static ByteBuf log(TestHost host, int lid, int length) {
         Reply r = host.getLogPage(lid, lid == 2 ? 0xFFFF_FFFF : 0, 0, length, false);

@@ -10,12 +10,12 @@ import io.blocktarget.block.fault.FaultStatus;
 import io.blocktarget.block.fault.FaultTrigger;
 import io.blocktarget.block.fault.LunFaults;
 import io.blocktarget.block.lun.LunState;
-import io.blocktarget.nvme.TestSupport.ManualScheduler;
 import io.blocktarget.nvme.TestSupport.Reply;
 import io.blocktarget.protocol.nvme.AbortCommand;
 import io.blocktarget.protocol.nvme.ControllerRegister;
 import io.blocktarget.protocol.nvme.NvmOpcode;
 import io.blocktarget.protocol.nvme.NvmeStatus;
+import io.blocktarget.time.ManualClock;
 import io.netty.buffer.ByteBuf;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -37,11 +37,12 @@ class FaultRulesNvmeTest {
     private static final String NQN = "nqn.2026-11.io.blocktarget:faults";
     private static final int LBS = 4096;
 
-    private final LunState state = new LunState("f");
+    private final ManualClock clock = new ManualClock();
+    private final LunState state = new LunState("f", null, java.util.Optional.empty(), clock);
     private final LunFaults faults = state.faults();
     private final BlockDevice device = FaultBlockDevice.wrap(TestSupport.ram("f", LBS, LBS, 2048), faults);
     private final NvmeSubsystems target = NvmeSubsystems.of(List.of(new NamespaceSpec(NQN, 1, "f", device, state)),
-            List.of(), NvmeLimits.DEFAULT, new ManualScheduler(), Map.of());
+            List.of(), NvmeLimits.DEFAULT, clock, Map.of());
     private final TestHost host = TestHost.enabled(target, NQN);
     private final NvmeQueue io = host.connectIo(1);
 
@@ -119,24 +120,42 @@ class FaultRulesNvmeTest {
     @Test
     void aDelayedReadCompletesNoSoonerThanTheDelay() {
         add("slow", FaultMatch.ANY, new FaultTrigger.Always(), new FaultAction.Delay(TimeUnit.MILLISECONDS.toNanos(150), 0));
-        long start = System.nanoTime();
-        Reply r = host.read(io, 1, 0, 1, LBS);
+        CompletableFuture<Reply> delayed = submit(0x21, 0);
+        assertThat(delayed).as("waits on the namespace's clock").isNotDone();
+        clock.advance(149, TimeUnit.MILLISECONDS);
+        assertThat(delayed).as("1 ms early").isNotDone();
+        clock.advance(1, TimeUnit.MILLISECONDS);   // dispatches on this thread; the RAM disk completes inline
+        Reply r = delayed.join();
         assertThat(r.status()).isEqualTo(NvmeStatus.SUCCESS);
         r.release();
-        assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(150));
+        assertThat(clock.pending()).isZero();
     }
 
     @Test
     void aThrottledNamespaceMovesNoMoreThanItsBandwidth() {
         add("bw", FaultMatch.ANY, new FaultTrigger.Always(), new FaultAction.Throttle(0, 40L * LBS));
-        long start = System.nanoTime();
+        // 40 blocks/s: a read of 4 blocks costs 100 ms of the namespace's bandwidth
+        List<CompletableFuture<Reply>> reads = new java.util.ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            Reply r = host.read(io, 1, 0, 4, LBS);
+            CompletableFuture<Reply> done = new CompletableFuture<>();
+            io.submit(TestHost.rw(NvmOpcode.READ, 0x40 + i, 1, 0, 4, LBS, false), null,
+                    (status, dw0, dw1, data) -> done.complete(new Reply(status, dw0, dw1, data)));
+            reads.add(done);
+        }
+        assertThat(reads.get(0)).as("the first slot is free").isDone();
+        assertThat(reads.get(1)).isNotDone();
+        clock.advance(99, TimeUnit.MILLISECONDS);
+        assertThat(reads.get(1)).as("1 ms early").isNotDone();
+        clock.advance(1, TimeUnit.MILLISECONDS);
+        assertThat(reads.get(1)).isDone();
+        assertThat(reads.get(2)).isNotDone();
+        clock.advance(100, TimeUnit.MILLISECONDS);
+        for (CompletableFuture<Reply> f : reads) {
+            Reply r = f.join();
             assertThat(r.status()).isEqualTo(NvmeStatus.SUCCESS);
             r.release();
         }
-        assertThat(System.nanoTime() - start).as("3 × 4 blocks at 40 blocks/s: two 100 ms gaps")
-                .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(200));
+        assertThat(clock.pending()).isZero();
     }
 
     @Test

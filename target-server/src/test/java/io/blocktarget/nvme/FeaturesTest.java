@@ -2,7 +2,6 @@ package io.blocktarget.nvme;
 
 import io.blocktarget.block.BlockGeometry;
 import io.blocktarget.block.file.FileBlockDevice;
-import io.blocktarget.nvme.TestSupport.ManualScheduler;
 import io.blocktarget.nvme.TestSupport.Reply;
 import io.blocktarget.protocol.nvme.AdminOpcode;
 import io.blocktarget.protocol.nvme.FeatureId;
@@ -11,6 +10,7 @@ import io.blocktarget.protocol.nvme.SglDescriptor;
 import io.blocktarget.protocol.nvme.Sqe;
 import io.blocktarget.protocol.nvme.NvmOpcode;
 import io.blocktarget.protocol.nvme.WriteZeroesCommand;
+import io.blocktarget.time.ManualClock;
 import io.netty.buffer.ByteBuf;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** Set / Get Features (Base §5.27 / §5.15) on NVM and discovery controllers. */
 class FeaturesTest {
     private static final String NQN = "nqn.2026-11.io.blocktarget:feat";
-    private final ManualScheduler scheduler = new ManualScheduler();
+    private final ManualClock clock = new ManualClock();
     private final ExecutorService io = Executors.newFixedThreadPool(2);
 
     @TempDir
@@ -40,7 +40,7 @@ class FeaturesTest {
     private TestHost ram() {
         return TestHost.enabled(NvmeTargets.create(
                 List.of(new NamespaceSpec(NQN, 1, "r", TestSupport.ram("r", 512, 512, 64))),
-                List.of(), NvmeLimits.DEFAULT, scheduler), NQN);
+                List.of(), NvmeLimits.DEFAULT, clock), NQN);
     }
 
     @Test
@@ -112,7 +112,7 @@ class FeaturesTest {
         FileBlockDevice file = FileBlockDevice.open("f", dir.resolve("f.img"), g,
                 new FileBlockDevice.Options(true, false, false), io);
         TestHost host = TestHost.enabled(NvmeTargets.create(List.of(new NamespaceSpec(NQN, 1, "f", file)),
-                List.of(), NvmeLimits.DEFAULT, scheduler), NQN);
+                List.of(), NvmeLimits.DEFAULT, clock), NQN);
         ByteBuf id = host.identifyData(0x01, 0);
         assertThat((int) id.getUnsignedByte(525)).isEqualTo(0b111); // VWC present, broadcast flush supported
         id.release();
@@ -137,7 +137,7 @@ class FeaturesTest {
         RecordingDevice device = new RecordingDevice(TestSupport.ram("rec", 512, 512, 64));
         NvmeTarget target = NvmeTargets.create(List.of(new NamespaceSpec(NQN, 1, "rec", device),
                 new NamespaceSpec(NQN, 2, "plain", TestSupport.ram("plain", 512, 512, 64))),
-                List.of(), NvmeLimits.DEFAULT, scheduler);
+                List.of(), NvmeLimits.DEFAULT, clock);
         TestHost host = TestHost.enabled(target, NQN);
         NvmeQueue q = host.connectIo(1);
         host.write(q, 1, 1, new byte[512], 512, false);
@@ -155,7 +155,7 @@ class FeaturesTest {
 
     @Test
     void discoveryControllerFeatures() {
-        TestHost host = TestHost.enabled(NvmeTargets.create(List.of(), List.of(), NvmeLimits.DEFAULT, scheduler),
+        TestHost host = TestHost.enabled(NvmeTargets.create(List.of(), List.of(), NvmeLimits.DEFAULT, clock),
                 "nqn.2014-08.org.nvmexpress.discovery");
         assertThat(host.setFeature(FeatureId.KEEP_ALIVE_TIMER, 10_000).status()).isEqualTo(NvmeStatus.SUCCESS);
         assertThat(host.setFeature(FeatureId.ASYNC_EVENT_CONFIGURATION, 1 << 31).status()).isEqualTo(NvmeStatus.SUCCESS);

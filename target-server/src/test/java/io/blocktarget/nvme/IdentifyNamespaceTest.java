@@ -2,9 +2,9 @@ package io.blocktarget.nvme;
 
 import io.blocktarget.block.BlockGeometry;
 import io.blocktarget.block.nil.NullBlockDevice;
-import io.blocktarget.nvme.TestSupport.ManualScheduler;
 import io.blocktarget.nvme.TestSupport.Reply;
 import io.blocktarget.protocol.nvme.NvmeStatus;
+import io.blocktarget.time.ManualClock;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import org.junit.jupiter.api.Test;
@@ -19,10 +19,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** Identify Namespace structures (NVM Command Set §4.1.5, Base §5.17.2) read at their byte offsets. */
 class IdentifyNamespaceTest {
     private static final String NQN = "nqn.2026-11.io.blocktarget:id";
-    private final ManualScheduler scheduler = new ManualScheduler();
+    private final ManualClock clock = new ManualClock();
 
     private TestHost host(List<NamespaceSpec> specs) {
-        return TestHost.enabled(NvmeTargets.create(specs, List.of(), NvmeLimits.DEFAULT, scheduler), NQN);
+        return TestHost.enabled(NvmeTargets.create(specs, List.of(), NvmeLimits.DEFAULT, clock), NQN);
     }
 
     private static NamespaceSpec nul(long nsid, String name, int lbs, int pbs, long blocks) {
@@ -38,14 +38,15 @@ class IdentifyNamespaceTest {
         ByteBuf ns = host.identifyData(0x00, 1);
         assertThat(ns.getLongLE(0)).isEqualTo(blocks);                       // NSZE
         assertThat(ns.getLongLE(8)).isEqualTo(blocks);                       // NCAP
-        assertThat((int) ns.getUnsignedByte(24)).isEqualTo(1 << 4);          // NSFEAT: OPTPERF (no NSABP: no atomics)
+        // NSFEAT: OPTPERF, and NSABP when the null backend's atomic unit (the physical block) is more than one block
+        assertThat((int) ns.getUnsignedByte(24)).isEqualTo(1 << 4 | (blocksPerPhysicalMinusOne == 0 ? 0 : 1 << 1));
         assertThat((int) ns.getUnsignedByte(25)).isZero();                   // NLBAF: one format
         assertThat((int) ns.getUnsignedByte(26)).isZero();                   // FLBAS: format 0
         assertThat((int) ns.getUnsignedByte(30)).isEqualTo(1);               // NMIC: shared
-        assertThat(ns.getUnsignedShortLE(34)).isZero();                      // NAWUN: nothing beyond one block
-        assertThat(ns.getUnsignedShortLE(36)).isZero();                      // NAWUPF (was PBS/LBS - 1: unkept)
-        assertThat(ns.getUnsignedShortLE(40)).isZero();                      // NABSN
-        assertThat(ns.getUnsignedShortLE(44)).isZero();                      // NABSPF
+        assertThat(ns.getUnsignedShortLE(34)).isEqualTo(blocksPerPhysicalMinusOne); // NAWUN: the physical block
+        assertThat(ns.getUnsignedShortLE(36)).isEqualTo(blocksPerPhysicalMinusOne); // NAWUPF (PhysicalBlockNvmeTest)
+        assertThat(ns.getUnsignedShortLE(40)).isEqualTo(blocksPerPhysicalMinusOne); // NABSN
+        assertThat(ns.getUnsignedShortLE(44)).isEqualTo(blocksPerPhysicalMinusOne); // NABSPF
         assertThat(ns.getUnsignedShortLE(64)).isEqualTo(blocksPerPhysicalMinusOne); // NPWG
         assertThat(ns.getUnsignedShortLE(72)).isEqualTo(blocksPerPhysicalMinusOne); // NOWS
         assertThat((int) ns.getUnsignedByte(128 + 2)).isEqualTo(Integer.numberOfTrailingZeros(lbs)); // LBADS

@@ -1,11 +1,11 @@
 package io.blocktarget.nvme;
 
-import io.blocktarget.nvme.TestSupport.ManualScheduler;
 import io.blocktarget.nvme.TestSupport.Reply;
 import io.blocktarget.nvme.TestSupport.TestConnection;
 import io.blocktarget.protocol.nvme.ControllerRegister;
 import io.blocktarget.protocol.nvme.FeatureId;
 import io.blocktarget.protocol.nvme.NvmeStatus;
+import io.blocktarget.time.ManualClock;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -15,10 +15,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** Keep Alive (Base §3.9, §5.24) on a fake clock: expiry tears one controller down and nothing else. */
 class KeepAliveTest {
     private static final String NQN = "nqn.2026-11.io.blocktarget:ka";
-    private final ManualScheduler scheduler = new ManualScheduler();
+    private final ManualClock clock = new ManualClock();
     private final NvmeTarget target = NvmeTargets.create(
             List.of(new NamespaceSpec(NQN, 1, "ka", TestSupport.ram("ka", 512, 512, 64))),
-            List.of(), NvmeLimits.DEFAULT, scheduler);
+            List.of(), NvmeLimits.DEFAULT, clock);
 
     private TestHost enabled(long kato) {
         TestHost host = TestHost.connect(target, NQN, kato);
@@ -35,9 +35,9 @@ class KeepAliveTest {
         doomed.tryConnectIo(2, 31, io2);
         TestHost survivor = enabled(5000);
 
-        scheduler.advance(4000);
+        clock.advanceMillis(4000);
         assertThat(survivor.keepAlive().status()).isEqualTo(NvmeStatus.SUCCESS);
-        scheduler.advance(1000); // doomed reaches KATO; survivor was refreshed at 4 s
+        clock.advanceMillis(1000); // doomed reaches KATO; survivor was refreshed at 4 s
         assertThat(doomed.adminConnection.terminations).hasSize(1).allMatch(r -> r.contains("keep-alive"));
         assertThat(io1.terminations).hasSize(1);
         assertThat(io2.terminations).hasSize(1);
@@ -51,9 +51,9 @@ class KeepAliveTest {
         doomed.admin.close();
         q1.close();
 
-        scheduler.advance(3999); // refreshed at 4 s: expires at 9 s
+        clock.advanceMillis(3999); // refreshed at 4 s: expires at 9 s
         assertThat(survivor.adminConnection.terminations).isEmpty();
-        scheduler.advance(1);
+        clock.advanceMillis(1);
         assertThat(survivor.adminConnection.terminations).hasSize(1);
     }
 
@@ -61,13 +61,13 @@ class KeepAliveTest {
     void keepAliveRestartsTheTimer() {
         TestHost host = enabled(1000);
         for (int i = 0; i < 10; i++) {
-            scheduler.advance(500); // Linux sends Keep Alive every KATO / 2
+            clock.advanceMillis(500); // Linux sends Keep Alive every KATO / 2
             assertThat(host.keepAlive().status()).isEqualTo(NvmeStatus.SUCCESS);
         }
         assertThat(host.adminConnection.terminations).isEmpty();
         // other commands do not count as keep-alive (no Traffic Based Keep Alive)
         for (int i = 0; i < 3; i++) {
-            scheduler.advance(400);
+            clock.advanceMillis(400);
             host.identify(0x01, 0, 0).release();
         }
         assertThat(host.adminConnection.terminations).hasSize(1);
@@ -76,16 +76,16 @@ class KeepAliveTest {
     @Test
     void katoZeroDisablesTheTimerAndSetFeaturesChangesIt() {
         TestHost host = enabled(0);
-        assertThat(scheduler.pending()).isZero();
-        scheduler.advance(3_600_000);
+        assertThat(clock.pending()).isZero();
+        clock.advanceMillis(3_600_000);
         assertThat(host.adminConnection.terminations).isEmpty();
         // Set Features Keep Alive Timer: 250 ms rounds up to the 100 ms granularity (KAS)
         assertThat(host.setFeature(FeatureId.KEEP_ALIVE_TIMER, 250).status()).isEqualTo(NvmeStatus.SUCCESS);
         Reply kato = host.getFeature(FeatureId.KEEP_ALIVE_TIMER, 0, 0);
         assertThat(kato.dw0()).isEqualTo(300);
-        scheduler.advance(299);
+        clock.advanceMillis(299);
         assertThat(host.adminConnection.terminations).isEmpty();
-        scheduler.advance(1);
+        clock.advanceMillis(1);
         assertThat(host.adminConnection.terminations).hasSize(1);
     }
 
@@ -94,15 +94,15 @@ class KeepAliveTest {
         TestHost host = enabled(1050);
         assertThat(host.getFeature(FeatureId.KEEP_ALIVE_TIMER, 0, 0).dw0()).isEqualTo(1100);
         host.admin.close();
-        assertThat(scheduler.pending()).isZero(); // closing cancels the timer
+        assertThat(clock.pending()).isZero(); // closing cancels the timer
     }
 
     @Test
     void discoveryControllerWithoutKatoStillExpires() {
         TestHost host = TestHost.connect(target, "nqn.2014-08.org.nvmexpress.discovery", 0);
-        scheduler.advance(119_999);
+        clock.advanceMillis(119_999);
         assertThat(host.adminConnection.terminations).isEmpty();
-        scheduler.advance(1);
+        clock.advanceMillis(1);
         assertThat(host.adminConnection.terminations).hasSize(1);
     }
 }

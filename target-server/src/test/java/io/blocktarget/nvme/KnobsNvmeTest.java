@@ -7,7 +7,6 @@ import io.blocktarget.config.DeviceKnobs.Command;
 import io.blocktarget.config.DeviceKnobs.Identity;
 import io.blocktarget.config.DeviceKnobs.Limit;
 import io.blocktarget.config.LunFeatures;
-import io.blocktarget.nvme.TestSupport.ManualScheduler;
 import io.blocktarget.nvme.TestSupport.Reply;
 import io.blocktarget.protocol.nvme.AdminOpcode;
 import io.blocktarget.protocol.nvme.FeatureId;
@@ -17,6 +16,7 @@ import io.blocktarget.protocol.nvme.NvmOpcode;
 import io.blocktarget.protocol.nvme.NvmeStatus;
 import io.blocktarget.protocol.nvme.SglDescriptor;
 import io.blocktarget.protocol.nvme.Sqe;
+import io.blocktarget.time.ManualClock;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;
@@ -58,7 +58,7 @@ class KnobsNvmeTest {
     }
 
     private static NvmeSubsystems target(BlockDevice device, DeviceKnobs knobs) {
-        return NvmeSubsystems.of(List.of(spec(device, knobs)), List.of(), NvmeLimits.DEFAULT, new ManualScheduler(),
+        return NvmeSubsystems.of(List.of(spec(device, knobs)), List.of(), NvmeLimits.DEFAULT, new ManualClock(),
                 Map.of());
     }
 

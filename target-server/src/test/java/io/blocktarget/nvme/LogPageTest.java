@@ -1,9 +1,9 @@
 package io.blocktarget.nvme;
 
-import io.blocktarget.nvme.TestSupport.ManualScheduler;
 import io.blocktarget.nvme.TestSupport.Reply;
 import io.blocktarget.nvme.TestSupport.TestConnection;
 import io.blocktarget.protocol.nvme.NvmeStatus;
+import io.blocktarget.time.ManualClock;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;
@@ -20,13 +20,13 @@ class LogPageTest {
     private static final String B = "nqn.2026-11.io.blocktarget:b";
     private static final String DISCOVERY = "nqn.2014-08.org.nvmexpress.discovery";
 
-    private final ManualScheduler scheduler = new ManualScheduler();
+    private final ManualClock clock = new ManualClock();
     private final NvmeTarget target = NvmeTargets.create(List.of(
                     new NamespaceSpec(A, 1, "a1", TestSupport.ram("a1", 512, 4096, 1024)),
                     new NamespaceSpec(A, 2, "a2", TestSupport.ram("a2", 4096, 4096, 1024)),
                     new NamespaceSpec(B, 1, "b1", TestSupport.ram("b1", 512, 512, 1024))),
             List.of(new NvmePort(1, "0.0.0.0", 4420), new NvmePort(2, "10.0.0.7", 8009)),
-            NvmeLimits.DEFAULT, scheduler);
+            NvmeLimits.DEFAULT, clock);
 
     @Test
     void smartCountsCommandsAndDataUnits() {
@@ -145,7 +145,7 @@ class LogPageTest {
         NvmeTarget locked = NvmeSubsystems.of(List.of(
                         new NamespaceSpec(A, 1, "a1", TestSupport.ram("a1", 512, 512, 64)),
                         new NamespaceSpec(B, 1, "b1", TestSupport.ram("b1", 512, 512, 64))),
-                List.of(new NvmePort(1, "::", 4420)), NvmeLimits.DEFAULT, scheduler,
+                List.of(new NvmePort(1, "::", 4420)), NvmeLimits.DEFAULT, clock,
                 java.util.Map.of(B, java.util.Set.of("nqn.2026-11.org.example:someone-else")));
         TestHost host = TestHost.connect(locked, DISCOVERY, 0, new TestConnection("fd00::1", 4420));
         host.propertySet(io.blocktarget.protocol.nvme.ControllerRegister.CC, TestHost.CC_ENABLE);

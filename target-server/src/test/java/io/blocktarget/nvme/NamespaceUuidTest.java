@@ -3,9 +3,9 @@ package io.blocktarget.nvme;
 import io.blocktarget.block.BlockGeometry;
 import io.blocktarget.block.lun.LunState;
 import io.blocktarget.block.nil.NullBlockDevice;
-import io.blocktarget.nvme.TestSupport.ManualScheduler;
 import io.blocktarget.nvme.TestSupport.Reply;
 import io.blocktarget.protocol.nvme.NvmeStatus;
+import io.blocktarget.time.ManualClock;
 import org.junit.jupiter.api.Test;
 
 import java.util.Arrays;
@@ -50,7 +50,7 @@ class NamespaceUuidTest {
     @Test
     void configuredUuidIsTheDescriptor() {
         TestHost host = TestHost.enabled(NvmeTargets.create(List.of(spec(1, "given", Optional.of(GIVEN)),
-                spec(2, "derived", Optional.empty())), List.of(), NvmeLimits.DEFAULT, new ManualScheduler()), NQN);
+                spec(2, "derived", Optional.empty())), List.of(), NvmeLimits.DEFAULT, new ManualClock()), NQN);
         assertThat(HexFormat.of().formatHex(uuidDescriptor(host, 1))).isEqualTo("91fdba0df87b4c25b80fdb7be1418b9e");
         byte[] derived = uuidDescriptor(host, 2);
         assertThat(derived[6] & 0xF0).isEqualTo(0x50); // still the name-based version 5 UUID

@@ -4,7 +4,6 @@ import io.blocktarget.block.BlockGeometry;
 import io.blocktarget.block.nil.NullBlockDevice;
 import io.blocktarget.block.ram.MemoryBudget;
 import io.blocktarget.block.ram.RamBlockDevice;
-import io.blocktarget.nvme.TestSupport.ManualScheduler;
 import io.blocktarget.nvme.TestSupport.Reply;
 import io.blocktarget.protocol.nvme.DatasetManagementCommand.DsmRange;
 import io.blocktarget.protocol.nvme.NvmOpcode;
@@ -13,6 +12,7 @@ import io.blocktarget.protocol.nvme.ReadWriteCommand;
 import io.blocktarget.protocol.nvme.SglDescriptor;
 import io.blocktarget.protocol.nvme.Sqe;
 import io.blocktarget.protocol.nvme.WriteZeroesCommand;
+import io.blocktarget.time.ManualClock;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** The NVM command set over real RAM and null backends: round trips at every LBS and every error path. */
 class NvmIoTest {
     private static final String NQN = "nqn.2026-11.io.blocktarget:io";
-    private final ManualScheduler scheduler = new ManualScheduler();
+    private final ManualClock clock = new ManualClock();
 
     static List<Integer> lbs() {
         return TestSupport.lbsMatrix();
@@ -43,7 +43,7 @@ class NvmIoTest {
     private TestHost host(int lbs, long blocks) {
         NvmeTarget target = NvmeTargets.create(
                 List.of(new NamespaceSpec(NQN, 1, "ram", TestSupport.ram("ram", lbs, Math.max(lbs, 4096), blocks))),
-                List.of(), NvmeLimits.DEFAULT, scheduler);
+                List.of(), NvmeLimits.DEFAULT, clock);
         return TestHost.enabled(target, NQN);
     }
 
@@ -120,7 +120,7 @@ class NvmIoTest {
     void nullBackendCompletesEverything() {
         NvmeTarget target = NvmeTargets.create(List.of(new NamespaceSpec(NQN, 1, "nul",
                         new NullBlockDevice("nul", new BlockGeometry(512, 512, 1000), false))),
-                List.of(), NvmeLimits.DEFAULT, scheduler);
+                List.of(), NvmeLimits.DEFAULT, clock);
         TestHost host = TestHost.enabled(target, NQN);
         NvmeQueue q = host.connectIo(1);
         assertThat(host.write(q, 1, 0, pattern(1024, 3), 512, false).status()).isEqualTo(NvmeStatus.SUCCESS);
@@ -212,7 +212,7 @@ class NvmIoTest {
         NvmeTarget target = NvmeTargets.create(List.of(
                         new NamespaceSpec(NQN, 1, "ro", new RamBlockDevice("ro", g, true, new MemoryBudget(1 << 20))),
                         new NamespaceSpec(NQN, 2, "tiny", new RamBlockDevice("tiny", g, false, new MemoryBudget(65536)))),
-                List.of(), NvmeLimits.DEFAULT, scheduler);
+                List.of(), NvmeLimits.DEFAULT, clock);
         TestHost host = TestHost.enabled(target, NQN);
         NvmeQueue q = host.connectIo(1);
         Reply ro = host.write(q, 1, 0, new byte[4096], 4096, false);

@@ -6,7 +6,6 @@ import io.blocktarget.block.BlockRange;
 import io.blocktarget.block.UncorrectableBlockDevice;
 import io.blocktarget.block.ram.MemoryBudget;
 import io.blocktarget.block.ram.RamBlockDevice;
-import io.blocktarget.nvme.TestSupport.ManualScheduler;
 import io.blocktarget.nvme.TestSupport.Reply;
 import io.blocktarget.protocol.nvme.DatasetManagementCommand.DsmRange;
 import io.blocktarget.protocol.nvme.LbaRangeCommand;
@@ -15,6 +14,7 @@ import io.blocktarget.protocol.nvme.NvmeStatus;
 import io.blocktarget.protocol.nvme.SglDescriptor;
 import io.blocktarget.protocol.nvme.Sqe;
 import io.blocktarget.protocol.nvme.WriteZeroesCommand;
+import io.blocktarget.time.ManualClock;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;
@@ -37,7 +37,7 @@ class NvmMediaTest {
         device = UncorrectableBlockDevice.wrap(new RamBlockDevice("m", new BlockGeometry(lbs, Math.max(lbs, 4096),
                 blocks), readOnly, new MemoryBudget(64L << 20)));
         NvmeTarget target = NvmeSubsystems.of(List.of(new NamespaceSpec(NQN, 1, "m", device)), List.of(),
-                NvmeLimits.DEFAULT, new ManualScheduler(), Map.of());
+                NvmeLimits.DEFAULT, new ManualClock(), Map.of());
         return TestHost.enabled(target, NQN);
     }
 

@@ -9,12 +9,12 @@ import io.blocktarget.block.trace.TraceRecord;
 import io.blocktarget.block.trace.TraceRing;
 import io.blocktarget.block.trace.Tracer;
 import io.blocktarget.config.ConfigLoader;
-import io.blocktarget.nvme.TestSupport.ManualScheduler;
 import io.blocktarget.nvme.TestSupport.Reply;
 import io.blocktarget.protocol.nvme.CqeStatus;
 import io.blocktarget.protocol.nvme.NvmOpcode;
 import io.blocktarget.protocol.nvme.NvmeStatus;
 import io.blocktarget.server.FaultRules;
+import io.blocktarget.time.ManualClock;
 import io.netty.buffer.ByteBuf;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -42,7 +42,7 @@ class RawStatusFaultsNvmeTest {
     private final LunFaults faults = state.faults();
     private final BlockDevice device = FaultBlockDevice.wrap(TestSupport.ram("raw", LBS, LBS, 2048), faults);
     private final NvmeSubsystems target = NvmeSubsystems.of(List.of(new NamespaceSpec(NQN, 1, "raw", device, state)),
-            List.of(), NvmeLimits.DEFAULT, new ManualScheduler(), Map.of());
+            List.of(), NvmeLimits.DEFAULT, new ManualClock(), Map.of());
     private final TestHost host = TestHost.enabled(target, NQN);
     private final NvmeQueue io = host.connectIo(1);
 
@@ -186,7 +186,7 @@ class RawStatusFaultsNvmeTest {
     void theTraceRecordsTheStatusTheHostSaw() throws Exception {
         rule("{\"lba\": \"40\", \"action\": \"status\", \"nvme-status\": \"7/ff\", \"nvme-dnr\": true}");
         rule("{\"lba\": \"41\", \"action\": \"status\", \"nvme-status\": \"2/81\", \"nvme-dnr\": true}");
-        Tracer tracer = new Tracer(16, LBS, LBS, 1 << 20);
+        Tracer tracer = new Tracer(16, LBS, LBS, 1 << 20, state.clock());
         state.startTrace(tracer);
         read(0x61, 40, 1);
         read(0x62, 41, 1);

@@ -2,7 +2,6 @@ package io.blocktarget.nvme;
 
 import io.blocktarget.block.BlockDevice;
 import io.blocktarget.block.lun.LunState;
-import io.blocktarget.nvme.TestSupport.ManualScheduler;
 import io.blocktarget.nvme.TestSupport.Reply;
 import io.blocktarget.nvme.TestSupport.TestConnection;
 import io.blocktarget.protocol.nvme.AdminOpcode;
@@ -20,6 +19,7 @@ import io.blocktarget.protocol.nvme.NvmeStatus;
 import io.blocktarget.protocol.nvme.PropertyCommand;
 import io.blocktarget.protocol.nvme.SglDescriptor;
 import io.blocktarget.protocol.nvme.Sqe;
+import io.blocktarget.time.ManualClock;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.AfterEach;
@@ -47,11 +47,11 @@ class ReservationCommandsTest {
     static final int RELEASE = 0, CLEAR = 1;
     static final int WE = 1, EA = 2, WERO = 3, EARO = 4, WEAR = 5, EAAR = 6;
 
-    private final ManualScheduler scheduler = new ManualScheduler();
+    private final ManualClock clock = new ManualClock();
     private final BlockDevice device = TestSupport.ram("pr", LBS, 4096, 1024);
     private final LunState state = new LunState("pr");
     private final NvmeTarget target = NvmeTargets.create(List.of(new NamespaceSpec(NQN, 1, "pr", device, state)),
-            List.of(), NvmeLimits.DEFAULT, scheduler);
+            List.of(), NvmeLimits.DEFAULT, clock);
 
     @AfterEach
     void close() {
@@ -394,7 +394,7 @@ class ReservationCommandsTest {
     void persistThroughPowerLossWithAStateFile(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
         java.nio.file.Path file = dir.resolve("pr.pr");
         NvmeTarget persistent = NvmeTargets.create(List.of(new NamespaceSpec(NQN, 1, "pr", device,
-                new LunState("pr", file))), List.of(), NvmeLimits.DEFAULT, scheduler);
+                new LunState("pr", file))), List.of(), NvmeLimits.DEFAULT, clock);
         Host h = new Host(persistent, 1);
         Reply ns = h.admin(new IdentifyCommand(h.next(), 1, 0, 0, 0, 0, 0,
                 SglDescriptor.transportDataBlock(4096)).toSqe());
@@ -407,7 +407,7 @@ class ReservationCommandsTest {
         assertThat(file).exists();
         // restart: a new namespace over a new state reading the same file
         NvmeTarget restarted = NvmeTargets.create(List.of(new NamespaceSpec(NQN, 1, "pr", device,
-                new LunState("pr", file))), List.of(), NvmeLimits.DEFAULT, scheduler);
+                new LunState("pr", file))), List.of(), NvmeLimits.DEFAULT, clock);
         Host other = new Host(restarted, 2);
         assertThat(other.read(0)).isEqualTo(NvmeStatus.RESERVATION_CONFLICT);
         Host same = new Host(restarted, 1);

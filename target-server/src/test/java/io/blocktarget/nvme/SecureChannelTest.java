@@ -2,12 +2,12 @@ package io.blocktarget.nvme;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.blocktarget.nvme.TestSupport.ManualScheduler;
 import io.blocktarget.nvme.TestSupport.Reply;
 import io.blocktarget.nvme.TestSupport.TestConnection;
 import io.blocktarget.protocol.nvme.ControllerRegister;
 import io.blocktarget.protocol.nvme.DiscoveryLog;
 import io.blocktarget.protocol.nvme.NvmeStatus;
+import io.blocktarget.time.ManualClock;
 import io.netty.buffer.ByteBuf;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -24,12 +24,12 @@ class SecureChannelTest {
     private static final String ALLOWED = "nqn.2026-11.io.blocktarget:allowed";
     private static final String REQUIRED = "nqn.2026-11.io.blocktarget:required";
 
-    private final ManualScheduler scheduler = new ManualScheduler();
+    private final ManualClock clock = new ManualClock();
     private final NvmeSubsystems target = NvmeSubsystems.of(List.of(
                     new NamespaceSpec(OFF, 1, "o", TestSupport.ram("o", 512, 512, 64)),
                     new NamespaceSpec(ALLOWED, 1, "a", TestSupport.ram("a", 512, 512, 64)),
                     new NamespaceSpec(REQUIRED, 1, "r", TestSupport.ram("r", 512, 512, 64))),
-            List.of(new NvmePort(1, "127.0.0.1", 4420)), NvmeLimits.DEFAULT, scheduler, Map.of());
+            List.of(new NvmePort(1, "127.0.0.1", 4420)), NvmeLimits.DEFAULT, clock, Map.of());
 
     SecureChannelTest() {
         target.secureChannel(ALLOWED, SecureChannel.NOT_REQUIRED);

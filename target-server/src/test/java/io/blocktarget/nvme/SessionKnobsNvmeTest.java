@@ -6,7 +6,6 @@ import io.blocktarget.config.DeviceKnobs;
 import io.blocktarget.config.DeviceKnobs.Limit;
 import io.blocktarget.config.DeviceKnobs.Session;
 import io.blocktarget.config.LunFeatures;
-import io.blocktarget.nvme.TestSupport.ManualScheduler;
 import io.blocktarget.nvme.TestSupport.Reply;
 import io.blocktarget.nvme.TestSupport.TestConnection;
 import io.blocktarget.protocol.nvme.ConnectCommand;
@@ -18,6 +17,7 @@ import io.blocktarget.protocol.nvme.NvmOpcode;
 import io.blocktarget.protocol.nvme.NvmeStatus;
 import io.blocktarget.protocol.nvme.ReadWriteCommand;
 import io.blocktarget.protocol.nvme.SglDescriptor;
+import io.blocktarget.time.ManualClock;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;
@@ -45,7 +45,7 @@ class SessionKnobsNvmeTest {
     }
 
     private static NvmeSubsystems target(BlockDevice device, DeviceKnobs knobs) {
-        return NvmeSubsystems.of(List.of(spec(device, knobs)), List.of(), NvmeLimits.DEFAULT, new ManualScheduler(),
+        return NvmeSubsystems.of(List.of(spec(device, knobs)), List.of(), NvmeLimits.DEFAULT, new ManualClock(),
                 Map.of());
     }
 

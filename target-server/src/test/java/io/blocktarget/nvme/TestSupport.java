@@ -12,9 +12,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.PriorityQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -96,50 +94,6 @@ final class TestSupport {
             } else {
                 answer.run();
             }
-        }
-    }
-
-    /** A fake clock: tasks run when the test advances time past their deadline. */
-    static final class ManualScheduler implements NvmeScheduler {
-        private record Task(long due, long seq, Runnable run, AtomicInteger cancelled) {
-        }
-
-        private final PriorityQueue<Task> tasks = new PriorityQueue<>(
-                Comparator.comparingLong(Task::due).thenComparingLong(Task::seq));
-        private long now;
-        private long seq;
-
-        @Override
-        public synchronized Cancellable schedule(long delayMillis, Runnable task) {
-            Task t = new Task(now + delayMillis, seq++, task, new AtomicInteger());
-            tasks.add(t);
-            return () -> t.cancelled.set(1);
-        }
-
-        void advance(long millis) {
-            long target;
-            synchronized (this) {
-                target = now + millis;
-            }
-            while (true) {
-                Task next;
-                synchronized (this) {
-                    next = tasks.peek();
-                    if (next == null || next.due > target) {
-                        now = target;
-                        return;
-                    }
-                    tasks.poll();
-                    now = next.due;
-                }
-                if (next.cancelled.get() == 0) {
-                    next.run.run();
-                }
-            }
-        }
-
-        synchronized int pending() {
-            return (int) tasks.stream().filter(t -> t.cancelled.get() == 0).count();
         }
     }
 

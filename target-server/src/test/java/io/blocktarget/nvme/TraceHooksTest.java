@@ -9,7 +9,6 @@ import io.blocktarget.block.trace.TraceRing;
 import io.blocktarget.block.trace.TraceStats;
 import io.blocktarget.block.trace.Tracer;
 import io.blocktarget.nvme.ReservationCommandsTest.Host;
-import io.blocktarget.nvme.TestSupport.ManualScheduler;
 import io.blocktarget.protocol.nvme.NvmOpcode;
 import io.blocktarget.protocol.nvme.NvmeStatus;
 import io.blocktarget.protocol.nvme.SglDescriptor;
@@ -21,6 +20,7 @@ import io.blocktarget.scsi.ScsiResponse;
 import io.blocktarget.scsi.ScsiTargetDevice;
 import io.blocktarget.scsi.ScsiTargetDevices;
 import io.blocktarget.scsi.TaskAttribute;
+import io.blocktarget.time.ManualClock;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.AfterEach;
@@ -51,7 +51,7 @@ class TraceHooksTest {
     private final BlockDevice device = TestSupport.ram("tr", LBS, 16384, BLOCKS);
     private final LunState state = new LunState("tr");
     private final NvmeTarget nvme = NvmeTargets.create(List.of(new NamespaceSpec(NQN, 1, "tr", device, state)),
-            List.of(), NvmeLimits.DEFAULT, new ManualScheduler());
+            List.of(), NvmeLimits.DEFAULT, new ManualClock());
     private final ScsiTargetDevice scsi = ScsiTargetDevices.create(
             List.of(new LogicalUnitSpec(IQN, 0, "tr", device, state))).get(IQN);
 
@@ -114,7 +114,7 @@ class TraceHooksTest {
     @Test
     void scsiCommandsAreRecordedWithTheirCdbFieldsAndStatus() {
         ready();
-        Tracer tracer = new Tracer(64, LBS, 16384, 1 << 20);
+        Tracer tracer = new Tracer(64, LBS, 16384, 1 << 20, state.clock());
         state.startTrace(tracer);
         assertThat(scsi(rw10(0x2A, 0x08, 8, 4), new byte[4 * LBS], 1)).isEqualTo(ScsiStatus.GOOD);   // WRITE(10) FUA
         assertThat(scsi(rw16(0x88, 0x10, 8, 4), null, 2)).isEqualTo(ScsiStatus.GOOD);                // READ(16) DPO
@@ -171,7 +171,7 @@ class TraceHooksTest {
     @Test
     void nvmeCommandsAreRecordedWithQueueCidAndStatus() {
         Host host = new Host(nvme, 1);
-        Tracer tracer = new Tracer(64, LBS, 16384, 1 << 20);
+        Tracer tracer = new Tracer(64, LBS, 16384, 1 << 20, state.clock());
         state.startTrace(tracer);
         assertThat(TestSupport.submit(host.io, TestHost.rw(NvmOpcode.WRITE, 0x41, 1, 12, 4, LBS, true),
                 Unpooled.wrappedBuffer(new byte[4 * LBS])).status()).isEqualTo(NvmeStatus.SUCCESS);
@@ -221,7 +221,7 @@ class TraceHooksTest {
         LunState off = new LunState("off");
         NvmeCompletion done = (status, dw0, dw1, data) -> { };
         assertThat(NvmeTrace.wrap(off, new InFlight(), null, 1, null, null, done)).isSameAs(done);
-        off.startTrace(new Tracer(16, 512, 512, 1 << 20));
+        off.startTrace(new Tracer(16, 512, 512, 1 << 20, off.clock()));
         off.stopTrace();
         assertThat(NvmeTrace.wrap(off, new InFlight(), null, 1, null, null, done)).isSameAs(done);
         assertThat(off.tracer()).isNull();
@@ -232,7 +232,7 @@ class TraceHooksTest {
     @Test
     void queueDepthIsTheInFlightCountAtArrival() {
         Host host = new Host(nvme, 2);
-        Tracer tracer = new Tracer(64, LBS, 16384, 1 << 20);
+        Tracer tracer = new Tracer(64, LBS, 16384, 1 << 20, state.clock());
         state.startTrace(tracer);
         InFlight inFlight = state.inFlight();
         assertThat(inFlight.enter()).isTrue();   // two commands of someone else in flight

@@ -10,7 +10,6 @@ import io.blocktarget.block.fault.FaultRule;
 import io.blocktarget.block.fault.FaultTrigger;
 import io.blocktarget.block.fault.LunFaults;
 import io.blocktarget.block.lun.LunState;
-import io.blocktarget.nvme.TestSupport.ManualScheduler;
 import io.blocktarget.nvme.TestSupport.Reply;
 import io.blocktarget.protocol.nvme.AdminOpcode;
 import io.blocktarget.protocol.nvme.ControllerRegister;
@@ -18,6 +17,7 @@ import io.blocktarget.protocol.nvme.NvmOpcode;
 import io.blocktarget.protocol.nvme.NvmeStatus;
 import io.blocktarget.protocol.nvme.SglDescriptor;
 import io.blocktarget.protocol.nvme.Sqe;
+import io.blocktarget.time.ManualClock;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.AfterEach;
@@ -46,9 +46,9 @@ class TransportFaultsNvmeTest {
     private final LunState state = new LunState("x");
     private final LunFaults faults = state.faults();
     private final BlockDevice device = FaultBlockDevice.wrap(TestSupport.ram("x", LBS, LBS, 2048), faults);
-    private final ManualScheduler scheduler = new ManualScheduler();
+    private final ManualClock clock = new ManualClock();
     private final NvmeSubsystems target = NvmeSubsystems.of(List.of(new NamespaceSpec(NQN, 1, "x", device, state)),
-            List.of(), NvmeLimits.DEFAULT, scheduler, Map.of());
+            List.of(), NvmeLimits.DEFAULT, clock, Map.of());
 
     /** A queue's connection that records the connection faults it was handed (and refuses async-logout). */
     static final class Recording implements NvmeHostConnection {
@@ -206,13 +206,13 @@ class TransportFaultsNvmeTest {
         assertThat(read.status()).isEqualTo(NvmeStatus.SUCCESS);
         read.release();
         assertThat(stall.matched()).isZero();
-        scheduler.advance(500);
+        clock.advanceMillis(500);
         CompletableFuture<Reply> first = submitAsync(host.admin, keepAlive(0x71));
         assertThat(first).as("held").isNotDone();
         assertThat(other.matched()).as("another host's rule").isZero();
-        scheduler.advance(499);
+        clock.advanceMillis(499);
         assertThat(host.adminConnection.terminations).isEmpty();
-        scheduler.advance(1); // KATO since CC.EN's Keep Alive restart: the held one did not restart it
+        clock.advanceMillis(1); // KATO since CC.EN's Keep Alive restart: the held one did not restart it
         assertThat(host.adminConnection.terminations).hasSize(1).allMatch(r -> r.contains("keep-alive"));
         assertThat(first.join().status()).as("released with the controller").isEqualTo(NvmeStatus.ABORTED_BY_REQUEST);
         assertThat(stall.hits()).isEqualTo(1);
@@ -224,9 +224,9 @@ class TransportFaultsNvmeTest {
         assertThat(host.propertySet(ControllerRegister.CC, TestHost.CC_ENABLE)).isEqualTo(NvmeStatus.SUCCESS);
         add("ka", FaultMatch.ANY, new FaultTrigger.FirstN(1), new FaultAction.KeepAliveStall());
         CompletableFuture<Reply> held = submitAsync(host.admin, keepAlive(0x72));
-        scheduler.advance(600);
+        clock.advanceMillis(600);
         assertThat(host.keepAlive().status()).as("the second one: answered").isEqualTo(NvmeStatus.SUCCESS);
-        scheduler.advance(900);
+        clock.advanceMillis(900);
         assertThat(host.adminConnection.terminations).as("restarted at 600 ms").isEmpty();
         host.admin.close(); // the admin connection goes: the held Keep Alive with it
         assertThat(held.join().status()).isEqualTo(NvmeStatus.ABORTED_BY_REQUEST);

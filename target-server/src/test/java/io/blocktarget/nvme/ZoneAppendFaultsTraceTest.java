@@ -15,7 +15,6 @@ import io.blocktarget.block.trace.TraceRecord;
 import io.blocktarget.block.trace.TraceRing;
 import io.blocktarget.block.trace.Tracer;
 import io.blocktarget.block.zoned.ZonedBlockDevice;
-import io.blocktarget.nvme.TestSupport.ManualScheduler;
 import io.blocktarget.nvme.TestSupport.Reply;
 import io.blocktarget.protocol.nvme.ControllerRegister;
 import io.blocktarget.protocol.nvme.NvmeStatus;
@@ -25,6 +24,7 @@ import io.blocktarget.protocol.nvme.ZoneManagementReceiveCommand;
 import io.blocktarget.protocol.nvme.ZoneManagementReceiveCommand.ReportingOption;
 import io.blocktarget.protocol.nvme.ZoneManagementSendCommand;
 import io.blocktarget.protocol.nvme.ZoneManagementSendCommand.Action;
+import io.blocktarget.time.ManualClock;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.AfterEach;
@@ -56,7 +56,7 @@ class ZoneAppendFaultsTraceTest {
     private final Zones zones = zoned.zones().orElseThrow();
     private final BlockDevice device = FaultBlockDevice.wrap(zoned, state.faults());
     private final TestHost host = TestHost.connect(NvmeTargets.create(List.of(new NamespaceSpec(NQN, 1, "zns", device,
-            state)), List.of(), NvmeLimits.DEFAULT, new ManualScheduler()), NQN, 0);
+            state)), List.of(), NvmeLimits.DEFAULT, new ManualClock()), NQN, 0);
     private final NvmeQueue io;
 
     ZoneAppendFaultsTraceTest() {
@@ -114,7 +114,7 @@ class ZoneAppendFaultsTraceTest {
 
     @Test
     void zoneAppendIsTracedAtTheLbaItWroteAndZoneCommandsAsZoneManagement() {
-        Tracer tracer = new Tracer(64, LBS, LBS, 1 << 20);
+        Tracer tracer = new Tracer(64, LBS, LBS, 1 << 20, state.clock());
         state.startTrace(tracer);
         Reply first = append(2 * ZSZE, 3, 1);
         Reply second = append(2 * ZSZE, 2, 4);

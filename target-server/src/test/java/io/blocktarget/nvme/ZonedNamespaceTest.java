@@ -5,7 +5,6 @@ import io.blocktarget.block.ZoneCondition;
 import io.blocktarget.block.ZoneLayout;
 import io.blocktarget.block.Zones;
 import io.blocktarget.block.zoned.ZonedBlockDevice;
-import io.blocktarget.nvme.TestSupport.ManualScheduler;
 import io.blocktarget.nvme.TestSupport.Reply;
 import io.blocktarget.protocol.nvme.AdminOpcode;
 import io.blocktarget.protocol.nvme.ControllerRegister;
@@ -21,6 +20,7 @@ import io.blocktarget.protocol.nvme.ZoneManagementReceiveCommand;
 import io.blocktarget.protocol.nvme.ZoneManagementReceiveCommand.ReportingOption;
 import io.blocktarget.protocol.nvme.ZoneManagementSendCommand;
 import io.blocktarget.protocol.nvme.ZoneManagementSendCommand.Action;
+import io.blocktarget.time.ManualClock;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;
@@ -47,7 +47,7 @@ class ZonedNamespaceTest {
     private static final int ZCAP = 12;
     private static final int ZONES = 8;
 
-    private final ManualScheduler scheduler = new ManualScheduler();
+    private final ManualClock clock = new ManualClock();
     private Zones zones;
     private NvmeQueue io;
 
@@ -61,7 +61,7 @@ class ZonedNamespaceTest {
         zones = zoned.zones().orElseThrow();
         NvmeTarget target = NvmeTargets.create(List.of(new NamespaceSpec(NQN, 1, "zns", zoned),
                 new NamespaceSpec(NQN, 2, "plain", TestSupport.ram("plain", lbs, lbs, 64))), List.of(),
-                NvmeLimits.DEFAULT, scheduler);
+                NvmeLimits.DEFAULT, clock);
         TestHost host = TestHost.connect(target, NQN, 0);
         assertThat(host.propertySet(ControllerRegister.CC, cc)).isEqualTo(NvmeStatus.SUCCESS);
         io = host.connectIo(1);
@@ -128,7 +128,7 @@ class ZonedNamespaceTest {
     @Test
     void capAdvertisesIoCommandSetsAndCcSelectsThem() {
         TestHost host = TestHost.connect(NvmeTargets.create(List.of(new NamespaceSpec(NQN, 1, "p",
-                TestSupport.ram("p", 512, 512, 64))), List.of(), NvmeLimits.DEFAULT, scheduler), NQN, 0);
+                TestSupport.ram("p", 512, 512, 64))), List.of(), NvmeLimits.DEFAULT, clock), NQN, 0);
         ControllerRegister.Cap cap = ControllerRegister.Cap.decode(host.propertyGet(ControllerRegister.CAP));
         assertThat(cap.css()).isEqualTo(0b0100_0001); // bit 37 NVM, bit 43 I/O Command Sets; not bit 44 admin only
         assertThat(host.propertySet(ControllerRegister.CC, CC_ALL_SETS)).isEqualTo(NvmeStatus.SUCCESS);
@@ -623,7 +623,7 @@ class ZonedNamespaceTest {
         ZonedBlockDevice zoned = new ZonedBlockDevice(ram, ZoneLayout.of(4, 4));
         zones = zoned.zones().orElseThrow();
         TestHost host = TestHost.connect(NvmeTargets.create(List.of(new NamespaceSpec(NQN, 1, "many", zoned)),
-                List.of(), NvmeLimits.DEFAULT, scheduler), NQN, 0);
+                List.of(), NvmeLimits.DEFAULT, clock), NQN, 0);
         assertThat(host.propertySet(ControllerRegister.CC, CC_ALL_SETS)).isEqualTo(NvmeStatus.SUCCESS);
         for (int k = 0; k < 511; k++) {
             assertThat(zones.setReadOnly(k)).isNull();
@@ -662,7 +662,7 @@ class ZonedNamespaceTest {
         BlockDevice ram = TestSupport.ram("conv", 4096, 4096, 64);
         ZonedBlockDevice zoned = new ZonedBlockDevice(ram, ZoneLayout.of(16, 16).withConventionalZones(1));
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> NvmeTargets.create(
-                        List.of(new NamespaceSpec(NQN, 1, "conv", zoned)), List.of(), NvmeLimits.DEFAULT, scheduler))
+                        List.of(new NamespaceSpec(NQN, 1, "conv", zoned)), List.of(), NvmeLimits.DEFAULT, clock))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("conventional zones");
     }
 }

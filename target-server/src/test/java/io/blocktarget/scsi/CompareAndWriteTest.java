@@ -124,12 +124,10 @@ class CompareAndWriteTest {
             byte[] x = Scsi.pattern(10, 4096);
             byte[] y = Scsi.pattern(11, 4096);
             io.hold();
-            CompletableFuture<Scsi.Reply> write = CompletableFuture.supplyAsync(() -> run(target, A, 0, ten(0x2A, 0, 3, 1), x));
-            io.awaitHeld();
-            CompletableFuture<Scsi.Reply> cas = CompletableFuture.supplyAsync(
-                    () -> run(target, B, 0, caw(3, 1), ReadWriteTest.concat(x, y)));
-            Thread.sleep(200);
-            assertThat(cas).isNotDone();
+            CompletableFuture<Scsi.Reply> write = Scsi.start(target, A, 0, ten(0x2A, 0, 3, 1), x);
+            io.awaitHeld();                                        // the WRITE's I/O is held: it holds block 3
+            CompletableFuture<Scsi.Reply> cas = Scsi.start(target, B, 0, caw(3, 1), ReadWriteTest.concat(x, y));
+            assertThat(cas).as("start returned: the CAW waits for the range lock").isNotDone();
             assertThat(io.submittedWhileHeld()).isZero();          // CAW did not even start reading
             io.release();
             write.get(10, TimeUnit.SECONDS).assertGood();
@@ -137,12 +135,10 @@ class CompareAndWriteTest {
             assertThat(run(target, A, 0, ten(0x28, 0, 3, 1), null).data()).isEqualTo(y);
             // and a write overlapping a COMPARE AND WRITE in flight waits for it
             io.hold();
-            CompletableFuture<Scsi.Reply> cas2 = CompletableFuture.supplyAsync(
-                    () -> run(target, A, 0, caw(3, 1), ReadWriteTest.concat(y, x)));
+            CompletableFuture<Scsi.Reply> cas2 = Scsi.start(target, A, 0, caw(3, 1), ReadWriteTest.concat(y, x));
             io.awaitHeld();                                             // CAW's read is held
-            CompletableFuture<Scsi.Reply> write2 = CompletableFuture.supplyAsync(
-                    () -> run(target, B, 0, ten(0x2A, 0, 3, 1), y));
-            Thread.sleep(200);
+            CompletableFuture<Scsi.Reply> write2 = Scsi.start(target, B, 0, ten(0x2A, 0, 3, 1), y);
+            assertThat(write2).as("start returned: the WRITE waits for the range lock").isNotDone();
             assertThat(io.submittedWhileHeld()).isZero();
             io.release();
             cas2.get(10, TimeUnit.SECONDS).assertGood();

@@ -13,6 +13,7 @@ import io.blocktarget.block.fault.LunFaults;
 import io.blocktarget.block.lun.LunState;
 import io.blocktarget.block.zoned.ZonedBlockDevice;
 import io.blocktarget.protocol.scsi.ScsiStatus;
+import io.blocktarget.time.ManualClock;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.AfterEach;
@@ -40,7 +41,8 @@ class FaultRulesScsiTest {
     private static final int READ_10 = 0x28;
     private static final int WRITE_10 = 0x2A;
 
-    private final LunState state = new LunState("faulty");
+    private final ManualClock clock = new ManualClock();
+    private final LunState state = new LunState("faulty", null, java.util.Optional.empty(), clock);
     private final LunFaults faults = state.faults();
     private final BlockDevice ram = Scsi.ram("faulty", LBS, LBS, 2048L * LBS);
     private final BlockDevice device = FaultBlockDevice.wrap(ram, faults);
@@ -173,35 +175,37 @@ class FaultRulesScsiTest {
     }
 
     @Test
-    void aDelayedCommandCompletesNoSoonerThanTheDelay() throws InterruptedException {
+    void aDelayedCommandCompletesNoSoonerThanTheDelay() {
         byte[] data = Scsi.pattern(9, LBS);
         write(3, data).assertGood();
         add("slow", FaultMatch.ANY.withKinds(EnumSet.of(IoKind.READ)), new FaultTrigger.Always(),
                 new FaultAction.Delay(TimeUnit.MILLISECONDS.toNanos(200), 0));
-        long start = System.nanoTime();
-        assertThat(read(A, 3, 1).assertGood().data()).isEqualTo(data);
-        assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(200));
-        // the task leaves the task set on the timer's thread just after its response: wait for that thread's next
-        // task (it runs one at a time), so the tear-down's count is not a race
-        java.util.concurrent.CountDownLatch timerPassed = new java.util.concurrent.CountDownLatch(1);
-        io.blocktarget.block.fault.FaultTimer.schedule(timerPassed::countDown, 0);
-        assertThat(timerPassed.await(30, TimeUnit.SECONDS)).isTrue();
+        CompletableFuture<ScsiResponse> delayed = submit(A, 1, 3);
+        assertThat(delayed).as("waits on the LUN's clock").isNotDone();
+        assertThat(target.unit(0).tasksInExecution()).isEqualTo(1);
+        clock.advance(199, TimeUnit.MILLISECONDS);
+        assertThat(delayed).as("1 ms early").isNotDone();
+        clock.advance(1, TimeUnit.MILLISECONDS);   // runs the command on this thread (a RAM disk completes inline)
+        assertThat(delayed).isCompletedWithValueMatching(r -> r.status() == ScsiStatus.GOOD);
+        assertThat(clock.pending()).isZero();
     }
 
     @Test
-    void aThrottledLunStartsCommandsNoFasterThanItsIops() throws InterruptedException {
+    void aThrottledLunStartsCommandsNoFasterThanItsIops() {
         add("slow", FaultMatch.ANY.withKinds(EnumSet.of(IoKind.READ)), new FaultTrigger.Always(),
                 new FaultAction.Throttle(10, 0));
-        long start = System.nanoTime();
-        for (int i = 0; i < 3; i++) {
-            read(A, i, 1).assertGood();
-        }
-        assertThat(System.nanoTime() - start).as("3 commands at 10 IOPS: two 100 ms gaps")
-                .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(200));
+        List<CompletableFuture<ScsiResponse>> reads = List.of(submit(A, 1, 0), submit(A, 2, 1), submit(A, 3, 2));
+        assertThat(reads.get(0)).as("the first slot is free").isDone();
+        assertThat(reads.get(1)).isNotDone();
         write(0, new byte[LBS]).assertGood(); // not a read: not throttled
-        java.util.concurrent.CountDownLatch timerPassed = new java.util.concurrent.CountDownLatch(1);
-        io.blocktarget.block.fault.FaultTimer.schedule(timerPassed::countDown, 0);
-        assertThat(timerPassed.await(30, TimeUnit.SECONDS)).isTrue();
+        clock.advance(99, TimeUnit.MILLISECONDS);
+        assertThat(reads.get(1)).as("10 IOPS: 100 ms apart").isNotDone();
+        clock.advance(1, TimeUnit.MILLISECONDS);
+        assertThat(reads.get(1)).isDone();
+        assertThat(reads.get(2)).isNotDone();
+        clock.advance(100, TimeUnit.MILLISECONDS);
+        assertThat(reads).allSatisfy(r -> assertThat(r).isCompletedWithValueMatching(x -> x.status() == ScsiStatus.GOOD));
+        assertThat(clock.pending()).isZero();
     }
 
     /** A command whose completion the test keeps. */

@@ -10,6 +10,7 @@ import io.blocktarget.block.file.FileBlockDevice;
 import io.blocktarget.block.ram.MemoryBudget;
 import io.blocktarget.block.ram.RamBlockDevice;
 import io.blocktarget.protocol.scsi.ScsiStatus;
+import io.blocktarget.time.ManualClock;
 import io.netty.buffer.ByteBuf;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -304,52 +305,14 @@ class SanitizeCommandTest {
         }
     }
 
-    /** A clock and timer the test moves by hand (sanitize-duration without waiting for it). */
-    static final class ManualPacer implements SbcSanitize.Pacer {
-        private long now = 1_000_000_000L;
-        private final List<long[]> due = new java.util.ArrayList<>();
-        private final List<Runnable> tasks = new java.util.ArrayList<>();
-
-        @Override
-        public synchronized long nanoTime() {
-            return now;
-        }
-
-        @Override
-        public synchronized void schedule(Runnable task, long delayNanos) {
-            due.add(new long[] {now + delayNanos});
-            tasks.add(task);
-        }
-
-        synchronized int pending() {
-            return tasks.size();
-        }
-
-        /** Moves the clock and runs (on this thread) what became due. */
-        void advance(long nanos) {
-            List<Runnable> run = new java.util.ArrayList<>();
-            synchronized (this) {
-                now += nanos;
-                for (int i = tasks.size() - 1; i >= 0; i--) {
-                    if (due.get(i)[0] <= now) {
-                        run.add(0, tasks.remove(i));
-                        due.remove(i);
-                    }
-                }
-            }
-            run.forEach(Runnable::run);
-        }
-    }
-
     private static final long SECOND = 1_000_000_000L;
 
     /** A unit with {@code sanitize-duration: 10s} on a manual clock; A and B past their POWER ON. */
-    private static ScsiTarget paced(RamBlockDevice device, ManualPacer pacer) {
+    private static ScsiTarget paced(RamBlockDevice device, ManualClock clock) {
         ScsiTarget target = ScsiTargetDevices.createTargets(List.of(new LogicalUnitSpec(Scsi.TARGET, 0, device.name(),
-                device, new io.blocktarget.block.lun.LunState(device.name()),
+                device, new io.blocktarget.block.lun.LunState(device.name(), null, java.util.Optional.empty(), clock),
                 io.blocktarget.config.LunFeatures.NONE.withKnobs(io.blocktarget.config.DeviceKnobs.DEFAULTS
                         .withSanitizeDurationNanos(java.util.Optional.of(10 * SECOND)))))).get(Scsi.TARGET);
-        target.unit(0).sanitizePacer(pacer);
         Scsi.ready(target, A, 0);
         Scsi.ready(target, B, 0);
         return target;
@@ -362,22 +325,22 @@ class SanitizeCommandTest {
 
     @Test
     void aSanitizeDurationKeepsTheUnitNotReadyWithProgressUntilItHasPassed() {
-        ManualPacer pacer = new ManualPacer();
+        ManualClock pacer = new ManualClock();
         RamBlockDevice device = Scsi.ram("paced", 4096, 4096, 4 << 20);
         ScsiTarget target = paced(device, pacer);
         try {
             Scsi.run(target, A, 0, ten(WRITE_10, 0, 0, 1), Scsi.pattern(3, 4096)).assertGood();
             Scsi.run(target, A, 0, sanitize(IMMED | BLOCK_ERASE, 0), null).assertGood();
             assertThat(requestSense(target, B)).containsExactly(0x2, 0x04, 0x1B, 0x80_0000);  // swept, no time yet
-            pacer.advance(10 * SECOND / 4);
+            pacer.advanceNanos(10 * SECOND / 4);
             assertThat(requestSense(target, B)).containsExactly(0x2, 0x04, 0x1B, 0x80_4000);  // a quarter
             Scsi.run(target, B, 0, Scsi.testUnitReady(), null).assertCheck(0x2, 0x04, 0x1B);
             Scsi.run(target, A, 0, ten(READ_10, 0, 0, 1), null).assertCheck(0x2, 0x04, 0x1B);
-            pacer.advance(10 * SECOND / 2);
+            pacer.advanceNanos(10 * SECOND / 2);
             assertThat(requestSense(target, A)).containsExactly(0x2, 0x04, 0x1B, 0x80_C000);
-            pacer.advance(10 * SECOND / 4 - 1);
+            pacer.advanceNanos(10 * SECOND / 4 - 1);
             Scsi.run(target, B, 0, Scsi.testUnitReady(), null).assertCheck(0x2, 0x04, 0x1B);  // 1 ns short
-            pacer.advance(1);
+            pacer.advanceNanos(1);
             assertThat(pacer.pending()).isZero();
             Scsi.run(target, B, 0, Scsi.testUnitReady(), null).assertGood();
             assertThat(Scsi.run(target, A, 0, ten(READ_10, 0, 0, 1), null).assertGood().data()).isEqualTo(new byte[4096]);
@@ -388,7 +351,7 @@ class SanitizeCommandTest {
                 Thread.onSpinWait();
             }
             assertThat(waiting).isNotDone();
-            pacer.advance(10 * SECOND);
+            pacer.advanceNanos(10 * SECOND);
             waiting.join().assertGood();
         } finally {
             device.close();
@@ -405,7 +368,7 @@ class SanitizeCommandTest {
     void theOperationGoesOnThroughAbortResetAndNexusLoss() {
         for (TaskManagementFunction function : new TaskManagementFunction[] {TaskManagementFunction.ABORT_TASK,
                 TaskManagementFunction.LOGICAL_UNIT_RESET, TaskManagementFunction.TARGET_RESET, null}) {
-            ManualPacer pacer = new ManualPacer();
+            ManualClock pacer = new ManualClock();
             RamBlockDevice device = Scsi.ram("survives", 4096, 4096, 4 << 20);
             ScsiTarget target = paced(device, pacer);
             try {
@@ -432,7 +395,7 @@ class SanitizeCommandTest {
                     }
                     r.assertCheck(0x2, 0x04, 0x1B);
                 }
-                pacer.advance(10 * SECOND);
+                pacer.advanceNanos(10 * SECOND);
                 Scsi.run(target, B, 0, Scsi.testUnitReady(), null).assertGood();
                 assertThat(device.allocatedBytes()).isZero();
             } finally {

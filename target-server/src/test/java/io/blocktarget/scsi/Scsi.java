@@ -113,6 +113,36 @@ final class Scsi {
         }
     }
 
+    /**
+     * Starts a command on this thread and returns as soon as it completed or must wait — for a range lock, for I/O
+     * held back — so a test can see it waiting without sleeping; the reply comes on whichever thread completes it.
+     */
+    static CompletableFuture<Reply> start(ScsiTargetDevice target, ItNexus nexus, long lun, byte[] cdb,
+                                          byte[] dataOut) {
+        byte[] padded = new byte[Math.max(16, cdb.length)];
+        System.arraycopy(cdb, 0, padded, 0, cdb.length);
+        ByteBuf cdbBuf = Unpooled.wrappedBuffer(padded);
+        ByteBuf out = dataOut == null ? null : Unpooled.directBuffer(dataOut.length).writeBytes(dataOut);
+        CompletableFuture<Reply> reply = new CompletableFuture<>();
+        target.execute(new ScsiCommand(nexus, lun, cdbBuf, TaskAttribute.SIMPLE, 1,
+                dataOut == null ? 1 << 20 : dataOut.length, out), r -> {
+            try {
+                Reply done = new Reply(r.status(), take(r.dataIn()), take(r.senseData()), r.transferLength());
+                cdbBuf.release();
+                if (out != null) {
+                    assertThat(out.refCnt()).as("data-out still owned by the transport").isEqualTo(1);
+                    out.release();
+                }
+                if (!reply.complete(done)) {
+                    throw new AssertionError("completed twice");
+                }
+            } catch (RuntimeException | AssertionError e) {
+                reply.completeExceptionally(e);
+            }
+        });
+        return reply;
+    }
+
     private static byte[] take(ByteBuf buf) {
         if (buf == null) {
             return null;

@@ -25,7 +25,7 @@ class ScsiTraceTest {
         ScsiCommand command = new ScsiCommand(Scsi.A, 0, Unpooled.wrappedBuffer(new byte[16]), TaskAttribute.SIMPLE,
                 1, 0, null);
         assertThat(ScsiTrace.wrap(off, new InFlight(), command, done)).isSameAs(done);
-        off.startTrace(new Tracer(16, 512, 512, 1 << 20));
+        off.startTrace(new Tracer(16, 512, 512, 1 << 20, off.clock()));
         assertThat(ScsiTrace.wrap(off, new InFlight(), command, done)).isNotSameAs(done);
         off.stopTrace();
         assertThat(ScsiTrace.wrap(off, new InFlight(), command, done)).isSameAs(done);
@@ -35,7 +35,7 @@ class ScsiTraceTest {
     @Test
     void zbcCommandsAreZoneManagementAtTheirZone() {
         LunState state = new LunState("z");
-        Tracer tracer = new Tracer(16, 4096, 4096, 1 << 20);
+        Tracer tracer = new Tracer(16, 4096, 4096, 1 << 20, state.clock());
         state.startTrace(tracer);
         byte[] report = ByteBuffer.allocate(16).put((byte) 0x95).put((byte) 0x00).putLong(0x8000).putInt(4096)
                 .array();
@@ -70,7 +70,7 @@ class ScsiTraceTest {
     @Test
     void orWriteIsAWrite() {
         LunState state = new LunState("o");
-        Tracer tracer = new Tracer(16, 4096, 4096, 1 << 20);
+        Tracer tracer = new Tracer(16, 4096, 4096, 1 << 20, state.clock());
         state.startTrace(tracer);
         byte[] cdb = ByteBuffer.allocate(16).put((byte) 0x8B).put((byte) 0x08).putLong(77).putInt(3).array();
         ScsiCommand command = new ScsiCommand(Scsi.A, 0, Unpooled.wrappedBuffer(cdb), TaskAttribute.SIMPLE, 1, 3 * 512,

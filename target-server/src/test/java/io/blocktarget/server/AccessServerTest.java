@@ -30,6 +30,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -51,6 +52,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code access:} from a config directory to the wire: the server started from files refuses an iSCSI login
  * without CHAP, accepts one with the right (mutual) CHAP response, and refuses NVMe Connects from hosts not listed.
  */
+@Tag("loopback")
 class AccessServerTest {
     private static final String TARGET = "iqn.2026-11.io.blocktarget:secure";
     private static final String SUBSYSTEM = "nqn.2026-11.io.blocktarget:secure";

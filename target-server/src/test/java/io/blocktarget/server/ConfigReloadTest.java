@@ -8,6 +8,7 @@ import io.blocktarget.nvme.NvmePort;
 import io.blocktarget.nvme.NvmeSubsystems;
 import io.blocktarget.server.ControlPlane.ApplyResult;
 import io.blocktarget.server.ControlPlane.ControlException;
+import io.blocktarget.time.ManualClock;
 import io.blocktarget.transport.iscsi.IscsiSettings;
 import io.blocktarget.transport.iscsi.IscsiTransport;
 import org.junit.jupiter.api.AfterEach;
@@ -42,7 +43,8 @@ class ConfigReloadTest {
 
     private final MemoryBudget budget = new MemoryBudget(64L << 20);
     /** A transport without sockets: what the registry sets on it is what logins would see. */
-    private final IscsiTransport iscsi = IscsiTransport.create(null, List.of(), IscsiSettings.defaults());
+    private final IscsiTransport iscsi = IscsiTransport.create(null, List.of(), IscsiSettings.defaults(),
+            new ManualClock());
     private Registry registry;
     private final List<String> logged = new CopyOnWriteArrayList<>();
     private final Handler capture = new Handler() {
@@ -67,8 +69,9 @@ class ConfigReloadTest {
         lun("a", "backend: ram\nsize: 1MiB\n");
         ServerConfig server = ConfigLoader.load(dir).server();
         NvmeSubsystems nvme = NvmeSubsystems.of(List.of(), List.of(new NvmePort(1, "127.0.0.1", 4420)),
-                NvmeLimits.DEFAULT, (delay, task) -> () -> { }, Map.of());
-        registry = new Registry(server, Optional.of(dir), budget, Registry.opener(budget, Runnable::run), iscsi, nvme);
+                NvmeLimits.DEFAULT, new ManualClock(), Map.of());
+        registry = new Registry(server, Optional.of(dir), budget, Registry.opener(budget, Runnable::run), iscsi, nvme,
+                new ManualClock());
         registry.reload();
         Logger.getLogger("blocktarget.server").addHandler(capture);
     }

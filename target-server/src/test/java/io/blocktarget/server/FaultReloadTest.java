@@ -8,6 +8,7 @@ import io.blocktarget.block.ram.MemoryBudget;
 import io.blocktarget.config.ConfigLoader;
 import io.blocktarget.config.LunConfig;
 import io.blocktarget.server.ControlPlane.ApplyResult;
+import io.blocktarget.time.ManualClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -25,7 +26,7 @@ class FaultReloadTest {
     private final Registry registry = new Registry(ConfigLoader.embeddedDefault().server(), Optional.empty(), budget,
             Registry.opener(budget, Runnable::run), null,
             io.blocktarget.nvme.NvmeSubsystems.of(List.of(), List.of(new io.blocktarget.nvme.NvmePort(1, "127.0.0.1",
-                    4420)), io.blocktarget.nvme.NvmeLimits.DEFAULT, (delay, task) -> () -> { }, java.util.Map.of()));
+                    4420)), io.blocktarget.nvme.NvmeLimits.DEFAULT, new ManualClock(), java.util.Map.of()), new ManualClock());
 
     @AfterEach
     void close() {

@@ -13,6 +13,7 @@ import io.blocktarget.block.nil.NullBlockDevice;
 import io.blocktarget.config.ConfigLoader;
 import io.blocktarget.config.FaultRuleConfig;
 import io.blocktarget.config.LunConfig;
+import io.blocktarget.time.ManualClock;
 import org.junit.jupiter.api.Test;
 
 import java.util.Arrays;
@@ -85,7 +86,7 @@ class FaultRulesTest {
                 {"backend": "null", "size": "1MiB", "logical-block-size": 4096,
                  "faults": [{"ops": ["read"], "lba": "10-19", "action": "medium-error"}, {"action": "corrupt-read"}]}""",
                 Optional.empty(), ConfigLoader.embeddedDefault().server(), List.of());
-        LunState state = Lun.stateFor(config);
+        LunState state = Lun.stateFor(config, new ManualClock());
         assertThat(state.faults().rules()).extracting(r -> r.rule().id()).containsExactly("f1", "f2");
         assertThat(state.faults().rules().getFirst().origin()).isEqualTo(config.features().faults().getFirst());
         assertThat(state.faults().command(new FaultCommand(FaultCommand.Protocol.SCSI, IoKind.READ, 0x28, 15, 1,

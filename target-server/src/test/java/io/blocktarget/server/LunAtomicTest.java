@@ -6,6 +6,7 @@ import io.blocktarget.config.AtomicConfig;
 import io.blocktarget.config.BackendKind;
 import io.blocktarget.config.LunConfig;
 import io.blocktarget.config.LunFeatures;
+import io.blocktarget.time.ManualClock;
 import org.junit.jupiter.api.Test;
 
 import java.util.Optional;
@@ -22,9 +23,9 @@ class LunAtomicTest {
     @Test
     void bytesBecomeLogicalBlocks() {
         LunFeatures features = LunFeatures.NONE.withAtomic(Optional.of(new AtomicConfig(65536, 131072, 8192, 4096)));
-        assertThat(Lun.stateFor(lun(4096, features)).atomicWrites()).contains(new AtomicWrites(16, 32, 2, 1));
+        assertThat(Lun.stateFor(lun(4096, features), new ManualClock()).atomicWrites()).contains(new AtomicWrites(16, 32, 2, 1));
         assertThat(Lun.stateFor(lun(16384, LunFeatures.NONE.withAtomic(Optional.of(
-                new AtomicConfig(262144, 0, 16384, 16384))))).atomicWrites()).contains(new AtomicWrites(16, 0, 1, 1));
-        assertThat(Lun.stateFor(lun(4096, LunFeatures.NONE)).atomicWrites()).isEmpty();
+                new AtomicConfig(262144, 0, 16384, 16384)))), new ManualClock()).atomicWrites()).contains(new AtomicWrites(16, 0, 1, 1));
+        assertThat(Lun.stateFor(lun(4096, LunFeatures.NONE), new ManualClock()).atomicWrites()).isEmpty();
     }
 }

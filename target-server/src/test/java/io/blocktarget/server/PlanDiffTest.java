@@ -261,6 +261,7 @@ class PlanDiffTest {
                 case Step.SetTargetAccess t -> 5;
                 case Step.SetSubsystemAccess t -> 5;
                 case Step.Retune t -> 6;
+                case Step.SetPaths p -> 6;
                 case Step.Export x -> 7;
                 case Step.RemoveTarget t -> 8;
                 case Step.RemoveSubsystem t -> 8;

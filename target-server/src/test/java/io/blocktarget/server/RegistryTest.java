@@ -23,6 +23,7 @@ import io.blocktarget.scsi.TaskAttribute;
 import io.blocktarget.server.ControlPlane.ApplyOptions;
 import io.blocktarget.server.ControlPlane.ApplyResult;
 import io.blocktarget.server.ControlPlane.ControlException;
+import io.blocktarget.time.ManualClock;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.AfterEach;
@@ -78,8 +79,8 @@ class RegistryTest {
             return result;
         };
         NvmeSubsystems nvme = NvmeSubsystems.of(List.of(), List.of(new NvmePort(1, "127.0.0.1", 4420)),
-                NvmeLimits.DEFAULT, (delay, task) -> () -> { }, Map.of());
-        return new Registry(server, Optional.empty(), budget, opener, null, nvme);
+                NvmeLimits.DEFAULT, new ManualClock(), Map.of());
+        return new Registry(server, Optional.empty(), budget, opener, null, nvme, new ManualClock());
     }
 
     @AfterEach

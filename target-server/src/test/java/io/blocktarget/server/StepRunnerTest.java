@@ -16,6 +16,7 @@ import io.blocktarget.nvme.NvmeSubsystems;
 import io.blocktarget.nvme.SubsystemAccess;
 import io.blocktarget.server.ControlPlane.ApplyOptions;
 import io.blocktarget.server.ControlPlane.ControlException;
+import io.blocktarget.time.ManualClock;
 import io.blocktarget.transport.iscsi.Chap;
 import io.blocktarget.transport.iscsi.IscsiSettings;
 import io.blocktarget.transport.iscsi.IscsiTransport;
@@ -78,9 +79,10 @@ class StepRunnerTest {
 
     /** A runtime whose registry starts under {@code start} (as the server's starts under its configuration's). */
     private Runtime runtime(ServerConfig start) {
-        IscsiTransport iscsi = IscsiTransport.create(null, List.of(), IscsiSettings.defaults());
+        ManualClock clock = new ManualClock();
+        IscsiTransport iscsi = IscsiTransport.create(null, List.of(), IscsiSettings.defaults(), clock);
         NvmeSubsystems nvme = NvmeSubsystems.of(List.of(), List.of(new NvmePort(1, "127.0.0.1", 4420)),
-                NvmeLimits.DEFAULT, (delay, task) -> () -> { }, Map.of());
+                NvmeLimits.DEFAULT, clock, Map.of());
         Registry.BackendOpener real = Registry.opener(budget, Runnable::run);
         Registry registry = new Registry(start, Optional.empty(), budget, c -> {
             if (failOpen.contains(c.name())) {
@@ -90,7 +92,7 @@ class StepRunnerTest {
                     n -> refuseResize.getOrDefault(c.name(), x -> false).test(n));
             opened.add(device);
             return device;
-        }, iscsi, nvme);
+        }, iscsi, nvme, clock);
         registries.add(registry);
         return new Runtime(registry, iscsi, nvme);
     }

@@ -8,6 +8,7 @@ import io.blocktarget.config.IscsiExport;
 import io.blocktarget.config.LunConfig;
 import io.blocktarget.config.NvmeExport;
 import io.blocktarget.config.ServerConfig;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,6 +25,7 @@ import java.util.Optional;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+@Tag("loopback")
 class TargetServerTest {
     private static final String LOOPBACK = "127.0.0.1";
 

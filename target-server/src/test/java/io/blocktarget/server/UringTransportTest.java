@@ -10,6 +10,7 @@ import io.blocktarget.config.LunConfig;
 import io.blocktarget.config.NvmeExport;
 import io.blocktarget.config.ServerConfig;
 import io.blocktarget.control.ControlServer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,6 +36,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * (which Vert.x 5.0's own io_uring transport refuses); poll mode and -Dblocktarget.io-uring=off keep epoll and say
  * that O_DIRECT I/O takes worker threads, and why.
  */
+@Tag("loopback")
 class UringTransportTest {
     private static final String LOOPBACK = "127.0.0.1";
 

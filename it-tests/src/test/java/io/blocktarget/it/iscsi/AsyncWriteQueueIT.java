@@ -4,6 +4,7 @@ import io.blocktarget.protocol.iscsi.ResidualFlag;
 import io.blocktarget.transport.iscsi.IscsiSettings;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -17,6 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * of 32 KiB to a 4 KiB LUN, each sent as soon as the CmdSN window allows, with the negotiated ImmediateData /
  * FirstBurstLength, then the initiator waits for all. Every one must end GOOD, and the data must be on the LUN.
  */
+@Tag("loopback")
 class AsyncWriteQueueIT {
     private static final String FILE = LoopbackTarget.FILE_TARGET;
     private static final int WRITES = 1000;

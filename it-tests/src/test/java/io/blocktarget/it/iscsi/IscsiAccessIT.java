@@ -5,6 +5,7 @@ import io.blocktarget.transport.iscsi.Chap;
 import io.blocktarget.transport.iscsi.IscsiSettings;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.Map;
@@ -20,6 +21,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * too), a target with an initiator list refuses others with 0202 (RFC 7143 §11.13.5) and hides itself from their
  * SendTargets; a refused login leaves the running session's I/O alone.
  */
+@Tag("loopback")
 class IscsiAccessIT {
     private static final String LISTED = targetName(4096);
     private static final String STRANGER = "iqn.2026-11.org.example:stranger";

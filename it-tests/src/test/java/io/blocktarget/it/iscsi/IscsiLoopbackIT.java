@@ -9,6 +9,7 @@ import io.blocktarget.transport.iscsi.Chap;
 import io.blocktarget.transport.iscsi.IscsiSettings;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -28,6 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The iSCSI transport over loopback with the Java test initiator and the real SCSI device server on RAM LUNs. */
+@Tag("loopback")
 class IscsiLoopbackIT {
     private static final String CHAP_TARGET = targetName(2048);
     private static LoopbackTarget server;

@@ -8,6 +8,7 @@ import io.blocktarget.block.ram.RamBlockDevice;
 import io.blocktarget.scsi.LogicalUnitSpec;
 import io.blocktarget.scsi.ScsiTargetDevice;
 import io.blocktarget.scsi.ScsiTargetDevices;
+import io.blocktarget.time.SystemClock;
 import io.blocktarget.transport.iscsi.IscsiSettings;
 import io.blocktarget.transport.iscsi.IscsiTransport;
 import io.vertx.core.Vertx;
@@ -34,6 +35,7 @@ final class LoopbackTarget implements AutoCloseable {
     static final long LUN_BYTES = 64L * 1024 * 1024;
 
     private final Vertx vertx;
+    private final SystemClock clock = new SystemClock("loopback-iscsi-timer");
     private final NetServer server;
     private final IscsiTransport transport;
     /** A file LUN: its I/O completes on worker threads, so completions hop back to the event loop. */
@@ -73,7 +75,7 @@ final class LoopbackTarget implements AutoCloseable {
         units.add(new LogicalUnitSpec(FILE_TARGET, 0, "file-4096", fileDevice));
         Map<String, ScsiTargetDevice> targets = ScsiTargetDevices.create(units);
         vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(2));
-        transport = IscsiTransport.create(vertx, targets.values(), settings);
+        transport = IscsiTransport.create(vertx, targets.values(), settings, clock);
         server = vertx.createNetServer(new NetServerOptions().setHost("127.0.0.1").setPort(0).setTcpNoDelay(true))
                 .connectHandler(transport::accept);
         server.listen().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
@@ -92,6 +94,7 @@ final class LoopbackTarget implements AutoCloseable {
         transport.close();
         server.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
         vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        clock.close();
         for (BlockDevice d : devices) {
             d.close();
         }

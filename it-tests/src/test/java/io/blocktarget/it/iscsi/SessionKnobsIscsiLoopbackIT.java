@@ -2,6 +2,7 @@ package io.blocktarget.it.iscsi;
 
 import io.blocktarget.config.ConfigLoader;
 import io.blocktarget.server.TargetServer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,6 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * MaxBurstLength / FirstBurstLength (§13.13, §13.14) and opens a CmdSN window of its queue depth (§4.2.2.1); a
  * target without knobs keeps the server's values; a write larger than a burst still arrives intact.
  */
+@Tag("loopback")
 class SessionKnobsIscsiLoopbackIT {
     private static final String KNOB = "iqn.2026-11.io.blocktarget:knob";
     private static final String PLAIN = "iqn.2026-11.io.blocktarget:plain";

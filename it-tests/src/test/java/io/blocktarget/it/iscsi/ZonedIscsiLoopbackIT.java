@@ -7,6 +7,7 @@ import io.blocktarget.block.ram.RamBlockDevice;
 import io.blocktarget.block.zoned.ZonedBlockDevice;
 import io.blocktarget.scsi.LogicalUnitSpec;
 import io.blocktarget.scsi.ScsiTargetDevices;
+import io.blocktarget.time.SystemClock;
 import io.blocktarget.transport.iscsi.IscsiSettings;
 import io.blocktarget.transport.iscsi.IscsiTransport;
 import io.vertx.core.Vertx;
@@ -15,6 +16,7 @@ import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetServerOptions;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.net.InetSocketAddress;
@@ -28,11 +30,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A host-managed zoned RAM LUN over the iSCSI transport on loopback, driven by the Java test initiator: REPORT
  * ZONES, a write at the write pointer, an unaligned write refused with its ZBC sense, RESET WRITE POINTER.
  */
+@Tag("loopback")
 class ZonedIscsiLoopbackIT {
     private static final String TARGET = "iqn.2026-11.io.blocktarget:zoned-4096";
     private static final int LBS = 4096;
     private static final long ZONE = 1024;           // 4 MiB zones, 16 of them, zone 0 conventional
     private static Vertx vertx;
+    private static final SystemClock clock = new SystemClock("zoned-iscsi-timer");
     private static NetServer server;
     private static IscsiTransport transport;
     private static ZonedBlockDevice device;
@@ -43,7 +47,7 @@ class ZonedIscsiLoopbackIT {
                 new MemoryBudget(1L << 30)), new ZoneLayout(ZONE, ZONE, 1, 4, 0, 0, 1, true));
         vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(2));
         transport = IscsiTransport.create(vertx, ScsiTargetDevices.create(
-                List.of(new LogicalUnitSpec(TARGET, 0, "zoned-4096", device))).values(), IscsiSettings.defaults());
+                List.of(new LogicalUnitSpec(TARGET, 0, "zoned-4096", device))).values(), IscsiSettings.defaults(), clock);
         server = vertx.createNetServer(new NetServerOptions().setHost("127.0.0.1").setPort(0))
                 .connectHandler(transport::accept);
         server.listen().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
@@ -54,6 +58,7 @@ class ZonedIscsiLoopbackIT {
         transport.close();
         server.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
         vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        clock.close();
         device.close();
     }
 

@@ -4,6 +4,7 @@ import io.blocktarget.config.ConfigLoader;
 import io.blocktarget.control.ControlServer;
 import io.blocktarget.protocol.nvme.IdentifyCommand;
 import io.blocktarget.server.TargetServer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,6 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * subsystem blktests names is there at once with one namespace carrying the UUID blktests passed, only blktests' host
  * may connect; {@code cleanup} takes it away again, and the LUN file written back to luns.d with it.
  */
+@Tag("loopback")
 class BlktestsHookIT {
     private static final Path REPO = Path.of(System.getProperty("blocktarget.repo", "..")).toAbsolutePath().normalize();
     private static final Path JAR = Path.of(System.getProperty("blocktarget.jar", "../target-server/target/blocktarget.jar"))

@@ -1,10 +1,12 @@
 package io.blocktarget.it.nvme;
 
+import io.blocktarget.it.ProcessOutput;
 import io.blocktarget.it.iscsi.IscsiTestInitiator;
 import io.blocktarget.protocol.nvme.ConnectData;
 import io.blocktarget.protocol.nvme.LbaRangeCommand;
 import io.blocktarget.protocol.nvme.NvmOpcode;
 import io.blocktarget.protocol.nvme.NvmeStatus;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,6 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * blocktarget process serves the same bytes — written through one protocol, read through the other,
  * both ways, at a 16 KiB logical block on a 64 KiB physical block.
  */
+@Tag("loopback")
 class CrossProtocolIT {
     private static final int LBS = 16384;
 
@@ -68,11 +71,10 @@ class CrossProtocolIT {
                 "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-Xmx256m", "-jar",
                 Path.of(System.getProperty("blocktarget.jar")).toAbsolutePath().toString(),
                 "serve", "--config", config.toString()));
-        Process server = new ProcessBuilder(cmd).redirectErrorStream(true)
-                .redirectOutput(tmp.resolve("server.log").toFile()).start();
+        Process server = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        ProcessOutput output = ProcessOutput.follow(server, tmp.resolve("server.log"));
         try {
-            awaitListening(iscsiPort, server);
-            awaitListening(nvmePort, server);
+            output.await(line -> line.startsWith("portals: "), Duration.ofSeconds(60)); // printed once they listen
             byte[] viaIscsi = pattern(4 * LBS, 1);
             byte[] viaNvme = pattern(3 * LBS, 2);
 
@@ -118,7 +120,7 @@ class CrossProtocolIT {
         } finally {
             server.toHandle().destroy();
             assertThat(server.waitFor(60, TimeUnit.SECONDS)).isTrue();
-            String log = Files.readString(tmp.resolve("server.log"));
+            String log = output.awaitEnd(Duration.ofSeconds(30));
             assertThat(server.exitValue()).as(log).isZero();
             assertThat(log).doesNotContain("LEAK", "Exception in thread");
         }
@@ -129,18 +131,5 @@ class CrossProtocolIT {
         boolean descriptor = (sense[0] & 0x7E) == 0x72;
         return descriptor ? List.of(sense[1] & 0xF, sense[2] & 0xFF, sense[3] & 0xFF)
                 : List.of(sense[2] & 0xF, sense[12] & 0xFF, sense[13] & 0xFF);
-    }
-
-    private static void awaitListening(int port, Process server) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (System.nanoTime() < deadline) {
-            assertThat(server.isAlive()).as("server exited early").isTrue();
-            try (java.net.Socket s = new java.net.Socket(InetAddress.getLoopbackAddress(), port)) {
-                return;
-            } catch (IOException e) {
-                Thread.sleep(200);
-            }
-        }
-        throw new AssertionError("nothing listens on " + port);
     }
 }

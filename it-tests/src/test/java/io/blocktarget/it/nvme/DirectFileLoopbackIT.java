@@ -1,11 +1,13 @@
 package io.blocktarget.it.nvme;
 
 import io.blocktarget.block.file.UringFileBlockDevice;
+import io.blocktarget.it.ProcessOutput;
 import io.blocktarget.it.iscsi.IscsiTestInitiator;
 import io.blocktarget.protocol.nvme.ConnectData;
 import io.blocktarget.protocol.nvme.NvmOpcode;
 import io.blocktarget.protocol.nvme.ReadWriteCommand;
 import io.blocktarget.protocol.nvme.Sqe;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -33,6 +35,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * every byte written — plain, FUA, through either protocol, small and large — reads back through both protocols and
  * is in the file itself after a flush, and the start-up line says which path is in use.
  */
+@Tag("loopback")
 class DirectFileLoopbackIT {
     private static final int LBS = 4096;
     private static final String IQN = "iqn.2026-11.io.blocktarget:direct";
@@ -86,12 +89,12 @@ class DirectFileLoopbackIT {
                 Path.of(System.getProperty("blocktarget.jar")).toAbsolutePath().toString(),
                 "serve", "--config", config.toString()));
         Path log = tmp.resolve("server-" + ioUring + ".log");
-        Process server = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Process server = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        ProcessOutput output = ProcessOutput.follow(server, log);
         try {
-            awaitListening(iscsiPort, server);
-            awaitListening(nvmePort, server);
-            awaitLine(log, "serving 1 LUNs", server);
-            String started = Files.readString(log);
+            output.await(line -> line.startsWith("portals: "), Duration.ofSeconds(60)); // printed once they listen
+            output.await(line -> line.contains("serving 1 LUNs"), Duration.ofSeconds(60));
+            String started = output.text();
             if (ioUring.equals("on") && UringFileBlockDevice.unavailability().isEmpty()) {
                 assertThat(started).as(started).contains("io_uring transport, 2 event loops, "
                         + "O_DIRECT file I/O on the event loops' io_uring");
@@ -151,11 +154,11 @@ class DirectFileLoopbackIT {
             // write and flush above went through the event loops' rings; the worker path must have made some.
             boolean ring = ioUring.equals("on") && UringFileBlockDevice.unavailability().isEmpty();
             assertThat(threadNames(server.pid())).as("threads of the server")
-                    .matches(names -> names.stream().anyMatch(n -> n.startsWith("blocktarget-fil")) != ring);
+                    .matches(names -> names.stream().anyMatch(n -> n.startsWith("bt1-file-io-")) != ring);
         } finally {
             server.toHandle().destroy();
             assertThat(server.waitFor(60, TimeUnit.SECONDS)).isTrue();
-            String text = Files.readString(log);
+            String text = output.awaitEnd(Duration.ofSeconds(30));
             assertThat(server.exitValue()).as(text).isZero();
             assertThat(text).doesNotContain("LEAK", "Exception in thread", "SEVERE");
         }
@@ -174,31 +177,5 @@ class DirectFileLoopbackIT {
             }
         }
         return names;
-    }
-
-    private static void awaitListening(int port, Process server) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (System.nanoTime() < deadline) {
-            assertThat(server.isAlive()).as("server exited early").isTrue();
-            try (java.net.Socket s = new java.net.Socket(InetAddress.getLoopbackAddress(), port)) {
-                return;
-            } catch (IOException e) {
-                Thread.sleep(200);
-            }
-        }
-        throw new AssertionError("nothing listens on " + port);
-    }
-
-    /** The server logs its start-up line after its portals listen: wait for it rather than guess. */
-    private static void awaitLine(Path log, String text, Process server) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (System.nanoTime() < deadline) {
-            if (Files.readString(log).contains(text)) {
-                return;
-            }
-            assertThat(server.isAlive()).as("server exited early").isTrue();
-            Thread.sleep(100);
-        }
-        throw new AssertionError("no '" + text + "' in " + Files.readString(log));
     }
 }

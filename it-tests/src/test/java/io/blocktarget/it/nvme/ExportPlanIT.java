@@ -21,6 +21,7 @@ import io.blocktarget.server.ControlPlane;
 import io.blocktarget.server.ExportPlan;
 import io.blocktarget.server.TargetServer;
 import io.netty.buffer.Unpooled;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -52,6 +53,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * CAPACITY, the discovery log, Identify Controller / Namespace / active namespaces / descriptors. Discovery CHAP and
  * DH-HMAC-CHAP keys change at runtime through a reload, and only the subsystem whose keys changed is touched.
  */
+@Tag("loopback")
 class ExportPlanIT {
     private static final String IQN = ServerConfig.DEFAULT_IQN_PREFIX;
     private static final String NQN = ServerConfig.DEFAULT_NQN_PREFIX;
@@ -348,7 +350,16 @@ class ExportPlanIT {
 
             write(dir.resolve("host.key"), key2.representation() + "\n");
             ControlPlane.ApplyResult rotated = server.controlPlane().reload();
-            assertThat(rotated.changes()).as("the file name is the key: no LUN key changed").isEmpty();
+            // the path is unchanged, its content is not: one in-place key change, which never shows the secret
+            assertThat(rotated.changes()).singleElement().satisfies(c -> {
+                assertThat(c.lun()).isEqualTo("auth");
+                assertThat(c.keys()).singleElement().satisfies(k -> {
+                    assertThat(k.key()).isEqualTo("access.dhchap.host-secret-file");
+                    assertThat(k.rule()).isEqualTo(io.blocktarget.config.ChangeRule.IN_PLACE);
+                    assertThat(k.after()).endsWith("host.key (new content)")
+                            .doesNotContain(key1.representation()).doesNotContain(key2.representation());
+                });
+            });
             assertThat(rotated.steps()).containsExactly("NVMe subsystem " + NQN
                     + "auth: DH-HMAC-CHAP keys -> new keys (new Connects; connected controllers stay)");
             try (NvmeTcpTestHost h = admin(nvme, NQN + "auth")) {

@@ -19,6 +19,7 @@ import io.blocktarget.protocol.nvmetcp.CapsuleResp;
 import io.blocktarget.protocol.nvmetcp.NvmeTcpPdu;
 import io.blocktarget.server.FaultRules;
 import io.blocktarget.server.TargetServer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -41,6 +42,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * rule holds a command until ABORT TASK / LOGICAL UNIT RESET (iSCSI) or Abort (NVMe) releases it, the target
  * answers those correctly and keeps serving, and a rule added at runtime counts its hits.
  */
+@Tag("loopback")
 class FaultsLoopbackIT {
     private static final int LBS = 16384;
     private static final String IQN = "iqn.2026-11.io.blocktarget:faulty";
@@ -109,6 +111,11 @@ class FaultsLoopbackIT {
                 assertThat(iscsi.taskManagement(TmfFunction.LOGICAL_UNIT_RESET, 0, Bhs.RESERVED_TAG, 0))
                         .isEqualTo(TmfResponse.FUNCTION_COMPLETE);
                 assertThat(faults.holds().size()).isZero();
+                // SAM-5 §6.3.3: the requester meets BUS DEVICE RESET FUNCTION OCCURRED too, then reads go on
+                IscsiTestInitiator.Result afterReset = iscsi.command(0, read16(4999, 1), LBS, null);
+                assertThat(afterReset.status()).as("unit attention after the reset").isEqualTo(0x02);
+                assertThat(afterReset.sense()[12] & 0xFF).isEqualTo(0x29);
+                assertThat(afterReset.sense()[13] & 0xFF).isEqualTo(0x03);
                 assertThat(iscsi.command(0, read16(4999, 1), LBS, null).status()).isZero();
                 iscsi.logout();
             }

@@ -1,5 +1,6 @@
 package io.blocktarget.it.nvme;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -13,6 +14,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * reading it back and comparing. A barrier holds the I/O until all are connected. The server must answer every
  * command, log no leak or internal error, and stop cleanly. Runs in about half a minute on 2 cores.
  */
+@Tag("stress")
 class LoadIT {
     static final int SESSIONS = 256;
     static final int CONTROLLERS = 256;

@@ -12,8 +12,8 @@ import io.blocktarget.nvme.NvmeLimits;
 import io.blocktarget.nvme.NvmePort;
 import io.blocktarget.nvme.NvmeTarget;
 import io.blocktarget.nvme.NvmeTargets;
+import io.blocktarget.time.SystemClock;
 import io.blocktarget.transport.nvmetcp.NvmeTcpTransport;
-import io.blocktarget.transport.nvmetcp.VertxNvmeScheduler;
 import io.vertx.core.Vertx;
 import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetServerOptions;
@@ -41,6 +41,8 @@ final class LoopbackNvmeServer implements AutoCloseable {
     static final String FILE_NQN = "nqn.2026-11.io.blocktarget:file-4096";
 
     final Vertx vertx = Vertx.vertx();
+    /** The server's clock (keep-alive timers), closed with it. */
+    private final SystemClock clock = new SystemClock("loopback-nvme-timer");
     final List<BlockDevice> devices = new ArrayList<>();
     private final ExecutorService fileIo = Executors.newFixedThreadPool(2);
     private final Path file;
@@ -93,7 +95,7 @@ final class LoopbackNvmeServer implements AutoCloseable {
         namespaces.add(new NamespaceSpec(FILE_NQN, 1, "file-4096", f));
         NvmeTarget target = NvmeTargets.create(namespaces,
                 List.of(new NvmePort(1, "127.0.0.1", ioPort), new NvmePort(2, "127.0.0.1", discoveryPort)),
-                NvmeLimits.DEFAULT, new VertxNvmeScheduler(vertx));
+                NvmeLimits.DEFAULT, clock);
         transport = NvmeTcpTransport.create(vertx, target, NvmeLimits.DEFAULT);
         ref.set(transport);
     }
@@ -112,6 +114,7 @@ final class LoopbackNvmeServer implements AutoCloseable {
             s.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
         }
         vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        clock.close();
         devices.forEach(BlockDevice::close);
         fileIo.shutdownNow();
         Files.deleteIfExists(file);

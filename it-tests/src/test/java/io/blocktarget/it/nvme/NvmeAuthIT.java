@@ -14,13 +14,14 @@ import io.blocktarget.protocol.nvme.FabricsCommandType;
 import io.blocktarget.protocol.nvme.NvmeStatus;
 import io.blocktarget.protocol.nvme.Sqe;
 import io.blocktarget.protocol.nvme.ControllerRegister;
+import io.blocktarget.time.SystemClock;
 import io.blocktarget.transport.nvmetcp.NvmeTcpTransport;
-import io.blocktarget.transport.nvmetcp.VertxNvmeScheduler;
 import io.vertx.core.Vertx;
 import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetServerOptions;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.security.KeyPair;
@@ -38,16 +39,19 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Authentication Receive data in C2HData, on the admin and an I/O queue; the right keys (bidirectional, ffdhe2048)
  * get I/O, a wrong host key gets AUTH_Failure1 and Authentication Required, and the first host's I/O goes on.
  */
+@Tag("loopback")
 class NvmeAuthIT {
     private static final String NQN = "nqn.2026-11.io.blocktarget:auth-it";
     private static final DhchapKeys.Key HOST_KEY = new DhchapKeys.Key(1, DhchapCrypto.random(32));
     private static final DhchapKeys.Key CTRL_KEY = new DhchapKeys.Key(2, DhchapCrypto.random(48));
     private static Vertx vertx;
+    private static SystemClock clock;
     private static int port;
 
     @BeforeAll
     static void start() throws Exception {
         vertx = Vertx.vertx();
+        clock = new SystemClock("it-timer");
         AtomicReference<NvmeTcpTransport> ref = new AtomicReference<>();
         NetServer server = vertx.createNetServer(new NetServerOptions().setHost("127.0.0.1").setPort(0))
                 .connectHandler(socket -> ref.get().accept(socket, false));
@@ -55,7 +59,7 @@ class NvmeAuthIT {
         RamBlockDevice device = new RamBlockDevice("a", new BlockGeometry(4096, 4096, 1024), false,
                 new MemoryBudget(64L << 20));
         NvmeSubsystems subsystems = NvmeSubsystems.of(List.of(new NamespaceSpec(NQN, 1, "a", device)),
-                List.of(new NvmePort(1, "127.0.0.1", port)), NvmeLimits.DEFAULT, new VertxNvmeScheduler(vertx),
+                List.of(new NvmePort(1, "127.0.0.1", port)), NvmeLimits.DEFAULT, clock,
                 Map.of());
         subsystems.dhchap(NQN, Optional.of(new DhchapKeys(HOST_KEY, Optional.of(CTRL_KEY))));
         ref.set(NvmeTcpTransport.create(vertx, subsystems, NvmeLimits.DEFAULT));
@@ -64,6 +68,7 @@ class NvmeAuthIT {
     @AfterAll
     static void stop() throws Exception {
         vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        clock.close();
     }
 
     private static Sqe auth(FabricsCommandType type, int length) {

@@ -12,6 +12,7 @@ import io.blocktarget.protocol.nvme.NvmeStatus;
 import io.blocktarget.protocol.nvme.PropertyCommand;
 import io.blocktarget.protocol.nvme.Sqe;
 import io.blocktarget.server.TargetServer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,6 +36,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * AUTH_Failure1 (reason code explanation 01h) and Authentication Required, while the first host's I/O goes on; a
  * host the files have no key for is refused the same way; a reload with a changed key file applies to new Connects.
  */
+@Tag("loopback")
 class NvmeAuthPerHostIT {
     private static final String NQN = "nqn.2026-11.io.blocktarget:auth";
     private static final String HOST_A = "nqn.2014-08.org.nvmexpress:uuid:0a0a0a0a-1111-4222-8333-444455556666";

@@ -18,6 +18,7 @@ import io.blocktarget.transport.nvmetcp.NvmeTcpTransport;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -34,6 +35,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * properties, Identify, I/O at every LBA format, in-capsule vs R2T writes, digests, several I/O queues,
  * keep-alive expiry, discovery, and bad input that ends one connection while the others carry on.
  */
+@Tag("loopback")
 class NvmeTcpLoopbackIT {
     private static LoopbackNvmeServer server;
 

@@ -245,6 +245,37 @@ final class NvmeTcpTestHost implements AutoCloseable {
     }
 
     /**
+     * A fused pair (Base §3.4.2): {@code first} and {@code second} sent back to back as two capsules (in-capsule data
+     * or by R2T, as {@link #execute} does), then every R2T answered and both CQEs collected, in whatever order they
+     * come; returns them as [first, second].
+     */
+    Cqe[] fused(Sqe first, byte[] firstData, Sqe second, byte[] secondData) throws IOException {
+        int cid1 = nextCid;
+        int cid2 = nextCid % 0xFFFE + 1;
+        nextCid = cid2 % 0xFFFE + 1;
+        java.util.Map<Integer, byte[]> data = java.util.Map.of(cid1, firstData, cid2, secondData);
+        for (int cid : new int[] {cid1, cid2}) {
+            Sqe template = cid == cid1 ? first : second;
+            byte[] bytes = data.get(cid);
+            if (bytes.length <= inCapsuleLimit) {
+                ByteBuf b = Unpooled.wrappedBuffer(bytes);
+                send(new CapsuleCmd(withCid(template, cid, SglDescriptor.inCapsule(0, bytes.length)), b));
+            } else {
+                send(new CapsuleCmd(withCid(template, cid, SglDescriptor.transportDataBlock(bytes.length))));
+            }
+        }
+        Cqe[] cqes = new Cqe[2];
+        while (cqes[0] == null || cqes[1] == null) {
+            switch (read()) {
+                case R2T r2t -> answer(r2t, data.get(r2t.cccid()));
+                case CapsuleResp r -> cqes[r.cqe().cid() == cid1 ? 0 : 1] = r.cqe();
+                case NvmeTcpPdu p -> throw new IOException("unexpected " + p);
+            }
+        }
+        return cqes;
+    }
+
+    /**
      * Sends {@code count} reads of {@code blocks} blocks at SLBA i × blocks back to back, then collects every
      * C2HData and CQE in whatever order they come; returns the data per read.
      */
@@ -307,20 +338,18 @@ final class NvmeTcpTestHost implements AutoCloseable {
                 "Property Set " + register);
     }
 
-    /** CC.EN = 1, then waits for CSTS.RDY (Base §3.5.1). */
+    /**
+     * CC.EN = 1, then polls CSTS.RDY (Base §3.5.1) for up to 10 s; each Property Get is a round trip to
+     * the controller, the only pacing a poll needs (blocktarget sets RDY before it answers the Property Set).
+     */
     void enable() throws IOException {
         propertySet(ControllerRegister.CC, CC_ENABLE);
-        for (int i = 0; i < 100; i++) {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        do {
             if ((propertyGet(ControllerRegister.CSTS) & 1) == 1) {
                 return;
             }
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IOException(e);
-            }
-        }
+        } while (System.nanoTime() < deadline);
         throw new IOException("CSTS.RDY never became 1");
     }
 

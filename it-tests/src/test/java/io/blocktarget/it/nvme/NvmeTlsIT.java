@@ -10,15 +10,16 @@ import io.blocktarget.nvme.NvmePort;
 import io.blocktarget.nvme.NvmeSubsystems;
 import io.blocktarget.nvme.SecureChannel;
 import io.blocktarget.protocol.nvme.NvmeStatus;
+import io.blocktarget.time.SystemClock;
 import io.blocktarget.transport.nvmetcp.NvmeTcpTransport;
 import io.blocktarget.transport.nvmetcp.TlsPskClient;
-import io.blocktarget.transport.nvmetcp.VertxNvmeScheduler;
 import io.vertx.core.Vertx;
 import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetServerOptions;
 import org.bouncycastle.tls.AlertDescription;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -39,11 +40,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * refused with an alert; a plain connection to the subsystem that requires TLS is refused, and plain I/O to another
  * subsystem on the same port runs on while all of this happens.
  */
+@Tag("loopback")
 class NvmeTlsIT {
     private static final String TLS = "nqn.2026-11.io.blocktarget:tls-it";
     private static final String PLAIN = "nqn.2026-11.io.blocktarget:plain-it";
     private static final TlsPsk PSK = psk();
     private static Vertx vertx;
+    private static SystemClock clock;
     private static int port;
 
     private static TlsPsk psk() {
@@ -55,6 +58,7 @@ class NvmeTlsIT {
     @BeforeAll
     static void start() throws Exception {
         vertx = Vertx.vertx();
+        clock = new SystemClock("it-timer");
         AtomicReference<NvmeTcpTransport> ref = new AtomicReference<>();
         NetServer server = vertx.createNetServer(new NetServerOptions().setHost("127.0.0.1").setPort(0))
                 .connectHandler(socket -> ref.get().accept(socket, false));
@@ -65,7 +69,7 @@ class NvmeTlsIT {
                                 budget)),
                         new NamespaceSpec(PLAIN, 1, "p", new RamBlockDevice("p", new BlockGeometry(4096, 4096, 1024),
                                 false, budget))),
-                List.of(new NvmePort(1, "127.0.0.1", port)), NvmeLimits.DEFAULT, new VertxNvmeScheduler(vertx),
+                List.of(new NvmePort(1, "127.0.0.1", port)), NvmeLimits.DEFAULT, clock,
                 Map.of());
         subsystems.secureChannel(TLS, SecureChannel.REQUIRED);
         subsystems.tlsPsk(TLS, Optional.of(PSK));
@@ -75,6 +79,7 @@ class NvmeTlsIT {
     @AfterAll
     static void stop() throws Exception {
         vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        clock.close();
     }
 
     private static byte[] pattern(int seed, int length) {

@@ -8,6 +8,7 @@ import io.blocktarget.protocol.nvme.ConnectData;
 import io.blocktarget.protocol.nvme.Cqe;
 import io.blocktarget.server.FaultRules;
 import io.blocktarget.server.TargetServer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,6 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Status Field in CQE bytes 14..15: DNR 15, M 14, CRD 13:12, SCT 11:9, SC 8:1, phase 0), and the Error
  * Information log entry (Get Log Page 01h, Base §5.16.1.2) with that Status Field and the first LBA in the range.
  */
+@Tag("loopback")
 class RawStatusLoopbackIT {
     private static final int LBS = 4096;
     private static final String NQN = "nqn.2026-11.io.blocktarget:odd";

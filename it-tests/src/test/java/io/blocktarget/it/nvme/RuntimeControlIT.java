@@ -18,6 +18,7 @@ import io.blocktarget.protocol.nvme.SglDescriptor;
 import io.blocktarget.server.ConfigWatcher;
 import io.blocktarget.server.ControlPlane;
 import io.blocktarget.server.TargetServer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -57,6 +58,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * new capacity, the discovery log's GENCTR + 1, SendTargets with the new target, LOGICAL UNIT NOT SUPPORTED /
  * Invalid Namespace after removal, and an Async Message asking the removed target's session to log out.
  */
+@Tag("loopback")
 class RuntimeControlIT {
     private static final String PREFIX_IQN = "iqn.2026-11.io.blocktarget:";
     private static final String PREFIX_NQN = "nqn.2026-11.io.blocktarget:";
@@ -403,6 +405,19 @@ class RuntimeControlIT {
             assertThat(discoveryController.id()).matches("nvme:[0-9]+@" + DiscoveryLog.DISCOVERY_NQN.replace(".", "\\."));
             assertThat(sessions.stream().filter(i -> i.protocol().equals("nvme") && i.target().equals(SHARED_NQN)))
                     .hasSize(2);   // the loaded host and the observer
+            // issue 27: under load each session shows its commands by state, every state of its transport listed
+            for (ControlPlane.SessionInfo s : sessions) {
+                if (s.target().equals(SHARED_IQN) || s.target().equals(SHARED_NQN)) {
+                    System.out.println("sessions --json under load: " + new io.vertx.core.json.JsonObject()
+                            .put("id", s.id()).put("protocol", s.protocol())
+                            .put("commands", new io.vertx.core.json.JsonObject(new java.util.LinkedHashMap<>(
+                                    s.commands()))).encode());
+                    assertThat(s.commands()).as(s.id()).containsKey("DONE")
+                            .containsKey(s.protocol().equals("iscsi") ? "ABORTED" : "SENDING_C2H");
+                }
+            }
+            assertThat(sessions).filteredOn(i -> i.id().equals("iscsi:" + onShared.tsih())).singleElement()
+                    .satisfies(i -> assertThat(i.commands().get("DONE")).isPositive());
             assertThat(control.dropSession(discoveryController.id())).isTrue();
             assertThat(discovery.closedByController()).isTrue();
 

@@ -1,5 +1,6 @@
 package io.blocktarget.it.nvme;
 
+import io.blocktarget.it.ProcessOutput;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -26,6 +27,7 @@ final class ServedLoad implements AutoCloseable {
     final int nvmePort;
     final Process process;
     final Path log;
+    private final ProcessOutput output;
 
     /** What the server process holds at one moment (after a full GC). */
     record Stats(long heapUsedKiB, long directKiB, long rssKiB, int fds, int threads) {
@@ -59,22 +61,9 @@ final class ServedLoad implements AutoCloseable {
                 "-XX:NativeMemoryTracking=summary", "-jar",
                 Path.of(System.getProperty("blocktarget.jar")).toAbsolutePath().toString(),
                 "serve", "--config", config.toString()));
-        process = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        awaitListening(iscsiPort);
-        awaitListening(nvmePort);
-    }
-
-    private void awaitListening(int port) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (System.nanoTime() < deadline) {
-            assertThat(process.isAlive()).as("server exited early: %s", Files.readString(log)).isTrue();
-            try (java.net.Socket s = new java.net.Socket(InetAddress.getLoopbackAddress(), port)) {
-                return;
-            } catch (IOException e) {
-                Thread.sleep(200); // polling for a port of another process: there is nothing to wait on
-            }
-        }
-        throw new AssertionError("nothing listens on " + port);
+        process = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        output = ProcessOutput.follow(process, log);
+        output.await(line -> line.startsWith("portals: "), Duration.ofSeconds(60)); // printed once they listen
     }
 
     LoadDriver driver() {
@@ -116,7 +105,7 @@ final class ServedLoad implements AutoCloseable {
     public void close() throws Exception {
         process.toHandle().destroy();
         assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        String text = Files.readString(log);
+        String text = output.awaitEnd(Duration.ofSeconds(30));
         assertThat(process.exitValue()).as(text).isZero();
         assertThat(text).doesNotContain("LEAK", "Exception in thread", "internal error");
     }

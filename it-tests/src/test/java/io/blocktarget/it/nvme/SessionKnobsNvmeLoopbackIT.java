@@ -6,6 +6,7 @@ import io.blocktarget.protocol.nvme.ControllerRegister;
 import io.blocktarget.protocol.nvme.IdentifyController;
 import io.blocktarget.protocol.nvme.NvmeStatus;
 import io.blocktarget.server.TargetServer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,6 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * an SQSIZE beyond the size, a write at MDTS goes through R2T by R2T and one block more is Invalid Field (Base
  * §5.17.2.1); a subsystem without knobs keeps the server's values.
  */
+@Tag("loopback")
 class SessionKnobsNvmeLoopbackIT {
     private static final String KNOB = "nqn.2026-11.io.blocktarget:knob";
     private static final String PLAIN = "nqn.2026-11.io.blocktarget:plain";

@@ -1,5 +1,6 @@
 package io.blocktarget.it.nvme;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,6 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the warm-up sample the fds and threads are back at the baseline and the heap and direct memory within 64 MiB of
  * it (a leak of a connection's worth per round would exceed that in minutes).
  */
+@Tag("stress")
 @EnabledIfSystemProperty(named = "soak.duration", matches = "\\d+[smh]")
 class SoakIT {
     @TempDir

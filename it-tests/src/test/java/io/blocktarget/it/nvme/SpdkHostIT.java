@@ -16,6 +16,7 @@ import io.blocktarget.protocol.nvmetcp.R2T;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -25,6 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * against the in-process server: an empty HOSTNQN, the reuse at detach of its outstanding AER's CID, and Abort of
  * a write waiting for its data.
  */
+@Tag("loopback")
 class SpdkHostIT {
     private static LoopbackNvmeServer server;
 

@@ -11,6 +11,7 @@ import io.blocktarget.protocol.nvme.ReadWriteCommand;
 import io.blocktarget.server.TargetServer;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonObject;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,6 +38,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the CLI's text lines) shows each command once, in completion order, with the opcode name, LBA, blocks, bytes, FUA,
  * session and status the initiator sent and got; commands after the trace stopped are not in it.
  */
+@Tag("loopback")
 class TraceIT {
     private static final Path JAR = Path.of(System.getProperty("blocktarget.jar", "../target-server/target/blocktarget.jar"))
             .toAbsolutePath();

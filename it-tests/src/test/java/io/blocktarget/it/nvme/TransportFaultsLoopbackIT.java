@@ -22,6 +22,7 @@ import io.blocktarget.server.FaultRules;
 import io.blocktarget.server.TargetServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -44,6 +45,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * digest, AsyncEvent 1, a controller torn down by its own keep-alive timeout) — and that another session on the same
  * server reads on meanwhile.
  */
+@Tag("loopback")
 class TransportFaultsLoopbackIT {
     private static final int LBS = 4096;
     private static final String IQN = "iqn.2026-11.io.blocktarget:xf";

@@ -18,6 +18,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -32,6 +33,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * 43, CC.CSS = 110b), the CSI 02h Identify structures and effects log, then writes at the write pointer, Zone Append
  * with in-capsule data and with R2T (its LBA in the CQE), zone management and Report Zones on the wire.
  */
+@Tag("loopback")
 class ZonedNvmeTcpLoopbackIT {
     private static final int CC_ALL_SETS = NvmeTcpTestHost.CC_ENABLE | 0b110 << 4;
     private static LoopbackNvmeServer server;

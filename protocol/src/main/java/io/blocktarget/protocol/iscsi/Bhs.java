@@ -115,6 +115,11 @@ public final class Bhs {
         return buf.getInt(base + 16);
     }
 
+    /** Bytes 20-23: Target Transfer Tag of a Data-Out, R2T, NOP or SNACK (§11.7.4, §11.8.4). */
+    public static int ttt(ByteBuf buf, int base) {
+        return buf.getInt(base + 20);
+    }
+
     /** Bytes of padding that bring {@code length} to a 4-byte boundary (§11.1). */
     public static int padding(int length) {
         return -length & 3;

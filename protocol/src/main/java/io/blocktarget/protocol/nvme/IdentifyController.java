@@ -19,6 +19,8 @@ public record IdentifyController(
     public static final int SIZE = 4096;
     public static final int OFFSET_SUBNQN = 768;
     public static final int OFFSET_IOCCSZ = 1792;
+    /** ACWU (bytes 533:532): atomic compare and write unit, 0's based logical blocks (not a record component). */
+    public static final int OFFSET_ACWU = 532;
 
     /** CNTRLTYPE (byte 111): I/O, discovery, administrative controller. */
     public static final int CNTRLTYPE_IO = 1;
@@ -59,6 +61,8 @@ public record IdentifyController(
     public static final int ONCS_TIMESTAMP = 1 << 6;
     public static final int ONCS_VERIFY = 1 << 7;
     public static final int ONCS_COPY = 1 << 8;
+    /** FUSES (bytes 523:522) bit 0: the Compare and Write fused operation is supported (Base §5.17.2.1). */
+    public static final int FUSES_COMPARE_AND_WRITE = 1;
     /** OCFS (bytes 534..535, Optional Copy Formats Supported): bit 0 = source range format 0h. */
     public static final int OFFSET_OCFS = 534;
     public static final int OCFS_FORMAT_0 = 1;

@@ -16,6 +16,10 @@ public enum NvmeStatus {
     INTERNAL_ERROR(StatusCodeType.GENERIC, 0x06, false),
     ABORTED_BY_REQUEST(StatusCodeType.GENERIC, 0x07, false),
     ABORTED_SQ_DELETION(StatusCodeType.GENERIC, 0x08, false),
+    /** Base §3.4.2: the first command of a fused operation failed, so its second was not run (retry the pair). */
+    ABORTED_FAILED_FUSED(StatusCodeType.GENERIC, 0x09, false),
+    /** Base §3.4.2: a fused command without its other half next to it in the submission queue. */
+    ABORTED_MISSING_FUSED(StatusCodeType.GENERIC, 0x0A, true),
     INVALID_NAMESPACE_OR_FORMAT(StatusCodeType.GENERIC, 0x0B, true),
     COMMAND_SEQUENCE_ERROR(StatusCodeType.GENERIC, 0x0C, true),
     INVALID_SGL_SEGMENT_DESCRIPTOR(StatusCodeType.GENERIC, 0x0D, true),
@@ -73,6 +77,14 @@ public enum NvmeStatus {
     CONNECT_CONTROLLER_BUSY(StatusCodeType.COMMAND_SPECIFIC, 0x81, false),
     /** DW0 carries IPO/IATTR naming the bad field: see {@link ConnectResponse#invalidParameter}. */
     CONNECT_INVALID_PARAMETERS(StatusCodeType.COMMAND_SPECIFIC, 0x82, true),
+    /**
+     * Connect Invalid Parameters with DNR clear, for a SUBNQN that names no subsystem now: subsystems come and go at
+     * runtime (control API, reload), so the same Connect may succeed later (Base §4.2.3.1: DNR clear = "may succeed
+     * if retried"). A Linux host deletes a controller whose reconnect is answered with DNR (nvmf_should_reconnect),
+     * so a LUN removed and added again would lose its hosts for good (blktests nvme/061); SPDK's target clears DNR
+     * here too, Linux nvmet sets it. {@link #of} names 82h {@link #CONNECT_INVALID_PARAMETERS}.
+     */
+    CONNECT_INVALID_PARAMETERS_RETRYABLE(StatusCodeType.COMMAND_SPECIFIC, 0x82, false),
     CONNECT_RESTART_DISCOVERY(StatusCodeType.COMMAND_SPECIFIC, 0x83, true),
     CONNECT_INVALID_HOST(StatusCodeType.COMMAND_SPECIFIC, 0x84, true),
     INVALID_QUEUE_TYPE(StatusCodeType.COMMAND_SPECIFIC, 0x85, true),

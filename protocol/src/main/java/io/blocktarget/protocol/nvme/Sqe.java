@@ -13,11 +13,17 @@ import io.netty.buffer.ByteBuf;
 public record Sqe(int opcode, int fuse, int psdt, int cid, int nsid, int cdw2, int cdw3, long mptr,
                   SglDescriptor dptr, int cdw10, int cdw11, int cdw12, int cdw13, int cdw14, int cdw15) {
     public static final int SIZE = 64;
+    /** CDW0 bytes 2..3: the Command Identifier (Base §4.1). */
+    public static final int OFFSET_CID = 2;
     /** Fabrics commands opcode (Base §6.1). */
     public static final int OPCODE_FABRICS = 0x7F;
     /** PSDT 01b: SGLs for data, MPTR is an address (Base §4.1). The Linux TCP host sends this. */
     public static final int PSDT_SGL_MPTR_ADDRESS = 0x1;
     public static final int PSDT_SGL_MPTR_SGL = 0x2;
+    /** FUSE (CDW0 bits 9:8, Base §4.1): 00b normal, 01b first and 10b second command of a fused operation; 11b reserved. */
+    public static final int FUSE_NONE = 0;
+    public static final int FUSE_FIRST = 1;
+    public static final int FUSE_SECOND = 2;
 
     public Sqe {
         if ((opcode & ~0xFF) != 0 || (fuse & ~0x3) != 0 || (psdt & ~0x3) != 0 || (cid & ~0xFFFF) != 0) {
@@ -25,10 +31,15 @@ public record Sqe(int opcode, int fuse, int psdt, int cid, int nsid, int cdw2, i
         }
     }
 
+    /** This SQE with FUSE = {@code fuse} (test initiators build fused pairs with it). */
+    public Sqe withFuse(int fuse) {
+        return new Sqe(opcode, fuse, psdt, cid, nsid, cdw2, cdw3, mptr, dptr, cdw10, cdw11, cdw12, cdw13, cdw14, cdw15);
+    }
+
     /** Reads the 64 bytes at absolute {@code index}; the reader index is unchanged. */
     public static Sqe get(ByteBuf buf, int index) {
         int flags = buf.getUnsignedByte(index + 1);
-        return new Sqe(buf.getUnsignedByte(index), flags & 0x3, flags >>> 6, buf.getUnsignedShortLE(index + 2),
+        return new Sqe(buf.getUnsignedByte(index), flags & 0x3, flags >>> 6, buf.getUnsignedShortLE(index + OFFSET_CID),
                 buf.getIntLE(index + 4), buf.getIntLE(index + 8), buf.getIntLE(index + 12), buf.getLongLE(index + 16),
                 SglDescriptor.get(buf, index + 24), buf.getIntLE(index + 40), buf.getIntLE(index + 44),
                 buf.getIntLE(index + 48), buf.getIntLE(index + 52), buf.getIntLE(index + 56),

@@ -10,6 +10,8 @@ import io.netty.buffer.Unpooled;
  */
 public record CapsuleCmd(Sqe sqe, ByteBuf data) implements NvmeTcpPdu, NvmeTcpDataPdu {
     public static final int OFFSET_SQE = 8;
+    /** The SQE's CID within the PDU: the FEI of a CID conflict. */
+    public static final int OFFSET_CID = OFFSET_SQE + Sqe.OFFSET_CID;
 
     public CapsuleCmd(Sqe sqe) {
         this(sqe, Unpooled.EMPTY_BUFFER);

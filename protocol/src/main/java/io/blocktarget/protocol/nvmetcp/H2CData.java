@@ -8,17 +8,19 @@ import io.netty.buffer.ByteBuf;
  * LAST_PDU ends the R2T's data.
  */
 public record H2CData(int cccid, int ttag, long datao, boolean last, ByteBuf data) implements NvmeTcpPdu, NvmeTcpDataPdu {
+    public static final int OFFSET_CCCID = 8;
+    public static final int OFFSET_TTAG = 10;
     public static final int OFFSET_DATAO = 12;
     public static final int OFFSET_DATAL = 16;
 
     static H2CData get(ByteBuf buf, int i, NvmeTcpHeader ch) throws NvmeTcpProtocolException {
-        int cccid = buf.getUnsignedShortLE(i + 8);
+        int cccid = buf.getUnsignedShortLE(i + OFFSET_CCCID);
         ByteBuf data = PduCodec.data(buf, i, ch, cccid);
         if (buf.getUnsignedIntLE(i + OFFSET_DATAL) != data.readableBytes()) {
             data.release();
             throw NvmeTcpProtocolException.headerField(OFFSET_DATAL, "DATAL differs from the PDU's data length");
         }
-        return new H2CData(cccid, buf.getUnsignedShortLE(i + 10), buf.getUnsignedIntLE(i + OFFSET_DATAO),
+        return new H2CData(cccid, buf.getUnsignedShortLE(i + OFFSET_TTAG), buf.getUnsignedIntLE(i + OFFSET_DATAO),
                 ch.has(NvmeTcpHeader.FLAG_LAST_PDU), data);
     }
 

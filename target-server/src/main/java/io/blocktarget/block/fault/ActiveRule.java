@@ -16,7 +16,7 @@ public final class ActiveRule {
     private final AtomicLong notApplicable = new AtomicLong();
     /** Completed once the rule is no longer installed (removed, or replaced by a reload): stalls end then. */
     private final java.util.concurrent.CompletableFuture<Void> removed = new java.util.concurrent.CompletableFuture<>();
-    /** Throttle: when the next command may start (theoretical arrival time, System.nanoTime scale). */
+    /** Throttle: when the next command may start (theoretical arrival time, on the LUN's clock). */
     private final AtomicLong nextStart = new AtomicLong(Long.MIN_VALUE);
     /** Probability: drawn in the order commands arrive, so a seed reproduces a sequence. */
     private final Random random;
@@ -90,7 +90,7 @@ public final class ActiveRule {
         removed.complete(null);
     }
 
-    /** The hit for {@code c} at time {@code now} (System.nanoTime scale), or null. */
+    /** The hit for {@code c} at time {@code now} (the LUN's clock), or null. */
     FaultHit test(FaultCommand c, long now) {
         if (!rule.match().matches(c)) {
             return null;

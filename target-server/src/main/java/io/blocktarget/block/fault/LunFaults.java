@@ -1,8 +1,10 @@
 package io.blocktarget.block.fault;
 
+
+import io.blocktarget.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.LongSupplier;
+import java.util.Objects;
 
 /**
  * The fault rules of one LUN (DESIGN §10) and the commands they hold. The installed rules are an immutable snapshot
@@ -29,17 +31,18 @@ public final class LunFaults {
         }
     }
 
-    private final LongSupplier clock;
+    private final Clock clock;
     private final Holds holds = new Holds();
     private volatile Installed installed;
 
-    public LunFaults() {
-        this(System::nanoTime);
+    /** @param clock the server's: {@link FaultTrigger.After}, delays and throttles (tests pass a manual one) */
+    public LunFaults(Clock clock) {
+        this.clock = Objects.requireNonNull(clock, "clock");
     }
 
-    /** @param clock nanoseconds, for {@link FaultTrigger.After} (tests pass their own) */
-    public LunFaults(LongSupplier clock) {
-        this.clock = clock;
+    /** The clock delays and throttles run on: the command sets' hooks schedule delayed commands on it. */
+    public Clock clock() {
+        return clock;
     }
 
     /** Whether the command sets' hooks have anything to apply (one volatile read). */
@@ -79,7 +82,7 @@ public final class LunFaults {
     }
 
     private FaultHit first(List<ActiveRule> rules, FaultCommand c) {
-        long now = rules.isEmpty() ? 0 : clock.getAsLong();
+        long now = rules.isEmpty() ? 0 : clock.nanoTime();
         for (ActiveRule r : rules) {
             FaultHit hit = r.test(c, now);
             if (hit != null) {
@@ -111,7 +114,7 @@ public final class LunFaults {
                 throw new IllegalArgumentException("a fault rule with id " + rule.id() + " exists");
             }
         }
-        ActiveRule active = new ActiveRule(rule, origin, clock.getAsLong());
+        ActiveRule active = new ActiveRule(rule, origin, clock.nanoTime());
         all.add(active);
         installed = Installed.of(all);
         return active;
@@ -137,7 +140,7 @@ public final class LunFaults {
         if (rules.size() != origins.size()) {
             throw new IllegalArgumentException(rules.size() + " rules, " + origins.size() + " origins");
         }
-        long now = clock.getAsLong();
+        long now = clock.nanoTime();
         List<ActiveRule> all = new ArrayList<>();
         for (int i = 0; i < rules.size(); i++) {
             all.add(new ActiveRule(rules.get(i), origins.get(i), now));

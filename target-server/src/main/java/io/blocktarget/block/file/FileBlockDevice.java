@@ -46,6 +46,12 @@ import java.util.function.UnaryOperator;
  * Unmap and write-zeroes = fallocate(PUNCH_HOLE) with a fallback to writing zeros where the file system cannot punch.
  * With {@code directIo} the file is opened O_DIRECT and I/O goes through buffers aligned to the file system block size,
  * so the logical block size must be at least that.
+ *
+ * <p>Overlapping I/O is ordered per physical block ({@link UnitLocks}): reads of a physical block share it, a write,
+ * unmap or write zeroes has it alone, so every write within one physical block — one logical block in particular — is
+ * atomic with respect to other reads and writes (NVM Command Set §2.1.4.1), which the page cache alone does not give
+ * (it copies page by page, and buffered reads take no lock on ext4 or tmpfs). Across a power loss or a crash nothing
+ * beyond what the kernel wrote back is promised ({@link #powerFailAtomicUnitBlocks} is 1).
  */
 public final class FileBlockDevice extends AbstractBlockDevice {
     /**
@@ -93,6 +99,8 @@ public final class FileBlockDevice extends AbstractBlockDevice {
     private final IoPath writePath;
     /** Buffer alignment for O_DIRECT, 0 without. */
     private final int directAlignment;
+    /** The order of overlapping I/O per physical block: what makes a write within one atomic (class comment). */
+    private final UnitLocks units;
     private final Object syncLock = new Object();
     /** Flushes the running fdatasync serves; null when none runs. Guarded by syncLock. */
     private List<IoCallback<Void>> syncing;
@@ -109,6 +117,7 @@ public final class FileBlockDevice extends AbstractBlockDevice {
         this.readPath = readPath;
         this.writePath = writePath;
         this.directAlignment = directAlignment;
+        this.units = new UnitLocks(geometry.logicalBlocksPerPhysicalBlock());
     }
 
     /**
@@ -290,8 +299,32 @@ public final class FileBlockDevice extends AbstractBlockDevice {
         return true;
     }
 
+    /** The physical block: overlapping I/O is ordered per physical block (class comment). */
+    @Override
+    public int atomicUnitBlocks() {
+        return units.unitBlocks();
+    }
+
+    /** The order of overlapping I/O, which {@link UringFileBlockDevice} takes for its ring operations too. */
+    UnitLocks units() {
+        return units;
+    }
+
+    /** {@code callback}, releasing {@code lease} first. */
+    static <T> IoCallback<T> releasing(UnitLocks.Lease lease, IoCallback<T> callback) {
+        return (result, failure) -> {
+            lease.release();
+            callback.complete(result, failure);
+        };
+    }
+
     @Override
     public void read(long lba, int blockCount, IoCallback<ByteBuf> callback) {
+        units.acquire(lba, blockCount, false, lease -> readOrdered(lba, blockCount, releasing(lease, callback)));
+    }
+
+    /** A read whose units are held (by the caller). */
+    void readOrdered(long lba, int blockCount, IoCallback<ByteBuf> callback) {
         if (readPath == IoPath.WORKER) {
             submit(callback, () -> startRead(lba, blockCount, callback, false), NOTHING);
         } else {
@@ -355,6 +388,12 @@ public final class FileBlockDevice extends AbstractBlockDevice {
 
     @Override
     public void write(long lba, ByteBuf data, boolean fua, IoCallback<Void> callback) {
+        long blocks = data.readableBytes() >>> geometry().logicalBlockShift();
+        units.acquire(lba, blocks, true, lease -> writeOrdered(lba, data, fua, releasing(lease, callback)));
+    }
+
+    /** A write whose units are held (by the caller). */
+    void writeOrdered(long lba, ByteBuf data, boolean fua, IoCallback<Void> callback) {
         // A FUA write waits for the medium (RWF_DSYNC): never on the caller's thread.
         if (fua || writePath == IoPath.WORKER) {
             submit(callback, () -> {
@@ -522,6 +561,20 @@ public final class FileBlockDevice extends AbstractBlockDevice {
     @Override
     public void unmap(List<BlockRange> ranges, IoCallback<Void> callback) {
         List<BlockRange> copy = List.copyOf(ranges);
+        long first = Long.MAX_VALUE;
+        long end = 0;
+        for (BlockRange r : copy) {
+            first = Math.min(first, r.lba());
+            end = Math.max(end, UnitLocks.end(r.lba(), r.count()));
+        }
+        if (copy.isEmpty()) {
+            unmapOrdered(copy, callback);
+            return;
+        }
+        units.acquire(first, end - first, true, lease -> unmapOrdered(copy, releasing(lease, callback)));
+    }
+
+    private void unmapOrdered(List<BlockRange> copy, IoCallback<Void> callback) {
         submit(callback, () -> {
             BlockIoException failure = checkUnmapRequest(copy);
             for (int i = 0; failure == null && i < copy.size(); i++) {
@@ -533,6 +586,10 @@ public final class FileBlockDevice extends AbstractBlockDevice {
 
     @Override
     public void writeZeroes(long lba, long blockCount, IoCallback<Void> callback) {
+        units.acquire(lba, blockCount, true, lease -> writeZeroesOrdered(lba, blockCount, releasing(lease, callback)));
+    }
+
+    private void writeZeroesOrdered(long lba, long blockCount, IoCallback<Void> callback) {
         submit(callback, () -> {
             BlockIoException failure = checkWriteZeroesRequest(lba, blockCount);
             callback.complete(null, failure != null ? failure : deallocate(lba, blockCount));

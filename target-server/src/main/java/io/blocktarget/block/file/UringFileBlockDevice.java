@@ -118,11 +118,18 @@ public final class UringFileBlockDevice extends ForwardingBlockDevice {
         return UringLoop.onUringLoop();
     }
 
+    /** Ordered with the worker path's I/O by the file's {@link UnitLocks} (see {@link FileBlockDevice}). */
     @Override
     public void read(long lba, int blockCount, IoCallback<ByteBuf> callback) {
+        file.units().acquire(lba, blockCount, false,
+                lease -> readOrdered(lba, blockCount, FileBlockDevice.releasing(lease, callback)));
+    }
+
+    /** On the ring of the thread this runs on (a grant may run on the thread that released a unit), else the worker path. */
+    private void readOrdered(long lba, int blockCount, IoCallback<ByteBuf> callback) {
         UringLoop loop = UringLoop.current();
         if (loop == null) {
-            file.read(lba, blockCount, callback);
+            file.readOrdered(lba, blockCount, callback);
             return;
         }
         BlockIoException failure = BlockChecks.checkRead(geometry(), lba, blockCount);
@@ -151,9 +158,15 @@ public final class UringFileBlockDevice extends ForwardingBlockDevice {
 
     @Override
     public void write(long lba, ByteBuf data, boolean fua, IoCallback<Void> callback) {
+        long blocks = data.readableBytes() >>> geometry().logicalBlockShift();
+        file.units().acquire(lba, blocks, true,
+                lease -> writeOrdered(lba, data, fua, FileBlockDevice.releasing(lease, callback)));
+    }
+
+    private void writeOrdered(long lba, ByteBuf data, boolean fua, IoCallback<Void> callback) {
         UringLoop loop = UringLoop.current();
         if (loop == null) {
-            file.write(lba, data, fua, callback);
+            file.writeOrdered(lba, data, fua, callback);
             return;
         }
         BlockIoException failure = BlockChecks.checkWrite(geometry(), lba, data);

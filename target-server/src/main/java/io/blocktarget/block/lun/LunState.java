@@ -7,6 +7,8 @@ import io.blocktarget.block.RangeLocks;
 import io.blocktarget.block.Reservations;
 import io.blocktarget.block.fault.LunFaults;
 import io.blocktarget.block.trace.Tracer;
+import io.blocktarget.time.Clock;
+import io.blocktarget.time.SystemClock;
 
 import java.util.Objects;
 
@@ -24,6 +26,8 @@ import java.util.Objects;
  * <li>{@link #reservations()}: SCSI persistent reservations / RESERVE(6) and NVMe reservations are one state; a
  *     SCSI I_T nexus and an NVMe host are both registrants. See {@link Reservations} for how the six types map
  *     between SPC-5 and NVMe and what conflicts.</li>
+ * <li>{@link #commandStats()}: end-to-end command counters and latency histograms, always on.</li>
+ * <li>{@link #clock()}: the server's clock, which fault delays, throttles and triggers and the trace read.</li>
  * </ul>
  *
  * <p>It holds the LUN's fault rules and trace as well, so it sits above {@code block.fault} and {@code block.trace}
@@ -34,40 +38,63 @@ public final class LunState {
     private final RangeLocks rangeLocks = new RangeLocks();
     private final Reservations reservations;
     private final InFlight inFlight = new InFlight();
+    /** End-to-end command counters and latency of both command sets, always on (issue 33). */
+    private final CommandStats commandStats = new CommandStats();
     private final java.util.Optional<AtomicWrites> atomicWrites;
+    private final Clock clock;
     /** Fault rules (issue 11): no rule = the hooks' one volatile read. */
-    private final LunFaults faults = new LunFaults();
+    private final LunFaults faults;
     /** The state of each path (portal) to this LUN (issue 29): ALUA and ANA. */
-    private final PathStates paths = new PathStates();
+    private final PathStates paths;
     /** The trace while it is on, else null: read once per command by both command sets (DESIGN §10 "Trace"). */
     private volatile Tracer tracer;
     /** The trace now or the last one (kept after a stop, for reading); guarded by this. */
     private Tracer lastTracer;
+    /** What hosts see differently from the configuration, by topic (e.g. "nvme"); shown by {@code lun show}. */
+    private final java.util.Map<String, String> caveats = new java.util.concurrent.ConcurrentSkipListMap<>();
 
-    /** Reservations in memory only: APTPL / PTPL are refused. */
+    /**
+     * Reservations in memory only: APTPL / PTPL are refused. For tests and tools: a {@link SystemClock} of its own
+     * (a server passes its clock to {@link #LunState(String, java.nio.file.Path, java.util.Optional, Clock)}).
+     */
     public LunState(String name) {
-        this.name = Objects.requireNonNull(name, "name");
-        this.reservations = new Reservations();
-        this.atomicWrites = java.util.Optional.empty();
+        this(name, null);
     }
 
     /**
-     * Reservations persisted through power loss in {@code reservationStateFile} (the server passes
-     * {@code luns.d/NAME.pr} beside the LUN's configuration; null = memory only, as {@link #LunState(String)}).
+     * Reservations persisted through power loss in {@code reservationStateFile} (null = memory only, as
+     * {@link #LunState(String)}); a clock of its own, as there.
      */
     public LunState(String name, java.nio.file.Path reservationStateFile) {
         this(name, reservationStateFile, java.util.Optional.empty());
     }
 
-    /**
-     * As {@link #LunState(String, java.nio.file.Path)}, with the device's atomic write limits ({@code atomic:} of the
-     * LUN file; empty = no atomicity beyond one logical block), which both command sets advertise and honour.
-     */
+    /** As {@link #LunState(String, java.nio.file.Path, java.util.Optional, Clock)} with a clock of its own. */
     public LunState(String name, java.nio.file.Path reservationStateFile,
                     java.util.Optional<AtomicWrites> atomicWrites) {
+        this(name, reservationStateFile, atomicWrites, new SystemClock("blocktarget-timer " + name));
+    }
+
+    /**
+     * @param reservationStateFile where reservations persist through power loss (the server passes
+     *                             {@code luns.d/NAME.pr} beside the LUN's configuration); null = memory only
+     * @param atomicWrites         the device's atomic write limits ({@code atomic:} of the LUN file; empty = no
+     *                             atomicity beyond one logical block), which both command sets advertise and honour
+     * @param clock                the server's clock
+     */
+    public LunState(String name, java.nio.file.Path reservationStateFile,
+                    java.util.Optional<AtomicWrites> atomicWrites, Clock clock) {
         this.name = Objects.requireNonNull(name, "name");
         this.reservations = reservationStateFile == null ? new Reservations() : new Reservations(reservationStateFile);
         this.atomicWrites = Objects.requireNonNull(atomicWrites, "atomicWrites");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.faults = new LunFaults(clock);
+        this.paths = new PathStates(clock);
+    }
+
+    /** The server's clock: fault delays, throttles and triggers, trace arrivals and latencies. */
+    public Clock clock() {
+        return clock;
     }
 
     /** The atomic write limits both command sets advertise and honour; empty = none beyond one logical block. */
@@ -80,6 +107,14 @@ public final class LunState {
         return inFlight;
     }
 
+    /**
+     * What both command sets did with this device, end to end (arrival to completion): commands, errors, bytes and
+     * latency by protocol and opcode class; read by {@code /metrics} and {@code blocktarget top}.
+     */
+    public CommandStats commandStats() {
+        return commandStats;
+    }
+
     /** The LUN's fault rules and the commands they hold; both command sets and the device decorator apply them. */
     public LunFaults faults() {
         return faults;
@@ -88,6 +123,19 @@ public final class LunState {
     /** The LUN's state on each portal, which SCSI ALUA and NVMe ANA report and enforce. */
     public PathStates paths() {
         return paths;
+    }
+
+    /**
+     * Records what hosts of one protocol ({@code topic}) see differently from the LUN's configuration and why (the
+     * command set that exports it knows), replacing an earlier note of that topic.
+     */
+    public void caveat(String topic, String text) {
+        caveats.put(Objects.requireNonNull(topic, "topic"), Objects.requireNonNull(text, "text"));
+    }
+
+    /** The caveats recorded so far, by topic. */
+    public java.util.Map<String, String> caveats() {
+        return java.util.Map.copyOf(caveats);
     }
 
     /** The LUN name, for logs. */

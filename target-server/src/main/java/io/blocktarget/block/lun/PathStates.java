@@ -1,5 +1,7 @@
 package io.blocktarget.block.lun;
 
+import io.blocktarget.time.Clock;
+
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
@@ -21,7 +23,7 @@ import java.util.function.Consumer;
  * notices), outside this object's monitor.
  *
  * <p>A change with a transition time ({@code path set --transition}) puts the path into {@link
- * AccessState#TRANSITIONING} at once and into the target state when the {@link Timer} fires; any later change of the
+ * AccessState#TRANSITIONING} at once and into the target state when the clock's timer fires; any later change of the
  * same path cancels the pending end.
  */
 public final class PathStates {
@@ -54,45 +56,57 @@ public final class PathStates {
         }
     }
 
-    /** Schedules the end of a transition: the server's clock, a test's manual one. */
-    @FunctionalInterface
-    public interface Timer {
-        /** Runs {@code task} once after {@code delayNanos}; the returned action cancels it. */
-        Runnable schedule(long delayNanos, Runnable task);
-    }
-
-    /** A timer for states that never transition with a duration (tests, tools): refuses. */
-    public static final Timer NO_TIMER = (delay, task) -> {
-        throw new IllegalStateException("no clock to end a transition with");
-    };
-
     private volatile Path[] paths;
     private volatile long version;
     private volatile Consumer<Change> listener = change -> { };
-    private Timer timer = NO_TIMER;
+    /** Ends transitions: the server's clock (a test's manual one). */
+    private final Clock clock;
     /** The pending end of each portal's transition (index = portal - 1), guarded by this. */
-    private Runnable[] pending;
+    private Transition[] pending;
+
+    /**
+     * A transition in progress: it ends only while it is still its portal's pending one, so a cancel that comes too
+     * late to stop the timer is harmless.
+     */
+    private static final class Transition {
+        final int portal;
+        final AccessState target;
+        /** Set once scheduled (outside the monitor); null until then. */
+        volatile Clock.Timer timer;
+
+        Transition(int portal, AccessState target) {
+            this.portal = portal;
+            this.target = target;
+        }
+
+        void cancel() {
+            Clock.Timer t = timer;
+            if (t != null) {
+                t.cancel();
+            }
+        }
+    }
 
     /** One portal, optimized: what a LUN has until the server installs its paths. */
-    public PathStates() {
-        this(List.of(AccessState.OPTIMIZED));
+    public PathStates(Clock clock) {
+        this(clock, List.of(AccessState.OPTIMIZED));
     }
 
     /** @param initial the state on portal 1, 2, ... */
-    public PathStates(List<AccessState> initial) {
+    public PathStates(Clock clock, List<AccessState> initial) {
+        this.clock = Objects.requireNonNull(clock, "clock");
         this.paths = initial.stream().map(s -> new Path(s, Origin.CONFIGURED)).toArray(Path[]::new);
-        this.pending = new Runnable[paths.length];
+        this.pending = new Transition[paths.length];
     }
 
     /**
-     * The states of a LUN being created, before any initiator sees it (no change is reported), with the timer that
-     * ends its transitions and the listener of its changes.
+     * The states of a LUN being created, before any initiator sees it (no change is reported), and the listener of
+     * its changes.
      */
-    public synchronized void install(List<AccessState> initial, Timer endsTransitions, Consumer<Change> onChange) {
-        Arrays.stream(pending).filter(Objects::nonNull).forEach(Runnable::run);
+    public synchronized void install(List<AccessState> initial, Consumer<Change> onChange) {
+        Arrays.stream(pending).filter(Objects::nonNull).forEach(Transition::cancel);
         this.paths = initial.stream().map(s -> new Path(s, Origin.CONFIGURED)).toArray(Path[]::new);
-        this.pending = new Runnable[paths.length];
-        this.timer = Objects.requireNonNull(endsTransitions, "endsTransitions");
+        this.pending = new Transition[paths.length];
         this.listener = Objects.requireNonNull(onChange, "onChange");
     }
 
@@ -130,7 +144,8 @@ public final class PathStates {
     public Set<Integer> set(Map<Integer, AccessState> changes, long transitionNanos, Object source) {
         Origin origin = source == null ? Origin.IMPLICIT : Origin.EXPLICIT;
         Set<Integer> changed = new LinkedHashSet<>();
-        List<Runnable> cancelled = new ArrayList<>();
+        List<Transition> cancelled = new ArrayList<>();
+        List<Transition> started = new ArrayList<>();
         synchronized (this) {
             Path[] next = paths.clone();
             for (Map.Entry<Integer, AccessState> e : changes.entrySet()) {
@@ -149,11 +164,8 @@ public final class PathStates {
                 }
                 next[i] = new Path(now, origin);
                 if (now != e.getValue()) {
-                    int portal = e.getKey();
-                    AccessState target = e.getValue();
-                    Runnable[] cancel = new Runnable[1];
-                    cancel[0] = timer.schedule(transitionNanos, () -> endTransition(portal, target, cancel));
-                    pending[i] = cancel[0];
+                    pending[i] = new Transition(e.getKey(), e.getValue());
+                    started.add(pending[i]);
                 }
             }
             if (!changed.isEmpty()) {
@@ -163,7 +175,9 @@ public final class PathStates {
                 paths = next;   // the origin may have changed; no one is told
             }
         }
-        cancelled.forEach(Runnable::run);
+        cancelled.forEach(Transition::cancel);
+        // scheduled outside the monitor: a clock may run the end on this thread
+        started.forEach(t -> t.timer = clock.schedule(transitionNanos, () -> endTransition(t)));
         if (!changed.isEmpty()) {
             listener.accept(new Change(changed, source));
         }
@@ -171,24 +185,24 @@ public final class PathStates {
     }
 
     /** The transition of {@code portal} ended: its target state, unless a later change cancelled it. */
-    private void endTransition(int portal, AccessState target, Runnable[] token) {
+    private void endTransition(Transition t) {
         boolean changed;
         synchronized (this) {
-            int i = portal - 1;
-            if (i >= pending.length || pending[i] == null || pending[i] != token[0]) {
+            int i = t.portal - 1;
+            if (i >= pending.length || pending[i] != t) {
                 return;
             }
             pending[i] = null;
             Path[] next = paths.clone();
-            changed = next[i].state() != target;
-            next[i] = new Path(target, Origin.IMPLICIT);
+            changed = next[i].state() != t.target;
+            next[i] = new Path(t.target, Origin.IMPLICIT);
             paths = next;
             if (changed) {
                 version++;
             }
         }
         if (changed) {
-            listener.accept(new Change(Set.of(portal), null));
+            listener.accept(new Change(Set.of(t.portal), null));
         }
     }
 
@@ -199,7 +213,7 @@ public final class PathStates {
 
     /** Cancels every pending transition end (the LUN goes away). */
     public void close() {
-        List<Runnable> cancelled = new ArrayList<>();
+        List<Transition> cancelled = new ArrayList<>();
         synchronized (this) {
             for (int i = 0; i < pending.length; i++) {
                 if (pending[i] != null) {
@@ -209,7 +223,7 @@ public final class PathStates {
             }
             listener = change -> { };
         }
-        cancelled.forEach(Runnable::run);
+        cancelled.forEach(Transition::cancel);
     }
 
     @Override

@@ -35,6 +35,17 @@ public final class NullBlockDevice extends AbstractBlockDevice {
         callback.complete(null, checkWriteRequest(lba, data));
     }
 
+    /** Nothing is stored: every write is all or nothing, so the physical block is (as every other unit would be). */
+    @Override
+    public int atomicUnitBlocks() {
+        return geometry().logicalBlocksPerPhysicalBlock();
+    }
+
+    @Override
+    public int powerFailAtomicUnitBlocks() {
+        return atomicUnitBlocks();
+    }
+
     /** Nothing is stored, so every write is trivially all or nothing (reads are zeros before and after). */
     @Override
     public int atomicWriteGranule() {

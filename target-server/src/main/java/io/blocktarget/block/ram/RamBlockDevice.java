@@ -36,13 +36,23 @@ import java.util.concurrent.atomic.AtomicLong;
  * writing to a socket. Writers hold a reference while copying for the same reason. Several event
  * loops may use one device: chunk allocation races are settled by CAS on the table slot.
  *
- * <p>Atomic writes ({@link #writeAtomic}) copy on write: the chunks they touch are copied, the copies changed and
- * then swapped into the table slot by slot. A read holds slices of the chunks it found, so it keeps seeing the
- * version it started with even while its data is still being written to a socket (which no lock released at
- * command completion could protect: the transport reads the slices later). A read within one chunk therefore sees
- * an atomic write whole or not at all; a read spanning chunks checks {@link #atomicPublishes} (a seqlock: odd while
- * a swap is under way) before and after taking its slices and starts again when it changed — the only cost reads
- * pay, two volatile reads of a counter that changes only when an atomic write runs.
+ * <p>Every change of a chunk is atomic (NVM Command Set §2.1.4.1: a write of one logical block is atomic with
+ * respect to other reads and writes, AWUN 0's based; and since a chunk is aligned to and at least the physical block,
+ * so is every write within one physical block — what NVMe's NAWUN / NAWUPF claim for this backend, {@link
+ * #atomicUnitBlocks}). A read holds slices of the chunks it found until the transport has written them to a socket,
+ * long after the read completed, so a writer must never change memory a reader holds, nor memory a reader is about to
+ * slice. Hence, per chunk ({@link Chunk}): a writer takes the chunk's lock (one writer at a time; a write, unmap or
+ * write zeroes copies at most one chunk while holding it), takes its own reference, and then changes the memory in
+ * place only if the table's reference and its own are the only ones; otherwise it changes a copy and swaps the copy
+ * into the table slot, and the readers keep the version they sliced. A reader takes its reference first and then
+ * checks the lock, and waits for the change to end when a writer has it. Both update the one reference count, so
+ * either the writer sees the reader's reference or the reader sees the writer's lock (a Dekker handshake).
+ *
+ * <p>Atomic writes ({@link #writeAtomic}) of several chunks copy every chunk they touch, change the copies, and swap
+ * them into the table slot by slot. A read within one chunk sees any change whole or not at all; a read spanning
+ * chunks checks {@link #atomicPublishes} (a seqlock: odd while a swap is under way) before and after taking its
+ * slices and starts again when it changed — two volatile reads of a counter that changes only when an atomic write
+ * runs.
  *
  * <p>All operations complete inline, before the method returns.
  */
@@ -53,7 +63,7 @@ public final class RamBlockDevice extends AbstractBlockDevice {
     private final MemoryBudget budget;
     private final int chunkSize;
     private final int chunkShift;
-    private final SparseArray<NativeByteBuf> chunks;
+    private final SparseArray<Chunk> chunks;
     private final AtomicLong allocatedBytes = new AtomicLong();
     /** Shared by all chunks of this device (they have one size): runs when a chunk's memory is freed. */
     private final Runnable chunkFreed;
@@ -145,7 +155,7 @@ public final class RamBlockDevice extends AbstractBlockDevice {
         while (position < end) {
             int offset = offsetInChunk(position);
             int n = (int) Math.min(chunkSize - offset, end - position);
-            NativeByteBuf chunk = acquire(position >>> chunkShift);
+            NativeByteBuf chunk = acquireStable(position >>> chunkShift);
             if (chunk == null) {
                 assembly.addZeros(n);
             } else {
@@ -158,7 +168,7 @@ public final class RamBlockDevice extends AbstractBlockDevice {
 
     /** One chunk's part of a read: a slice holding a reference to the chunk, or zeros. */
     private ByteBuf piece(long chunkIndex, int offset, int length) {
-        NativeByteBuf chunk = acquire(chunkIndex);
+        NativeByteBuf chunk = acquireStable(chunkIndex);
         return chunk == null ? ZeroBuffers.zeros(length) : chunk.slice(offset, length);
     }
 
@@ -194,32 +204,85 @@ public final class RamBlockDevice extends AbstractBlockDevice {
         return null;
     }
 
-    /**
-     * Copies into an existing chunk, or fills a new one before publishing it by CAS, so no reader
-     * ever sees a chunk's uninitialised memory (malloc may hand back another LUN's freed data).
-     * False when the budget or malloc says no.
-     */
+    /** Copies {@code length} bytes of {@code data} into chunk {@code chunkIndex} at {@code offset}; false when out of memory. */
     private boolean copyIntoChunk(long chunkIndex, int offset, ByteBuf data, int sourceIndex, int length) {
-        for (;;) {
-            NativeByteBuf chunk = acquire(chunkIndex);
-            if (chunk != null) {
-                try {
-                    chunk.copyFrom(offset, data, sourceIndex, length);
-                } finally {
-                    chunk.release();
+        return change(chunkIndex, length == chunkSize, true, memory -> memory.copyFrom(offset, data, sourceIndex, length));
+    }
+
+    /**
+     * Applies {@code change} to chunk {@code chunkIndex} so that no reader sees it half done (see the class comment): a
+     * chunk nobody has written yet is filled before it is published by CAS (so no reader ever sees a fresh chunk's
+     * uninitialised memory: malloc may hand back another LUN's freed data); an existing one is changed in place while
+     * nobody else holds a reference to it, else a changed copy replaces it. Without {@code allocate} a missing chunk
+     * is left missing (it reads as zeros: zeroing it changes nothing). False when the budget or malloc says no.
+     *
+     * @param whole the change overwrites the whole chunk (a fresh chunk then needs no zeroing)
+     */
+    private boolean change(long chunkIndex, boolean whole, boolean allocate, java.util.function.Consumer<NativeByteBuf> change) {
+        for (int attempt = 0; ; attempt++) {
+            Chunk chunk = chunks.get(chunkIndex);
+            if (chunk == null) {
+                if (!allocate) {
+                    return true;
                 }
-                return true;
+                Chunk fresh = allocate(whole);
+                if (fresh == null) {
+                    return false;
+                }
+                change.accept(fresh.memory);
+                if (chunks.putIfAbsent(chunkIndex, fresh)) {
+                    return true;   // the table now owns the one reference
+                }
+                fresh.memory.release();   // another writer won the slot: free ours, change theirs
+                continue;
             }
-            NativeByteBuf fresh = allocate(length == chunkSize);
-            if (fresh == null) {
-                return false;
+            if (!chunk.tryLock()) {
+                Chunk.backOff(attempt);   // another writer copies into this chunk: at most one chunk's worth
+                continue;
             }
-            fresh.copyFrom(offset, data, sourceIndex, length);
-            if (chunks.putIfAbsent(chunkIndex, fresh)) {
-                return true;   // the table now owns the one reference
+            try {
+                if (chunks.get(chunkIndex) != chunk || !retain(chunk.memory)) {
+                    continue;   // replaced by a copy or unmapped meanwhile: start again with what the slot holds now
+                }
+                try {
+                    if (chunk.memory.refCnt() <= 2) {
+                        change.accept(chunk.memory);   // the table's reference and ours: nobody reads this memory
+                        return true;
+                    }
+                    // readers hold slices of this version: they keep it, the table gets a changed copy
+                    Chunk copy = allocate(true);
+                    if (copy == null) {
+                        return false;
+                    }
+                    copy.memory.copyFrom(0, chunk.memory, 0, chunkSize);
+                    change.accept(copy.memory);
+                    if (chunks.replace(chunkIndex, chunk, copy)) {
+                        chunk.memory.release();   // the table's reference; the readers' slices keep the memory alive
+                        return true;
+                    }
+                    copy.memory.release();   // unmapped (or closed) meanwhile: start again with the empty slot
+                } finally {
+                    chunk.memory.release();   // ours
+                }
+            } finally {
+                chunk.unlock();
             }
-            fresh.release();   // another writer won the slot: free ours, write into theirs
         }
+    }
+
+    /**
+     * The physical block: every change of a chunk is atomic (class comment), and a chunk is aligned to and at least the
+     * physical block, so every write within one is applied whole.
+     */
+    @Override
+    public int atomicUnitBlocks() {
+        return geometry().logicalBlocksPerPhysicalBlock();
+    }
+
+    /** As {@link #atomicUnitBlocks()}: nothing of a RAM disk survives a power loss, so no unit is found torn after one. */
+    @Override
+    public int powerFailAtomicUnitBlocks() {
+        return atomicUnitBlocks();
     }
 
     /** The chunk: an atomic write replaces whole chunks, so nothing else may change them meanwhile. */
@@ -247,31 +310,31 @@ public final class RamBlockDevice extends AbstractBlockDevice {
         long end = position + data.readableBytes();
         long first = position >>> chunkShift;
         int count = (int) (((end - 1) >>> chunkShift) - first + 1);
-        NativeByteBuf[] old = new NativeByteBuf[count];
-        NativeByteBuf[] fresh = new NativeByteBuf[count];
+        Chunk[] old = new Chunk[count];
+        Chunk[] fresh = new Chunk[count];
         int sourceIndex = data.readerIndex();
         long at = position;
         for (int i = 0; i < count; i++) {
             int offset = offsetInChunk(at);
             int n = (int) Math.min(chunkSize - offset, end - at);
-            old[i] = acquire(first + i);
+            old[i] = acquireChunk(first + i);
             fresh[i] = allocate(old[i] != null || n == chunkSize);
             if (fresh[i] == null) {
                 for (int j = 0; j <= i; j++) {
                     if (old[j] != null) {
-                        old[j].release();
+                        old[j].memory.release();
                     }
                     if (fresh[j] != null) {
-                        fresh[j].release();
+                        fresh[j].memory.release();
                     }
                 }
                 return new BlockIoException(BlockError.INSUFFICIENT_RESOURCES, name()
                         + ": RAM disk memory budget exhausted or malloc failed (" + budget + ")");
             }
             if (old[i] != null) {
-                fresh[i].copyFrom(0, old[i], 0, chunkSize);
+                fresh[i].memory.copyFrom(0, old[i].memory, 0, chunkSize);
             }
-            fresh[i].copyFrom(offset, data, sourceIndex, n);
+            fresh[i].memory.copyFrom(offset, data, sourceIndex, n);
             sourceIndex += n;
             at += n;
         }
@@ -282,17 +345,17 @@ public final class RamBlockDevice extends AbstractBlockDevice {
                         ? chunks.putIfAbsent(first + i, fresh[i])
                         : chunks.replace(first + i, old[i], fresh[i]);
                 if (!swapped) {
-                    fresh[i].release(); // only close() empties slots under the range lock: the data is gone anyway
+                    fresh[i].memory.release(); // only close() empties slots under the range lock: the data is gone anyway
                 } else if (old[i] != null) {
-                    old[i].release();   // the table's reference: readers' slices keep the old version alive
+                    old[i].memory.release();   // the table's reference: readers' slices keep the old version alive
                 }
             }
         } finally {
             atomicPublishes.incrementAndGet();
         }
-        for (NativeByteBuf o : old) {
+        for (Chunk o : old) {
             if (o != null) {
-                o.release();            // ours, from acquire
+                o.memory.release();     // ours, from acquireChunk
             }
         }
         if (state() == State.CLOSED) {
@@ -309,10 +372,8 @@ public final class RamBlockDevice extends AbstractBlockDevice {
     @Override
     public void unmap(List<BlockRange> ranges, IoCallback<Void> callback) {
         BlockIoException failure = checkUnmapRequest(ranges);
-        if (failure == null) {
-            for (BlockRange range : ranges) {
-                deallocate(range.lba(), range.count());
-            }
+        for (int i = 0; failure == null && i < ranges.size(); i++) {
+            failure = deallocate(ranges.get(i).lba(), ranges.get(i).count());
         }
         callback.complete(null, failure);
     }
@@ -321,7 +382,7 @@ public final class RamBlockDevice extends AbstractBlockDevice {
     public void writeZeroes(long lba, long blockCount, IoCallback<Void> callback) {
         BlockIoException failure = checkWriteZeroesRequest(lba, blockCount);
         if (failure == null) {
-            deallocate(lba, blockCount);
+            failure = deallocate(lba, blockCount);
         }
         callback.complete(null, failure);
     }
@@ -329,43 +390,45 @@ public final class RamBlockDevice extends AbstractBlockDevice {
     /**
      * Zeros the covered part of the chunks at the range's ends and frees the chunks it covers whole;
      * the table skips subtrees that were never written, so unmapping all of a huge, mostly empty
-     * disk costs little.
+     * disk costs little. Fails (INSUFFICIENT_RESOURCES) when a partial chunk a read still holds needs a copy to be
+     * zeroed and the budget has no room for it: the part not zeroed would read as the old data.
      */
-    private void deallocate(long lba, long blockCount) {
+    private BlockIoException deallocate(long lba, long blockCount) {
         long start = lba << geometry().logicalBlockShift();
-        deallocateBytes(start, start + (blockCount << geometry().logicalBlockShift()));
+        if (deallocateBytes(start, start + (blockCount << geometry().logicalBlockShift()))) {
+            return null;
+        }
+        return new BlockIoException(BlockError.INSUFFICIENT_RESOURCES, name()
+                + ": RAM disk memory budget exhausted or malloc failed zeroing a chunk a read holds (" + budget + ")");
     }
 
-    /** {@link #deallocate} in bytes: {@code [start, end)} within the chunk table. */
-    private void deallocateBytes(long start, long end) {
+    /** {@link #deallocate} in bytes: {@code [start, end)} within the chunk table; false when a part was not zeroed. */
+    private boolean deallocateBytes(long start, long end) {
         if (start >= end) {
-            return;
+            return true;
         }
         long firstWhole = (start + chunkSize - 1) >>> chunkShift;
         long endWhole = end >>> chunkShift;
         if (firstWhole >= endWhole) {            // inside one chunk, or across one boundary
-            zeroPart(start, Math.min(end, firstWhole << chunkShift));
-            zeroPart(Math.max(start, endWhole << chunkShift), end);
-            return;
+            boolean head = zeroPart(start, Math.min(end, firstWhole << chunkShift));
+            return zeroPart(Math.max(start, endWhole << chunkShift), end) && head;
         }
-        zeroPart(start, firstWhole << chunkShift);
-        chunks.removeRange(firstWhole, endWhole, NativeByteBuf::release);
-        zeroPart(endWhole << chunkShift, end);
+        boolean head = zeroPart(start, firstWhole << chunkShift);
+        chunks.removeRange(firstWhole, endWhole, c -> c.memory.release());
+        return zeroPart(endWhole << chunkShift, end) && head;
     }
 
-    /** Zeros {@code [from, to)}, which lies within one chunk (empty when from >= to). */
-    private void zeroPart(long from, long to) {
+    /**
+     * Zeros {@code [from, to)}, which lies within one chunk (empty when from >= to): a change like a write's, so a
+     * read holding the chunk keeps its data; false when that needed a copy the budget had no room for.
+     */
+    private boolean zeroPart(long from, long to) {
         if (from >= to) {
-            return;
+            return true;
         }
-        NativeByteBuf chunk = acquire(from >>> chunkShift);
-        if (chunk != null) {
-            try {
-                chunk.zero(offsetInChunk(from), (int) (to - from));
-            } finally {
-                chunk.release();
-            }
-        }
+        int offset = offsetInChunk(from);
+        int length = (int) (to - from);
+        return change(from >>> chunkShift, false, false, memory -> memory.zero(offset, length));
     }
 
     private long chunksFor(long sizeBytes) {
@@ -392,11 +455,16 @@ public final class RamBlockDevice extends AbstractBlockDevice {
         long oldEnd = geometry().sizeBytes();
         long newEnd = newBlockCount << geometry().logicalBlockShift();
         if (newEnd > oldEnd) {
-            deallocateBytes(oldEnd, Math.min(newEnd, chunks.capacity() << chunkShift));
+            if (!deallocateBytes(oldEnd, Math.min(newEnd, chunks.capacity() << chunkShift))) {
+                callback.complete(null, new BlockIoException(BlockError.INSUFFICIENT_RESOURCES, name()
+                        + ": RAM disk memory budget exhausted zeroing the blocks a grow exposes (" + budget + ")"));
+                return;
+            }
             chunks.grow(chunksFor(newEnd));
             publishBlockCount(newBlockCount);
         } else if (newEnd < oldEnd) {
             publishBlockCount(newBlockCount);
+            // past the end now: a part left unzeroed (no memory for a copy) is zeroed by the grow that exposes it
             deallocateBytes(newEnd, Math.min(oldEnd, chunks.capacity() << chunkShift));
         }
         callback.complete(null, null);
@@ -410,7 +478,7 @@ public final class RamBlockDevice extends AbstractBlockDevice {
     }
 
     private void releaseAll() {
-        chunks.removeAll(NativeByteBuf::release);
+        chunks.removeAll(c -> c.memory.release());
     }
 
     private int offsetInChunk(long position) {
@@ -418,27 +486,53 @@ public final class RamBlockDevice extends AbstractBlockDevice {
     }
 
     /**
-     * The chunk with one more reference for the caller, or null if never written (or unmapped).
-     * The table's reference may be dropped between our load and our retain; a chunk whose count
-     * already reached zero refuses the retain (Netty keeps it released), and by then the slot no
-     * longer holds it, so we look again.
+     * The memory of chunk {@code chunkIndex} with one more reference for a reader, or null if never written (or
+     * unmapped), taken while no writer changes it in place: the reference first, then the check (see the class
+     * comment); a writer that has the chunk is waited for.
      */
-    private NativeByteBuf acquire(long chunkIndex) {
-        for (;;) {
-            NativeByteBuf chunk = chunks.get(chunkIndex);
+    private NativeByteBuf acquireStable(long chunkIndex) {
+        for (int attempt = 0; ; attempt++) {
+            Chunk chunk = acquireChunk(chunkIndex);
             if (chunk == null) {
                 return null;
             }
-            try {
-                chunk.retain();
-                return chunk;
-            } catch (IllegalReferenceCountException concurrentlyUnmapped) {
-                Thread.onSpinWait();
+            if (!chunk.changing()) {
+                return chunk.memory;
             }
+            chunk.memory.release();
+            Chunk.backOff(attempt);
         }
     }
 
-    private NativeByteBuf allocate(boolean overwrittenWhole) {
+    /**
+     * The chunk with one more reference to its memory for the caller, or null if never written (or unmapped). The
+     * table's reference may be dropped between our load and our retain; a chunk whose count already reached zero
+     * refuses the retain, and by then the slot no longer holds it, so we look again.
+     */
+    private Chunk acquireChunk(long chunkIndex) {
+        for (;;) {
+            Chunk chunk = chunks.get(chunkIndex);
+            if (chunk == null) {
+                return null;
+            }
+            if (retain(chunk.memory)) {
+                return chunk;
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    /** One more reference, unless the count already reached zero (Netty keeps a released buffer released). */
+    private static boolean retain(NativeByteBuf memory) {
+        try {
+            memory.retain();
+            return true;
+        } catch (IllegalReferenceCountException concurrentlyUnmapped) {
+            return false;
+        }
+    }
+
+    private Chunk allocate(boolean overwrittenWhole) {
         if (!budget.tryReserve(chunkSize)) {
             return null;
         }
@@ -450,6 +544,6 @@ public final class RamBlockDevice extends AbstractBlockDevice {
             return null;
         }
         allocatedBytes.addAndGet(chunkSize);
-        return chunk;
+        return new Chunk(chunk);
     }
 }

@@ -1,7 +1,6 @@
 package io.blocktarget.transport.iscsi;
 
-import java.util.EnumSet;
-import java.util.Set;
+import io.blocktarget.state.StateMachine;
 
 /** Target-side connection states (RFC 7143 §8.1.2, the subset ErrorRecoveryLevel 0 needs). */
 enum ConnectionState {
@@ -16,13 +15,11 @@ enum ConnectionState {
     /** S1 FREE: closed; nothing is sent or processed any more. */
     FREE;
 
-    Set<ConnectionState> next() {
-        return switch (this) {
-            case XPT_UP -> EnumSet.of(IN_LOGIN, FREE);
-            case IN_LOGIN -> EnumSet.of(LOGGED_IN, FREE);
-            case LOGGED_IN -> EnumSet.of(IN_LOGOUT, FREE);
-            case IN_LOGOUT -> EnumSet.of(FREE);
-            case FREE -> EnumSet.noneOf(ConnectionState.class);
-        };
-    }
+    static final StateMachine<ConnectionState> MACHINE = StateMachine.of("iSCSI connection", ConnectionState.class, XPT_UP)
+            .allow(XPT_UP, IN_LOGIN, FREE)
+            .allow(IN_LOGIN, LOGGED_IN, FREE)
+            .allow(LOGGED_IN, IN_LOGOUT, FREE)
+            .allow(IN_LOGOUT, FREE)
+            .terminal(FREE)
+            .build();
 }

@@ -7,6 +7,7 @@ import io.blocktarget.protocol.iscsi.DataOut;
 import io.blocktarget.protocol.iscsi.Digest;
 import io.blocktarget.protocol.iscsi.FrameLimits;
 import io.blocktarget.protocol.iscsi.InitiatorPdu;
+import io.blocktarget.protocol.iscsi.IscsiOpcode;
 import io.blocktarget.protocol.iscsi.IscsiProtocolException;
 import io.blocktarget.protocol.iscsi.LoginFlags;
 import io.blocktarget.protocol.iscsi.LoginRequest;
@@ -37,6 +38,7 @@ import io.blocktarget.block.fault.FaultConnection;
 import io.blocktarget.scsi.ItNexus;
 import io.blocktarget.transport.tcp.StallHandler;
 import io.blocktarget.scsi.ScsiTargetDevice;
+import io.blocktarget.time.Clock;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
@@ -57,6 +59,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class IscsiConnection implements ConnectionIo, FaultConnection {
     private static final Logger LOG = System.getLogger("blocktarget.iscsi");
+    private static final java.util.Map<String, Long> NO_TASKS = ScsiTask.State.MACHINE.newCounters().snapshot();
 
     private enum Ping { IDLE, OUTSTANDING }
 
@@ -78,9 +81,9 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
     private int cid;
     private Digest headerDigest = Digest.NONE;
     private Digest dataDigest = Digest.NONE;
-    private final IscsiScheduler scheduler;
-    private IscsiScheduler.Cancellable loginTimer;
-    private IscsiScheduler.Cancellable pingTimer;
+    private final Clock clock;
+    private Clock.Timer loginTimer;
+    private Clock.Timer pingTimer;
     private Ping ping = Ping.IDLE;
     private int pingTtt;
     private long pingSentNanos;
@@ -95,9 +98,9 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
         this.who = "iSCSI " + port.remoteAddress() + " -> " + port.localAddress();
         this.login = new LoginExchange(transport.settings(), transport.targets(), transport.registry()::exists, who);
         this.text = new TextExchange(this, transport);
-        this.scheduler = transport.scheduler();
-        this.lastActivityNanos = scheduler.nanoTime();
-        this.loginTimer = scheduler.schedule(port.executor(), transport.settings().loginTimeout().toNanos(),
+        this.clock = transport.clock();
+        this.lastActivityNanos = clock.nanoTime();
+        this.loginTimer = clock.schedule(port.executor(), transport.settings().loginTimeout().toNanos(),
                 this::onLoginTimeout);
     }
 
@@ -117,8 +120,23 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
         return port;
     }
 
+    /**
+     * This connection's SCSI tasks by state, every state listed (issue 27: {@code sessions --json}); any thread — before
+     * full feature phase (or on a discovery session) all zero.
+     */
+    java.util.Map<String, Long> commandCounts() {
+        Optional<TaskEngine> e = engine;
+        return e.isPresent() ? e.get().taskStates().snapshot() : NO_TASKS;
+    }
+
+    /** The task counters of full feature phase; null before it (or on a discovery session). Tests. */
+    io.blocktarget.state.StateCounters<ScsiTask.State> taskStates() {
+        Optional<TaskEngine> e = engine;
+        return e.map(TaskEngine::taskStates).orElse(null);
+    }
+
     private void transitionTo(ConnectionState next) {
-        state = States.transition(who, state, next, state.next());
+        state = States.transition(who, ConnectionState.MACHINE, state, next);
     }
 
     /** Entry point for everything the decoder emits; releases what it is handed. */
@@ -128,7 +146,7 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
                 ReferenceCountUtil.release(message instanceof InitiatorPdu p ? p.data() : message);
                 return;
             }
-            lastActivityNanos = scheduler.nanoTime();
+            lastActivityNanos = clock.nanoTime();
             switch (message) {
                 case IscsiFrameDecoder.FrameError(IscsiProtocolException e) -> frameError(e);
                 case InitiatorPdu pdu -> {
@@ -403,14 +421,14 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
         }
         byte[] header = e.header();
         sendReject(e.reason().rejectReason().orElse(RejectReason.PROTOCOL_ERROR), header);
+        ByteBuf bhs = Unpooled.wrappedBuffer(header);
         if (e.reason() == IscsiProtocolException.Reason.DATA_DIGEST_ERROR && header.length >= Bhs.LENGTH
-                && (header[0] & 0x3f) == 0x05) {
+                && Bhs.opcodeCode(bhs, 0) == IscsiOpcode.DATA_OUT.code()) {
             // §7.8 at ErrorRecoveryLevel 0: the write's data is incomplete; the task fails once its data has
             // arrived, the session goes on.
-            ByteBuf bhs = Unpooled.wrappedBuffer(header);
-            int itt = bhs.getInt(16);
-            int ttt = bhs.getInt(20);
-            boolean finalBit = (header[1] & 0x80) != 0;
+            int itt = Bhs.itt(bhs, 0);
+            int ttt = Bhs.ttt(bhs, 0);
+            boolean finalBit = Bhs.finalBit(bhs, 0);
             engine.ifPresent(en -> en.dataOutLost(itt, ttt, finalBit));
         }
     }
@@ -425,7 +443,7 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
     private void startPinger() {
         long interval = transport.settings().nopInInterval().toNanos();
         if (interval > 0) {
-            pingTimer = scheduler.schedule(port.executor(), interval, this::pingTick);
+            pingTimer = clock.schedule(port.executor(), interval, this::pingTick);
         }
     }
 
@@ -433,7 +451,7 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
         if (state != ConnectionState.LOGGED_IN) {
             return;
         }
-        long now = scheduler.nanoTime();
+        long now = clock.nanoTime();
         IscsiSettings settings = transport.settings();
         long interval = settings.nopInInterval().toNanos();
         long timeout = settings.nopInTimeout().toNanos();
@@ -460,7 +478,7 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
                 next = interval - idle;
             }
         }
-        pingTimer = scheduler.schedule(port.executor(), next, this::pingTick);
+        pingTimer = clock.schedule(port.executor(), next, this::pingTick);
     }
 
     // ---- ConnectionIo ------------------------------------------------------------------------------
@@ -614,7 +632,7 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
             LOG.log(Level.INFO, "{0}: asking the initiator to log out within {1} s: {2}", who, seconds, reason);
             send(new AsyncMessage(0, nextStatSN(), window.expCmdSN(), window.maxCmdSN(), AsyncEvent.LOGOUT_REQUEST, 0,
                     0, 0, seconds, Unpooled.EMPTY_BUFFER));
-            scheduler.schedule(port.executor(), TimeUnit.SECONDS.toNanos(seconds), () -> {
+            clock.schedule(port.executor(), TimeUnit.SECONDS.toNanos(seconds), () -> {
                 if (state != ConnectionState.FREE) {
                     shutDown(Level.INFO, "no Logout within " + seconds + " s of the request (" + reason + ")");
                 }
@@ -662,7 +680,12 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
         if (pingTimer != null) {
             pingTimer.cancel();
         }
-        engine.ifPresent(TaskEngine::close);
+        engine.ifPresent(e -> {
+            String stragglers = e.close();
+            if (!stragglers.isEmpty()) {
+                LOG.log(Level.WARNING, "{0}: commands not ended at teardown: {1}", who, stragglers);
+            }
+        });
         if (window != null) {
             window.releaseHeld();
         }

@@ -55,7 +55,7 @@ final class IscsiSession {
     }
 
     void transitionTo(SessionState next) {
-        state = States.transition(toString(), state, next, state.next());
+        state = States.transition(toString(), SessionState.MACHINE, state, next);
     }
 
     /** {@code <InitiatorName>,i,0x<ISID>} (§4.2.7.5). */

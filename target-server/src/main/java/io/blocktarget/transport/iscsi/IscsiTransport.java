@@ -1,6 +1,7 @@
 package io.blocktarget.transport.iscsi;
 
 import io.blocktarget.scsi.ScsiTargetDevice;
+import io.blocktarget.time.Clock;
 import io.blocktarget.transport.tcp.PeerLogLimiter;
 import io.blocktarget.transport.tcp.StreamTuning;
 import io.netty.buffer.ByteBufAllocator;
@@ -17,6 +18,7 @@ import java.net.InetSocketAddress;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -38,7 +40,8 @@ public final class IscsiTransport {
     private volatile Map<String, ScsiTargetDevice> targets;
     private volatile IscsiSettings settings;
     private final SessionRegistry registry = new SessionRegistry();
-    private final IscsiScheduler scheduler;
+    /** The server's clock: connection timers (login, NOP-In, Logout deadline) and idle detection. */
+    private final Clock clock;
     /**
      * Protocol-error and session-event lines per peer address (a fuzzer must not fill the disk), on the timers'
      * clock.
@@ -46,22 +49,24 @@ public final class IscsiTransport {
     private final PeerLogLimiter errorLog;
     private final Set<IscsiConnection> connections = ConcurrentHashMap.newKeySet();
 
-    private IscsiTransport(Map<String, ScsiTargetDevice> targets, IscsiSettings settings, IscsiScheduler scheduler) {
+    private IscsiTransport(Map<String, ScsiTargetDevice> targets, IscsiSettings settings, Clock clock) {
         this.targets = targets;
         this.settings = settings;
-        this.scheduler = scheduler;
+        this.clock = Objects.requireNonNull(clock, "clock");
         this.errorLog = new PeerLogLimiter(LOG, PeerLogLimiter.DEFAULT_BURST, PeerLogLimiter.DEFAULT_WINDOW_NANOS,
-                scheduler::nanoTime);
+                clock::nanoTime);
     }
 
-    public static IscsiTransport create(Vertx vertx, Collection<ScsiTargetDevice> targets, IscsiSettings settings) {
+    /** @param clock the server's clock, for every connection's timers */
+    public static IscsiTransport create(Vertx vertx, Collection<ScsiTargetDevice> targets, IscsiSettings settings,
+                                        Clock clock) {
         Map<String, ScsiTargetDevice> byName = new LinkedHashMap<>();
         for (ScsiTargetDevice t : targets) {
             if (byName.put(t.targetName(), t) != null) {
                 throw new IllegalArgumentException("target " + t.targetName() + " given twice");
             }
         }
-        return new IscsiTransport(Map.copyOf(byName), settings, IscsiScheduler.EVENT_LOOP);
+        return new IscsiTransport(Map.copyOf(byName), settings, clock);
     }
 
     /** Takes over an accepted socket. Call on the socket's event loop (a NetServer connect handler is). */
@@ -207,9 +212,11 @@ public final class IscsiTransport {
      *
      * @param target      TargetName, empty for a discovery session
      * @param parameters  negotiated operational keys
+     * @param commands    its SCSI tasks by state (issue 27), every state listed
      */
     public record SessionView(int tsih, String initiatorName, long isid, String target, boolean discovery,
-                              String localAddress, String remoteAddress, Map<String, String> parameters) {
+                              String localAddress, String remoteAddress, Map<String, String> parameters,
+                              Map<String, Long> commands) {
     }
 
     /** Every registered session; read from any thread. */
@@ -220,7 +227,7 @@ public final class IscsiTransport {
             all.add(new SessionView(s.tsih(), s.key().initiatorName(), s.key().isid(), s.key().targetName(),
                     s.type() == io.blocktarget.protocol.iscsi.SessionType.DISCOVERY,
                     String.valueOf(c.port().localAddress()), String.valueOf(c.port().remoteAddress()),
-                    c.negotiatedKeys()));
+                    c.negotiatedKeys(), c.commandCounts()));
         }
         return all;
     }
@@ -258,8 +265,8 @@ public final class IscsiTransport {
         return targets;
     }
 
-    IscsiScheduler scheduler() {
-        return scheduler;
+    Clock clock() {
+        return clock;
     }
 
     PeerLogLimiter errorLog() {
@@ -277,14 +284,9 @@ public final class IscsiTransport {
         return connection;
     }
 
-    static IscsiTransport forTargets(Map<String, ScsiTargetDevice> targets, IscsiSettings settings) {
-        return forTargets(targets, settings, IscsiScheduler.EVENT_LOOP);
-    }
-
-    /** For tests: the timers on {@code scheduler} (a manual clock). */
-    static IscsiTransport forTargets(Map<String, ScsiTargetDevice> targets, IscsiSettings settings,
-                                     IscsiScheduler scheduler) {
-        return new IscsiTransport(Map.copyOf(targets), settings, scheduler);
+    /** For tests over an EmbeddedChannel: the timers on {@code clock} (a manual one). */
+    static IscsiTransport forTargets(Map<String, ScsiTargetDevice> targets, IscsiSettings settings, Clock clock) {
+        return new IscsiTransport(Map.copyOf(targets), settings, clock);
     }
 
     void forget(IscsiConnection connection) {

@@ -103,7 +103,7 @@ final class LoginExchange {
     }
 
     private void fail() {
-        if (state.next().contains(LoginState.FAILED)) {
+        if (LoginState.MACHINE.allows(state, LoginState.FAILED)) {
             transitionTo(LoginState.FAILED);
         }
     }
@@ -428,6 +428,6 @@ final class LoginExchange {
     }
 
     private void transitionTo(LoginState next) {
-        state = States.transition(who, state, next, state.next());
+        state = States.transition(who, LoginState.MACHINE, state, next);
     }
 }

@@ -1,7 +1,6 @@
 package io.blocktarget.transport.iscsi;
 
-import java.util.EnumSet;
-import java.util.Set;
+import io.blocktarget.state.StateMachine;
 
 /** Where one connection's login stands (RFC 7143 §6.3, §12.1.3 for the CHAP steps). */
 enum LoginState {
@@ -20,14 +19,13 @@ enum LoginState {
     /** A Login Response with a non-zero status went out; the connection closes. */
     FAILED;
 
-    Set<LoginState> next() {
-        return switch (this) {
-            case SECURITY -> EnumSet.of(CHAP_AWAIT_ALGORITHM, AUTHENTICATED, OPERATIONAL, COMPLETE, FAILED);
-            case CHAP_AWAIT_ALGORITHM -> EnumSet.of(CHAP_AWAIT_RESPONSE, FAILED);
-            case CHAP_AWAIT_RESPONSE -> EnumSet.of(AUTHENTICATED, OPERATIONAL, COMPLETE, FAILED);
-            case AUTHENTICATED -> EnumSet.of(OPERATIONAL, COMPLETE, FAILED);
-            case OPERATIONAL -> EnumSet.of(COMPLETE, FAILED);
-            case COMPLETE, FAILED -> EnumSet.noneOf(LoginState.class);
-        };
-    }
+    static final StateMachine<LoginState> MACHINE = StateMachine.of("iSCSI login", LoginState.class, SECURITY)
+            .allow(SECURITY, CHAP_AWAIT_ALGORITHM, AUTHENTICATED, OPERATIONAL, COMPLETE, FAILED)
+            .allow(CHAP_AWAIT_ALGORITHM, CHAP_AWAIT_RESPONSE, FAILED)
+            .allow(CHAP_AWAIT_RESPONSE, AUTHENTICATED, OPERATIONAL, COMPLETE, FAILED)
+            .allow(AUTHENTICATED, OPERATIONAL, COMPLETE, FAILED)
+            .allow(OPERATIONAL, COMPLETE, FAILED)
+            .terminal(COMPLETE)
+            .terminal(FAILED)
+            .build();
 }

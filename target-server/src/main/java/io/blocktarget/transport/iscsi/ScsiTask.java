@@ -1,5 +1,7 @@
 package io.blocktarget.transport.iscsi;
 
+import io.blocktarget.state.StateCounters;
+import io.blocktarget.state.StateMachine;
 import io.netty.buffer.CompositeByteBuf;
 
 import java.util.LinkedHashMap;
@@ -26,7 +28,16 @@ final class ScsiTask {
         /** Response sent. */
         DONE,
         /** Aborted by task management or by the connection closing: no response is sent. */
-        ABORTED
+        ABORTED;
+
+        /** Every task ends DONE or ABORTED (the teardown check counts on it). */
+        static final StateMachine<State> MACHINE = StateMachine.of("iSCSI task", State.class, RECEIVING_DATA)
+                .allow(RECEIVING_DATA, EXECUTING, DRAINING, ABORTED)
+                .allow(DRAINING, DONE, ABORTED)
+                .allow(EXECUTING, DONE, ABORTED)
+                .terminal(DONE)
+                .terminal(ABORTED)
+                .build();
     }
 
     /** Whether unsolicited Data-Out may still arrive (§11.3.1.2: the command's F bit). */
@@ -60,7 +71,9 @@ final class ScsiTask {
     final CompositeByteBuf dataOut;
     final long unsolicitedLimit;
     final Map<Integer, Solicitation> r2ts = new LinkedHashMap<>();
-    State state = State.RECEIVING_DATA;
+    /** The connection's task counters: {@link #state} changes only through {@link State#MACHINE}. */
+    private final StateCounters<State> counters;
+    private State state;
     UnsolicitedPhase unsolicited;
     long received;
     long nextR2TOffset;
@@ -68,8 +81,10 @@ final class ScsiTask {
     int r2tSN;
 
     ScsiTask(int itt, long lunField, long edtl, boolean read, boolean write, CompositeByteBuf dataOut,
-             long unsolicitedLimit, UnsolicitedPhase unsolicited) {
+             long unsolicitedLimit, UnsolicitedPhase unsolicited, StateCounters<State> counters) {
         this.itt = itt;
+        this.counters = counters;
+        this.state = State.MACHINE.start(counters);
         this.lunField = lunField;
         java.util.OptionalInt decoded = io.blocktarget.protocol.scsi.ScsiLun.decode(lunField);
         this.lun = decoded.isPresent() ? decoded.getAsInt() : TaskEngine.UNADDRESSABLE_LUN;
@@ -85,17 +100,12 @@ final class ScsiTask {
         return !write || received == edtl;
     }
 
+    State state() {
+        return state;
+    }
+
     void transitionTo(State next) {
-        boolean ok = switch (state) {
-            case RECEIVING_DATA -> next == State.EXECUTING || next == State.DRAINING || next == State.ABORTED;
-            case DRAINING -> next == State.DONE || next == State.ABORTED;
-            case EXECUTING -> next == State.DONE || next == State.ABORTED;
-            case DONE, ABORTED -> false;
-        };
-        if (!ok) {
-            throw new IllegalStateException("task 0x" + Integer.toHexString(itt) + ": " + state + " -> " + next);
-        }
-        state = next;
+        state = State.MACHINE.transition(state, next, counters);
     }
 
     /** The data gathered so far will never be used: freed at once (a draining task discards what comes). */

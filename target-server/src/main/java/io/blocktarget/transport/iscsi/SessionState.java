@@ -1,7 +1,6 @@
 package io.blocktarget.transport.iscsi;
 
-import java.util.EnumSet;
-import java.util.Set;
+import io.blocktarget.state.StateMachine;
 
 /** Target-side session states (RFC 7143 §8.3, ErrorRecoveryLevel 0: a failed session is freed at once). */
 enum SessionState {
@@ -14,12 +13,10 @@ enum SessionState {
     /** Q1 FREE: gone. */
     FREE;
 
-    Set<SessionState> next() {
-        return switch (this) {
-            case ACTIVE -> EnumSet.of(LOGGED_IN, FREE);
-            case LOGGED_IN -> EnumSet.of(FAILED, FREE);
-            case FAILED -> EnumSet.of(FREE);
-            case FREE -> EnumSet.noneOf(SessionState.class);
-        };
-    }
+    static final StateMachine<SessionState> MACHINE = StateMachine.of("iSCSI", SessionState.class, ACTIVE)
+            .allow(ACTIVE, LOGGED_IN, FREE)
+            .allow(LOGGED_IN, FAILED, FREE)
+            .allow(FAILED, FREE)
+            .terminal(FREE)
+            .build();
 }

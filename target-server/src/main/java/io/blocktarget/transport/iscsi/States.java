@@ -1,21 +1,20 @@
 package io.blocktarget.transport.iscsi;
 
+import io.blocktarget.state.StateMachine;
+
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
-import java.util.Set;
 
-/** The one checked, logged transition shared by the connection, login and session state enums (DESIGN §7). */
+/** The one checked, logged transition of the connection, login and session (DESIGN §7): their tables' check. */
 final class States {
     private static final Logger LOG = System.getLogger("blocktarget.iscsi.state");
 
     private States() {
     }
 
-    /** Returns {@code to} when {@code allowed} contains it; otherwise an {@link IllegalStateException} (a bug). */
-    static <S extends Enum<S>> S transition(String who, S from, S to, Set<S> allowed) {
-        if (!allowed.contains(to)) {
-            throw new IllegalStateException(who + ": illegal transition " + from + " -> " + to);
-        }
+    /** Returns {@code to} when {@code machine} allows it; otherwise an {@link IllegalStateException} (a bug). */
+    static <S extends Enum<S>> S transition(String who, StateMachine<S> machine, S from, S to) {
+        machine.transitionOf(who, from, to);
         LOG.log(Level.TRACE, () -> who + ": " + from.getDeclaringClass().getSimpleName() + " " + from + " -> " + to);
         return to;
     }

@@ -14,6 +14,7 @@ import io.blocktarget.scsi.NexusTasks;
 import io.blocktarget.scsi.ScsiTargetDevice;
 import io.blocktarget.scsi.TaskAttribute;
 import io.blocktarget.scsi.TaskScope;
+import io.blocktarget.state.StateCounters;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
@@ -53,6 +54,8 @@ final class TaskEngine {
     private final long maxTransferLength;
     private final int maxTasks;
     private final Map<Integer, ScsiTask> tasks = new HashMap<>();
+    /** This connection's tasks by state (issue 27): changed only by {@link ScsiTask.State#MACHINE}. */
+    private final StateCounters<ScsiTask.State> taskStates = ScsiTask.State.MACHINE.newCounters();
     /** CDB and attribute of tasks still gathering data-out, by ITT. */
     private final Map<Integer, Pending> pending = new HashMap<>();
     private int nextTtt;
@@ -79,6 +82,10 @@ final class TaskEngine {
 
     int activeTasks() {
         return tasks.size();
+    }
+
+    StateCounters<ScsiTask.State> taskStates() {
+        return taskStates;
     }
 
     NexusTasks nexusTasks() {
@@ -144,13 +151,28 @@ final class TaskEngine {
         }
         long unsolicitedLimit = Math.min(edtl, params.firstBurstLength());
         ScsiTask task = new ScsiTask(cmd.itt(), cmd.lun(), edtl, cmd.read(), cmd.write() && edtl > 0, dataOut,
-                unsolicitedLimit, cmd.finalBit() ? ScsiTask.UnsolicitedPhase.ENDED : ScsiTask.UnsolicitedPhase.OPEN);
+                unsolicitedLimit, cmd.finalBit() ? ScsiTask.UnsolicitedPhase.ENDED : ScsiTask.UnsolicitedPhase.OPEN,
+                taskStates);
         task.received = immediateLength;
         task.nextR2TOffset = immediateLength;
         tasks.put(task.itt, task);
         byte[] cdb = cmd.cdb();
-        TaskAttribute attribute = TaskAttribute.valueOf(cmd.attribute().name());
+        TaskAttribute attribute = samAttribute(cmd.attribute());
         advance(task, cdb, attribute);
+    }
+
+    /**
+     * The SAM task attribute of an ATTR code (RFC 7143 §11.3.1 maps 0..4 to SAM-5's attributes): an exhaustive
+     * switch, so a new wire constant fails to compile here instead of failing a name lookup at run time.
+     */
+    static TaskAttribute samAttribute(io.blocktarget.protocol.iscsi.TaskAttribute attribute) {
+        return switch (attribute) {
+            case UNTAGGED -> TaskAttribute.UNTAGGED;
+            case SIMPLE -> TaskAttribute.SIMPLE;
+            case ORDERED -> TaskAttribute.ORDERED;
+            case HEAD_OF_QUEUE -> TaskAttribute.HEAD_OF_QUEUE;
+            case ACA -> TaskAttribute.ACA;
+        };
     }
 
     /** Solicits more data or executes, whichever the task is ready for. */
@@ -195,14 +217,14 @@ final class TaskEngine {
      */
     void dataOut(DataOut out) {
         ScsiTask task = tasks.get(out.itt());
-        if (task != null && task.state == ScsiTask.State.DRAINING) {
+        if (task != null && task.state() == ScsiTask.State.DRAINING) {
             boolean finalBit = out.finalBit();
             int ttt = out.ttt();
             out.release();
             sequenceEnded(task, ttt, finalBit);
             return;
         }
-        if (task == null || task.state != ScsiTask.State.RECEIVING_DATA) {
+        if (task == null || task.state() != ScsiTask.State.RECEIVING_DATA) {
             out.release(); // data for a task that was aborted or already failed: discard (§4.2.3.4 / §7.1.1)
             return;
         }
@@ -334,7 +356,7 @@ final class TaskEngine {
         if (task.dataOut != null) {
             task.dataOut.release();
         }
-        if (task.state != ScsiTask.State.EXECUTING) {
+        if (task.state() != ScsiTask.State.EXECUTING) {
             release(response);
             return;
         }
@@ -432,7 +454,7 @@ final class TaskEngine {
         if (task == null) {
             return;
         }
-        switch (task.state) {
+        switch (task.state()) {
             case RECEIVING_DATA -> dataLost(task, ttt, finalBit);
             case DRAINING -> sequenceEnded(task, ttt, finalBit);
             default -> {
@@ -444,8 +466,12 @@ final class TaskEngine {
         return tasks.get(itt);
     }
 
-    /** The connection is closing: every task is aborted, buffers freed as their completions arrive. */
-    void close() {
+    /**
+     * The connection is closing: every task is aborted, buffers freed as their completions arrive. Returns the tasks
+     * not in a final state after that, by state (SPDK's teardown check): empty unless a task was lost on some path.
+     */
+    String close() {
         abort(t -> true);
+        return taskStates.stragglers();
     }
 }

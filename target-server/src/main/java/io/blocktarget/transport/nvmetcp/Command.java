@@ -2,6 +2,7 @@ package io.blocktarget.transport.nvmetcp;
 
 import io.blocktarget.protocol.nvme.NvmeStatus;
 import io.blocktarget.protocol.nvme.Sqe;
+import io.blocktarget.state.StateCounters;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 
@@ -18,7 +19,9 @@ final class Command {
     private final int slot;
     private final Sqe sqe;
     private final TransferDirection direction;
-    private CommandState state = CommandState.NEW;
+    /** The connection's command counters: every state change goes through {@link CommandState#MACHINE}. */
+    private final StateCounters<CommandState> counters;
+    private CommandState state;
     /** Host-to-controller data: the in-capsule slice or the H2CData slices; null when none. */
     private ByteBuf dataOut;
     /** Bytes of the command's data the host must send by R2T (the SGL length). */
@@ -30,9 +33,13 @@ final class Command {
     private long r2tl;
     /** TRANSIENT_TRANSPORT_ERROR once a data digest failed; the data is still drained up to LAST_PDU. */
     private NvmeStatus transportStatus = NvmeStatus.SUCCESS;
+    /** The other command of this one's fused operation (Base §3.4.2), once the capsules showed it; else null. */
+    private Command fusedPartner;
 
-    Command(int slot, Sqe sqe) {
+    Command(int slot, Sqe sqe, StateCounters<CommandState> counters) {
         this.slot = slot;
+        this.counters = counters;
+        this.state = CommandState.MACHINE.start(counters);
         this.sqe = sqe;
         this.direction = TransferDirection.of(sqe);
     }
@@ -62,7 +69,7 @@ final class Command {
     }
 
     void transitionTo(CommandState next) {
-        state = state.checkTransition(next);
+        state = CommandState.MACHINE.transition(state, next, counters);
     }
 
     ByteBuf dataOut() {
@@ -135,6 +142,31 @@ final class Command {
 
     NvmeStatus transportStatus() {
         return transportStatus;
+    }
+
+    /** FUSE of the SQE (Base §4.1): {@link Sqe#FUSE_NONE}, {@link Sqe#FUSE_FIRST} or {@link Sqe#FUSE_SECOND}. */
+    int fuse() {
+        return sqe.fuse();
+    }
+
+    Command fusedPartner() {
+        return fusedPartner;
+    }
+
+    /** Pairs this first command of a fused operation with the {@code second} that came right after it. */
+    void fuseWith(Command second) {
+        fusedPartner = second;
+        second.fusedPartner = this;
+    }
+
+    /** Unpairs this command (and its partner); returns the partner, or null. */
+    Command unfuse() {
+        Command partner = fusedPartner;
+        if (partner != null) {
+            partner.fusedPartner = null;
+            fusedPartner = null;
+        }
+        return partner;
     }
 
     /** Releases the gathered data (idempotent). */

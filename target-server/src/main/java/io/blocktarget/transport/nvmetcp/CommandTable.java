@@ -1,6 +1,7 @@
 package io.blocktarget.transport.nvmetcp;
 
 import io.blocktarget.protocol.nvme.Sqe;
+import io.blocktarget.state.StateCounters;
 
 import java.util.ArrayDeque;
 import java.util.HashMap;
@@ -19,8 +20,13 @@ final class CommandTable {
     private final ArrayDeque<Integer> free;
     private final Map<Integer, Command> byCid = new HashMap<>();
 
-    CommandTable(int capacity) {
+    private final StateCounters<CommandState> counters;
+    /** Slots taken: commands in the table, DRAINING ones included. */
+    private int taken;
+
+    CommandTable(int capacity, StateCounters<CommandState> counters) {
         this.capacity = capacity;
+        this.counters = counters;
         slots = new Command[2 * capacity];
         free = new ArrayDeque<>(slots.length);
         for (int i = 0; i < slots.length; i++) {
@@ -36,6 +42,11 @@ final class CommandTable {
         return byCid.size();
     }
 
+    /** No command holds a slot (DRAINING ones included). */
+    boolean isEmpty() {
+        return taken == 0;
+    }
+
     boolean isFull() {
         return byCid.size() >= capacity || free.isEmpty();
     }
@@ -47,8 +58,9 @@ final class CommandTable {
     /** A new command in a free slot; the caller checked {@link #isFull()} and {@link #cidInUse}. */
     Command add(Sqe sqe) {
         int slot = free.poll();
-        Command c = new Command(slot, sqe);
+        Command c = new Command(slot, sqe, counters);
         slots[slot] = c;
+        taken++;
         byCid.put(sqe.cid(), c);
         return c;
     }
@@ -67,6 +79,7 @@ final class CommandTable {
             slots[c.slot()] = null;
             byCid.remove(c.cid(), c);
             free.add(c.slot());
+            taken--;
         }
     }
 

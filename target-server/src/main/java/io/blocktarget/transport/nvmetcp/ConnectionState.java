@@ -1,11 +1,10 @@
 package io.blocktarget.transport.nvmetcp;
 
-import java.util.EnumSet;
-import java.util.Set;
+import io.blocktarget.state.StateMachine;
 
 /**
  * Life of one NVMe/TCP connection (NVMe/TCP §3.3: ICReq/ICResp first, then exactly one queue bound by a Fabrics
- * Connect, then commands until either side ends it). Checked by {@link #checkTransition}.
+ * Connect, then commands until either side ends it). Checked by {@link #MACHINE}.
  */
 enum ConnectionState {
     /** Only an ICReq (or an H2CTermReq) may arrive. */
@@ -17,20 +16,11 @@ enum ConnectionState {
     /** Closed or closing: nothing more is read, late completions are dropped. */
     CLOSING;
 
-    private Set<ConnectionState> next() {
-        return switch (this) {
-            case AWAIT_ICREQ -> EnumSet.of(AWAIT_CONNECT, CLOSING);
-            case AWAIT_CONNECT -> EnumSet.of(LIVE, CLOSING);
-            case LIVE -> EnumSet.of(CLOSING);
-            case CLOSING -> EnumSet.noneOf(ConnectionState.class);
-        };
-    }
-
-    /** The new state when the transition is legal; a programming error otherwise. */
-    ConnectionState checkTransition(ConnectionState to) {
-        if (!next().contains(to)) {
-            throw new IllegalStateException("connection " + this + " -> " + to);
-        }
-        return to;
-    }
+    static final StateMachine<ConnectionState> MACHINE = StateMachine.of("NVMe/TCP connection", ConnectionState.class,
+                    AWAIT_ICREQ)
+            .allow(AWAIT_ICREQ, AWAIT_CONNECT, CLOSING)
+            .allow(AWAIT_CONNECT, LIVE, CLOSING)
+            .allow(LIVE, CLOSING)
+            .terminal(CLOSING)
+            .build();
 }

@@ -29,6 +29,7 @@ import io.blocktarget.protocol.nvmetcp.PduOptions;
 import io.blocktarget.protocol.nvmetcp.TermReq;
 import io.blocktarget.block.fault.ActiveRule;
 import io.blocktarget.block.fault.FaultAction;
+import io.blocktarget.state.StateCounters;
 import io.blocktarget.transport.tcp.PeerLogLimiter;
 import io.blocktarget.transport.tcp.StallHandler;
 import io.netty.buffer.ByteBuf;
@@ -51,10 +52,6 @@ import java.util.concurrent.RejectedExecutionException;
  */
 final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements NvmeHostConnection {
     private static final System.Logger LOG = System.getLogger("blocktarget.nvmetcp");
-    /** SQE byte 2 within the CapsuleCmd PDU: the CID, FEI of a CID conflict. */
-    private static final int OFFSET_CAPSULE_CID = CapsuleCmd.OFFSET_SQE + 2;
-    private static final int OFFSET_H2C_CCCID = 8;
-    private static final int OFFSET_H2C_TTAG = 10;
     /** SQHD of the Connect response when the host disabled SQ flow control (TP 8005, as Linux nvmet). */
     private static final int SQHD_FLOW_CONTROL_DISABLED = 0xFFFF;
     /** Outbound bytes at which reading pauses (high) and resumes (low): a few large reads in flight. */
@@ -75,10 +72,17 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
     /** Set once by the TLS handler before the first PDU; read at Connect on the same event loop. */
     private volatile io.blocktarget.nvme.TlsSession tls;
     private ChannelHandlerContext ctx;
-    private ConnectionState state = ConnectionState.AWAIT_ICREQ;
+    private ConnectionState state = ConnectionState.MACHINE.initial();
     private PduSender sender;
+    /** This connection's commands by state (issue 27): changed only by {@link CommandState#MACHINE}. */
+    private final StateCounters<CommandState> commandStates = CommandState.MACHINE.newCounters();
     /** Before Connect: room for the Connect only. */
-    private CommandTable commands = new CommandTable(1);
+    private CommandTable commands = new CommandTable(1, commandStates);
+    /** Set once teardown ended the commands the NVMe layer does not hold; the check runs once they all ended. */
+    private boolean commandsEnding;
+    private boolean teardownChecked;
+    /** The last capsule, when it was the first command of a fused operation: the next one may be its second. */
+    private Command fusedFirst;
     private NvmeQueue queue;
     private int qid = -1;
     private int sqhd;
@@ -198,6 +202,7 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
     /** Takes ownership of {@code inCapsule} once admitted; a fatal error before that leaves it to the caller. */
     private void onCapsule(Sqe sqe, ByteBuf inCapsule) throws NvmeTcpProtocolException {
         Command c = admit(sqe);
+        pairFused(c);
         SglDescriptor sgl = sqe.dptr();
         NvmeStatus sglStatus = checkSgl(c, sgl, inCapsule.readableBytes());
         if (!sglStatus.isSuccess()) {
@@ -207,16 +212,16 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
         }
         if (c.direction() != TransferDirection.HOST_TO_CONTROLLER) {
             inCapsule.release();
-            execute(c);
+            ready(c);
         } else if (sgl.kind() == SglDescriptor.Kind.IN_CAPSULE) {
             c.dataOut(inCapsule.retainedSlice(inCapsule.readerIndex() + (int) sgl.address(), sgl.length()));
             inCapsule.release();
-            execute(c);
+            ready(c);
         } else {
             inCapsule.release();
             c.expectH2C(sgl.lengthUnsigned(), ctx.alloc().compositeBuffer(Command.MAX_COMPONENTS));
             if (c.allDataReceived()) {
-                execute(c);
+                ready(c);
             } else {
                 c.transitionTo(CommandState.AWAITING_H2C_DATA);
                 sendNextR2T(c);
@@ -227,7 +232,7 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
     /** A capsule takes a slot (queue depth) and advances SQHD, even one the transport fails itself. */
     private Command admit(Sqe sqe) throws NvmeTcpProtocolException {
         if (commands.cidInUse(sqe.cid()) && !retireStaleAsyncEventRequest(commands.byCid(sqe.cid()))) {
-            throw NvmeTcpProtocolException.headerField(OFFSET_CAPSULE_CID, "CID " + sqe.cid() + " in use");
+            throw NvmeTcpProtocolException.headerField(CapsuleCmd.OFFSET_CID, "CID " + sqe.cid() + " in use");
         }
         if (commands.isFull()) {
             throw NvmeTcpProtocolException.of(NvmeTcpFatalError.PDU_SEQUENCE_ERROR,
@@ -344,10 +349,10 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
     private Command h2cTarget(int cccid, int ttag) throws NvmeTcpProtocolException {
         Command c = commands.byTtag(ttag);
         if (c == null || c.state() != CommandState.AWAITING_H2C_DATA && c.state() != CommandState.DRAINING) {
-            throw NvmeTcpProtocolException.headerField(OFFSET_H2C_TTAG, "TTAG " + ttag + " has no R2T outstanding");
+            throw NvmeTcpProtocolException.headerField(H2CData.OFFSET_TTAG, "TTAG " + ttag + " has no R2T outstanding");
         }
         if (c.cid() != cccid) {
-            throw NvmeTcpProtocolException.headerField(OFFSET_H2C_CCCID, "CCCID " + cccid + " but TTAG " + ttag
+            throw NvmeTcpProtocolException.headerField(H2CData.OFFSET_CCCID, "CCCID " + cccid + " but TTAG " + ttag
                     + " belongs to CID " + c.cid());
         }
         return c;
@@ -366,8 +371,70 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
         } else if (!c.transportStatus().isSuccess()) {
             complete(c, c.transportStatus(), 0, 0, null);
         } else {
-            execute(c);
+            ready(c);
         }
+    }
+
+    // ---------------------------------------------------------------- Fused operations (Base §3.4.2)
+
+    /**
+     * The submission queue's order is the capsules' order: a command with FUSE = first is paired with the capsule
+     * right after it when that one has FUSE = second. A first followed by anything else, and a second not right after
+     * a first, go to the NVMe layer alone, which ends them with Command Aborted due to Missing Fused Command.
+     */
+    private void pairFused(Command c) {
+        Command first = fusedFirst;
+        fusedFirst = null;
+        if (first != null) {
+            if (c.fuse() == Sqe.FUSE_SECOND) {
+                first.fuseWith(c);
+            } else if (first.state() == CommandState.AWAITING_FUSED) {
+                execute(first);   // it waited to see this capsule: not its second
+            }
+        }
+        if (c.fuse() == Sqe.FUSE_FIRST) {
+            fusedFirst = c;
+        }
+    }
+
+    /**
+     * A command whose data is all here: executes it, unless it is half of a fused operation whose other half is not
+     * ready (or, for a first, not even seen yet): then it waits (AWAITING_FUSED) and the later one submits both.
+     */
+    private void ready(Command c) {
+        Command partner = c.fusedPartner();
+        boolean firstAwaitingNext = c == fusedFirst;
+        if (firstAwaitingNext || partner != null && partner.state() != CommandState.AWAITING_FUSED) {
+            c.transitionTo(CommandState.AWAITING_FUSED);
+        } else if (partner == null) {
+            execute(c);
+        } else if (c.fuse() == Sqe.FUSE_FIRST) {
+            executeFused(c, partner);
+        } else {
+            executeFused(partner, c);
+        }
+    }
+
+    /**
+     * {@code c} ends without reaching the NVMe layer (a transport error, an abort): a partner waiting for it goes on
+     * alone (Missing Fused Command), and a first no longer waits for the next capsule.
+     */
+    private void dropFused(Command c) {
+        if (fusedFirst == c) {
+            fusedFirst = null;
+        }
+        Command partner = c.unfuse();
+        if (partner != null && partner.state() == CommandState.AWAITING_FUSED) {
+            execute(partner);
+        }
+    }
+
+    private void executeFused(Command first, Command second) {
+        first.unfuse();
+        first.transitionTo(CommandState.EXECUTING);
+        second.transitionTo(CommandState.EXECUTING);
+        queue.submitFused(first.sqe(), first.dataOut(), completion(first), second.sqe(), second.dataOut(),
+                completion(second));
     }
 
     // ---------------------------------------------------------------- Abort (Base §5.1)
@@ -392,9 +459,16 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
      */
     private boolean abortOnLoop(int cid) {
         Command c = state == ConnectionState.LIVE ? commands.byCid(cid) : null;
+        if (c != null && c.state() == CommandState.AWAITING_FUSED) {
+            // its data is here, it waits for its fused partner: it never reached the NVMe layer
+            complete(c, NvmeStatus.ABORTED_BY_REQUEST, 0, 0, null);
+            LOG.log(Level.INFO, "{0}: CID {1} aborted while waiting for its fused partner", identity(), cid);
+            return true;
+        }
         if (c == null || c.state() != CommandState.AWAITING_H2C_DATA) {
             return false;
         }
+        dropFused(c);
         c.releaseData();
         c.transitionTo(CommandState.DRAINING);
         commands.releaseCid(c);
@@ -423,19 +497,24 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
             // one queue per connection (§3.3): a second Connect is out of sequence
             complete(c, NvmeStatus.COMMAND_SEQUENCE_ERROR, 0, 0, null);
         } else {
-            queue.submit(sqe, c.dataOut(), new NvmeCompletion() {
-                @Override
-                public void complete(NvmeStatus status, int dw0, int dw1, ByteBuf dataIn) {
-                    onLoop(() -> NvmeTcpConnection.this.complete(c, status.toCqeStatus(), dw0, dw1, dataIn), dataIn);
-                }
-
-                @Override
-                public void completeRaw(CqeStatus status, NvmeStatus reason, int dw0, int dw1, ByteBuf dataIn) {
-                    // a fault rule's exact Status Field goes on the wire as it is
-                    onLoop(() -> NvmeTcpConnection.this.complete(c, status, dw0, dw1, dataIn), dataIn);
-                }
-            });
+            queue.submit(sqe, c.dataOut(), completion(c));
         }
+    }
+
+    /** What the NVMe layer completes {@code c} through: back on this loop, then {@link #complete}. */
+    private NvmeCompletion completion(Command c) {
+        return new NvmeCompletion() {
+            @Override
+            public void complete(NvmeStatus status, int dw0, int dw1, ByteBuf dataIn) {
+                onLoop(() -> NvmeTcpConnection.this.complete(c, status.toCqeStatus(), dw0, dw1, dataIn), dataIn);
+            }
+
+            @Override
+            public void completeRaw(CqeStatus status, NvmeStatus reason, int dw0, int dw1, ByteBuf dataIn) {
+                // a fault rule's exact Status Field goes on the wire as it is
+                onLoop(() -> NvmeTcpConnection.this.complete(c, status, dw0, dw1, dataIn), dataIn);
+            }
+        };
     }
 
     private void connect(Command c) {
@@ -465,7 +544,7 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
             if (result.queue() != null) {
                 result.queue().close();
             }
-            c.releaseData();
+            endAfterClose(c);
             return;
         }
         if (result.queue() == null) {
@@ -484,7 +563,7 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
         if (disabled) {
             sqhd = 0;
         }
-        commands = new CommandTable(queue.entries());
+        commands = new CommandTable(queue.entries(), commandStates);
         decoder.framing(decoder.framing().withMaxInCapsuleData(
                 qid == 0 ? limits.adminInCapsuleDataBytes() : controllerLimits().ioInCapsuleDataBytes()));
         // the admin queue's Connect is the session event (with the controller's line); I/O queues only at DEBUG
@@ -503,8 +582,15 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
     private void complete(Command c, CqeStatus status, int dw0, int dw1, ByteBuf dataIn) {
         try {
             c.releaseData();
-            if (state == ConnectionState.CLOSING || c.state() == CommandState.DONE) {
+            if (state == ConnectionState.CLOSING) {
+                endAfterClose(c);   // nothing goes on the wire any more
                 return;
+            }
+            if (c.state() == CommandState.DONE) {
+                return;
+            }
+            if (c.state() != CommandState.EXECUTING) {
+                dropFused(c);   // ended by the transport itself, never reached the NVMe layer
             }
             int length = dataIn == null || c.direction() != TransferDirection.CONTROLLER_TO_HOST ? 0
                     : (int) Math.min(dataIn.readableBytes(), c.sqe().dptr().lengthUnsigned());
@@ -588,13 +674,70 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
         if (queue != null) {
             queue.close();
         }
+        // the code that closed may still be handling a command further up the stack: the commands end after it
+        try {
+            ctx.executor().execute(this::endCommands);
+        } catch (RejectedExecutionException e) {
+            // the event loop is gone with the server: nothing runs on it any more
+        }
         return true;
+    }
+
+    /**
+     * After the close: every command the NVMe layer does not hold ends now (DONE, no response); each one it holds ends
+     * when it completes ({@link #endAfterClose}). Once none is left, the teardown check runs.
+     */
+    private void endCommands() {
+        commandsEnding = true;
+        fusedFirst = null;
+        commands.forEach(c -> {
+            if (c.state() != CommandState.EXECUTING) {
+                endAfterClose(c);
+            }
+        });
+        checkTeardown();
+    }
+
+    /** {@code c} ends after the close (by the teardown, or completed by the NVMe layer): DONE, nothing sent. */
+    private void endAfterClose(Command c) {
+        c.releaseData();
+        if (c.state() != CommandState.DONE) {
+            c.unfuse();
+            c.transitionTo(CommandState.DONE);
+            commands.remove(c);
+        }
+        checkTeardown();
+    }
+
+    /**
+     * SPDK's qpair-teardown check: once the last command of the closed connection ended, every command counted must
+     * be DONE; any other count is a command lost on some path (a leak): one WARN line lists them by state.
+     */
+    private void checkTeardown() {
+        if (!commandsEnding || teardownChecked || !commands.isEmpty()) {
+            return;
+        }
+        teardownChecked = true;
+        String stragglers = commandStates.stragglers();
+        if (!stragglers.isEmpty()) {
+            LOG.log(Level.WARNING, "{0}: commands not ended at teardown: {1}", identity(), stragglers);
+        }
+    }
+
+    /** The commands of this connection by state (read from any thread; DONE counts every command ended). */
+    StateCounters<CommandState> commandStates() {
+        return commandStates;
+    }
+
+    @Override
+    public java.util.Map<String, Long> commandCounts() {
+        return commandStates.snapshot();
     }
 
     /** The one place the connection state changes: checked, and traced at DEBUG (INFO lines are per event). */
     private void transitionTo(ConnectionState next) {
         LOG.log(Level.DEBUG, "{0}: {1} -> {2}", identity(), state, next);
-        state = state.checkTransition(next);
+        state = ConnectionState.MACHINE.transition(state, next);
     }
 
     private String identity() {

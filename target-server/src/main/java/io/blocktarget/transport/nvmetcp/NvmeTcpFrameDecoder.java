@@ -92,7 +92,8 @@ final class NvmeTcpFrameDecoder extends ByteToMessageDecoder {
                     frame, out);
             return;
         }
-        out.add(new Inbound.H2CDataDigestError(frame.getUnsignedShortLE(8), frame.getUnsignedShortLE(10),
+        out.add(new Inbound.H2CDataDigestError(frame.getUnsignedShortLE(H2CData.OFFSET_CCCID),
+                frame.getUnsignedShortLE(H2CData.OFFSET_TTAG),
                 frame.getUnsignedIntLE(H2CData.OFFSET_DATAO), (int) dataLength, ch.has(NvmeTcpHeader.FLAG_LAST_PDU)));
     }
 

@@ -5,6 +5,7 @@ import io.blocktarget.protocol.Crc32c;
 import io.blocktarget.protocol.nvme.Cqe;
 import io.blocktarget.protocol.nvmetcp.C2HData;
 import io.blocktarget.protocol.nvmetcp.CapsuleResp;
+import io.blocktarget.protocol.nvmetcp.NvmeTcpHeader;
 import io.blocktarget.protocol.nvmetcp.NvmeTcpPdu;
 import io.blocktarget.protocol.nvmetcp.PduOptions;
 import io.blocktarget.protocol.nvmetcp.R2T;
@@ -201,7 +202,7 @@ final class PduSender {
             return;
         }
         // HDGST follows the PDU header of HLEN bytes (NVMe/TCP §3.6.1: CH byte 2 is HLEN)
-        int digest = at + room.getUnsignedByte(at + 2);
+        int digest = at + room.getUnsignedByte(at + NvmeTcpHeader.OFFSET_HLEN);
         room.setByte(digest, room.getByte(digest) ^ 0x01);
         corruptNext = null;
         LOG.log(System.Logger.Level.INFO, "fault rule: PDU type {0} sent with a wrong HDGST", room.getUnsignedByte(at));

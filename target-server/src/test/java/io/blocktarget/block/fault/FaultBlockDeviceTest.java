@@ -7,6 +7,7 @@ import io.blocktarget.block.BlockIoException;
 import io.blocktarget.block.IoKind;
 import io.blocktarget.block.ram.MemoryBudget;
 import io.blocktarget.block.ram.RamBlockDevice;
+import io.blocktarget.time.ManualClock;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -22,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** The device-level fault actions: one flipped bit in a copy (the medium keeps its data), a torn write's prefix. */
 class FaultBlockDeviceTest {
     private static final int LBS = 4096;
-    private final LunFaults faults = new LunFaults();
+    private final LunFaults faults = new LunFaults(new ManualClock());
     private final BlockDevice ram = new RamBlockDevice("f", new BlockGeometry(LBS, LBS, 64), false,
             new MemoryBudget(1 << 24));
     private final BlockDevice device = FaultBlockDevice.wrap(ram, faults);
@@ -66,7 +67,7 @@ class FaultBlockDeviceTest {
     @Test
     void wrapsOncePerRuleSet() {
         assertThat(FaultBlockDevice.wrap(device, faults)).isSameAs(device);
-        assertThat(FaultBlockDevice.wrap(device, new LunFaults())).isNotSameAs(device);
+        assertThat(FaultBlockDevice.wrap(device, new LunFaults(new ManualClock()))).isNotSameAs(device);
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.blocktarget.block.fault;
 
 import io.blocktarget.block.IoKind;
+import io.blocktarget.time.ManualClock;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -18,8 +19,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /** Every trigger and match criterion of a fault rule, deterministic (seeded generator, the test's own clock). */
 class LunFaultsTest {
     private static final FaultAction FAIL = new FaultAction.Fail(FaultStatus.of(FaultStatus.Condition.MEDIUM_ERROR));
-    private final AtomicLong clock = new AtomicLong(1_000);
-    private final LunFaults faults = new LunFaults(clock::get);
+    private final ManualClock clock = new ManualClock();
+    private final LunFaults faults = new LunFaults(clock);
 
     private static FaultCommand read(long lba, long blocks) {
         return new FaultCommand(FaultCommand.Protocol.SCSI, IoKind.READ, 0x28, lba, blocks, "iqn.a", -1);
@@ -132,9 +133,9 @@ class LunFaultsTest {
     @Test
     void afterHitsFromTheGivenTimeOnSinceTheRuleWasAdded() {
         faults.add(rule("t", FaultMatch.ANY, new FaultTrigger.After(5_000)));
-        clock.addAndGet(4_999);
+        clock.advanceNanos(4_999);
         assertThat(hits(1)).isEmpty();
-        clock.addAndGet(1);
+        clock.advanceNanos(1);
         assertThat(hits(2)).containsExactly(1, 2);
     }
 

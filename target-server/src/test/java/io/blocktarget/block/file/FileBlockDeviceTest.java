@@ -10,10 +10,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -43,14 +40,6 @@ class FileBlockDeviceTest {
         io.shutdownNow();
     }
 
-    /** Allocated 512-byte units of a file (st_blocks), from coreutils stat. */
-    private static long allocatedSectors(Path file) throws Exception {
-        Process stat = new ProcessBuilder("stat", "-c", "%b", file.toString()).redirectErrorStream(true).start();
-        String out = new String(stat.getInputStream().readAllBytes(), StandardCharsets.US_ASCII).trim();
-        assertThat(stat.waitFor()).as("stat: %s", out).isZero();
-        return Long.parseLong(out);
-    }
-
     @Test
     void createMakesASparseFileOfTheGeometrySize() throws Exception {
         Path file = dir.resolve("new.img");
@@ -58,7 +47,7 @@ class FileBlockDeviceTest {
         try (FileBlockDevice device = FileBlockDevice.open("new", file, g, CREATE, io)) {
             assertThat(device.path()).isEqualTo(file);
             assertThat(Files.size(file)).isEqualTo(4L << 30);
-            assertThat(allocatedSectors(file)).isZero();
+            assertThat(FileStat.allocatedSectors(file)).isZero();
             assertThat(Io.read(device, g.blockCount() - 1, 1)).isEqualTo(new byte[4096]);
         }
         // Reopening an existing file of the right size works without create.
@@ -94,11 +83,11 @@ class FileBlockDeviceTest {
         try (FileBlockDevice device = FileBlockDevice.open("h", file, g, CREATE, io)) {
             Io.write(device, 0, Io.pattern(1, 4 << 20));
             Io.flush(device);
-            long before = allocatedSectors(file);
+            long before = FileStat.allocatedSectors(file);
             Io.unmap(device, 0, 4096);            // the first 2 MiB
             Io.writeZeroes(device, 6144, 2048);   // the last 1 MiB
             Io.unmap(device, 4097, 1);            // one 512-byte block inside a 4 KiB file system block
-            long after = allocatedSectors(file);
+            long after = FileStat.allocatedSectors(file);
             System.out.printf("file holes: st_blocks %d -> %d (512-byte units)%n", before, after);
             assertThat(before).isGreaterThanOrEqualTo(8192);
             assertThat(after).isLessThanOrEqualTo(before - 6144);
@@ -244,38 +233,6 @@ class FileBlockDeviceTest {
             assertThat(rejected.getNow(null)).as("an executor that refuses work: CLOSED inline").isEqualTo(BlockError.CLOSED);
         } finally {
             single.shutdownNow();
-        }
-    }
-
-    @Test
-    void flushedDataSurvivesKill9() throws Exception {
-        Path file = dir.resolve("durable.img");
-        int lbs = 4096;
-        int blocks = 256;
-        String java = ProcessHandle.current().info().command().orElseThrow();
-        Process child = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED",
-                "-cp", System.getProperty("java.class.path"), DurabilityChild.class.getName(),
-                file.toString(), Integer.toString(lbs), Integer.toString(2 * blocks), Integer.toString(blocks), "false")
-                .redirectErrorStream(true).start();
-        try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
-            String line;
-            List<String> seen = new ArrayList<>();
-            while ((line = out.readLine()) != null && !line.equals("FLUSHED")) {
-                seen.add(line);
-            }
-            assertThat(line).as("child output %s", seen).isEqualTo("FLUSHED");
-            Thread.sleep(50);                       // let it get busy with unflushed writes
-            child.destroyForcibly();                // SIGKILL
-            assertThat(child.waitFor(10, TimeUnit.SECONDS)).isTrue();
-            assertThat(child.exitValue()).isEqualTo(137);
-        } finally {
-            child.destroyForcibly();
-        }
-        try (FileBlockDevice device = FileBlockDevice.open("reopened", file, new BlockGeometry(lbs, lbs, 2 * blocks),
-                new FileBlockDevice.Options(false, false, true), io)) {
-            for (long lba = 0; lba < blocks; lba++) {
-                assertThat(Io.read(device, lba, 1)).as("lba %d", lba).isEqualTo(Io.pattern(lba, lbs));
-            }
         }
     }
 

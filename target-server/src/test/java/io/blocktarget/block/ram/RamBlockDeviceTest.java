@@ -7,6 +7,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -26,6 +27,7 @@ class RamBlockDeviceTest {
     private final MemoryBudget budget = new MemoryBudget(GIB);
 
     @Test
+    @Tag("stress")
     void untouched64GiBDiskCostsNoMemoryEvenWhenReadEverywhere() throws Exception {
         BlockGeometry g = new BlockGeometry(4096, 4096, 64 * GIB / 4096);
         try (RamBlockDevice device = new RamBlockDevice("sparse64", g, false, budget)) {
@@ -39,6 +41,7 @@ class RamBlockDeviceTest {
 
     /** RSS is only meaningful in a JVM doing nothing else: the probe runs in a child with a fixed heap. */
     @Test
+    @Tag("stress")
     void untouched64GiBDiskMeasuredInAFreshJvm() throws Exception {
         Process child = new ProcessBuilder(ProcessHandle.current().info().command().orElseThrow(),
                 "--enable-native-access=ALL-UNNAMED", "-Xms64m", "-Xmx64m", "-XX:+UseSerialGC",

@@ -5,6 +5,7 @@ import io.blocktarget.block.Io;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -27,6 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * sees in each block only zeros or that block's pattern (never another chunk's stale memory), and the budget holds
  * exactly one chunk per written chunk (a losing writer's chunk is freed). Bounded: a fixed number of rounds.
  */
+@Tag("stress")
 class RamChunkTableStressTest {
     private static final int LBS = 4096;
     private static final int CHUNK = 64 * 1024;

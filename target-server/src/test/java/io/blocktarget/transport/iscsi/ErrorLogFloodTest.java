@@ -4,6 +4,7 @@ import io.blocktarget.protocol.iscsi.Bhs;
 import io.blocktarget.protocol.iscsi.LoginResponse;
 import io.blocktarget.protocol.iscsi.LoginStatus;
 import io.blocktarget.protocol.iscsi.NopOut;
+import io.blocktarget.time.ManualClock;
 import io.blocktarget.transport.tcp.CapturedLog;
 import io.blocktarget.transport.tcp.PeerLogLimiter;
 import io.netty.buffer.Unpooled;
@@ -17,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * their own.
  */
 class ErrorLogFloodTest {
-    private final ManualIscsiScheduler clock = new ManualIscsiScheduler();
+    private final ManualClock clock = new ManualClock();
     private final RamTestTarget target = new RamTestTarget(Harness.TARGET, 512, 8);
     private final IscsiTransport transport = Harness.transport(IscsiSettings.defaults(), clock, target);
 

@@ -16,6 +16,7 @@ import io.blocktarget.protocol.iscsi.TargetPdu;
 import io.blocktarget.protocol.iscsi.TaskAttribute;
 import io.blocktarget.protocol.iscsi.TextParameters;
 import io.blocktarget.scsi.ScsiTargetDevice;
+import io.blocktarget.time.ManualClock;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
@@ -68,21 +69,18 @@ final class Harness implements AutoCloseable {
         });
     }
 
+    /** A transport whose connection timers never fire: its clock is virtual and nobody advances it. */
     static IscsiTransport transport(IscsiSettings settings, ScsiTargetDevice... targets) {
-        Map<String, ScsiTargetDevice> map = new java.util.LinkedHashMap<>();
-        for (ScsiTargetDevice t : targets) {
-            map.put(t.targetName(), t);
-        }
-        return IscsiTransport.forTargets(map, settings);
+        return transport(settings, new ManualClock(), targets);
     }
 
-    /** A transport whose connection timers run on {@code scheduler}'s virtual time. */
-    static IscsiTransport transport(IscsiSettings settings, IscsiScheduler scheduler, ScsiTargetDevice... targets) {
+    /** A transport whose connection timers run on {@code clock}'s virtual time. */
+    static IscsiTransport transport(IscsiSettings settings, ManualClock clock, ScsiTargetDevice... targets) {
         Map<String, ScsiTargetDevice> map = new java.util.LinkedHashMap<>();
         for (ScsiTargetDevice t : targets) {
             map.put(t.targetName(), t);
         }
-        return IscsiTransport.forTargets(map, settings, scheduler);
+        return IscsiTransport.forTargets(map, settings, clock);
     }
 
     /** Sends one PDU as the initiator would (with the negotiated digests) and releases it. */
@@ -220,10 +218,18 @@ final class Harness implements AutoCloseable {
         return b.toString(StandardCharsets.UTF_8);
     }
 
+    /**
+     * Closes the connection, and checks (issue 27) that every task it had ended in a final state: a task lost on some
+     * path fails every test that uses the harness.
+     */
     @Override
     public void close() {
         channel.finishAndReleaseAll();
         channel.runPendingTasks();
+        io.blocktarget.state.StateCounters<ScsiTask.State> tasks = connection.taskStates();
+        if (tasks != null) {
+            org.assertj.core.api.Assertions.assertThat(tasks.stragglers()).as("tasks not ended at teardown").isEmpty();
+        }
     }
 
     /** The connection's port over the embedded channel; writes flush at once. */

@@ -25,6 +25,7 @@ import io.blocktarget.protocol.iscsi.TmfFunction;
 import io.blocktarget.scsi.LogicalUnitSpec;
 import io.blocktarget.scsi.ScsiTargetDevice;
 import io.blocktarget.scsi.ScsiTargetDevices;
+import io.blocktarget.time.ManualClock;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 
@@ -74,7 +75,7 @@ final class IscsiFuzzTarget {
         try (Findings findings = new Findings()) {
             ScsiTargetDevice target = ScsiTargetDevices.createTargets(
                     List.of(new LogicalUnitSpec(TARGET, 0, "fuzz", disk))).get(TARGET);
-            try (Harness h = new Harness(Harness.transport(IscsiSettings.defaults(), new ManualIscsiScheduler(),
+            try (Harness h = new Harness(Harness.transport(IscsiSettings.defaults(), new ManualClock(),
                     target))) {
                 if (login) {
                     LoginResponse r = h.login("ImmediateData", "Yes", "InitialR2T", "No", "MaxBurstLength", "65536",

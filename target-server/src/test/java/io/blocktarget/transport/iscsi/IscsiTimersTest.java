@@ -9,6 +9,7 @@ import io.blocktarget.protocol.iscsi.NopOut;
 import io.blocktarget.protocol.iscsi.ScsiResponse;
 import io.blocktarget.protocol.iscsi.TargetPdu;
 import io.blocktarget.protocol.iscsi.TextParameters;
+import io.blocktarget.time.ManualClock;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -29,7 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class IscsiTimersTest {
     private static final long INTERVAL_MS = 10_000;
     private static final long TIMEOUT_MS = 30_000;
-    private final ManualIscsiScheduler clock = new ManualIscsiScheduler();
+    private final ManualClock clock = new ManualClock();
     private final RamTestTarget target = new RamTestTarget(TARGET, 512, 64);
     private Harness h;
 

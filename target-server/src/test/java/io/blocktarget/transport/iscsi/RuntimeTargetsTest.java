@@ -12,6 +12,7 @@ import io.blocktarget.protocol.iscsi.LogoutResponse;
 import io.blocktarget.protocol.iscsi.TextParameters;
 import io.blocktarget.protocol.iscsi.TextRequest;
 import io.blocktarget.protocol.iscsi.TextResponse;
+import io.blocktarget.time.ManualClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -29,7 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RuntimeTargetsTest {
     private static final String OTHER = "iqn.2026-11.io.blocktarget:other";
     private final RamTestTarget target = new RamTestTarget(Harness.TARGET, 512, 64);
-    private final ManualIscsiScheduler clock = new ManualIscsiScheduler();
+    private final ManualClock clock = new ManualClock();
     private final IscsiTransport transport = Harness.transport(IscsiSettings.defaults(), clock, target);
     private final List<Harness> harnesses = new ArrayList<>();
 

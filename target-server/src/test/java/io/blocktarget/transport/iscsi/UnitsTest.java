@@ -115,9 +115,22 @@ class UnitsTest {
         @Override public io.netty.buffer.ByteBufAllocator alloc() { return UnpooledByteBufAllocator.DEFAULT; }
     }
 
+    /** RFC 7143 §11.3.1 ATTR codes 0..4 are SAM-5's UNTAGGED..ACA, mapped by constant, not by name. */
+    @Test
+    void everyAttrCodeMapsToTheSamTaskAttributeOfThatCode() {
+        for (io.blocktarget.protocol.iscsi.TaskAttribute a : io.blocktarget.protocol.iscsi.TaskAttribute.values()) {
+            io.blocktarget.scsi.TaskAttribute sam = TaskEngine.samAttribute(a);
+            assertThat(sam.name()).isEqualTo(a.name());
+            assertThat(sam.ordinal()).as(a + " code").isEqualTo(a.code());
+        }
+        assertThat(io.blocktarget.protocol.iscsi.TaskAttribute.values()).hasSameSizeAs(
+                io.blocktarget.scsi.TaskAttribute.values());
+    }
+
     @Test
     void dataInIsCutBySegmentAndBurstWithStatusOnlyInTheLast() {
-        ScsiTask task = new ScsiTask(9, 0, 20000, true, false, null, 0, ScsiTask.UnsolicitedPhase.ENDED);
+        ScsiTask task = new ScsiTask(9, 0, 20000, true, false, null, 0, ScsiTask.UnsolicitedPhase.ENDED,
+                ScsiTask.State.MACHINE.newCounters());
         OperationalParameters p = new OperationalParameters(Digest.NONE, Digest.NONE, 4096, 10000, 4096, true, true, 1);
         ByteBuf data = Unpooled.wrappedBuffer(new byte[20000]);
         FixedSequence io = new FixedSequence();

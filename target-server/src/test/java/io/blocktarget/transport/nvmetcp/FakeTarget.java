@@ -53,6 +53,9 @@ final class FakeTarget implements NvmeTarget {
         return subsystemNqn.equals(SUBNQN) ? java.util.Optional.ofNullable(tlsPsk) : java.util.Optional.empty();
     }
 
+    /** Fused pairs the transport submitted together: the first's and the second's CID, in order. */
+    final List<int[]> fused = new ArrayList<>();
+
     record Submitted(Sqe sqe, byte[] data) {
     }
 
@@ -122,6 +125,15 @@ final class FakeTarget implements NvmeTarget {
             } else {
                 run.run();
             }
+        }
+
+        /** A fused pair: recorded (also in {@link #submitted}, first then second), then each executed as usual. */
+        @Override
+        public void submitFused(Sqe first, ByteBuf firstData, NvmeCompletion firstDone, Sqe second,
+                                ByteBuf secondData, NvmeCompletion secondDone) {
+            fused.add(new int[] {first.cid(), second.cid()});
+            submit(first, firstData, firstDone);
+            submit(second, secondData, secondDone);
         }
 
         /** Completes the outstanding AER {@code cid} with event {@code dw0}. */

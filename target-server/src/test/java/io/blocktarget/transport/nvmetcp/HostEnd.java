@@ -76,6 +76,11 @@ final class HostEnd implements AutoCloseable {
         transport.install(channel.pipeline(), null, false);
     }
 
+    /** The controller side of this channel (taken before a close: the pipeline forgets its handlers then). */
+    NvmeTcpConnection connection() {
+        return channel.pipeline().get(NvmeTcpConnection.class);
+    }
+
     static HostEnd open(NvmeLimits limits) {
         return new HostEnd(limits, false);
     }

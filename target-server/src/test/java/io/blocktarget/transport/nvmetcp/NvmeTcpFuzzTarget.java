@@ -7,7 +7,6 @@ import io.blocktarget.fuzz.Findings;
 import io.blocktarget.fuzz.PduMutator;
 import io.blocktarget.nvme.NamespaceSpec;
 import io.blocktarget.nvme.NvmeLimits;
-import io.blocktarget.nvme.NvmeScheduler;
 import io.blocktarget.nvme.NvmeTarget;
 import io.blocktarget.nvme.NvmeTargets;
 import io.blocktarget.protocol.nvme.SglDescriptor;
@@ -19,6 +18,7 @@ import io.blocktarget.protocol.nvmetcp.NvmeTcpFraming;
 import io.blocktarget.protocol.nvmetcp.NvmeTcpPdu;
 import io.blocktarget.protocol.nvmetcp.NvmeTcpProtocolException;
 import io.blocktarget.protocol.nvmetcp.PduOptions;
+import io.blocktarget.time.ManualClock;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -50,7 +50,8 @@ final class NvmeTcpFuzzTarget {
             new PduMutator.Field(44, 4), new PduMutator.Field(48, 4), new PduMutator.Field(52, 4),
             new PduMutator.Field(56, 4), new PduMutator.Field(60, 4), new PduMutator.Field(16, 4),
             new PduMutator.Field(20, 4));
-    private static final NvmeScheduler NEVER = (delay, task) -> () -> { };
+    /** Keep-alive timers never fire: nobody advances this clock. */
+    private static final ManualClock NEVER = new ManualClock();
 
     private NvmeTcpFuzzTarget() {
     }

@@ -12,6 +12,7 @@ import io.blocktarget.protocol.nvme.SglDescriptor;
 import io.blocktarget.protocol.nvme.Sqe;
 import io.blocktarget.protocol.nvmetcp.C2HData;
 import io.blocktarget.protocol.nvmetcp.NvmeTcpPdu;
+import io.blocktarget.time.ManualClock;
 import io.blocktarget.transport.tcp.StallHandler;
 import org.junit.jupiter.api.Test;
 
@@ -25,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * DDGST on the next PDU that has one (not applicable when the ICReq did not ask for it), async logout (iSCSI's).
  */
 class TransportFaultsNvmeTcpTest {
-    private final LunFaults faults = new LunFaults();
+    private final LunFaults faults = new LunFaults(new ManualClock());
 
     private ActiveRule rule(String id, FaultAction action) {
         return faults.add(new FaultRule(id, FaultMatch.ANY, new FaultTrigger.Always(), action));

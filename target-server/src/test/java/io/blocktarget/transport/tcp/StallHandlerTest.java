@@ -6,6 +6,7 @@ import io.blocktarget.block.fault.FaultMatch;
 import io.blocktarget.block.fault.FaultRule;
 import io.blocktarget.block.fault.FaultTrigger;
 import io.blocktarget.block.fault.LunFaults;
+import io.blocktarget.time.ManualClock;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
@@ -26,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * close after the C2HTermReq) through.
  */
 class StallHandlerTest {
-    private final LunFaults faults = new LunFaults();
+    private final LunFaults faults = new LunFaults(new ManualClock());
     private EmbeddedChannel channel;
 
     @AfterEach
