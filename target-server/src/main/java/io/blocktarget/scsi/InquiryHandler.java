@@ -43,11 +43,9 @@ final class InquiryHandler {
      */
     static final int NAA_COMPANY_ID = 0x020000;
     /**
-     * The one target port group (VPD 83h designator, REPORT TARGET PORT GROUPS): every port of the target
-     * is in it, active/optimized. TPGS = 01b: implicit asymmetric access only — REPORT TARGET PORT GROUPS
-     * is supported, SET TARGET PORT GROUPS is not (SPC-4 §5.16, Table 169) — ready for multipath later.
+     * TPGS = 01b: implicit asymmetric access only — REPORT TARGET PORT GROUPS is supported, SET TARGET PORT GROUPS
+     * is not (SPC-5 §5.16.2.2); each portal is a target port group ({@link Alua}).
      */
-    static final int TARGET_PORT_GROUP = 1;
     static final int TPGS_IMPLICIT = 0b01;
     static final List<Integer> VPD_PAGES = List.of(0x00, 0x80, 0x83, 0xB0, 0xB1, 0xB2);
 
@@ -232,8 +230,9 @@ final class InquiryHandler {
         OptionalInt iscsi = OptionalInt.of(Designator.PROTOCOL_ISCSI);
         if (nexus.relativeTargetPort() >= 1 && nexus.relativeTargetPort() <= 0xFFFF) {
             designators.add(new Designator.RelativeTargetPort(nexus.relativeTargetPort(), iscsi));
+            // the port's group is its portal, whose id is the relative target port (Alua)
+            designators.add(new Designator.TargetPortGroup(nexus.relativeTargetPort(), iscsi));
         }
-        designators.add(new Designator.TargetPortGroup(TARGET_PORT_GROUP, iscsi));
         addName(designators, Designator.Association.TARGET_PORT, nexus.targetPortName());
         addName(designators, Designator.Association.TARGET_DEVICE, targetName);
         return new DeviceIdentificationVpd(designators);

@@ -73,6 +73,8 @@ final class LogicalUnit {
     private final TaskSet taskSet = new TaskSet();
     private final ScsiFaults faults;
     private volatile byte[] naa;
+    /** The {@link io.blocktarget.block.lun.PathStates#version()} the nexuses were told of (guarded by unitAttentions). */
+    private volatile long pathsSeen;
 
     LogicalUnit(ScsiTarget target, LogicalUnitSpec spec) {
         this.target = target;
@@ -92,6 +94,7 @@ final class LogicalUnit {
         this.sanitize = new SbcSanitize(spec.device(), rangeLock, spec.state().clock());
         this.extendedCopy = new ExtendedCopy(target);
         this.faults = new ScsiFaults(spec.state().faults(), spec.device());
+        this.pathsSeen = spec.state().paths().version();
         build(spec);
     }
 
@@ -198,6 +201,7 @@ final class LogicalUnit {
 
     private void dispatch(Task task) {
         ItNexus nexus = task.nexus();
+        pathsChanged();   // before firstContact: a nexus new to the unit meets POWER ON only
         unitAttentions.firstContact(nexus);
         int opcode = task.command().cdb().isReadable()
                 ? task.command().cdb().getUnsignedByte(task.command().cdb().readerIndex()) : -1;
@@ -214,6 +218,14 @@ final class LogicalUnit {
             // SAM-5 §8.9.3: we report NORMACA = 0, so there is never an ACA condition to serve; LIO
             // (target_cmd_init_cdb) answers an ACA task with INVALID FIELD IN CDB, and so do we.
             task.fail(SenseReason.INVALID_FIELD_IN_CDB);
+            return;
+        }
+        // SPC-5 §5.16.2.4: the asymmetric access state of the nexus's port (its portal) refuses most commands unless
+        // active, before the CDB's fields are looked at (as LIO's target_alua_state_check)
+        SenseReason pathRefusal = Alua.refusal(spec.state().paths().state(nexus.relativeTargetPort()), opcode,
+                serviceAction(task.command().cdb()));
+        if (pathRefusal != null) {
+            task.fail(pathRefusal);
             return;
         }
         // a write-protected unit (read-only LUN, or SWP in the Control mode page) refuses every command that writes
@@ -253,6 +265,27 @@ final class LogicalUnit {
             return;
         }
         execute(task, cdb);
+    }
+
+    /**
+     * Establishes ASYMMETRIC ACCESS STATE CHANGED (2Ah/06h) when the LUN's path states changed since the unit last
+     * looked (SPC-5 §5.16.2.6): for every nexus the unit knows, except the one whose SET TARGET PORT GROUPS made the
+     * change when it is the only change since; one volatile read per command while nothing changes.
+     */
+    private void pathsChanged() {
+        io.blocktarget.block.lun.PathStates.Stamp now = spec.state().paths().stamp();
+        if (now.version() == pathsSeen) {
+            return;
+        }
+        synchronized (unitAttentions) {
+            long seen = pathsSeen;
+            if (now.version() <= seen) {
+                return;
+            }
+            ItNexus except = now.version() == seen + 1 && now.source() instanceof ItNexus n ? n : null;
+            unitAttentions.raiseForOthers(except, SenseReason.ASYMMETRIC_ACCESS_STATE_CHANGED);
+            pathsSeen = now.version();
+        }
     }
 
     /** A command a fault rule delayed: it executes now, on the timer's thread (the connection's event loop). */
@@ -315,7 +348,7 @@ final class LogicalUnit {
             case ExtendedCopyCdb c -> extendedCopy.execute(task, c);
             case ReceiveCopyResultsCdb c -> extendedCopy.receiveCopyResults(task, c);
             case ReadDefectDataCdb c -> SbcCapacity.readDefectData(task, c);
-            case ReportTargetPortGroupsCdb c -> SpcHandlers.reportTargetPortGroups(task, c);
+            case ReportTargetPortGroupsCdb c -> SpcHandlers.reportTargetPortGroups(task, c, spec.state().paths());
             case WriteAtomicCdb c -> writeAtomic.execute(task, c);
             // UnitLimits lets these through on zoned units only
             case io.blocktarget.protocol.scsi.ReportZonesCdb c -> zbc.orElseThrow().reportZones(task, c);

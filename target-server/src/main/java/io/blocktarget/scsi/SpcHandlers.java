@@ -64,16 +64,13 @@ final class SpcHandlers {
     }
 
     /**
-     * REPORT TARGET PORT GROUPS (SPC-4 §6.36): one group ({@link InquiryHandler#TARGET_PORT_GROUP}, the
-     * one VPD 83h names), preferred, active/optimized and supporting only that state (AO_SUP), holding the
-     * asking nexus's relative target port — the target port VPD 83h reports to the same nexus. IMPLICIT
-     * TRANSITION TIME 0: there are no transitions.
+     * REPORT TARGET PORT GROUPS (SPC-5 §6.37): a group per portal with the LUN's state on it ({@link Alua#report});
+     * the asking nexus's relative target port is in the group of its portal, as VPD 83h tells the same nexus.
      */
-    static void reportTargetPortGroups(Task task, ReportTargetPortGroupsCdb cdb) {
-        TargetPortGroupsData data = new TargetPortGroupsData(cdb.extendedHeader(), 0, List.of(
-                new TargetPortGroupsData.Group(true, TargetPortGroupsData.ACTIVE_OPTIMIZED, TargetPortGroupsData.AO_SUP,
-                        InquiryHandler.TARGET_PORT_GROUP, 0, List.of(task.nexus().relativeTargetPort()))));
-        ByteBuf out = Task.allocate(32);
+    static void reportTargetPortGroups(Task task, ReportTargetPortGroupsCdb cdb,
+                                       io.blocktarget.block.lun.PathStates paths) {
+        TargetPortGroupsData data = Alua.report(paths, cdb.extendedHeader());
+        ByteBuf out = Task.allocate(8 + 12 * data.groups().size());
         data.encode(out);
         task.parameterData(out, cdb.allocationLength());
     }

@@ -10,10 +10,26 @@ import java.util.List;
  * descriptor per group (Table 186) with its target port descriptors (Table 189).
  */
 public record TargetPortGroupsData(boolean extendedHeader, int implicitTransitionTime, List<Group> groups) {
-    /** ASYMMETRIC ACCESS STATE 0h (SPC-4 Table 187). */
+    /** ASYMMETRIC ACCESS STATE values (SPC-5 §6.37, Table "ASYMMETRIC ACCESS STATE field"). */
     public static final int ACTIVE_OPTIMIZED = 0x0;
-    /** AO_SUP, byte 1 bit 0: the active/optimized state is supported. */
+    public static final int ACTIVE_NON_OPTIMIZED = 0x1;
+    public static final int STANDBY = 0x2;
+    public static final int UNAVAILABLE = 0x3;
+    public static final int LOGICAL_BLOCK_DEPENDENT = 0x4;
+    public static final int OFFLINE = 0xE;
+    public static final int TRANSITIONING = 0xF;
+    /** Byte 1, the supported states: T_SUP (7), O_SUP (6), LBD_SUP (4), U_SUP (3), S_SUP (2), AN_SUP (1), AO_SUP (0). */
+    public static final int T_SUP = 0x80;
+    public static final int O_SUP = 0x40;
+    public static final int LBD_SUP = 0x10;
+    public static final int U_SUP = 0x08;
+    public static final int S_SUP = 0x04;
+    public static final int AN_SUP = 0x02;
     public static final int AO_SUP = 0x01;
+    /** STATUS CODE values (SPC-5 §6.37, Table "STATUS CODE field"). */
+    public static final int STATUS_NONE = 0x00;
+    public static final int STATUS_ALTERED_BY_SET_TARGET_PORT_GROUPS = 0x01;
+    public static final int STATUS_ALTERED_BY_IMPLICIT_BEHAVIOR = 0x02;
 
     public TargetPortGroupsData {
         groups = List.copyOf(groups);

@@ -57,7 +57,8 @@ public final class PathStates {
     }
 
     private volatile Path[] paths;
-    private volatile long version;
+    /** The count of changes and who asked for the last one; replaced as one. */
+    private volatile Stamp stamp = new Stamp(0, null);
     private volatile Consumer<Change> listener = change -> { };
     /** Ends transitions: the server's clock (a test's manual one). */
     private final Clock clock;
@@ -129,9 +130,21 @@ public final class PathStates {
         return List.of(paths);
     }
 
+    /**
+     * The count of changes so far and the source of the last one (a SCSI nexus's SET TARGET PORT GROUPS, else null):
+     * SCSI tells every other nexus of a change, so it needs both at once.
+     */
+    public record Stamp(long version, Object source) {
+    }
+
     /** Incremented by every change: readers compare it with the one they saw. */
     public long version() {
-        return version;
+        return stamp.version();
+    }
+
+    /** The version and who made the last change, read together. */
+    public Stamp stamp() {
+        return stamp;
     }
 
     /**
@@ -170,7 +183,7 @@ public final class PathStates {
             }
             if (!changed.isEmpty()) {
                 paths = next;
-                version++;
+                stamp = new Stamp(stamp.version() + 1, source);
             } else {
                 paths = next;   // the origin may have changed; no one is told
             }
@@ -198,7 +211,7 @@ public final class PathStates {
             next[i] = new Path(t.target, Origin.IMPLICIT);
             paths = next;
             if (changed) {
-                version++;
+                stamp = new Stamp(stamp.version() + 1, null);
             }
         }
         if (changed) {
