@@ -20,6 +20,8 @@ final class AsyncEvents {
     static final int AET_NOTICE = 2;
     static final int AEI_NAMESPACE_ATTRIBUTE_CHANGED = 0x00;
     static final int AEI_DISCOVERY_LOG_CHANGE = 0xF0;
+    /** AEI 03h: Asymmetric Namespace Access Change; log page 0Ch. */
+    static final int AEI_ANA_CHANGE = 0x03;
 
     /** Whether a notice kind may be reported now or waits for its log page to be read. */
     private enum Notice { ARMED, REPORTED }
@@ -35,6 +37,7 @@ final class AsyncEvents {
     private int configuration;
     private Notice namespaceNotice = Notice.ARMED;
     private Notice discoveryNotice = Notice.ARMED;
+    private Notice anaNotice = Notice.ARMED;
 
     /** @param supported the OAES bits of this controller (which notices Async Event Configuration may enable) */
     AsyncEvents(int supported) {
@@ -87,6 +90,30 @@ final class AsyncEvents {
             done = post(event);
         }
         deliver(done, event);
+    }
+
+    /**
+     * An ANA group's state changed for this controller: notify when enabled (Async Event Configuration bit 11), once
+     * until the host reads the ANA log without RAE (Base 2.x §5.2.1, §8.1.1.2).
+     */
+    void anaChanged() {
+        NvmeCompletion done;
+        int event = dw0(AET_NOTICE, AEI_ANA_CHANGE, GetLogPageCommand.LID_ANA);
+        synchronized (this) {
+            if ((configuration & AsyncEventConfiguration.ANA_CHANGE_NOTICES) == 0 || anaNotice == Notice.REPORTED) {
+                return;
+            }
+            anaNotice = Notice.REPORTED;
+            done = post(event);
+        }
+        deliver(done, event);
+    }
+
+    /** The ANA log was read without RAE: the next change is reported again. */
+    synchronized void anaLogRead(boolean rae) {
+        if (!rae) {
+            anaNotice = Notice.ARMED;
+        }
     }
 
     /** The discovery log changed (discovery controllers): notify when enabled. */

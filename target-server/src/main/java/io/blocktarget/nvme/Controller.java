@@ -61,6 +61,7 @@ final class Controller {
      * count and size stay what the host read at connect even when the knobs change later.
      */
     private final NvmeLimits limits;
+    private final int portId;
     /** I/O queues the host may connect: Set Features Number of Queues (NSQA + 1), all of them until it is sent. */
     private int grantedIoQueues;
     private long katoMillis;
@@ -68,8 +69,13 @@ final class Controller {
     private Clock.Timer keepAliveTimer;
     private Object keepAliveGeneration;
 
-    Controller(NvmeSubsystems target, Subsystem subsystem, int cntlid, ConnectData data, long katoMillis) {
+    /**
+     * @param portId the PORTID of the port the host connected to (the portal id, whose path states it sees); 0 for
+     *               a connection that came in on no configured port (tests), which sees every path optimized
+     */
+    Controller(NvmeSubsystems target, Subsystem subsystem, int cntlid, ConnectData data, long katoMillis, int portId) {
         this.target = target;
+        this.portId = portId;
         this.subsystem = subsystem;
         this.cntlid = cntlid;
         this.hostNqn = data.hostnqn();
@@ -87,6 +93,11 @@ final class Controller {
 
     NvmeSubsystems target() {
         return target;
+    }
+
+    /** PORTID of the port this controller was connected through: its view of every ANA group. */
+    int portId() {
+        return portId;
     }
 
     /** MDTS, in-capsule data, I/O queue count and size of this controller (fixed at its creation). */
@@ -164,7 +175,8 @@ final class Controller {
     /** OAES: the notices this controller can send. */
     int oaes() {
         return isDiscovery() ? IdentifyController.OAES_DISCOVERY_LOG_CHANGE
-                : IdentifyController.OAES_NAMESPACE_ATTRIBUTE | IdentifyController.OAES_ZONE_DESCRIPTOR_CHANGED;
+                : IdentifyController.OAES_NAMESPACE_ATTRIBUTE | IdentifyController.OAES_ANA_CHANGE
+                        | IdentifyController.OAES_ZONE_DESCRIPTOR_CHANGED;
     }
 
     /** Binds the admin queue (QID 0) and starts the keep-alive timer. */

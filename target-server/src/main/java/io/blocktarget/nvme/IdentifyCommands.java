@@ -53,9 +53,13 @@ final class IdentifyCommands {
                 ns.encodeIdentify(out);
                 // MSSRL / MCL / MSRC: the numbers NvmCopy enforces (NVM Command Set §4.1.5.1)
                 NvmCopy.limits(controller.limits(), ns.geometry().logicalBlockSize()).setInto(out, start);
+                out.setIntLE(start + OFFSET_ANAGRPID, subsystem.anaGroup(ns.nsid())); // bytes 95:92 (Ana)
             });
-            case IdentifyCommand.CNS_CS_INDEPENDENT_NAMESPACE ->
-                    namespace(subsystem, nsid, done, Namespace::encodeIdentifyCsIndependent);
+            case IdentifyCommand.CNS_CS_INDEPENDENT_NAMESPACE -> namespace(subsystem, nsid, done, (ns, out) -> {
+                int start = out.writerIndex();
+                ns.encodeIdentifyCsIndependent(out);
+                out.setIntLE(start + OFFSET_CS_INDEPENDENT_ANAGRPID, subsystem.anaGroup(ns.nsid())); // bytes 7:4
+            });
             case IdentifyCommand.CNS_CS_NAMESPACE -> {
                 if (command.csi() == IdentifyCommand.CSI_ZNS) {
                     ZonedIdentify.namespace(subsystem, nsid, done);
@@ -116,13 +120,25 @@ final class IdentifyCommands {
         Replies.data(done, IdentifyCommand.DATA_SIZE, encoder);
     }
 
-    /** Identify Controller, and OCFS (Copy source range format 0h) and ACWU for NVM controllers. */
+    /** ANAGRPID in Identify Namespace (CNS 00h, bytes 95:92) and in the I/O command set independent one (CNS 08h). */
+    static final int OFFSET_ANAGRPID = 92;
+    static final int OFFSET_CS_INDEPENDENT_ANAGRPID = 4;
+
+    /**
+     * Identify Controller, and for NVM controllers OCFS (Copy source range format 0h), ACWU and the ANA fields
+     * (Base 2.x §5.17.2.1, {@link Ana}): ANATT, ANACAP, ANAGRPMAX = NANAGRPID = MNAN = the groups there can be.
+     */
     private static void encodeController(Controller controller, ByteBuf out) {
         int start = out.writerIndex();
         identifyController(controller).encode(out);
         if (!controller.isDiscovery()) {
             out.setShortLE(start + IdentifyController.OFFSET_OCFS, IdentifyController.OCFS_FORMAT_0);
             out.setShortLE(start + IdentifyController.OFFSET_ACWU, NvmeAtomics.acwu(controller.subsystem()));
+            out.setByte(start + IdentifyController.OFFSET_ANATT, Ana.ANATT);
+            out.setByte(start + IdentifyController.OFFSET_ANACAP, Ana.ANACAP);
+            out.setIntLE(start + IdentifyController.OFFSET_ANAGRPMAX, Ana.MAX_GROUPS);
+            out.setIntLE(start + IdentifyController.OFFSET_NANAGRPID, Ana.MAX_GROUPS);
+            out.setIntLE(start + IdentifyController.OFFSET_MNAN, Ana.MAX_GROUPS);
         }
     }
 
@@ -164,7 +180,7 @@ final class IdentifyCommands {
                 knobs.identity(io.blocktarget.config.DeviceKnobs.Identity.PRODUCT).orElse(ControllerConstants.MODEL),
                 knobs.identity(io.blocktarget.config.DeviceKnobs.Identity.REVISION).orElse(ControllerConstants.FIRMWARE),
                 6, 0,
-                discovery ? 0 : CMIC_MULTI_PORT | CMIC_MULTI_CONTROLLER,
+                discovery ? 0 : CMIC_MULTI_PORT | CMIC_MULTI_CONTROLLER | IdentifyController.CMIC_ANA,
                 IdentifyController.mdtsFor(limits.maxDataTransferBytes(), ControllerConstants.MPSMIN_BYTES),
                 controller.cntlid(), ControllerConstants.VERSION.encode(), controller.oaes(),
                 IdentifyController.CTRATT_HOST_ID_128,

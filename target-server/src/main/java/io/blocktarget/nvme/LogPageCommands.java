@@ -3,6 +3,7 @@ package io.blocktarget.nvme;
 import io.blocktarget.protocol.nvme.AdminOpcode;
 import io.blocktarget.protocol.nvme.ChangedZoneList;
 import io.blocktarget.protocol.nvme.IdentifyCommand;
+import io.blocktarget.protocol.nvme.AnaLogPage;
 import io.blocktarget.protocol.nvme.GetLogPageCommand;
 import io.blocktarget.protocol.nvme.LogPages;
 import io.blocktarget.protocol.nvme.NvmOpcode;
@@ -93,6 +94,17 @@ final class LogPageCommands {
                 } else {
                     List<Long> zones = controller.changedZones().read(ns.nsid(), command.rae());
                     reply(command, done, ChangedZoneList.SIZE, out -> ChangedZoneList.encode(out, zones));
+                }
+            }
+            case GetLogPageCommand.LID_ANA -> {
+                // LSP bit 0, RGO: descriptors without NSIDs (Base 2.x §5.16.1.12); other LSP bits are reserved
+                if ((command.lsp() & ~AnaLogPage.LSP_RGO) != 0) {
+                    Replies.status(done, NvmeStatus.INVALID_FIELD);
+                } else {
+                    boolean rgo = (command.lsp() & AnaLogPage.LSP_RGO) != 0;
+                    AnaLogPage page = Ana.logPage(controller);
+                    reply(command, done, page.size(rgo), out -> page.encode(out, rgo));
+                    controller.events().anaLogRead(command.rae());
                 }
             }
             case ReservationNotification.LID -> controller.reservations().logPage(command,

@@ -79,6 +79,12 @@ final class NvmIo {
             if (counted == null) {
                 return;
             }
+            // the namespace's ANA state on this controller's port (Base 2.x §8.1.1.3-5): one volatile read
+            NvmeStatus asymmetric = Ana.refusal(Ana.stateOn(addressed, controller));
+            if (asymmetric != null) {
+                Replies.status(counted, asymmetric);
+                return;
+            }
             if (faults.intercept(addressed, qid, sqe, dataOut, counted, this::dispatch)) {
                 return;
             }
@@ -181,6 +187,12 @@ final class NvmIo {
         if (ns == null) {
             Replies.status(firstDone, NvmeStatus.INVALID_NAMESPACE_OR_FORMAT);
             Replies.status(secondDone, NvmeStatus.INVALID_NAMESPACE_OR_FORMAT);
+            return;
+        }
+        NvmeStatus asymmetric = Ana.refusal(Ana.stateOn(ns, controller));
+        if (asymmetric != null) {
+            Replies.status(firstDone, asymmetric);
+            Replies.status(secondDone, asymmetric);
             return;
         }
         NvmeCompletion done1 = tracked(ns, qid, first, firstData, firstDone);

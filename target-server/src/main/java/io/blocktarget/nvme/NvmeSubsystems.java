@@ -193,7 +193,9 @@ public final class NvmeSubsystems implements NvmeTarget {
         }
         long kato = command.kato() == 0 && subsystem.kind() == Subsystem.Kind.DISCOVERY
                 ? ControllerConstants.DISCOVERY_DEFAULT_KATO_MILLIS : Controller.roundKato(command.kato());
-        Controller controller = subsystem.addController(cntlid -> new Controller(this, subsystem, cntlid, data, kato));
+        int portId = portIdOf(connection);
+        Controller controller = subsystem.addController(cntlid -> new Controller(this, subsystem, cntlid, data, kato,
+                portId));
         if (controller == null) {
             return ConnectResult.refused(NvmeStatus.CONNECT_CONTROLLER_BUSY, 0);
         }
@@ -497,6 +499,35 @@ public final class NvmeSubsystems implements NvmeTarget {
         }
         namespaceChanged(spec.subsystemNqn(), spec.nsid());
         return true;
+    }
+
+    /**
+     * The PORTID of the port {@code connection} came in on: the configured port listening on its local TCP port (a
+     * listener per portal); 0 when none is (a test's transport), which sees every path optimized.
+     */
+    int portIdOf(NvmeHostConnection connection) {
+        for (NvmePort port : ports) {
+            if (port.port() == connection.localPort()) {
+                return port.portId();
+            }
+        }
+        return 0;
+    }
+
+    /**
+     * The path states of namespace {@code nsid} of {@code subsystemNqn} changed on {@code portals} (Base 2.x §8.1.1.2):
+     * the ANA log's change count moves and every controller connected through one of those ports gets an
+     * Asymmetric Namespace Access Change notice when its host enabled it (Async Event Configuration bit 11). Unknown
+     * subsystems and namespaces are ignored: the LUN may be going away.
+     */
+    public void anaChanged(String subsystemNqn, long nsid, Set<Integer> portals) {
+        Subsystem subsystem = subsystems.get(subsystemNqn);
+        if (subsystem == null || subsystem.kind() != Subsystem.Kind.NVM || subsystem.namespace(nsid) == null) {
+            return;
+        }
+        subsystem.anaChanged();
+        subsystem.controllers().stream().filter(c -> portals.contains(c.portId()))
+                .forEach(c -> c.events().anaChanged());
     }
 
     /** Signals that the discovery information changed: GENCTR advances and discovery controllers are notified. */

@@ -51,6 +51,9 @@ final class Subsystem {
         }
         this.namespaces = Collections.unmodifiableNavigableMap(map);
         map.values().forEach(ns -> ns.watchZones(this));
+        if (kind == Kind.NVM) {
+            map.keySet().forEach(this::assignAnaGroup);
+        }
         // Identify SN: 20 ASCII characters, the same for every controller of the subsystem (Linux checks that).
         this.serialNumber = HexFormat.of().formatHex(Namespace.sha256("blocktarget subsystem " + nqn), 0, 10);
         this.allowedHosts = allowedHosts;
@@ -146,6 +149,37 @@ final class Subsystem {
         return namespaces.get(nsid);
     }
 
+    /** ANAGRPID by NSID of the attached namespaces that have one (Ana); guarded by this. */
+    private final java.util.Map<Long, Integer> anaGroups = new java.util.HashMap<>();
+    /** ANA groups in use, bit = ANAGRPID; guarded by this. */
+    private final java.util.BitSet anaGroupsUsed = new java.util.BitSet();
+    /** Change Count of the ANA log page: every change of a namespace's path states, and every group added. */
+    private final java.util.concurrent.atomic.AtomicLong anaChangeCount = new java.util.concurrent.atomic.AtomicLong();
+
+    /** The lowest free ANAGRPID for {@code nsid}, none (0) when all {@link Ana#MAX_GROUPS} are taken. */
+    private synchronized void assignAnaGroup(long nsid) {
+        int group = anaGroupsUsed.nextClearBit(1);
+        if (group <= Ana.MAX_GROUPS) {
+            anaGroupsUsed.set(group);
+            anaGroups.put(nsid, group);
+            anaChangeCount.incrementAndGet();
+        }
+    }
+
+    /** The ANAGRPID of namespace {@code nsid}; 0 when it has none. */
+    synchronized int anaGroup(long nsid) {
+        return anaGroups.getOrDefault(nsid, 0);
+    }
+
+    long anaChangeCount() {
+        return anaChangeCount.get();
+    }
+
+    /** A namespace's path states changed: the log page's change count moves. */
+    void anaChanged() {
+        anaChangeCount.incrementAndGet();
+    }
+
     /** Adds a namespace at runtime; false when its NSID is in use. */
     synchronized boolean attach(Namespace ns) {
         if (kind != Kind.NVM || namespaces.containsKey(ns.nsid())) {
@@ -154,6 +188,7 @@ final class Subsystem {
         TreeMap<Long, Namespace> map = new TreeMap<>(namespaces);
         map.put(ns.nsid(), ns);
         namespaces = Collections.unmodifiableNavigableMap(map);
+        assignAnaGroup(ns.nsid());
         ns.watchZones(this);
         return true;
     }
@@ -164,6 +199,10 @@ final class Subsystem {
         Namespace removed = map.remove(nsid);
         if (removed != null) {
             namespaces = Collections.unmodifiableNavigableMap(map);
+            Integer group = anaGroups.remove(nsid);
+            if (group != null) {
+                anaGroupsUsed.clear(group);
+            }
             removed.unwatchZones();
         }
         return removed;

@@ -81,8 +81,8 @@ final class Alua {
      *     buffer; else 04h/0Ch;</li>
      * <li>transitioning (§5.16.2.5): INQUIRY, REPORT LUNS, REPORT TARGET PORT GROUPS, REQUEST SENSE, echo buffer;
      *     else 04h/0Ah;</li>
-     * <li>offline (§5.16.2.4.7: the port is not accessible; as LIO, the same few commands answer so an initiator
-     *     can see why): as transitioning, else LOGICAL UNIT NOT READY, OFFLINE (04h/12h).</li>
+     * <li>offline (§5.16.2.4.7: the port is not accessible; our choice: the same few commands as in transition
+     *     answer, so an initiator can see why): else LOGICAL UNIT NOT READY, OFFLINE (04h/12h, LIO's code too).</li>
      * </ul>
      * A command these lists allow but the unit does not support is refused afterwards as unsupported.
      *

@@ -141,12 +141,16 @@ final class Registry implements ControlPlane {
     }
 
     /**
-     * A LUN's path states changed (the plan, a transition's end, an initiator's SET TARGET PORT GROUPS). SCSI
-     * initiators learn it from the unit attention the logical unit establishes on each nexus's next command; NVMe ANA
-     * change notices are not sent yet (issue 29 item 4, the next step on this branch).
+     * A LUN's path states changed (the plan, a transition's end, an initiator's SET TARGET PORT GROUPS): NVMe hosts
+     * get an ANA change notice on every controller of the ports that changed (Base 2.x §8.1.1.2, §5.2); SCSI
+     * initiators learn it from the unit attention the logical unit establishes on each nexus's next command.
      */
     void pathsChanged(String name, io.blocktarget.block.lun.PathStates.Change change) {
-        LOG.log(Level.DEBUG, () -> "LUN " + name + ": paths " + change.portals() + " changed");
+        if (nvme == null) {
+            return;
+        }
+        snapshot.lun(name).flatMap(l -> l.config().nvme()).ifPresent(e ->
+                nvme.anaChanged(e.subsystem(), e.nsid(), change.portals()));
     }
 
     @Override

@@ -64,7 +64,7 @@ class AdminStartupTest {
             assertThat((int) id.getUnsignedByte(258)).isEqualTo(3);                   // ACL
             assertThat((int) id.getUnsignedByte(259)).isEqualTo(3);                   // AERL
             assertThat((int) id.getUnsignedByte(261)).isEqualTo(0b110);               // LPA effects + extended data
-            assertThat(id.getIntLE(92)).isEqualTo(1 << 8 | 1 << 27);            // OAES namespace attribute, zone descriptor changed notices
+            assertThat(id.getIntLE(92)).isEqualTo(1 << 8 | 1 << 11 | 1 << 27);  // OAES namespace attribute, ANA change, zone descriptor changed notices
             assertThat(id.getIntLE(96)).isEqualTo(1);                           // CTRATT 128-bit host id
             assertThat(id.getUnsignedShortLE(528)).isZero();                    // AWUPF stays 0
             assertThat(id.toString(768, NQN.length(), StandardCharsets.UTF_8)).isEqualTo(NQN);

@@ -90,22 +90,22 @@ class RawStatusFaultsNvmeTest {
     void pairsNoRowNamesCompleteWithExactlyTheirBitsAndTheDnrChosen() throws Exception {
         rule("{\"lba\": \"10\", \"action\": \"status\", \"nvme-status\": \"1/c0\", \"nvme-dnr\": true}");
         rule("{\"lba\": \"11\", \"action\": \"status\", \"nvme-status\": \"1/c0\", \"nvme-dnr\": false}");
-        rule("{\"lba\": \"12\", \"action\": \"status\", \"nvme-status\": \"3/02\", \"nvme-dnr\": true}");
-        rule("{\"lba\": \"13\", \"action\": \"status\", \"nvme-status\": \"3/02\", \"nvme-dnr\": false}");
+        rule("{\"lba\": \"12\", \"action\": \"status\", \"nvme-status\": \"3/04\", \"nvme-dnr\": true}");
+        rule("{\"lba\": \"13\", \"action\": \"status\", \"nvme-status\": \"3/04\", \"nvme-dnr\": false}");
         rule("{\"lba\": \"14\", \"action\": \"status\", \"nvme-status\": \"7/ff\", \"nvme-dnr\": true,"
                 + " \"nvme-crd\": 3, \"nvme-more\": true}");
         rule("{\"lba\": \"15\", \"action\": \"status\", \"nvme-status\": \"7/ff\"}");
         // CQE bytes 14..15 written out from the figure: DNR 15, M 14, CRD 13:12, SCT 11:9, SC 8:1, phase 0
         assertThat(read(1, 10, 1).status().encode(0)).as("1/C0h DNR").isEqualTo(0x8000 | 0x200 | 0xC0 << 1);
         assertThat(read(2, 11, 1).status().encode(0)).as("1/C0h").isEqualTo(0x0200 | 0xC0 << 1);
-        assertThat(read(3, 12, 1).status().encode(0)).as("3/02h DNR").isEqualTo(0x8604);
-        assertThat(read(4, 13, 1).status().encode(0)).as("3/02h").isEqualTo(0x0604);
+        assertThat(read(3, 12, 1).status().encode(0)).as("3/04h DNR").isEqualTo(0x8608);
+        assertThat(read(4, 13, 1).status().encode(0)).as("3/04h").isEqualTo(0x0608);
         assertThat(read(5, 14, 1).status().encode(0)).as("7/FFh DNR M CRD 3: every bit but the phase tag")
                 .isEqualTo(0xFFFE);
         assertThat(read(6, 15, 1).status().encode(0)).as("7/FFh: no row, DNR clear").isEqualTo(0x0FFE);
         Done d = read(7, 12, 1);
         assertThat(d.raw()).isTrue();
-        assertThat(d.status()).isEqualTo(new CqeStatus(0x02, 3, 0, false, true));
+        assertThat(d.status()).isEqualTo(new CqeStatus(0x04, 3, 0, false, true));
         assertThat(d.reason()).as("for completions that know only rows: the condition's default")
                 .isEqualTo(NvmeStatus.UNRECOVERED_READ_ERROR);
     }
@@ -130,9 +130,9 @@ class RawStatusFaultsNvmeTest {
 
     @Test
     void theErrorLogEntryCarriesTheExactStatusFieldAndTheFirstLbaInTheRange() throws Exception {
-        rule("{\"lba\": \"100-199\", \"action\": \"status\", \"nvme-status\": \"3/02\", \"nvme-dnr\": true}");
+        rule("{\"lba\": \"100-199\", \"action\": \"status\", \"nvme-status\": \"3/04\", \"nvme-dnr\": true}");
         rule("{\"lba\": \"300\", \"action\": \"status\", \"nvme-status\": \"0/07\", \"nvme-dnr\": true}");
-        assertThat(read(0x51, 95, 10).status().encode(0)).isEqualTo(0x8604);
+        assertThat(read(0x51, 95, 10).status().encode(0)).isEqualTo(0x8608);
         // Command Abort Requested is not an error the log keeps (ErrorLog.records), whatever its DNR
         assertThat(read(0x52, 300, 1).status().encode(0)).isEqualTo(0x8000 | 0x07 << 1);
         Reply log = host.getLogPage(1, 0, 0, 128, false);
@@ -142,7 +142,7 @@ class RawStatusFaultsNvmeTest {
             assertThat(page.getLongLE(0)).as("Error Count").isEqualTo(1);
             assertThat(page.getUnsignedShortLE(8)).as("SQID").isEqualTo(1);
             assertThat(page.getUnsignedShortLE(10)).as("CID").isEqualTo(0x51);
-            assertThat(page.getUnsignedShortLE(12)).as("Status Field, phase tag 0").isEqualTo(0x8604);
+            assertThat(page.getUnsignedShortLE(12)).as("Status Field, phase tag 0").isEqualTo(0x8608);
             assertThat(page.getLongLE(16)).as("LBA: first in the rule's range").isEqualTo(100);
             assertThat(page.getIntLE(24)).as("NSID").isEqualTo(1);
             assertThat(page.getLongLE(64)).as("no second entry").isZero();
@@ -171,13 +171,13 @@ class RawStatusFaultsNvmeTest {
                 false))).isEqualTo(new CqeStatus(0x06, 0, 0, false, true));
         assertThat(NvmeFaults.statusField(new FaultStatus(FaultStatus.Condition.EXPLICIT, -1, 0, 0, 0, 0x06, -1, 1,
                 false))).as("a CRD of its own").isEqualTo(new CqeStatus(0x06, 0, 1, false, false));
-        assertThat(NvmeFaults.statusField(new FaultStatus(FaultStatus.Condition.EXPLICIT, -1, 0, 0, 3, 0x03)))
-                .isEqualTo(new CqeStatus(0x03, 3, 0, false, false));
+        assertThat(NvmeFaults.statusField(new FaultStatus(FaultStatus.Condition.EXPLICIT, -1, 0, 0, 3, 0x04)))
+                .isEqualTo(new CqeStatus(0x04, 3, 0, false, false));
     }
 
     @Test
     void aCompletionThatKnowsOnlyRowsGetsTheReason() throws Exception {
-        rule("{\"lba\": \"30\", \"action\": \"status\", \"nvme-status\": \"3/02\"}");
+        rule("{\"lba\": \"30\", \"action\": \"status\", \"nvme-status\": \"3/04\"}");
         Reply r = host.read(io, 1, 30, 1, LBS);
         assertThat(r.status()).isEqualTo(NvmeStatus.UNRECOVERED_READ_ERROR);
     }
