@@ -18,8 +18,12 @@ import java.util.List;
  * must fit in MDTS): a namespace attached when all groups are taken has ANAGRPID 0 and is not in the log.
  */
 final class Ana {
-    /** ANAGRPMAX, NANAGRPID and MNAN: 16 + 1024 x 32 + 1024 x 4 = 36,880 bytes of log at most. */
-    static final int MAX_GROUPS = 1024;
+    /**
+     * ANAGRPMAX, NANAGRPID and MNAN. Linux sizes its ANA log buffer as header + NANAGRPID descriptors + MNAN NSIDs and
+     * fails the controller when that exceeds MDTS, which may be as small as 4 KiB here ({@code limits.max-transfer}):
+     * 16 + 64 x 32 + 64 x 4 = 2,320 bytes fits.
+     */
+    static final int MAX_GROUPS = 64;
     /**
      * ANACAP (Identify Controller byte 343): reports optimized (bit 0), non-optimized (1), inaccessible (2),
      * persistent loss (3) and change (4) states; ANAGRPID does not change while the namespace is attached (6).

@@ -80,8 +80,8 @@ class AnaTest {
             assertThat((int) id.getUnsignedByte(76)).as("CMIC: multi-port, multi-controller, ANA reporting").isEqualTo(0x0B);
             assertThat(id.getIntLE(92) & 1 << 11).as("OAES bit 11: ANA change notices").isNotZero();
             assertThat(ByteBufUtil.hexDump(id, 342, 10)).as("ANATT, ANACAP, ANAGRPMAX, NANAGRPID")
-                    .isEqualTo(hex("ff 5f 00040000 00040000"));
-            assertThat(ByteBufUtil.hexDump(id, 540, 4)).as("MNAN").isEqualTo("00040000");
+                    .isEqualTo(hex("ff 5f 40000000 40000000"));
+            assertThat(ByteBufUtil.hexDump(id, 540, 4)).as("MNAN").isEqualTo("40000000");
         } finally {
             id.release();
         }
@@ -230,6 +230,7 @@ class AnaTest {
         }
         // the largest page: header + MAX_GROUPS x (32 + 4); the namespace without a group is not in it
         int size = 16 + Ana.MAX_GROUPS * 36;
+        assertThat(size).as("what Linux allocates fits the smallest MDTS, 4 KiB").isLessThanOrEqualTo(4096);
         byte[] log = anaLog(host, 0, size, false).bytes();
         assertThat(log[8] & 0xFF | (log[9] & 0xFF) << 8).isEqualTo(Ana.MAX_GROUPS);
         assertThat(many.detachNamespace(nqn, 5)).isTrue();
