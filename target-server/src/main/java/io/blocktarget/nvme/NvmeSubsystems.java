@@ -502,16 +502,27 @@ public final class NvmeSubsystems implements NvmeTarget {
     }
 
     /**
-     * The PORTID of the port {@code connection} came in on: the configured port listening on its local TCP port (a
-     * listener per portal); 0 when none is (a test's transport), which sees every path optimized.
+     * The PORTID of the port {@code connection} came in on: the configured port whose TCP port and address (or
+     * wildcard address) are the connection's local ones (a listener per portal); 0 when none is (a test's
+     * transport), which sees every path optimized.
      */
     int portIdOf(NvmeHostConnection connection) {
         for (NvmePort port : ports) {
-            if (port.port() == connection.localPort()) {
+            if (port.port() == connection.localPort() && sameHost(port.address(), connection.localAddress())) {
                 return port.portId();
             }
         }
         return 0;
+    }
+
+    /** Whether a port listening on {@code listening} (an IP literal, maybe the wildcard) accepts on {@code local}. */
+    static boolean sameHost(String listening, String local) {
+        try {
+            java.net.InetAddress a = java.net.InetAddress.ofLiteral(listening);
+            return a.isAnyLocalAddress() || a.equals(java.net.InetAddress.ofLiteral(local));
+        } catch (IllegalArgumentException notALiteral) {
+            return listening.equals(local);
+        }
     }
 
     /**

@@ -250,11 +250,26 @@ public final class TargetServer {
      */
     private void createTransports() {
         ServerConfig server = config.server();
-        String bind = server.bindAddress();
-        IscsiSettings iscsiSettings = IscsiSettings.defaults().withPortals(server.iscsiPort() == 0 ? List.of()
-                : List.of(new Portal(Portal.Service.ISCSI, bind, server.iscsiPort()).address()));
+        // every portal with iSCSI, each its own target portal group: TPGT = the portal's id (1, 2, ... in order)
+        List<String> iscsiPortals = new ArrayList<>();
+        List<io.blocktarget.config.PortalConfig> portalConfigs = server.effectivePortals();
+        for (int i = 0; i < portalConfigs.size(); i++) {
+            io.blocktarget.config.PortalConfig p = portalConfigs.get(i);
+            if (p.iscsiPort() != 0) {
+                iscsiPortals.add(new Portal(Portal.Service.ISCSI, p.address(), p.iscsiPort()).address() + "," + (i + 1));
+            }
+        }
+        IscsiSettings iscsiSettings = IscsiSettings.defaults().withPortals(iscsiPortals);
         iscsi = IscsiTransport.create(vertx, List.of(), iscsiSettings, clock);
-        List<NvmePort> nvmePorts = server.nvmePort() == 0 ? List.of() : List.of(new NvmePort(1, bind, server.nvmePort()));
+        // one NVMe port per portal with NVMe/TCP, PORTID = the portal's id (1, 2, ... in order): the discovery log
+        // lists each, and a controller sees the LUNs' path states of the portal it connected through (issue 29)
+        List<NvmePort> nvmePorts = new ArrayList<>();
+        List<io.blocktarget.config.PortalConfig> all = server.effectivePortals();
+        for (int i = 0; i < all.size(); i++) {
+            if (all.get(i).nvmePort() != 0) {
+                nvmePorts.add(new NvmePort(i + 1, all.get(i).address(), all.get(i).nvmePort()));
+            }
+        }
         NvmeSubsystems subsystems = NvmeSubsystems.of(List.of(), nvmePorts, NvmeLimits.DEFAULT, clock, Map.of());
         nvme = subsystems;
         nvmeTcp = NvmeTcpTransport.create(vertx, subsystems, NvmeLimits.DEFAULT);
@@ -265,8 +280,13 @@ public final class TargetServer {
     private void openPortals() throws ServerStartException {
         ServerConfig server = config.server();
         String bind = server.bindAddress();
-        listen(Portal.Service.ISCSI, bind, server.iscsiPort(), iscsi::accept);
-        listen(Portal.Service.NVME_TCP, bind, server.nvmePort(), socket -> nvmeTcp.accept(socket, false));
+        List<io.blocktarget.config.PortalConfig> all = server.effectivePortals();
+        for (int i = 0; i < all.size(); i++) {
+            int tpgt = i + 1;   // the portal's id: TPGT, ALUA target port group, relative target port, PORTID
+            io.blocktarget.config.PortalConfig p = all.get(i);
+            listen(Portal.Service.ISCSI, p.address(), p.iscsiPort(), socket -> iscsi.accept(socket, tpgt));
+            listen(Portal.Service.NVME_TCP, p.address(), p.nvmePort(), socket -> nvmeTcp.accept(socket, false));
+        }
         listen(Portal.Service.NVME_DISCOVERY, bind, server.discoveryPort(), socket -> nvmeTcp.accept(socket, true));
     }
 

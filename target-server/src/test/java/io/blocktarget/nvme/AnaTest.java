@@ -243,4 +243,15 @@ class AnaTest {
             again.release();
         }
     }
+
+    @Test
+    void aControllerIsOnThePortOfItsLocalAddressAndPort() {
+        NvmeSubsystems ports = NvmeSubsystems.of(List.of(), List.of(new NvmePort(1, "127.0.0.1", 4420),
+                new NvmePort(2, "0.0.0.0", 4421), new NvmePort(3, "::1", 4420)), NvmeLimits.DEFAULT, clock, Map.of());
+        assertThat(ports.portIdOf(new TestConnection("127.0.0.1", 4420))).isEqualTo(1);
+        assertThat(ports.portIdOf(new TestConnection("192.0.2.7", 4421))).as("wildcard").isEqualTo(2);
+        assertThat(ports.portIdOf(new TestConnection("0:0:0:0:0:0:0:1", 4420))).as("IPv6 spelled out").isEqualTo(3);
+        assertThat(ports.portIdOf(new TestConnection("127.0.0.2", 4420))).as("no such listener").isZero();
+        assertThat(ports.portIdOf(new TestConnection("127.0.0.1", 4422))).isZero();
+    }
 }

@@ -181,4 +181,29 @@ class TargetServerTest {
         server.stop();
         assertThat(server.state()).isEqualTo(TargetServer.State.STOPPED);
     }
+
+    /** issue 29: each portal listens for its protocols; a port 0 turns that protocol off on that portal only. */
+    @Test
+    void everyPortalListensForItsProtocols() throws Exception {
+        int iscsi1 = freePort();
+        int nvme1 = freePort();
+        int nvme2 = freePort();
+        BlocktargetConfig base = config(0, 0, 0, List.of(lun("ram-512", BackendKind.RAM, 1L << 20, 512, 4096,
+                Optional.empty())));
+        BlocktargetConfig config = new BlocktargetConfig(base.server().withPortals(List.of(
+                new io.blocktarget.config.PortalConfig("a", LOOPBACK, iscsi1, nvme1),
+                new io.blocktarget.config.PortalConfig("b", LOOPBACK, 0, nvme2))), base.luns(), List.of());
+        TargetServer server = new TargetServer(config);
+        server.start();
+        try {
+            assertThat(server.portals()).containsExactly(
+                    new Portal(Portal.Service.ISCSI, LOOPBACK, iscsi1),
+                    new Portal(Portal.Service.NVME_TCP, LOOPBACK, nvme1),
+                    new Portal(Portal.Service.NVME_TCP, LOOPBACK, nvme2));
+            assertAnswersIcReq(nvme1);
+            assertAnswersIcReq(nvme2);
+        } finally {
+            server.stop();
+        }
+    }
 }

@@ -92,11 +92,20 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
     private FaultAction.DigestKind corruptNext;
 
     IscsiConnection(IscsiTransport transport, ConnectionPort port, IscsiFrameDecoder decoder) {
+        this(transport, port, decoder, transport.settings().portalGroupTag());
+    }
+
+    /**
+     * @param portalGroupTag the TPGT of the portal the connection arrived on: its login answers it, and its sessions'
+     *                       SCSI target port is that group's (relative target port = the tag, issue 29)
+     */
+    IscsiConnection(IscsiTransport transport, ConnectionPort port, IscsiFrameDecoder decoder, int portalGroupTag) {
         this.transport = transport;
         this.port = port;
         this.decoder = decoder;
         this.who = "iSCSI " + port.remoteAddress() + " -> " + port.localAddress();
-        this.login = new LoginExchange(transport.settings(), transport.targets(), transport.registry()::exists, who);
+        this.login = new LoginExchange(transport.settings().withPortalGroupTag(portalGroupTag), transport.targets(),
+                transport.registry()::exists, who);
         this.text = new TextExchange(this, transport);
         this.clock = transport.clock();
         this.lastActivityNanos = clock.nanoTime();
@@ -241,7 +250,8 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
         Optional<ItNexus> nexus = result.target().map(t -> new ItNexus(
                 IscsiSession.initiatorPortName(result.initiatorName(), result.isid()),
                 IscsiSession.targetPortName(t.targetName(), settings.portalGroupTag()), settings.portalGroupTag()));
-        IscsiSession.Key key = new IscsiSession.Key(result.initiatorName(), result.isid(), targetName);
+        IscsiSession.Key key = new IscsiSession.Key(result.initiatorName(), result.isid(), targetName,
+                settings.portalGroupTag());
         Optional<SessionRegistry.Registered> registered = transport.registry().register(key,
                 tsih -> new IscsiSession(tsih, key, result.sessionType(), nexus, this));
         if (registered.isEmpty()) {

@@ -12,7 +12,12 @@ import java.util.Optional;
  */
 final class IscsiSession {
     /** What makes two logins the same session (§4.2.7.3 session reinstatement). */
-    record Key(String initiatorName, long isid, String targetName) {
+    /**
+     * What identifies a session for reinstatement: the initiator, its ISID and the target, within one target portal
+     * group (RFC 7143 §4.4.3, SSID = ISID + TPGT), so the same ISID through another portal is another session (a
+     * second path), not a reinstatement of the first.
+     */
+    record Key(String initiatorName, long isid, String targetName, int portalGroupTag) {
     }
 
     private final int tsih;

@@ -11,8 +11,9 @@ import java.util.Set;
  * What the iSCSI transport needs from the configuration.
  *
  * @param portalGroupTag           TargetPortalGroupTag (RFC 7143 §13.9), 1..65535
- * @param portals                  "host:port" advertised by SendTargets; a wildcard host (0.0.0.0, ::) is replaced
- *                                 by the address the connection arrived on; empty: that address and its port
+ * @param portals                  "host:port[,tpgt]" (a TargetAddress value, RFC 7143 §13.8) advertised by SendTargets,
+ *                                 without a tag in {@code portalGroupTag}'s group; a wildcard host (0.0.0.0, ::) is
+ *                                 replaced by the address the connection arrived on; empty: that address and its port
  * @param queueDepth               CmdSN window: MaxCmdSN = ExpCmdSN + queueDepth - 1 (§4.2.2.1)
  * @param maxRecvDataSegmentLength our MaxRecvDataSegmentLength (§13.12): the cap on every received data segment
  * @param maxBurstLength           our MaxBurstLength preference (§13.13)
@@ -122,6 +123,13 @@ public record IscsiSettings(int portalGroupTag, List<String> portals, int queueD
 
     public IscsiSettings withPortals(List<String> newPortals) {
         return new IscsiSettings(portalGroupTag, newPortals, queueDepth, maxRecvDataSegmentLength, maxBurstLength,
+                firstBurstLength, maxOutstandingR2T, maxTransferLength, nopInInterval, nopInTimeout, loginTimeout,
+                chap, initiators, discoveryChap, sessionLimits);
+    }
+
+    /** The same settings for a connection that arrived on the portal of target portal group {@code tag}. */
+    public IscsiSettings withPortalGroupTag(int tag) {
+        return new IscsiSettings(tag, portals, queueDepth, maxRecvDataSegmentLength, maxBurstLength,
                 firstBurstLength, maxOutstandingR2T, maxTransferLength, nopInInterval, nopInTimeout, loginTimeout,
                 chap, initiators, discoveryChap, sessionLimits);
     }

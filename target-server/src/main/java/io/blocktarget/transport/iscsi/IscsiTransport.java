@@ -71,13 +71,18 @@ public final class IscsiTransport {
 
     /** Takes over an accepted socket. Call on the socket's event loop (a NetServer connect handler is). */
     public void accept(NetSocket socket) {
+        accept(socket, settings().portalGroupTag());
+    }
+
+    /** A connection that arrived on the portal of target portal group {@code portalGroupTag} (issue 29). */
+    public void accept(NetSocket socket, int portalGroupTag) {
         NetSocketInternal internal = (NetSocketInternal) socket;
         ChannelHandlerContext ctx = internal.channelHandlerContext();
         StreamTuning.apply(ctx.channel());
         IscsiFrameDecoder decoder = new IscsiFrameDecoder();
         ctx.pipeline().addBefore("handler", FLUSH_NAME, StreamTuning.flushConsolidation());
         ctx.pipeline().addBefore("handler", DECODER_NAME, decoder);
-        IscsiConnection connection = new IscsiConnection(this, new VertxPort(internal, ctx), decoder);
+        IscsiConnection connection = new IscsiConnection(this, new VertxPort(internal, ctx), decoder, portalGroupTag);
         connections.add(connection);
         internal.messageHandler(connection::onMessage);
         internal.closeHandler(v -> connection.closed());
@@ -277,9 +282,9 @@ public final class IscsiTransport {
         return registry;
     }
 
-    /** Registers a connection built by tests over an EmbeddedChannel. */
-    IscsiConnection connect(ConnectionPort port, IscsiFrameDecoder decoder) {
-        IscsiConnection connection = new IscsiConnection(this, port, decoder);
+    /** Registers a connection built by tests over an EmbeddedChannel, arrived on target portal group {@code tag}. */
+    IscsiConnection connect(ConnectionPort port, IscsiFrameDecoder decoder, int tag) {
+        IscsiConnection connection = new IscsiConnection(this, port, decoder, tag);
         connections.add(connection);
         return connection;
     }

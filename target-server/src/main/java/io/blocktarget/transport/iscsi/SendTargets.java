@@ -38,7 +38,8 @@ final class SendTargets {
         for (String name : names) {
             put(out, "TargetName=" + name);
             for (String address : addresses) {
-                put(out, "TargetAddress=" + address + "," + portalGroupTag);
+                // a portal of its own group carries its tag (RFC 7143 §13.8); the others are in portalGroupTag's
+                put(out, "TargetAddress=" + address + (address.indexOf(',') >= 0 ? "" : "," + portalGroupTag));
             }
         }
         return out.toByteArray();
@@ -51,12 +52,15 @@ final class SendTargets {
             return List.of(localHost + ":" + local.getPort());
         }
         List<String> out = new ArrayList<>();
-        for (String portal : portals) {
+        for (String entry : portals) {
+            int comma = entry.indexOf(',');
+            String portal = comma < 0 ? entry : entry.substring(0, comma);
+            String tag = comma < 0 ? "" : entry.substring(comma);
             int colon = portal.lastIndexOf(':');
             String host = portal.substring(0, colon);
             String port = portal.substring(colon + 1);
             boolean wildcard = host.equals("0.0.0.0") || host.equals("::") || host.equals("[::]") || host.isEmpty();
-            out.add((wildcard ? localHost : host) + ":" + port);
+            out.add((wildcard ? localHost : host) + ":" + port + tag);
         }
         return out;
     }

@@ -52,10 +52,15 @@ final class Harness implements AutoCloseable {
     long isid = ISID;
 
     Harness(IscsiTransport transport) {
+        this(transport, transport.settings().portalGroupTag());
+    }
+
+    /** A connection that arrived on the portal of target portal group {@code portalGroupTag}. */
+    Harness(IscsiTransport transport, int portalGroupTag) {
         this.transport = transport;
         this.channel = new EmbeddedChannel();
         IscsiFrameDecoder decoder = new IscsiFrameDecoder();
-        this.connection = transport.connect(new EmbeddedPort(channel), decoder);
+        this.connection = transport.connect(new EmbeddedPort(channel), decoder, portalGroupTag);
         channel.pipeline().addLast(decoder, new ChannelInboundHandlerAdapter() {
             @Override
             public void channelRead(ChannelHandlerContext ctx, Object msg) {

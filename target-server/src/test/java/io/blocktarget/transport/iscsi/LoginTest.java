@@ -40,6 +40,33 @@ class LoginTest {
         return h.expect(LoginResponse.class);
     }
 
+    /** issue 29: a connection answers the tag of the portal group it arrived on, not the settings' default. */
+    @Test
+    void theTagIsThePortalGroupOfTheConnection() {
+        h = new Harness(Harness.transport(IscsiSettings.defaults(), target), 2);
+        LoginResponse r = loginStep(true, LoginStage.SECURITY_NEGOTIATION, LoginStage.LOGIN_OPERATIONAL_NEGOTIATION,
+                "InitiatorName", INITIATOR, "TargetName", TARGET, "SessionType", "Normal", "AuthMethod", "None");
+        assertThat(r.status()).isEqualTo(LoginStatus.SUCCESS);
+        assertThat(Harness.keys(r).get("TargetPortalGroupTag")).contains("2");
+        r.release();
+    }
+
+    /** RFC 7143 §4.4.3: SSID = ISID + TPGT: the same ISID through two portal groups is two sessions (two paths). */
+    @Test
+    void theSameIsidThroughAnotherPortalGroupIsAnotherSession() {
+        IscsiTransport transport = Harness.transport(IscsiSettings.defaults(), target);
+        try (Harness one = new Harness(transport, 1); Harness two = new Harness(transport, 2)) {
+            LoginResponse r1 = one.login();
+            LoginResponse r2 = two.login();
+            assertThat(r1.status()).isEqualTo(LoginStatus.SUCCESS);
+            assertThat(r2.status()).isEqualTo(LoginStatus.SUCCESS);
+            r1.release();
+            r2.release();
+            assertThat(one.open()).as("not reinstated by the second login").isTrue();
+            assertThat(transport.sessions()).hasSize(2);
+        }
+    }
+
     @Test
     void securityThenOperationalWithoutAuthentication() {
         harness(IscsiSettings.defaults());

@@ -162,6 +162,12 @@ class UnitsTest {
         assertThat(new String(one, java.nio.charset.StandardCharsets.UTF_8))
                 .isEqualTo("TargetName=iqn.b\0TargetAddress=10.1.2.3:3260,2\0");
         assertThat(SendTargets.answer("iqn.zzz", true, null, List.of("iqn.a"), List.of(), 1, v4)).isEmpty();
+        // a portal per target portal group (issue 29): each address keeps its own tag (RFC 7143 §13.8)
+        assertThat(SendTargets.addresses(List.of("0.0.0.0:3260,1", "192.0.2.1:3261,2"), v4))
+                .containsExactly("10.1.2.3:3260,1", "192.0.2.1:3261,2");
+        assertThat(new String(SendTargets.answer("All", true, null, List.of("iqn.a"),
+                List.of("0.0.0.0:3260,1", "192.0.2.1:3261,2"), 1, v4), java.nio.charset.StandardCharsets.UTF_8))
+                .isEqualTo("TargetName=iqn.a\0TargetAddress=10.1.2.3:3260,1\0TargetAddress=192.0.2.1:3261,2\0");
         assertThat(new String(SendTargets.answer("All", false, "iqn.a", List.of("iqn.a", "iqn.b"), List.of(), 1, v4),
                 java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("TargetName=iqn.a\0TargetAddress=10.1.2.3:3260,1\0");
     }
