@@ -12,33 +12,39 @@ import java.util.Optional;
  * @param atomic {@code atomic:}; empty = no atomicity beyond one logical block
  * @param zoned  {@code zoned:}; empty = a conventional (not zoned) device
  * @param faults {@code faults:}; empty = no fault rule
+ * @param placement {@code placement:}; empty = no data placement advertised
  */
 public record LunFeatures(DeviceKnobs knobs, Optional<AtomicConfig> atomic, Optional<ZonedConfig> zoned,
-                          java.util.List<FaultRuleConfig> faults) {
+                          java.util.List<FaultRuleConfig> faults, Optional<PlacementConfig> placement) {
 
     public static final LunFeatures NONE = new LunFeatures(DeviceKnobs.DEFAULTS, Optional.empty(), Optional.empty(),
-            java.util.List.of());
+            java.util.List.of(), Optional.empty());
 
     public LunFeatures {
         Objects.requireNonNull(knobs, "knobs");
         Objects.requireNonNull(atomic, "atomic");
         Objects.requireNonNull(zoned, "zoned");
+        Objects.requireNonNull(placement, "placement");
         faults = java.util.List.copyOf(faults);
     }
 
     public LunFeatures withKnobs(DeviceKnobs value) {
-        return new LunFeatures(value, atomic, zoned, faults);
+        return new LunFeatures(value, atomic, zoned, faults, placement);
     }
 
     public LunFeatures withAtomic(Optional<AtomicConfig> value) {
-        return new LunFeatures(knobs, value, zoned, faults);
+        return new LunFeatures(knobs, value, zoned, faults, placement);
     }
 
     public LunFeatures withZoned(Optional<ZonedConfig> value) {
-        return new LunFeatures(knobs, atomic, value, faults);
+        return new LunFeatures(knobs, atomic, value, faults, placement);
     }
 
     public LunFeatures withFaults(java.util.List<FaultRuleConfig> value) {
-        return new LunFeatures(knobs, atomic, zoned, value);
+        return new LunFeatures(knobs, atomic, zoned, value, placement);
+    }
+
+    public LunFeatures withPlacement(Optional<PlacementConfig> value) {
+        return new LunFeatures(knobs, atomic, zoned, faults, value);
     }
 }
