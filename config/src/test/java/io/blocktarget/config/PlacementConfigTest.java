@@ -147,6 +147,18 @@ class PlacementConfigTest extends ConfigDirTest {
     }
 
     @Test
+    void anNvmeNamespaceWithPlacementHasAnNsidOf16Bits() throws Exception {
+        config.lun("p", RAM_4K + "export: { nvme: { nsid: 65535 } }\nplacement: {}\n");
+        assertThat(placement("p")).isPresent();
+        config.lun("p", RAM_4K + "export: { nvme: { nsid: 65536 } }\nplacement: {}\n");
+        assertThat(config.problems()).containsExactly("luns.d/p.yaml:5: placement: NVMe namespace 65536 cannot carry"
+                + " data placement (its endurance group identifier is its NSID, at most 65535); allowed:"
+                + " export.nvme.nsid 1..65535 with placement, or no placement");
+        config.lun("p", RAM_4K + "export: { nvme: false }\nplacement: {}\n");
+        assertThat(placement("p")).isPresent();
+    }
+
+    @Test
     void writerWritesEveryKeyAndRoundTrips() throws Exception {
         config.lun("a", RAM_4K + "placement: {}\n");
         config.lun("b", RAM_4K + "placement: { reclaim-unit-size: 12KiB, handles: 2, streams: 9,"
