@@ -316,6 +316,26 @@ class FdpNvmeTest {
         }
     }
 
+    /** Copy (TP4146): the destination is placed by DTYPE 2 / DSPEC like a Write; an unknown identifier: handle 0. */
+    @Test
+    void copyDestinationIsPlacedByDspec() {
+        NamespaceSpec spec = spec(1, 4096, 4);
+        Placement placement = spec.state().placement();
+        TestHost host = host(spec);
+        NvmeQueue io = host.connectIo(1);
+        assertThat(host.write(io, 1, 0, new byte[4 * 4096], 4096, false).status()).isEqualTo(NvmeStatus.SUCCESS);
+        for (int[] c : new int[][] {{100, 3}, {200, 4}}) {
+            ByteBuf ranges = Unpooled.buffer();
+            new io.blocktarget.protocol.nvme.CopyCommand.SourceRange(0, 1).encode(ranges);   // 2 blocks from LBA 0
+            Sqe copy = new io.blocktarget.protocol.nvme.CopyCommand(host.nextCid(), 1, c[0], 0, 0, false, false,
+                    SglDescriptor.inCapsule(0, ranges.readableBytes())).toSqe();
+            assertThat(host.io(io, directive(copy, 2, c[1]), ranges).status()).isEqualTo(NvmeStatus.SUCCESS);
+        }
+        List<Long> bytes = new ArrayList<>();
+        placement.stats().handles().forEach(s -> bytes.add(s.hostBytes()));
+        assertThat(bytes).containsExactly((4L + 2) * 4096, 0L, 0L, 2L * 4096);
+    }
+
     /**
      * Writes land on the handle DSPEC names with DTYPE 2; without the directive, with another directive type or with
      * an identifier past the last handle they land on handle 0; Write Zeroes likewise; DEAC deallocates.
