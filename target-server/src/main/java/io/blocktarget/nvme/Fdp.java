@@ -47,9 +47,12 @@ import java.util.function.Consumer;
  * </ul>
  */
 final class Fdp {
-    /** The event types the model reports: host events 00h (unit not fully written), controller 80h (reallocated). */
+    /**
+     * The event types reported: host events 00h (unit not fully written, the model) and 03h (invalid placement
+     * identifier, the write path), controller event 80h (media reallocated, the model).
+     */
     static final List<Integer> SUPPORTED_EVENTS = List.of(FdpEventsLog.RECLAIM_UNIT_NOT_FULLY_WRITTEN,
-            FdpEventsLog.MEDIA_REALLOCATED);
+            FdpEventsLog.INVALID_PLACEMENT_IDENTIFIER, FdpEventsLog.MEDIA_REALLOCATED);
     /** I/O Management Receive / Send: MO 01h, Reclaim Unit Handle Status / Update. */
     static final int MO_RUH_STATUS = 1;
     static final int MO_RUH_UPDATE = 1;
@@ -228,12 +231,19 @@ final class Fdp {
     }
 
     /**
-     * Log 23h: the model's events of one kind — host events (reclaim unit not fully written, after a RUH Update) or
-     * controller events (media reallocated by reclaim) — newest last, at most 63. The timestamp is the server's
+     * Log 23h: the events of one kind — host events (reclaim unit not fully written after a RUH Update, from the
+     * model; invalid placement identifiers, from the write path) or controller events (media reallocated by reclaim)
+     * — oldest first, the newest 63. The timestamp is the server's
      * monotonic clock in milliseconds, with the attributes saying it was not set by the host (Timestamp feature).
      */
     static FdpEventsLog events(Namespace ns, Placement placement, boolean host) {
         List<FdpEventsLog.Event> out = new ArrayList<>();
+        if (host) {
+            for (long[] e : ns.invalidIdentifiers().list()) {
+                out.add(new FdpEventsLog.Event(FdpEventsLog.INVALID_PLACEMENT_IDENTIFIER, (int) e[0],
+                        e[1] & (1L << 48) - 1, 0, ns.nsid(), -1, -1, new byte[16]));
+            }
+        }
         for (PlacementEvent e : placement.events()) {
             boolean hostEvent = e.kind() == PlacementEvent.Kind.UNIT_NOT_FULLY_WRITTEN;
             if (hostEvent != host) {
@@ -246,6 +256,8 @@ final class Fdp {
             out.add(new FdpEventsLog.Event(type, handle, e.timestampMillis() & (1L << 48) - 1, 0, ns.nsid(),
                     handle >= 0 ? 0 : -1, handle, specific));
         }
+        // oldest first across both sources (each is in order already); the newest 63 are kept
+        out.sort(java.util.Comparator.comparingLong(FdpEventsLog.Event::timestampMillis));
         return new FdpEventsLog(out.size() > FdpEventsLog.MAX_EVENTS
                 ? out.subList(out.size() - FdpEventsLog.MAX_EVENTS, out.size()) : out);
     }
@@ -258,11 +270,48 @@ final class Fdp {
         return d.isDataPlacement() && placement.isHandle(d.dspec()) ? d.dspec() : 0;
     }
 
-    /** Records a completed write of {@code blocks} at {@code slba} into the namespace's model (if it has one). */
+    /**
+     * Records a completed write of {@code blocks} at {@code slba} into the namespace's model (if it has one); a
+     * placement identifier that names no handle is written by handle 0 and logged as host event 03h (TP4146).
+     */
     static void written(Namespace ns, Sqe sqe, long slba, long blocks) {
         Placement placement = ns.state().placement();
-        if (placement != null) {
-            placement.writeHandle(handle(placement, sqe.cdw12(), sqe.cdw13()), slba, blocks);
+        if (placement == null) {
+            return;
+        }
+        DataPlacementDirective d = DataPlacementDirective.of(sqe.cdw12(), sqe.cdw13());
+        if (d.isDataPlacement() && !placement.isHandle(d.dspec())) {
+            ns.invalidIdentifiers().add(d.dspec(), ns.state().clock().nanoTime() / 1_000_000);
+        }
+        placement.writeHandle(handle(placement, sqe.cdw12(), sqe.cdw13()), slba, blocks);
+    }
+
+    /**
+     * The last {@link FdpEventsLog#MAX_EVENTS} Invalid Placement Identifier events of one namespace: the identifier
+     * and when (the server's clock, milliseconds). A bounded ring: a host that keeps sending bad identifiers costs
+     * nothing more.
+     */
+    static final class InvalidIdentifiers {
+        private final int[] identifiers = new int[FdpEventsLog.MAX_EVENTS];
+        private final long[] millis = new long[FdpEventsLog.MAX_EVENTS];
+        private int next;
+        private int count;
+
+        synchronized void add(int identifier, long timestampMillis) {
+            identifiers[next] = identifier;
+            millis[next] = timestampMillis;
+            next = (next + 1) % identifiers.length;
+            count = Math.min(count + 1, identifiers.length);
+        }
+
+        /** {identifier, timestamp} pairs, oldest first. */
+        synchronized List<long[]> list() {
+            List<long[]> out = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
+                int at = Math.floorMod(next - count + i, identifiers.length);
+                out.add(new long[] {identifiers[at], millis[at]});
+            }
+            return out;
         }
     }
 

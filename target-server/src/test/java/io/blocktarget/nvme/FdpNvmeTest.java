@@ -160,8 +160,8 @@ class FdpNvmeTest {
         TestHost host = host(spec(1, 4096, 8), spec(2, 4096, 0));
         TestSupport.Reply r = feature(host, AdminOpcode.GET_FEATURES, 1, FeatureId.FDP_EVENTS, 0, 7 | 255 << 16);
         assertThat(r.status()).isEqualTo(NvmeStatus.SUCCESS);
-        assertThat(r.dw0()).isEqualTo(2);
-        assertThat(r.bytes()).containsExactly(0x00, 1, 0x80, 1);
+        assertThat(r.dw0()).isEqualTo(3);
+        assertThat(r.bytes()).containsExactly(0x00, 1, 0x03, 1, 0x80, 1);
         r = feature(host, AdminOpcode.GET_FEATURES, 1, FeatureId.FDP_EVENTS, 0, 1 << 16);
         assertThat(r.dw0()).isEqualTo(1);
         assertThat(r.bytes()).containsExactly(0x00, 1);
@@ -316,6 +316,21 @@ class FdpNvmeTest {
         }
     }
 
+    /** The Invalid Placement Identifier ring keeps the newest 63 (the FDP Events log's limit): 63 fit, a 64th drops one. */
+    @Test
+    void invalidIdentifierEventsAreBounded() {
+        Fdp.InvalidIdentifiers ring = new Fdp.InvalidIdentifiers();
+        for (int i = 0; i < 63; i++) {
+            ring.add(100 + i, i);
+        }
+        assertThat(ring.list()).hasSize(63);
+        assertThat(ring.list().getFirst()).containsExactly(100, 0);
+        ring.add(999, 63);
+        assertThat(ring.list()).hasSize(63);
+        assertThat(ring.list().getFirst()).containsExactly(101, 1);
+        assertThat(ring.list().getLast()).containsExactly(999, 63);
+    }
+
     /** Copy (TP4146): the destination is placed by DTYPE 2 / DSPEC like a Write; an unknown identifier: handle 0. */
     @Test
     void copyDestinationIsPlacedByDspec() {
@@ -366,5 +381,17 @@ class FdpNvmeTest {
                 0, 0, 1 | 1 << 25);
         assertThat(host.io(io, deac, null).status()).isEqualTo(NvmeStatus.SUCCESS);
         assertThat(placement.stats().total().hostBytes()).isEqualTo(12L * 512);
+        // the identifier one past the last handle is host event 03h (PIV, NSIDV; no reclaim unit handle: LV clear)
+        TestSupport.Reply events = logPage(host, 0x23, 1, 1, 4096);
+        ByteBuf b = events.data();
+        assertThat(b.getIntLE(0)).isEqualTo(1);
+        assertThat(b.getUnsignedByte(64)).isEqualTo((short) 0x03);
+        assertThat(b.getUnsignedByte(65)).isEqualTo((short) 0x03);
+        assertThat(b.getUnsignedShortLE(66)).isEqualTo(4);
+        assertThat(b.getIntLE(76)).isEqualTo(1);
+        for (int i = 80; i < 128; i++) {
+            assertThat(b.getByte(i)).as("byte %d", i).isZero();
+        }
+        events.release();
     }
 }
