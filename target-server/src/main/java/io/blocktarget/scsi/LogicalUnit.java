@@ -104,8 +104,8 @@ final class LogicalUnit {
         this.inquiry = new InquiryHandler(target.targetName(), spec.name(), l, spec.features().knobs(),
                 SbcWriteAtomic.blockLimits(spec.state()), zbc, streams);
         this.readWrite = new SbcReadWrite(spec.device(), l, modePages, rangeLock, spec.state());
-        this.provisioning = new SbcProvisioning(spec.device(), l, rangeLock);
-        this.compareAndWrite = new CompareAndWrite(spec.device(), l, rangeLock);
+        this.provisioning = new SbcProvisioning(spec.device(), l, rangeLock, spec.state());
+        this.compareAndWrite = new CompareAndWrite(spec.device(), l, rangeLock, spec.state());
         this.naa = inquiry.naaBytes();
         this.limits = l;
         this.current = spec;

@@ -155,6 +155,7 @@ final class SbcReadWrite {
                 if (writeFailure != null) {
                     task.fail(writeFailure);
                 } else {
+                    ScsiStreams.written(state, 0, lba, blocks);
                     task.good(bytes);
                 }
             });

@@ -19,7 +19,8 @@ import java.util.List;
  * the Block Limits Extension VPD page (B7h, RSCS) and the Extended INQUIRY VPD page (86h, GROUP_SUP), listed in page
  * 00h; the IO Advice Hints Grouping mode page (0Ah / 05h) with ST_ENBLE in the descriptors of GROUP NUMBER
  * 0..streams-1; GET STREAM STATUS reporting stream identifiers 0..streams-1 as permanent; and each WRITE's GROUP
- * NUMBER into the LUN's media model.
+ * NUMBER into the LUN's media model — and the other commands that write (COMPARE AND WRITE, ORWRITE, WRITE ATOMIC,
+ * WRITE SAME) on the default placement, UNMAP and WRITE SAME with UNMAP as deallocation.
  *
  * <p>{@code streams: N} are N permanent streams, stream identifier = GROUP NUMBER 0..N-1, because sd counts the
  * leading descriptors from GROUP NUMBER 0 and caps a write's lifetime hint (1 NONE .. 5 EXTREME) at that count: six
@@ -93,6 +94,14 @@ final class ScsiStreams {
         ByteBuf out = Task.allocate(data.size());
         data.encode(out);
         task.parameterData(out, (int) Math.min(cdb.allocationLength(), Integer.MAX_VALUE));
+    }
+
+    /** Completed deallocation (UNMAP, WRITE SAME with UNMAP) of {@code blocks} at {@code lba}, into the media model. */
+    static void deallocated(LunState state, long lba, long blocks) {
+        Placement placement = state.placement();
+        if (placement != null) {
+            placement.deallocate(lba, blocks);
+        }
     }
 
     /** A completed write of {@code blocks} at {@code lba} with {@code groupNumber}, into the media model. */

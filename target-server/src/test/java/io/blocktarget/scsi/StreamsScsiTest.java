@@ -180,6 +180,25 @@ class StreamsScsiTest {
         }
     }
 
+    /** The other commands that write count on the default placement (handle 0): COMPARE AND WRITE, WRITE SAME. */
+    @Test
+    void otherWritesLandOnTheDefaultPlacement() {
+        try (Lu lu = Lu.of(512, 4096, 6)) {
+            byte[] caw = new byte[16];
+            caw[0] = (byte) 0x89;
+            caw[9] = 40;                                                                // LBA 40
+            caw[13] = 1;                                                                // one block
+            lu.run(caw, new byte[2 * 512]).assertGood();                                // zeros compare equal
+            lu.run(Scsi.ten(0x41, 0, 50, 4), new byte[512]).assertGood();               // WRITE SAME(10), zeros
+            byte[] pattern = new byte[512];
+            pattern[0] = 7;
+            lu.run(Scsi.ten(0x41, 0, 60, 3), pattern).assertGood();                     // a pattern, in pieces
+            Placement placement = lu.state().placement();
+            assertThat(placement.stats().handles().get(0).hostBytes()).isEqualTo((1L + 4 + 3) * 512);
+            assertThat(placement.stats().total().hostBytes()).isEqualTo((1L + 4 + 3) * 512);
+        }
+    }
+
     /** RSOC one-command: the GROUP NUMBER bits of WRITE(10/12/16) are used only where there are streams. */
     @Test
     void cdbUsageDataShowsTheGroupNumberOnlyWithStreams() {
