@@ -276,7 +276,7 @@ final class Fdp {
      */
     static void written(Namespace ns, Sqe sqe, long slba, long blocks) {
         Placement placement = ns.state().placement();
-        if (placement == null) {
+        if (placement == null || !placement.covers(slba, blocks)) {
             return;
         }
         DataPlacementDirective d = DataPlacementDirective.of(sqe.cdw12(), sqe.cdw13());
@@ -318,7 +318,7 @@ final class Fdp {
     /** Records a completed deallocation into the namespace's model (if it has one). */
     static void deallocated(Namespace ns, long slba, long blocks) {
         Placement placement = ns.state().placement();
-        if (placement != null) {
+        if (placement != null && placement.covers(slba, blocks)) {
             placement.deallocate(slba, blocks);
         }
     }

@@ -99,7 +99,7 @@ final class ScsiStreams {
     /** Completed deallocation (UNMAP, WRITE SAME with UNMAP) of {@code blocks} at {@code lba}, into the media model. */
     static void deallocated(LunState state, long lba, long blocks) {
         Placement placement = state.placement();
-        if (placement != null) {
+        if (placement != null && placement.covers(lba, blocks)) {
             placement.deallocate(lba, blocks);
         }
     }
@@ -107,7 +107,7 @@ final class ScsiStreams {
     /** A completed write of {@code blocks} at {@code lba} with {@code groupNumber}, into the media model. */
     static void written(LunState state, int groupNumber, long lba, long blocks) {
         Placement placement = state.placement();
-        if (placement != null) {
+        if (placement != null && placement.covers(lba, blocks)) {
             placement.writeGroup(groupNumber < placement.streams() ? groupNumber : 0, lba, blocks);
         }
     }
