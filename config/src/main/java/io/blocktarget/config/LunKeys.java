@@ -27,7 +27,7 @@ import java.util.regex.Pattern;
  * <p>Change rules (what the server does today): the knobs, fault rules, access settings and session values are
  * applied to the open device in place; {@code size} resizes; the exports move (re-export); the file backend's
  * {@code create} and {@code direct-io} reopen the file; everything else — backend, geometry, another file,
- * {@code read-only}, atomic and zoned layouts — replaces the device.
+ * {@code read-only}, atomic, zoned and placement layouts — replaces the device.
  */
 public final class LunKeys {
     private LunKeys() {
@@ -309,6 +309,35 @@ public final class LunKeys {
             .doc("a host-managed zoned LUN (SCSI ZBC-2, NVMe ZNS; ram only; no conventional zones over NVMe); its size"
                     + " cannot change");
 
+    public static final Key<Long> PLACEMENT_RECLAIM_UNIT_SIZE = Key.value("reclaim-unit-size", Sizes.SIZE_TYPE)
+            .defaults(64L << 20, "64MiB")
+            .doc("the reclaim unit: a multiple of the logical block size, at most 2^30 blocks, the LUN at most 2^19"
+                    + " of them (NVMe RUNS in the FDP configuration: Linux write_stream_granularity)")
+            .example("64MiB");
+    public static final Key<Long> PLACEMENT_HANDLES = Key.value("handles",
+                    ValueType.integer(1, 126, "1..126 (Linux reads at most 126 placement identifiers)"))
+            .defaults(8L, "8")
+            .doc("NVMe placement handles (FDP reclaim unit handles; Linux max_write_streams)")
+            .example(8);
+    public static final Key<Long> PLACEMENT_STREAMS = Key.value("streams",
+                    ValueType.integer(1, 63, "1..63 (GROUP NUMBER is six bits, 0 meaning no stream)"))
+            .defaults(6L, "6")
+            .doc("SCSI permanent streams, GROUP NUMBER 1..streams (sd maps the lifetime hints NONE..EXTREME onto 1..5"
+                    + " when at least six are permanent)")
+            .example(6);
+    public static final Key<Long> PLACEMENT_OVER_PROVISIONING = Key.value("over-provisioning",
+                    PlacementReader.PERCENT_TYPE)
+            .defaults(700L, "7%")
+            .doc("spare media of the model beyond the capacity: less spare, more valid data moved by reclaim")
+            .example("7%");
+    public static final Key<Void> PLACEMENT = Key.section("placement", "a placement map",
+                    keys(PLACEMENT_RECLAIM_UNIT_SIZE, PLACEMENT_HANDLES, PLACEMENT_STREAMS,
+                            PLACEMENT_OVER_PROVISIONING))
+            .rule(REPLACE).defaultText("none: no placement advertised (no FDP, no streams)")
+            .doc("data placement: NVMe Flexible Data Placement and SCSI permanent streams, with a media model that"
+                    + " counts host and media writes (write amplification) per handle and stream; {} takes every"
+                    + " default; fixed for the namespace's life");
+
     public static final Key<Void> COMMANDS = Key.section("commands", "a map of command: true or false",
                     Arrays.stream(Command.values()).<Key<?>>map(c -> Key.value(c.key(), ValueType.BOOLEAN)
                             .defaultText(c.defaultText()).doc(c.doc()).example(true)).toList())
@@ -364,8 +393,8 @@ public final class LunKeys {
 
     /** The whole LUN file. */
     public static final Key<Void> LUN = Key.section("", "a LUN definition", keys(BACKEND, SIZE, LOGICAL_BLOCK_SIZE,
-            PHYSICAL_BLOCK_SIZE, READ_ONLY, EXPORT, ACCESS, PATH, CREATE, DIRECT_IO, ATOMIC, ZONED, COMMANDS, LIMITS,
-            ROTATIONAL, REMOVABLE, SANITIZE_DURATION, IDENTITY, FAULTS, SESSION, PATHS));
+            PHYSICAL_BLOCK_SIZE, READ_ONLY, EXPORT, ACCESS, PATH, CREATE, DIRECT_IO, ATOMIC, ZONED, PLACEMENT, COMMANDS,
+            LIMITS, ROTATIONAL, REMOVABLE, SANITIZE_DURATION, IDENTITY, FAULTS, SESSION, PATHS));
 
     private static final List<KeyPaths.Declared> DECLARED = KeyPaths.walk(LUN, REPLACE);
 

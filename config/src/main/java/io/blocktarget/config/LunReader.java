@@ -86,6 +86,19 @@ final class LunReader {
         features = features.withKnobs(KnobsReader.read(map, logical, physical, problems));
         features = features.withAtomic(AtomicReader.read(map, backend, logical, problems));
         features = features.withZoned(ZonedReader.read(map, backend, logical, physical, size, problems));
+        features = features.withPlacement(PlacementReader.read(map, logical, size, problems));
+        if (features.placement().isPresent() && exports.nvme().filter(e -> e.nsid() > 0xFFFF).isPresent()) {
+            // FDP: the namespace is an endurance group of its own, ENDGID = NSID, a 16-bit field
+            problems.add(map.line(LunKeys.PLACEMENT), map.keyPath(LunKeys.PLACEMENT), "NVMe namespace "
+                    + exports.nvme().get().nsid() + " cannot carry data placement (its endurance group identifier is"
+                    + " its NSID, at most 65535); allowed: " + LunKeys.EXPORT.name() + "." + LunKeys.NVME.name() + "."
+                    + LunKeys.NVME_NSID.name() + " 1..65535 with placement, or no placement");
+        }
+        if (features.placement().isPresent() && map.has(LunKeys.ZONED)) {
+            // a zoned device places data by zone: the host already chooses where each write lands
+            problems.add(map.line(LunKeys.PLACEMENT), map.keyPath(LunKeys.PLACEMENT), "a zoned LUN cannot have data placement (its zones already place the"
+                    + " data); allowed: " + LunKeys.PLACEMENT.name() + " or " + LunKeys.ZONED.name() + ", not both");
+        }
         if (features.zoned().filter(z -> z.conventionalZones() > 0).isPresent() && exports.nvme().isPresent()) {
             // NVMe ZNS knows sequential-write-required zones only (ZNS 1.1 §2.1): such a LUN cannot be a namespace
             problems.add(map.line(LunKeys.ZONED), map.keyPath(LunKeys.ZONED) + "." + LunKeys.CONVENTIONAL_ZONES.name(),

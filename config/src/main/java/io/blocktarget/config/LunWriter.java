@@ -98,6 +98,8 @@ public final class LunWriter {
         KnobsReader.write(lun.features().knobs(), doc);
         lun.features().atomic().ifPresent(atomic -> doc.put(LunKeys.ATOMIC.name(), atomic(atomic)));
         lun.features().zoned().ifPresent(zoned -> doc.put(LunKeys.ZONED.name(), ZonedReader.document(zoned)));
+        lun.features().placement().ifPresent(placement -> doc.put(LunKeys.PLACEMENT.name(),
+                PlacementReader.document(placement)));
         if (!lun.features().faults().isEmpty()) {
             doc.put(LunKeys.FAULTS.name(), lun.features().faults().stream().map(FaultWriter::document).toList());
         }

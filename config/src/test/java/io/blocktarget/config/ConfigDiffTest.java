@@ -78,6 +78,8 @@ class ConfigDiffTest {
                     "dhchap", Map.of("host-secret-file", "h0.key", "ctrl-secret-file", "c0.key"),
                     "tls", "allowed", "tls-psk-file", "p0.psk"));
             case "atomic" -> doc.put("atomic", Map.of("max-bytes", "16KiB"));
+            case "placement" -> doc.put("placement", Map.of("reclaim-unit-size", "32MiB", "handles", 4, "streams", 8,
+                    "over-provisioning", "10%"));
             case "zoned" -> {
                 doc.put("size", "4GiB");
                 doc.put("logical-block-size", "4KiB");

@@ -14,8 +14,8 @@ import org.junit.jupiter.api.io.TempDir;
 /** The key tables themselves, the typo hints they give, and the key reference generated from them. */
 class KeyTableTest {
     private static final String LUN_KEYS = "allowed keys: backend, size, logical-block-size, physical-block-size,"
-            + " read-only, export, access, path, create, direct-io, atomic, zoned, commands, limits, rotational, removable,"
-            + " sanitize-duration, identity, faults, session, paths";
+            + " read-only, export, access, path, create, direct-io, atomic, zoned, placement, commands, limits,"
+            + " rotational, removable, sanitize-duration, identity, faults, session, paths";
 
     @TempDir
     Path tmp;
@@ -61,6 +61,7 @@ class KeyTableTest {
         assertThat(rule(LunKeys.declared(), "access.tls")).isEqualTo(ChangeRule.IN_PLACE);
         assertThat(rule(LunKeys.declared(), "atomic.max-bytes")).isEqualTo(ChangeRule.REPLACE);
         assertThat(rule(LunKeys.declared(), "zoned.zone-size")).isEqualTo(ChangeRule.REPLACE);
+        assertThat(rule(LunKeys.declared(), "placement.handles")).isEqualTo(ChangeRule.REPLACE);
         assertThat(rule(LunKeys.declared(), "commands.unmap")).isEqualTo(ChangeRule.IN_PLACE);
         assertThat(rule(LunKeys.declared(), "limits.max-transfer")).isEqualTo(ChangeRule.IN_PLACE);
         assertThat(rule(LunKeys.declared(), "rotational")).isEqualTo(ChangeRule.IN_PLACE);

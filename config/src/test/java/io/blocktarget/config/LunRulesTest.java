@@ -7,8 +7,8 @@ import org.junit.jupiter.api.Test;
 /** One test per rule of a LUN file, each asserting the exact problem: file, line, key, text. */
 class LunRulesTest extends ConfigDirTest {
     private static final String LUN_KEYS = "allowed keys: backend, size, logical-block-size, physical-block-size,"
-            + " read-only, export, access, path, create, direct-io, atomic, zoned, commands, limits, rotational, removable,"
-            + " sanitize-duration, identity, faults, session, paths";
+            + " read-only, export, access, path, create, direct-io, atomic, zoned, placement, commands, limits,"
+            + " rotational, removable, sanitize-duration, identity, faults, session, paths";
 
     @Test
     void logicalBlockSizeMustBeAPowerOfTwo() {
@@ -246,8 +246,8 @@ class LunRulesTest extends ConfigDirTest {
         config.lun("x", "- backend: ram\n- size: 1GiB\n");
         assertThat(config.problems()).containsExactly("luns.d/x.yaml:1: a list is not a LUN definition; allowed: a map"
                 + " with the keys backend, size, logical-block-size, physical-block-size, read-only, export, access,"
-                + " path, create, direct-io, atomic, zoned, commands, limits, rotational, removable, sanitize-duration,"
-                + " identity, faults, session, paths");
+                + " path, create, direct-io, atomic, zoned, placement, commands, limits, rotational, removable,"
+                + " sanitize-duration, identity, faults, session, paths");
     }
 
     @Test

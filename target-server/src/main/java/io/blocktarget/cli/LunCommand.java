@@ -26,11 +26,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-/** {@code blocktarget lun add|resize|rm|list|show}: LUNs of a running server, through its control API. */
+/**
+ * {@code blocktarget lun add|resize|rm|list|show|reset-stats}: LUNs of a running server, through its control API.
+ */
 @Command(name = "lun", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Add, resize, tune, remove and list the LUNs of a running server (its control API).",
         subcommands = {LunCommand.Add.class, LunCommand.Resize.class, LunCommand.SetKeys.class, LunCommand.Remove.class,
-            LunCommand.ListLuns.class, LunCommand.Show.class})
+            LunCommand.ListLuns.class, LunCommand.Show.class, LunCommand.ResetStats.class})
 final class LunCommand implements Runnable {
     @Spec
     CommandSpec spec;
@@ -376,6 +378,24 @@ final class LunCommand implements Runnable {
         @Override
         int run(ControlClient client, PrintWriter out, PrintWriter err) throws UnreachableException {
             Response response = client.get(path(name));
+            if (!response.ok()) {
+                return refused(response, err);
+            }
+            out.println(response.json().encodePrettily());
+            return Main.EXIT_OK;
+        }
+    }
+
+    @Command(name = "reset-stats", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+            description = "Start a placement measurement: the LUN's data placement counters (host / media bytes,"
+                    + " write amplification, reclaim) start again from zero; prints them as the API's JSON.")
+    static final class ResetStats extends ClientCommand {
+        @Parameters(index = "0", paramLabel = "NAME")
+        String name;
+
+        @Override
+        int run(ControlClient client, PrintWriter out, PrintWriter err) throws UnreachableException {
+            Response response = client.call(HttpMethod.POST, path(name) + "/placement/reset-stats", (String) null);
             if (!response.ok()) {
                 return refused(response, err);
             }

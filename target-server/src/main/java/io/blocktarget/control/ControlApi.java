@@ -148,6 +148,7 @@ final class ControlApi implements AutoCloseable {
         router.get("/v1/stats").handler(ctx -> json(ctx, 200, StatsJson.stats(plane, System.nanoTime())));
         router.post("/v1/reload").handler(ctx -> change(ctx, 200, () -> LunJson.applied(changes.reload(options(ctx)))));
         new TraceApi(vertx, plane).register(router);
+        router.post("/v1/luns/:name/placement/reset-stats").handler(ctx -> resetPlacementStats(ctx, plane));
         router.get("/metrics").handler(ctx -> ctx.response()
                 .putHeader(HttpHeaders.CONTENT_TYPE, ControlMetrics.CONTENT_TYPE).end(metrics.scrape()));
 
@@ -282,6 +283,28 @@ final class ControlApi implements AutoCloseable {
                     .failure();
         }
         return object;
+    }
+
+    /**
+     * Issue 32: the LUN's placement counters start again from zero (the mapping of the modelled medium stays); 200
+     * with {@code status.placement} as it is now, 404 for an unknown LUN, 409 for a LUN without {@code placement:}.
+     */
+    private static void resetPlacementStats(RoutingContext ctx, ControlPlane plane) {
+        String name = ctx.pathParam("name");
+        java.util.Optional<io.blocktarget.block.lun.LunState> state = plane.lunState(name);
+        if (state.isEmpty()) {
+            problem(ctx, LunChanges.notFound(name));
+            return;
+        }
+        io.blocktarget.block.placement.Placement placement = state.get().placement();
+        if (placement == null) {
+            problem(ctx, Problem.of(409, "no-placement", "The LUN has no data placement", "LUN " + name
+                    + " has no placement: section; add one (placement: {}) to model and count its writes", null));
+            return;
+        }
+        placement.resetStatistics();
+        LOG.log(Level.INFO, "control: placement statistics of LUN " + name + " reset");
+        json(ctx, 200, PlacementReport.json(placement));
     }
 
     static void json(RoutingContext ctx, int status, JsonObject body) {

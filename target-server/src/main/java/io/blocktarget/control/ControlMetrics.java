@@ -40,8 +40,8 @@ import java.util.Optional;
  * {@code blocktarget_lun_in_flight}, {@code blocktarget_lun_fault_hits_total{lun,rule,action}} and
  * {@code blocktarget_lun_fault_matched_total{lun,rule,action}} (per fault rule, while it exists),
  * {@code blocktarget_sessions{protocol}}, {@code blocktarget_luns}, {@code blocktarget_memory_budget_bytes},
- * {@code blocktarget_memory_used_bytes}, {@code blocktarget_commands{protocol,state}}; the build, process and JVM families of {@link RuntimeMetrics}; and the trace
- * families of {@link TraceMetrics}.
+ * {@code blocktarget_memory_used_bytes}, {@code blocktarget_commands{protocol,state}}; the build, process and JVM families of {@link RuntimeMetrics}; the trace
+ * families of {@link TraceMetrics}; the data placement families of {@link PlacementReport}.
  */
 final class ControlMetrics implements AutoCloseable {
     static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
@@ -64,6 +64,7 @@ final class ControlMetrics implements AutoCloseable {
         registry.getPrometheusRegistry().register((MultiCollector) () -> lunSnapshots(plane));
         registry.getPrometheusRegistry().register((MultiCollector) () -> TraceMetrics.snapshots(plane));
         registry.getPrometheusRegistry().register((MultiCollector) () -> commandSnapshots(plane));
+        registry.getPrometheusRegistry().register((MultiCollector) () -> PlacementReport.snapshots(plane));
     }
 
     /**

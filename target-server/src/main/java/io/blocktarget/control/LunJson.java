@@ -48,6 +48,9 @@ final class LunJson {
         JsonObject caveats = new JsonObject();
         plane.lunState(lun.name()).ifPresent(s -> s.caveats().forEach(caveats::put));
         state.put("caveats", caveats);
+        // issue 32: what the LUN's data placement did to the modelled medium (absent without placement:)
+        plane.lunState(lun.name()).map(io.blocktarget.block.lun.LunState::placement)
+                .ifPresent(p -> state.put("placement", PlacementReport.json(p)));
         return json.put("status", state);
     }
 

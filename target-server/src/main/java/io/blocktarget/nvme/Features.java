@@ -74,6 +74,10 @@ final class Features {
             controller.reservations().feature(command, done); // 81h..83h, Base §5.27.1.25-27
             return;
         }
+        if (!controller.isDiscovery() && Fdp.isFdpFeature(command.fid())) {
+            Fdp.feature(controller, command, done); // 1Dh / 1Eh, TP4146; Invalid Field without placement
+            return;
+        }
         if (!supported().contains(command.fid())) {
             Replies.status(done, NvmeStatus.INVALID_FIELD);
             return;

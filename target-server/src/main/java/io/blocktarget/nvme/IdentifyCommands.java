@@ -1,5 +1,7 @@
 package io.blocktarget.nvme;
 
+import io.blocktarget.protocol.nvme.FdpIdentify;
+
 import io.blocktarget.protocol.nvme.IdentifyCommand;
 import io.blocktarget.protocol.nvme.IdentifyController;
 import io.blocktarget.protocol.nvme.NamespaceLists;
@@ -51,6 +53,7 @@ final class IdentifyCommands {
             case IdentifyCommand.CNS_NAMESPACE -> namespace(subsystem, nsid, done, (ns, out) -> {
                 int start = out.writerIndex();
                 ns.encodeIdentify(out);
+                out.setShortLE(start + FdpIdentify.ID_NS_ENDGID_OFFSET, Fdp.endgid(subsystem, ns));
                 // MSSRL / MCL / MSRC: the numbers NvmCopy enforces (NVM Command Set §4.1.5.1)
                 NvmCopy.limits(controller.limits(), ns.geometry().logicalBlockSize()).setInto(out, start);
                 out.setIntLE(start + OFFSET_ANAGRPID, subsystem.anaGroup(ns.nsid())); // bytes 95:92 (Ana)
@@ -59,6 +62,7 @@ final class IdentifyCommands {
                 int start = out.writerIndex();
                 ns.encodeIdentifyCsIndependent(out);
                 out.setIntLE(start + OFFSET_CS_INDEPENDENT_ANAGRPID, subsystem.anaGroup(ns.nsid())); // bytes 7:4
+                out.setShortLE(start + FdpIdentify.ID_NS_CS_INDEPENDENT_ENDGID_OFFSET, Fdp.endgid(subsystem, ns));
             });
             case IdentifyCommand.CNS_CS_NAMESPACE -> {
                 if (command.csi() == IdentifyCommand.CSI_ZNS) {
@@ -139,6 +143,7 @@ final class IdentifyCommands {
             out.setIntLE(start + IdentifyController.OFFSET_ANAGRPMAX, Ana.MAX_GROUPS);
             out.setIntLE(start + IdentifyController.OFFSET_NANAGRPID, Ana.MAX_GROUPS);
             out.setIntLE(start + IdentifyController.OFFSET_MNAN, Ana.MAX_GROUPS);
+            out.setShortLE(start + FdpIdentify.ID_CTRL_ENDGIDMAX_OFFSET, Fdp.endgidMax(controller.subsystem()));
         }
     }
 
@@ -183,7 +188,8 @@ final class IdentifyCommands {
                 discovery ? 0 : CMIC_MULTI_PORT | CMIC_MULTI_CONTROLLER | IdentifyController.CMIC_ANA,
                 IdentifyController.mdtsFor(limits.maxDataTransferBytes(), ControllerConstants.MPSMIN_BYTES),
                 controller.cntlid(), ControllerConstants.VERSION.encode(), controller.oaes(),
-                IdentifyController.CTRATT_HOST_ID_128,
+                discovery ? IdentifyController.CTRATT_HOST_ID_128
+                        : Fdp.ctratt(subsystem, IdentifyController.CTRATT_HOST_ID_128),
                 discovery ? IdentifyController.CNTRLTYPE_DISCOVERY : IdentifyController.CNTRLTYPE_IO,
                 0, ControllerConstants.ACL, ControllerConstants.AERL, FRMW_ONE_READ_ONLY_SLOT,
                 discovery ? IdentifyController.LPA_EXTENDED_DATA

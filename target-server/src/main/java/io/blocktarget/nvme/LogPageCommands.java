@@ -109,8 +109,19 @@ final class LogPageCommands {
             }
             case ReservationNotification.LID -> controller.reservations().logPage(command,
                     encoder -> reply(command, done, ReservationNotification.SIZE, encoder));
+            case FdpConfigurationsLogIds.CONFIGURATIONS, FdpConfigurationsLogIds.RUH_USAGE,
+                 FdpConfigurationsLogIds.STATISTICS, FdpConfigurationsLogIds.EVENTS ->
+                    Fdp.logPage(controller, command, done, (size, encoder) -> reply(command, done, size, encoder));
             default -> Replies.status(done, NvmeStatus.INVALID_LOG_PAGE);
         }
+    }
+
+    /** The FDP log page identifiers as constants a switch can take (TP4146). */
+    private static final class FdpConfigurationsLogIds {
+        static final int CONFIGURATIONS = io.blocktarget.protocol.nvme.FdpConfigurationsLog.LOG_PAGE_ID;
+        static final int RUH_USAGE = io.blocktarget.protocol.nvme.RuhUsageLog.LOG_PAGE_ID;
+        static final int STATISTICS = io.blocktarget.protocol.nvme.FdpStatisticsLog.LOG_PAGE_ID;
+        static final int EVENTS = io.blocktarget.protocol.nvme.FdpEventsLog.LOG_PAGE_ID;
     }
 
     /** Encodes the whole page, then completes with the window the command asked for. */
@@ -152,6 +163,11 @@ final class LogPageCommands {
         }
         io.blocktarget.config.DeviceKnobs knobs = controller.subsystem().knobs();
         int[] effects = base.clone();
+        if (Fdp.enabled(controller.subsystem())) {
+            // TP4146: RUH Status reads, RUH Update changes no logical block content
+            effects[NvmOpcode.IO_MANAGEMENT_RECEIVE.code()] = LogPages.EFFECT_CSUPP;
+            effects[NvmOpcode.IO_MANAGEMENT_SEND.code()] = LogPages.EFFECT_CSUPP;
+        }
         for (NvmOpcode op : NvmOpcode.values()) {
             if (!Namespace.supports(knobs, op)) {
                 effects[op.code()] = 0;

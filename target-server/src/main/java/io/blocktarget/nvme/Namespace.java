@@ -43,6 +43,8 @@ final class Namespace {
     private final byte[] uuid;
     private final Zones zones;
     private volatile ZoneListener zoneListener;
+    /** FDP host events 03h (Invalid Placement Identifier) of this namespace's writes (Fdp), oldest first. */
+    private final Fdp.InvalidIdentifiers invalidIdentifiers = new Fdp.InvalidIdentifiers();
     /** The optional NVM commands the knobs switch off; empty for nearly every namespace. */
     private final java.util.Set<NvmOpcode> refused;
 
@@ -96,6 +98,11 @@ final class Namespace {
     /** The device state shared with the SCSI logical unit of the same LUN: range locks, reservations, in-flight count. */
     LunState state() {
         return spec.state();
+    }
+
+    /** The Invalid Placement Identifier events of this namespace's writes (FDP, TP4146). */
+    Fdp.InvalidIdentifiers invalidIdentifiers() {
+        return invalidIdentifiers;
     }
 
     BlockGeometry geometry() {

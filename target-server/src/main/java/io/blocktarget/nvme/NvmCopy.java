@@ -114,6 +114,8 @@ final class NvmCopy {
                         if (writeFailure != null) {
                             io.fail(done, writeFailure);
                         } else {
+                            // TP4146: the destination is placed by DTYPE / DSPEC (CDW12 23:20, CDW13 31:16)
+                            Fdp.written(ns, sqe, command.sdlba(), blocks);
                             Replies.status(done, NvmeStatus.SUCCESS);
                         }
                     }));

@@ -293,6 +293,7 @@ final class NvmIo {
                         } else {
                             stats.writeCommands.increment();
                             stats.bytesWritten.add(length);
+                            Fdp.written(ns, second, lba, blocks);
                             Replies.status(done2, NvmeStatus.SUCCESS);
                         }
                     };
@@ -327,6 +328,7 @@ final class NvmIo {
             case ZONE_MANAGEMENT_SEND -> zoned.send(sqe, done);
             case ZONE_MANAGEMENT_RECEIVE -> zoned.receive(sqe, done);
             case ZONE_APPEND -> zoned.append(sqe, dataOut, done);
+            case IO_MANAGEMENT_RECEIVE, IO_MANAGEMENT_SEND -> ioManagement(opcode, sqe, dataOut, done);
             case RESERVATION_REGISTER, RESERVATION_REPORT, RESERVATION_ACQUIRE, RESERVATION_RELEASE ->
                     controller.reservations().execute(sqe, dataOut, done);
             default -> Replies.status(done, NvmeStatus.INVALID_OPCODE);
@@ -432,6 +434,7 @@ final class NvmIo {
                         } else {
                             stats.writeCommands.increment();
                             stats.bytesWritten.add(length);
+                            Fdp.written(ns, sqe, command.slba(), command.blocks());
                             Replies.status(done, NvmeStatus.SUCCESS);
                         }
                     });
@@ -446,9 +449,29 @@ final class NvmIo {
                     } else {
                         stats.writeCommands.increment();
                         stats.bytesWritten.add(length);
+                        Fdp.written(ns, sqe, command.slba(), command.blocks());
                         Replies.status(done, NvmeStatus.SUCCESS);
                     }
                 }));
+    }
+
+    /**
+     * I/O Management Receive / Send (TP4146): Invalid Opcode in a subsystem without FDP (as before it), else RUH
+     * Status / RUH Update of the namespace ({@link Fdp}).
+     */
+    private void ioManagement(NvmOpcode opcode, Sqe sqe, ByteBuf dataOut, NvmeCompletion done) {
+        if (!Fdp.enabled(controller.subsystem())) {
+            Replies.status(done, NvmeStatus.INVALID_OPCODE);
+            return;
+        }
+        Namespace ns = namespace(sqe.nsid());
+        if (ns == null) {
+            Replies.status(done, NvmeStatus.INVALID_NAMESPACE_OR_FORMAT);
+        } else if (opcode == NvmOpcode.IO_MANAGEMENT_RECEIVE) {
+            Fdp.receive(ns, sqe, controller.limits().maxDataTransferBytes(), done);
+        } else {
+            Fdp.send(ns, sqe, dataOut, done);
+        }
     }
 
     /** Flush (NVM Command Set §3.2.4); NSID FFFFFFFFh flushes every namespace (VWC bits 2:1 = 11b). */
@@ -503,6 +526,11 @@ final class NvmIo {
         ns.state().rangeLocks().acquireShared(command.slba(), command.blocks(), lease -> {
             IoCallback<Void> then = (ignored, failure) -> {
                 lease.release();
+                if (failure == null && command.deac()) {
+                    Fdp.deallocated(ns, command.slba(), command.blocks());
+                } else if (failure == null) {
+                    Fdp.written(ns, sqe, command.slba(), command.blocks());
+                }
                 if (failure == null && command.fua() && device.volatileWriteCache()) {
                     device.flush((none, flushFailure) -> complete(done, flushFailure));
                 } else {
@@ -556,6 +584,9 @@ final class NvmIo {
         ns.state().rangeLocks().acquireShared(first, end - first, lease -> ns.device().unmap(deallocate,
                 (ignored, failure) -> {
                     lease.release();
+                    if (failure == null) {
+                        deallocate.forEach(r -> Fdp.deallocated(ns, r.lba(), r.count()));
+                    }
                     complete(done, failure);
                 }));
     }

@@ -17,11 +17,15 @@ final class CompareAndWrite {
     private final BlockDevice device;
     private final UnitLimits limits;
     private final RangeLock rangeLock;
+    /** The LUN's state: its data placement counts the write (default placement, ScsiStreams). */
+    private final io.blocktarget.block.lun.LunState state;
 
-    CompareAndWrite(BlockDevice device, UnitLimits limits, RangeLock rangeLock) {
+    CompareAndWrite(BlockDevice device, UnitLimits limits, RangeLock rangeLock,
+                    io.blocktarget.block.lun.LunState state) {
         this.device = device;
         this.limits = limits;
         this.rangeLock = rangeLock;
+        this.state = state;
     }
 
     void execute(Task task, CompareAndWriteCdb cdb) {
@@ -70,6 +74,7 @@ final class CompareAndWrite {
                 if (writeFailure != null) {
                     task.fail(writeFailure);
                 } else {
+                    ScsiStreams.written(state, 0, lba, blocks);
                     task.good(2L * half);
                 }
             });

@@ -52,6 +52,9 @@ final class InquiryHandler {
     /** A zoned unit's pages: no B2h (no provisioning, ZBC-2 §4.1), B6h added. */
     static final List<Integer> ZONED_VPD_PAGES = List.of(0x00, 0x80, 0x83, 0xB0, 0xB1, 0xB6);
 
+    /** A unit with data placement (ScsiStreams): Extended INQUIRY 86h (GROUP_SUP) and Block Limits Extension B7h. */
+    static final List<Integer> STREAMS_VPD_PAGES = List.of(0x00, 0x80, 0x83, 0x86, 0xB0, 0xB1, 0xB2, 0xB7);
+
     private final String targetName;
     private final String lunName;
     private final byte[] nameHash;
@@ -60,6 +63,7 @@ final class InquiryHandler {
     private final Optional<ZbcCommands> zbc;
     private final Peripheral peripheral;
     private final io.blocktarget.config.DeviceKnobs knobs;
+    private final ScsiStreams streams;
 
     InquiryHandler(String targetName, String lunName, UnitLimits limits) {
         this(targetName, lunName, limits, io.blocktarget.config.DeviceKnobs.DEFAULTS);
@@ -67,7 +71,7 @@ final class InquiryHandler {
 
     /** With the LUN's {@code identity:} knobs (vendor, product, revision, serial, naa) over the derived names. */
     InquiryHandler(String targetName, String lunName, UnitLimits limits, io.blocktarget.config.DeviceKnobs knobs) {
-        this(targetName, lunName, limits, knobs, Optional.empty(), Optional.empty());
+        this(targetName, lunName, limits, knobs, Optional.empty(), Optional.empty(), null);
     }
 
     /**
@@ -76,10 +80,11 @@ final class InquiryHandler {
      * @param atomicFields the Block Limits atomic fields (bytes 44-63) of a logical unit with atomic writes
      *                     (SbcWriteAtomic)
      * @param zbc          peripheral device type 14h (host managed zoned, ZBC-2 §6.4.2) and the B6h page
+     * @param streams      the 86h and B7h pages of a unit with data placement; null: neither
      */
     InquiryHandler(String targetName, String lunName, UnitLimits limits, io.blocktarget.config.DeviceKnobs knobs,
                    Optional<io.blocktarget.protocol.scsi.BlockLimitsAtomicFields> atomicFields,
-                   Optional<ZbcCommands> zbc) {
+                   Optional<ZbcCommands> zbc, ScsiStreams streams) {
         this.targetName = targetName;
         this.lunName = lunName;
         this.nameHash = sha256(lunName);
@@ -89,6 +94,7 @@ final class InquiryHandler {
         this.peripheral = zbc.isPresent() ? Peripheral.HOST_MANAGED_ZONED_BLOCK_DEVICE
                 : Peripheral.DIRECT_ACCESS_BLOCK_DEVICE;
         this.knobs = knobs;
+        this.streams = streams;
     }
 
     private String identity(io.blocktarget.config.DeviceKnobs.Identity key, String fallback) {
@@ -158,7 +164,8 @@ final class InquiryHandler {
 
     private Optional<VpdPage> vpdPage(int pageCode, ItNexus nexus) {
         return Optional.ofNullable(switch (pageCode) {
-            case 0x00 -> new SupportedVpdPages(zbc.isPresent() ? ZONED_VPD_PAGES : VPD_PAGES);
+            case 0x00 -> new SupportedVpdPages(zbc.isPresent() ? ZONED_VPD_PAGES
+                    : streams != null ? STREAMS_VPD_PAGES : VPD_PAGES);
             case 0x80 -> new UnitSerialNumberVpd(serialNumber());
             case 0x83 -> deviceIdentification(nexus);
             case 0xB0 -> blockLimits();
@@ -166,6 +173,8 @@ final class InquiryHandler {
             case 0xB1 -> blockDeviceCharacteristics();
             case 0xB2 -> zbc.isPresent() ? null : provisioning();
             case 0xB6 -> zbc.map(ZbcCommands::characteristics).orElse(null);
+            case 0x86 -> streams == null ? null : streams.extendedInquiry();
+            case 0xB7 -> streams == null ? null : streams.blockLimitsExtension();
             default -> null;
         });
     }

@@ -75,14 +75,17 @@ final class LogicalUnit {
     private volatile byte[] naa;
     /** The {@link io.blocktarget.block.lun.PathStates#version()} the nexuses were told of (guarded by unitAttentions). */
     private volatile long pathsSeen;
+    /** Permanent streams of a unit with data placement (issue 32); null for every other unit. */
+    private final ScsiStreams streams;
 
     LogicalUnit(ScsiTarget target, LogicalUnitSpec spec) {
         this.target = target;
         this.spec = spec;
         this.current = spec;
         this.zbc = spec.device().zones().map(ZbcCommands::new);
+        this.streams = ScsiStreams.of(spec.state(), spec.device());
         this.limits = limitsOf(spec, zbc.isPresent());
-        this.modePages = new ModePages(spec.device(), unitAttentions, limits);
+        this.modePages = new ModePages(spec.device(), unitAttentions, limits, streams);
         this.reservations = new Reservations(spec.state().reservations(), unitAttentions);
         this.rangeLock = new RangeLock(spec.state().rangeLocks());
         this.writeAtomic = new SbcWriteAtomic(spec.device(), modePages, spec.state());
@@ -102,10 +105,10 @@ final class LogicalUnit {
     private void build(LogicalUnitSpec spec) {
         UnitLimits l = limitsOf(spec, zbc.isPresent());
         this.inquiry = new InquiryHandler(target.targetName(), spec.name(), l, spec.features().knobs(),
-                SbcWriteAtomic.blockLimits(spec.state()), zbc);
-        this.readWrite = new SbcReadWrite(spec.device(), l, modePages, rangeLock);
-        this.provisioning = new SbcProvisioning(spec.device(), l, rangeLock);
-        this.compareAndWrite = new CompareAndWrite(spec.device(), l, rangeLock);
+                SbcWriteAtomic.blockLimits(spec.state()), zbc, streams);
+        this.readWrite = new SbcReadWrite(spec.device(), l, modePages, rangeLock, spec.state());
+        this.provisioning = new SbcProvisioning(spec.device(), l, rangeLock, spec.state());
+        this.compareAndWrite = new CompareAndWrite(spec.device(), l, rangeLock, spec.state());
         this.naa = inquiry.naaBytes();
         this.limits = l;
         this.current = spec;
@@ -114,6 +117,7 @@ final class LogicalUnit {
     /** Geometry and knobs, then zoned (ZBC in, provisioning out), then WRITE ATOMIC(16) where the device has atomics. */
     private static UnitLimits limitsOf(LogicalUnitSpec spec, boolean zoned) {
         UnitLimits derived = UnitLimits.of(spec.device().geometry(), spec.features().knobs(), zoned);
+        derived = spec.state().placement() != null ? derived.withStreams() : derived;
         return spec.state().atomicWrites().isPresent() ? derived.withAtomicWrites() : derived;
     }
 
@@ -338,6 +342,8 @@ final class LogicalUnit {
             case UnmapCdb c -> provisioning.unmap(task, c);
             case WriteSameCdb c -> provisioning.writeSame(task, c);
             case GetLbaStatusCdb c -> provisioning.getLbaStatus(task, c);
+            // listed (UnitLimits.withStreams) only where streams exist: the refusal check ran before the parse
+            case io.blocktarget.protocol.scsi.GetStreamStatusCdb c -> streams.getStreamStatus(task, c);
             case PersistentReserveInCdb c -> persistentReserve.in(task, c);
             case PersistentReserveOutCdb c -> persistentReserve.out(task, c);
             case Reserve6Cdb _ -> reservations.reserve6(task);

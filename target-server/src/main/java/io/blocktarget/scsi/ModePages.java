@@ -1,5 +1,7 @@
 package io.blocktarget.scsi;
 
+import io.blocktarget.protocol.scsi.IoAdviceHintsGroupingModePage;
+
 import io.blocktarget.block.BlockDevice;
 import io.blocktarget.protocol.scsi.BlockDescriptor;
 import io.blocktarget.protocol.scsi.CachingModePage;
@@ -42,6 +44,8 @@ final class ModePages {
     private volatile CachingModePage cachingDefault;
     private volatile CachingModePage cachingChangeable;
     private volatile boolean dpoFua = true;
+    /** Permanent streams (issue 32): null for a unit without data placement. */
+    private ScsiStreams streams;
     /** Replaced whole under the monitor, read without it (volatile publication). */
     private volatile Current current;
 
@@ -64,7 +68,13 @@ final class ModePages {
      * sets WCE), {@code commands.fua} the DPOFUA bit.
      */
     ModePages(BlockDevice device, UnitAttentions unitAttentions, UnitLimits limits) {
+        this(device, unitAttentions, limits, null);
+    }
+
+    /** With the IO Advice Hints Grouping subpage 0Ah / 05h of a unit with data placement ({@code streams}). */
+    ModePages(BlockDevice device, UnitAttentions unitAttentions, UnitLimits limits, ScsiStreams streams) {
         this(device, unitAttentions);
+        this.streams = streams;
         retune(limits);
     }
 
@@ -117,6 +127,11 @@ final class ModePages {
      * CDB), then the pages asked for in current, changeable or default values.
      */
     void modeSense(Task task, ModeSenseCdb cdb) {
+        if (streams != null && cdb.pageCode() == IoAdviceHintsGroupingModePage.PAGE_CODE
+                && cdb.subpageCode() == IoAdviceHintsGroupingModePage.SUBPAGE_CODE) {
+            ioAdviceHints(task, cdb);
+            return;
+        }
         List<ModePage> available = switch (cdb.pageControl()) {
             case CHANGEABLE -> changeable();
             case DEFAULT -> pages(new Current(cachingDefault, CONTROL_DEFAULT));
@@ -135,6 +150,34 @@ final class ModePages {
             data.encode10(out);
         } else {
             data.encode6(out);
+        }
+        task.parameterData(out, cdb.allocationLength());
+    }
+
+    /**
+     * MODE SENSE of the IO Advice Hints Grouping mode page (SBC-5 §6.5.7, sub_page format, which {@link ModeSenseData}
+     * does not encode): the header and block descriptor as for any page, then the subpage, MODE DATA LENGTH counting
+     * it (one byte in MODE SENSE(6): at most FFh, the page itself is cut by the allocation length). Nothing is
+     * changeable: PC 01b returns the descriptors with every bit zero.
+     */
+    private void ioAdviceHints(Task task, ModeSenseCdb cdb) {
+        IoAdviceHintsGroupingModePage page = cdb.pageControl() == io.blocktarget.protocol.scsi.PageControl.CHANGEABLE
+                ? streams.modePage().changeable() : streams.modePage();
+        ModeSenseData header = new ModeSenseData(0, device.readOnly() || softwareWriteProtect(), dpoFua,
+                cdb.dbd() ? Optional.empty() : Optional.of(blockDescriptor()), cdb.llbaa(), List.of());
+        ByteBuf out = Task.allocate(64 + page.pageLength());
+        int start = out.writerIndex();
+        if (cdb.tenByte()) {
+            header.encode10(out);
+        } else {
+            header.encode6(out);
+        }
+        page.encode(out);
+        int total = out.writerIndex() - start;
+        if (cdb.tenByte()) {
+            out.setShort(start, total - 2);
+        } else {
+            out.setByte(start, Math.min(total - 1, 0xFF));
         }
         task.parameterData(out, cdb.allocationLength());
     }

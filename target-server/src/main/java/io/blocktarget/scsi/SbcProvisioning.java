@@ -34,11 +34,15 @@ final class SbcProvisioning {
     private final BlockDevice device;
     private final UnitLimits limits;
     private final RangeLock rangeLock;
+    /** The LUN's state: its data placement learns what UNMAP and WRITE SAME did (ScsiStreams). */
+    private final io.blocktarget.block.lun.LunState state;
 
-    SbcProvisioning(BlockDevice device, UnitLimits limits, RangeLock rangeLock) {
+    SbcProvisioning(BlockDevice device, UnitLimits limits, RangeLock rangeLock,
+                    io.blocktarget.block.lun.LunState state) {
         this.device = device;
         this.limits = limits;
         this.rangeLock = rangeLock;
+        this.state = state;
     }
 
     /**
@@ -90,7 +94,8 @@ final class SbcProvisioning {
             return;
         }
         long transferred = cdb.parameterListLength();
-        rangeLock.acquireShared(first, end - first, lease -> device.unmap(ranges, done(task, lease, transferred)));
+        rangeLock.acquireShared(first, end - first, lease -> device.unmap(ranges, done(task, lease, transferred,
+                () -> ranges.forEach(r -> ScsiStreams.deallocated(state, r.lba(), r.count())))));
     }
 
     /**
@@ -133,7 +138,9 @@ final class SbcProvisioning {
         long transferred = cdb.ndob() ? 0 : lbs;
         if (block == null || isZero(block)) {
             rangeLock.acquireShared(lba, blocks, lease -> {
-                IoCallback<Void> callback = done(task, lease, transferred);
+                IoCallback<Void> callback = done(task, lease, transferred, cdb.unmap()
+                        ? () -> ScsiStreams.deallocated(state, lba, blocks)
+                        : () -> ScsiStreams.written(state, 0, lba, blocks));
                 if (cdb.unmap()) {
                     device.unmap(List.of(new BlockRange(lba, blocks)), callback);
                 } else {
@@ -149,7 +156,7 @@ final class SbcProvisioning {
         }
         rangeLock.acquireShared(lba, blocks, lease -> new PieceWriter(device, lba, lba + blocks, piece, (ok, failure) -> {
             piece.release();
-            done(task, lease, transferred).complete(ok, failure);
+            done(task, lease, transferred, () -> ScsiStreams.written(state, 0, lba, blocks)).complete(ok, failure);
         }).start());
     }
 
@@ -198,12 +205,14 @@ final class SbcProvisioning {
         return true;
     }
 
-    private static IoCallback<Void> done(Task task, RangeLock.Lease lease, long transferred) {
+    /** Releases the lease, then fails the task or runs {@code recorded} (the placement's count) and completes it. */
+    private static IoCallback<Void> done(Task task, RangeLock.Lease lease, long transferred, Runnable recorded) {
         return (ok, failure) -> {
             lease.release();
             if (failure != null) {
                 task.fail(failure);
             } else {
+                recorded.run();
                 task.good(transferred);
             }
         };

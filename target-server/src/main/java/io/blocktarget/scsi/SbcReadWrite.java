@@ -25,12 +25,16 @@ final class SbcReadWrite {
     private final UnitLimits limits;
     private final ModePages modePages;
     private final RangeLock rangeLock;
+    /** The LUN's state: its data placement, which each WRITE's GROUP NUMBER goes to (ScsiStreams). */
+    private final io.blocktarget.block.lun.LunState state;
 
-    SbcReadWrite(BlockDevice device, UnitLimits limits, ModePages modePages, RangeLock rangeLock) {
+    SbcReadWrite(BlockDevice device, UnitLimits limits, ModePages modePages, RangeLock rangeLock,
+                 io.blocktarget.block.lun.LunState state) {
         this.device = device;
         this.limits = limits;
         this.modePages = modePages;
         this.rangeLock = rangeLock;
+        this.state = state;
     }
 
     /** Data-in is the backend's buffer itself (slices of RAM chunks): no copy. */
@@ -54,7 +58,7 @@ final class SbcReadWrite {
     }
 
     void write(Task task, WriteCdb cdb) {
-        write(task, cdb.opcode(), cdb.lba(), cdb.transferLength(), cdb.fua(), ByteCheck.NONE);
+        write(task, cdb.opcode(), cdb.lba(), cdb.transferLength(), cdb.fua(), ByteCheck.NONE, cdb.groupNumber());
     }
 
     /**
@@ -62,10 +66,11 @@ final class SbcReadWrite {
      * compared with the data-out (MISCOMPARE with the offset if the medium did not keep them).
      */
     void writeAndVerify(Task task, WriteAndVerifyCdb cdb) {
-        write(task, cdb.opcode(), cdb.lba(), cdb.transferLength(), false, cdb.byteCheck());
+        write(task, cdb.opcode(), cdb.lba(), cdb.transferLength(), false, cdb.byteCheck(), 0);
     }
 
-    private void write(Task task, ScsiOpcode opcode, long lba, long blocks, boolean fua, ByteCheck verify) {
+    private void write(Task task, ScsiOpcode opcode, long lba, long blocks, boolean fua, ByteCheck verify,
+                       int groupNumber) {
         BlockGeometry geometry = device.geometry();   // read per command: a resize shows at once
         if (!Transfers.check(task, geometry, opcode, lba, blocks, limits.maximumTransferLength())) {
             return;
@@ -86,6 +91,9 @@ final class SbcReadWrite {
         boolean forceUnitAccess = fua || device.volatileWriteCache() && !modePages.writeCacheEnabled();
         rangeLock.acquireShared(lba, written, lease -> device.write(lba, data, forceUnitAccess, (ok, failure) -> {
             lease.release();
+            if (failure == null) {
+                ScsiStreams.written(state, groupNumber, lba, written);
+            }
             if (failure != null) {
                 task.fail(failure);
             } else if (verify == ByteCheck.COMPARE) {
@@ -147,6 +155,7 @@ final class SbcReadWrite {
                 if (writeFailure != null) {
                     task.fail(writeFailure);
                 } else {
+                    ScsiStreams.written(state, 0, lba, blocks);
                     task.good(bytes);
                 }
             });

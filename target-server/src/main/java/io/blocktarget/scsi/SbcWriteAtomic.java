@@ -92,6 +92,7 @@ final class SbcWriteAtomic {
             if (failure != null) {
                 task.fail(failure);
             } else {
+                ScsiStreams.written(state, 0, cdb.lba(), bytes / geometry.logicalBlockSize());
                 task.good(bytes);
             }
         });

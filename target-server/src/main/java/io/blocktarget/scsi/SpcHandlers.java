@@ -51,14 +51,23 @@ final class SpcHandlers {
 
     /**
      * REPORT SUPPORTED OPERATION CODES (SPC-4 §6.35): all commands, or one with its CDB usage data.
-     * WRITE SAME is left out where the logical unit does not advertise it (see {@link UnitLimits}).
+     * WRITE SAME is left out where the logical unit does not advertise it (see {@link UnitLimits}); the GROUP
+     * NUMBER bits of WRITE(10/12/16) are used only by a logical unit with streams (ScsiStreams).
      */
     static void reportSupportedOperationCodes(Task task, ReportSupportedOperationCodesCdb cdb, UnitLimits limits) {
         ByteBuf out = Task.allocate(1024);
         if (cdb.reportingOptions() == ReportingOptions.ALL) {
             new SupportedOperationCodes.AllCommands(limits.supportedOpcodes(), cdb.rctd()).encode(out);
         } else {
-            SupportedOperationCodes.OneCommand.forRequest(limits.supportedOpcodes(), cdb).encode(out);
+            SupportedOperationCodes.OneCommand one = SupportedOperationCodes.OneCommand.forRequest(
+                    limits.supportedOpcodes(), cdb);
+            int start = out.writerIndex();
+            one.encode(out);
+            int group = one.command().map(io.blocktarget.protocol.scsi.ScsiOpcode::groupNumberByte).orElse(-1);
+            if (group >= 0 && !limits.supports(io.blocktarget.protocol.scsi.ScsiOpcode.GET_STREAM_STATUS)) {
+                // GROUP NUMBER is read but ignored without streams: not a field this unit uses (usage bits 0)
+                out.setByte(start + 4 + group, out.getByte(start + 4 + group) & ~0x3F);
+            }
         }
         task.parameterData(out, cdb.allocationLength());
     }

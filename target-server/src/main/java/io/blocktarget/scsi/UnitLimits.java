@@ -137,6 +137,7 @@ record UnitLimits(long maximumTransferLength, long optimalTransferLength, int tr
         boolean copy = knobs.command(Command.COPY, true);
         Set<ScsiOpcode> ops = EnumSet.allOf(ScsiOpcode.class);
         ops.remove(ScsiOpcode.WRITE_ATOMIC_16); // only with atomic writes: withAtomicWrites()
+        ops.remove(ScsiOpcode.GET_STREAM_STATUS); // only with data placement: withStreams()
         if (!knobs.removable().orElse(false)) {
             ops.remove(ScsiOpcode.PREVENT_ALLOW_MEDIUM_REMOVAL); // removable: true only (RemovableMedium)
         }
@@ -180,6 +181,16 @@ record UnitLimits(long maximumTransferLength, long optimalTransferLength, int tr
     UnitLimits withAtomicWrites() {
         Set<ScsiOpcode> ops = EnumSet.copyOf(supported);
         ops.add(ScsiOpcode.WRITE_ATOMIC_16);
+        return new UnitLimits(maximumTransferLength, optimalTransferLength, transferGranularity, maximumCompareAndWrite,
+                maximumWriteSameLength, maximumUnmapLbaCount, maximumUnmapDescriptors, maximumPrefetchLength, lbpws,
+                lbpws10, ops, optimalUnmapGranularity, unmapGranularityAlignment, lbpu, dpoFua, thirdPartyCopy,
+                mediumRotationRate, writeCache);
+    }
+
+    /** These limits with GET STREAM STATUS supported: a logical unit with data placement (ScsiStreams). */
+    UnitLimits withStreams() {
+        Set<ScsiOpcode> ops = EnumSet.copyOf(supported);
+        ops.add(ScsiOpcode.GET_STREAM_STATUS);
         return new UnitLimits(maximumTransferLength, optimalTransferLength, transferGranularity, maximumCompareAndWrite,
                 maximumWriteSameLength, maximumUnmapLbaCount, maximumUnmapDescriptors, maximumPrefetchLength, lbpws,
                 lbpws10, ops, optimalUnmapGranularity, unmapGranularityAlignment, lbpu, dpoFua, thirdPartyCopy,

@@ -33,7 +33,22 @@ public record Lun(LunConfig config, BlockDevice device, LunState state) {
                 config.source() == null ? null : config.source().resolveSibling(config.name() + ".pr"),
                 atomicWrites(config), clock);
         installFaults(state, config);
+        state.placement(placementFor(config, config.blockCount(), clock).orElse(null));
         return state;
+    }
+
+    /**
+     * The data placement of {@code config} ({@code placement:}) for a LUN of {@code blockCount} blocks, its events
+     * stamped with the server's clock in milliseconds; empty without the section. Fails (IllegalArgumentException)
+     * only when the section does not fit the LUN, which the config reader's limits rule out.
+     */
+    static java.util.Optional<io.blocktarget.block.placement.Placement> placementFor(LunConfig config,
+                                                                                  long blockCount,
+                                                                                  io.blocktarget.time.Clock clock) {
+        return config.features().placement().map(p -> io.blocktarget.block.placement.Placement.create(
+                new io.blocktarget.block.placement.PlacementSpec(p.reclaimUnitBytes(), p.handles(), p.streams(),
+                        p.overProvisioningBasisPoints()),
+                config.logicalBlockSize(), blockCount, () -> clock.nanoTime() / 1_000_000));
     }
 
     /** {@code atomic:} in logical blocks, as both command sets use it (validated in bytes by the config reader). */

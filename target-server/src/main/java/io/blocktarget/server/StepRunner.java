@@ -340,7 +340,18 @@ final class StepRunner {
             throw new StepFailure(o, ControlException.Kind.UNAVAILABLE, "backend", "cannot open the "
                     + c.backend().configName() + " backend of LUN " + c.name() + ": " + e.getMessage(), e);
         }
-        Lun lun = new Lun(c, device, Lun.stateFor(c, clock));
+        Lun lun;
+        try {
+            lun = new Lun(c, device, Lun.stateFor(c, clock));
+        } catch (IllegalArgumentException e) {
+            try {
+                device.close();
+            } catch (RuntimeException closing) {
+                e.addSuppressed(closing);
+            }
+            throw new StepFailure(o, ControlException.Kind.INVALID, "placement", "cannot model the placement of LUN "
+                    + c.name() + ": " + e.getMessage(), e);
+        }
         java.util.function.BiConsumer<String, io.blocktarget.block.lun.PathStates.Change> told = pathListener;
         lun.state().paths().install(work.after.paths(c), change -> told.accept(c.name(), change));
         work.opened.put(c.name(), lun);
@@ -353,9 +364,13 @@ final class StepRunner {
     private void resize(Work work, Step.Resize r) throws StepFailure {
         Lun lun = served(work, r.before().name());
         resizeDevice(r, lun.device(), r.after().blockCount());
+        // the media model's tables are per logical block: a new size is a new model (counters from zero)
+        io.blocktarget.block.placement.Placement before = lun.state().placement(
+                Lun.placementFor(r.after(), r.after().blockCount(), clock).orElse(null));
         capacityChanged(work, lun.config());
         work.undo.push(new Undo(lun.name(), r.describe(), () -> {
             resizeDevice(r, lun.device(), r.before().blockCount());
+            lun.state().placement(before);
             capacityChanged(work, lun.config());
         }));
     }

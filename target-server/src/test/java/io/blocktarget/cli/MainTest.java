@@ -148,8 +148,8 @@ class MainTest {
         assertThat(err.toString()).isEqualTo("blocktarget lun add: --set logical-block-sise=4KiB: logical-block-sise"
                 + " is not a LUN key; did you mean `logical-block-size`? allowed: a key of luns.d/NAME.yaml: backend,"
                 + " size, logical-block-size, physical-block-size, read-only, export, access, path, create, direct-io,"
-                + " atomic, zoned, commands, limits, rotational, removable, sanitize-duration, identity, faults, session,"
-                + " paths\n");
+                + " atomic, zoned, placement, commands, limits, rotational, removable, sanitize-duration, identity, faults,"
+                + " session, paths\n");
         err.getBuffer().setLength(0);
         assertThat(run("lun", "set", "x", "limits.max-tranfer=1MiB")).isEqualTo(2);
         assertThat(err.toString()).startsWith("blocktarget lun set: limits.max-tranfer=1MiB: limits.max-tranfer is not"

@@ -100,6 +100,33 @@ class ControlApiTest {
                 .isEqualTo("nqn.2026-11.io.blocktarget:ram-16k");
     }
 
+    /**
+     * Issue 32: status.placement and the blocktarget_placement_* families for a LUN with a placement, none without;
+     * POST .../placement/reset-stats starts the counters again (404 unknown LUN, 409 no placement).
+     */
+    @Test
+    void placementIsShownCountedAndReset() throws Exception {
+        start(Optional.empty());
+        assertThat(fixture.get("/v1/luns/ram-4k").json().getJsonObject("status").containsKey("placement")).isFalse();
+        assertThat(fixture.get("/metrics").body()).doesNotContain("blocktarget_placement_");
+        assertProblem(post("/v1/luns/ram-4k/placement/reset-stats", "{}"), 409, null);
+        assertProblem(post("/v1/luns/nope/placement/reset-stats", "{}"), 404, null);
+        io.blocktarget.block.placement.Placement p = io.blocktarget.block.placement.Placement.create(
+                new io.blocktarget.block.placement.PlacementSpec(64L * 4096, 2, 2, 700), 4096, 1024, () -> 0);
+        plane.lunState("ram-4k").orElseThrow().placement(p);
+        p.writeHandle(1, 0, 8);
+        JsonObject shown = fixture.get("/v1/luns/ram-4k").json().getJsonObject("status").getJsonObject("placement");
+        assertThat(shown.getJsonObject("total").getLong("host-bytes")).isEqualTo(8L * 4096);
+        assertThat(shown.getJsonArray("handles").getJsonObject(1).getLong("host-bytes")).isEqualTo(8L * 4096);
+        assertThat(fixture.get("/metrics").body())
+                .contains("blocktarget_placement_host_bytes_total{lun=\"ram-4k\",writer=\"handle-1\"} 32768")
+                .contains("blocktarget_placement_write_amplification{lun=\"ram-4k\"} 1");
+        Response reset = post("/v1/luns/ram-4k/placement/reset-stats", "{}");
+        assertThat(reset.status()).as(reset.body()).isEqualTo(200);
+        assertThat(reset.json().getJsonObject("total").getLong("host-bytes")).isZero();
+        assertThat(p.stats().total().hostBytes()).isZero();
+    }
+
     /** status.caveats: what a command set recorded in the LUN's state about what its hosts see (empty: nothing). */
     @Test
     void caveatsShowWhatHostsOfOneProtocolSeeDifferently() throws Exception {

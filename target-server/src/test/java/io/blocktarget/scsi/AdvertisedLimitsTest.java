@@ -223,7 +223,8 @@ class AdvertisedLimitsTest {
                     derived.transferGranularity(), derived.maximumCompareAndWrite(), derived.maximumWriteSameLength(),
                     derived.maximumUnmapLbaCount(), derived.maximumUnmapDescriptors(),
                     derived.maximumPrefetchLength(), false, false, derived.supported());
-            SbcProvisioning provisioning = new SbcProvisioning(device, noLbpws, new RangeLock());
+            SbcProvisioning provisioning = new SbcProvisioning(device, noLbpws, new RangeLock(),
+                    new io.blocktarget.block.lun.LunState("x"));
             for (byte[] cdb : new byte[][] {sixteen(WRITE_SAME_16, 0x08, 0, 4), ten(WRITE_SAME_10, 0x08, 0, 4)}) {
                 Scsi.Reply r = direct(cdb, new byte[512], t -> provisioning.writeSame(t, (WriteSameCdb) parse(cdb)));
                 r.assertCheck(0x5, 0x24, 0x00).assertCdbField(1, 3);

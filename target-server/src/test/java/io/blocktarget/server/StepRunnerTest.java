@@ -296,6 +296,57 @@ class StepRunnerTest {
         assertThat(rt.registry().lun("grow").orElseThrow().lastError()).isEmpty();
     }
 
+    private static final String PLACED = "\"logical-block-size\": 4096, \"placement\": {\"reclaim-unit-size\":"
+            + " \"64KiB\", \"handles\": 4, \"streams\": 2}";
+
+    /**
+     * {@code placement:} (issue 32) becomes the media model of the LUN's state, sized for the LUN; a LUN without it has
+     * none; a grow gives the LUN a model of its new size (the old one's tables are per block), and an undone grow
+     * gives the old model back.
+     */
+    @Test
+    void placementIsTheLunStatesModelAndAResizeRemodelsIt() throws Exception {
+        Runtime rt = runtime();
+        LunConfig placed = lun("p", "{\"backend\": \"ram\", \"size\": \"1MiB\", " + PLACED + "}");
+        LunConfig plain = lun("plain", "{\"backend\": \"ram\", \"size\": \"1MiB\"}");
+        rt.registry().start(ExportPlan.of(server, List.of(placed, plain)));
+        io.blocktarget.block.placement.Placement first = rt.registry().snapshot().lun("p").orElseThrow().state()
+                .placement();
+        assertThat(first.config()).isEqualTo(new io.blocktarget.block.placement.PlacementSpec(64 << 10, 4, 2, 700));
+        assertThat(first.geometry().logicalBlockSize()).isEqualTo(4096);
+        assertThat(first.geometry().blockCount()).isEqualTo(256);
+        assertThat(first.geometry().reclaimUnitBlocks()).isEqualTo(16);
+        assertThat(rt.registry().snapshot().lun("plain").orElseThrow().state().placement()).isNull();
+        first.writeHandle(1, 0, 16);
+        assertThat(first.stats().handles().get(1).hostBytes()).isEqualTo(64 << 10);
+
+        // a grow that is undone (the export after it fails): the first model is back, counters kept
+        LunConfig grown = lun("p", "{\"backend\": \"ram\", \"size\": \"2MiB\", " + PLACED + "}");
+        LunConfig late = lun("late", "{\"backend\": \"null\", \"size\": \"1MiB\"}");
+        java.util.concurrent.atomic.AtomicReference<io.blocktarget.block.placement.Placement> during =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        io.blocktarget.block.lun.LunState state = rt.registry().snapshot().lun("p").orElseThrow().state();
+        rt.registry().stepHook(step -> {
+            if (step instanceof Step.Export x && x.lun().name().equals("late")) {
+                during.set(state.placement());
+                throw new IllegalStateException("export refused on purpose");
+            }
+        });
+        assertThrows(ControlException.class, () -> rt.registry().apply(List.of(grown, plain, late)));
+        assertThat(during.get().geometry().blockCount()).as("the model while grown").isEqualTo(512);
+        assertThat(rt.registry().snapshot().lun("p").orElseThrow().state().placement()).isSameAs(first);
+        assertThat(first.stats().handles().get(1).hostBytes()).isEqualTo(64 << 10);
+
+        rt.registry().stepHook(step -> { });
+        rt.registry().apply(List.of(grown, plain));
+        io.blocktarget.block.placement.Placement second = rt.registry().snapshot().lun("p").orElseThrow().state()
+                .placement();
+        assertThat(second).isNotSameAs(first);
+        assertThat(second.geometry().blockCount()).isEqualTo(512);
+        assertThat(second.stats().total().hostBytes()).isZero();
+        assertThat(rt.registry().snapshot().lun("plain").orElseThrow().state().placement()).isNull();
+    }
+
     /** While a change runs, each LUN it touches shows what is happening to it. */
     @Test
     void statesAreVisibleWhileAChangeRuns() throws Exception {

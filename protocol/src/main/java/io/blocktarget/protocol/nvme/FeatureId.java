@@ -11,6 +11,8 @@ public enum FeatureId implements WireCode {
     AUTONOMOUS_POWER_STATE_TRANSITION(0x0C), TIMESTAMP(0x0E), KEEP_ALIVE_TIMER(0x0F), HOST_BEHAVIOR_SUPPORT(0x16),
     /** Base 2.0 §5.27.1.21: which I/O Command Set Combination (Identify CNS 1Ch) the controller runs. */
     IO_COMMAND_SET_PROFILE(0x19),
+    /** TP4146: Flexible Data Placement (FdpMode) and FDP Events (FdpEventsFeature), per endurance group / handle. */
+    FDP(0x1D), FDP_EVENTS(0x1E),
     // reservations (Base §5.27.1.25-27): Host Identifier, Reservation Notification Mask, Reservation Persistence
     HOST_IDENTIFIER(0x81), RESERVATION_NOTIFICATION_MASK(0x82), RESERVATION_PERSISTENCE(0x83);
 

@@ -38,6 +38,8 @@ public enum NvmeStatus {
     /** Data digest mismatch on a data PDU (NVMe/TCP §3.6.2.11: retryable, not connection-fatal). */
     TRANSIENT_TRANSPORT_ERROR(StatusCodeType.GENERIC, 0x22, false),
     /** Base 2.0 §5.27.1.21: Set Features I/O Command Set Profile with an index that names no combination. */
+    /** TP4146: the endurance group has Flexible Data Placement disabled (RUH Status / Update, FDP logs). */
+    FDP_DISABLED(StatusCodeType.GENERIC, 0x29, true),
     IO_COMMAND_SET_COMBINATION_REJECTED(StatusCodeType.GENERIC, 0x2B, true),
     // Generic, NVM Command Set specific values (80h..), NVM Command Set §4.1.1.1
     LBA_OUT_OF_RANGE(StatusCodeType.GENERIC, 0x80, true),

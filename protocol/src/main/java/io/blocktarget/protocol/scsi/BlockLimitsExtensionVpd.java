@@ -10,10 +10,9 @@ import io.netty.buffer.ByteBuf;
  * byte 5 bit 0 only ({@code sd_read_block_limits_ext}), and only when B7h is listed in VPD page 00h; without RSCS it
  * sends GROUP NUMBER 0 on every write ({@code sd_group_number}).
  *
- * <p>Not yet a {@link VpdPage}: joining that sealed interface is a one-line change in the SCSI command set's phase.
  */
 public record BlockLimitsExtensionVpd(boolean rscs, int maximumNumberOfStreams, int optimalStreamWriteSize,
-                                      long streamGranularitySize) {
+                                      long streamGranularitySize) implements VpdPage {
     public static final int PAGE_CODE = 0xB7;
     public static final int PAGE_LENGTH = 0x3C;
     /** SBC-5 §4.32.3: with RSCS set, fewer than 64 streams. */
@@ -44,8 +43,4 @@ public record BlockLimitsExtensionVpd(boolean rscs, int maximumNumberOfStreams, 
         out.writeZero(PAGE_LENGTH - 10);                    // 14-63: scattered-write limits not reported, reserved
     }
 
-    public void encode(ByteBuf out, Peripheral peripheral) {
-        out.writeByte(peripheral.encode()).writeByte(PAGE_CODE).writeShort(PAGE_LENGTH);
-        encodePayload(out);
-    }
 }

@@ -19,7 +19,8 @@ public sealed interface Cdb permits TestUnitReadyCdb, RequestSenseCdb, InquiryCd
         WriteAndVerifyCdb, SynchronizeCacheCdb, UnmapCdb, WriteSameCdb, CompareAndWriteCdb, ReportLunsCdb,
         ReportSupportedOperationCodesCdb, PersistentReserveInCdb, PersistentReserveOutCdb, Reserve6Cdb, Release6Cdb,
         PreFetchCdb, ReadDefectDataCdb, ReportTargetPortGroupsCdb, SanitizeCdb, ExtendedCopyCdb, ReceiveCopyResultsCdb,
-        WriteAtomicCdb, ReportZonesCdb, ZbcOutCdb, OrWriteCdb, PreventAllowMediumRemovalCdb, CdbError {
+        WriteAtomicCdb, ReportZonesCdb, ZbcOutCdb, OrWriteCdb, PreventAllowMediumRemovalCdb, GetStreamStatusCdb,
+        CdbError {
 
     /**
      * Parses the CDB at {@code cdb}'s reader index; indices are left untouched and extra trailing

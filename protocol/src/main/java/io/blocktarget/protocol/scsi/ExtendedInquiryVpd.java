@@ -8,7 +8,6 @@ import io.netty.buffer.ByteBuf;
  * reads and writes, is supported — SBC-4 §4.22), the cache bits V_SUP / NV_SUP (byte 6), LUICLR (byte 7) and the
  * largest sense data it returns (byte 13).
  *
- * <p>Not yet a {@link VpdPage}: joining that sealed interface is a one-line change in the SCSI command set's phase.
  *
  * @param spt                          SPT, 3 bits (0 with no protection information)
  * @param maximumSupportedSenseDataLength bytes, 0 = not reported
@@ -16,7 +15,7 @@ import io.netty.buffer.ByteBuf;
 public record ExtendedInquiryVpd(int spt, boolean grdChk, boolean appChk, boolean refChk, boolean uaskSup,
                                  boolean groupSup, boolean priorSup, boolean headSup, boolean ordSup, boolean simpSup,
                                  boolean wuSup, boolean crdSup, boolean nvSup, boolean vSup, boolean luiclr,
-                                 int maximumSupportedSenseDataLength) {
+                                 int maximumSupportedSenseDataLength) implements VpdPage {
     public static final int PAGE_CODE = 0x86;
     public static final int PAGE_LENGTH = 0x3C;
 
@@ -42,10 +41,6 @@ public record ExtendedInquiryVpd(int spt, boolean grdChk, boolean appChk, boolea
         out.writeZero(PAGE_LENGTH - 10);                                                               // 14-63
     }
 
-    public void encode(ByteBuf out, Peripheral peripheral) {
-        out.writeByte(peripheral.encode()).writeByte(PAGE_CODE).writeShort(PAGE_LENGTH);
-        encodePayload(out);
-    }
 
     private static int bit(boolean set, int bit) {
         return set ? 1 << bit : 0;

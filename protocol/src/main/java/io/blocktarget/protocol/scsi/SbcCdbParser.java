@@ -86,7 +86,16 @@ final class SbcCdbParser {
         f.checkLbaRange(lba, length);
         boolean dpo = f.bit(1, 4);
         boolean fua = f.bit(1, 3);
-        return read ? new ReadCdb(op, lba, length, dpo, fua) : new WriteCdb(op, lba, length, dpo, fua);
+        if (read) {
+            return new ReadCdb(op, lba, length, dpo, fua);
+        }
+        // GROUP NUMBER, bits 5-0 of the byte before CONTROL's predecessor: 6 (10-byte), 10 (12), 14 (16)
+        int groupByte = switch (op) {
+            case WRITE_10 -> 6;
+            case WRITE_12 -> 10;
+            default -> 14;
+        };
+        return new WriteCdb(op, lba, length, dpo, fua, f.bits(groupByte, 5, 0));
     }
 
     /**
@@ -294,6 +303,15 @@ final class SbcCdbParser {
         if (sa == ScsiOpcode.READ_CAPACITY_16.serviceAction()) {
             f.reserved(14, 0xFE); // bit 0 PMI is obsolete
             return new ReadCapacity16Cdb(f.u32(10));
+        }
+        if (sa == ScsiOpcode.GET_STREAM_STATUS.serviceAction()) {
+            f.reserved(2, 0xFF);
+            f.reserved(3, 0xFF);
+            for (int b = 6; b <= 9; b++) {
+                f.reserved(b, 0xFF);
+            }
+            f.reserved(14, 0xFF);
+            return new GetStreamStatusCdb(f.u16(4), f.u32(10));
         }
         if (sa == ScsiOpcode.GET_LBA_STATUS.serviceAction()) {
             long lba = f.u64(2);

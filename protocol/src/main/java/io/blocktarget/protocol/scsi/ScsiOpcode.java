@@ -29,7 +29,7 @@ public enum ScsiOpcode {
     PREVENT_ALLOW_MEDIUM_REMOVAL(0x1E, -1, "1e 00 00 00 03 05"),
     READ_CAPACITY_10(0x25, -1, "25 00 00 00 00 00 00 00 00 05"),
     READ_10(0x28, -1, "28 f8 ff ff ff ff 00 ff ff 05"),
-    WRITE_10(0x2A, -1, "2a f8 ff ff ff ff 00 ff ff 05"),
+    WRITE_10(0x2A, -1, "2a f8 ff ff ff ff 3f ff ff 05"),
     WRITE_AND_VERIFY_10(0x2E, -1, "2e f6 ff ff ff ff 00 ff ff 05"),
     VERIFY_10(0x2F, -1, "2f f6 ff ff ff ff 00 ff ff 05"),
     PRE_FETCH_10(0x34, -1, "34 02 ff ff ff ff 00 ff ff 05"),
@@ -63,7 +63,7 @@ public enum ScsiOpcode {
     RECEIVE_COPY_RESULTS_OPERATING_PARAMETERS(0x84, 0x03, "84 03 00 00 00 00 00 00 00 00 ff ff ff ff 00 05"),
     READ_16(0x88, -1, "88 f8 ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
     COMPARE_AND_WRITE(0x89, -1, "89 f8 ff ff ff ff ff ff ff ff 00 00 00 ff 00 05"),
-    WRITE_16(0x8A, -1, "8a f8 ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
+    WRITE_16(0x8A, -1, "8a f8 ff ff ff ff ff ff ff ff ff ff ff ff 3f 05"),
     /** ORWRITE(16), SBC-4 §5.14: the data-out OR the medium, written back under one range lock. */
     ORWRITE_16(0x8B, -1, "8b f8 ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
     WRITE_AND_VERIFY_16(0x8E, -1, "8e f6 ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
@@ -84,13 +84,15 @@ public enum ScsiOpcode {
     READ_CAPACITY_16(0x9E, 0x10, "9e 10 00 00 00 00 00 00 00 00 ff ff ff ff 00 05"),
     /** SERVICE ACTION IN(16) / GET LBA STATUS, SBC-4 §5.7. */
     GET_LBA_STATUS(0x9E, 0x12, "9e 12 ff ff ff ff ff ff ff ff ff ff ff ff 00 05"),
+    /** SBC-5 §5.9: the streams of a logical unit with data placement (issue 32); listed only there. */
+    GET_STREAM_STATUS(0x9E, 0x16, "9e 16 00 00 ff ff 00 00 00 00 ff ff ff ff 00 05"),
     REPORT_LUNS(0xA0, -1, "a0 00 ff 00 00 00 ff ff ff ff 00 05"),
     /** MAINTENANCE IN / REPORT TARGET PORT GROUPS, SPC-4 §6.36. */
     REPORT_TARGET_PORT_GROUPS(0xA3, 0x0A, "a3 0a e0 00 00 00 ff ff ff ff 00 05"),
     /** MAINTENANCE IN / REPORT SUPPORTED OPERATION CODES, SPC-4 §6.35. */
     REPORT_SUPPORTED_OPERATION_CODES(0xA3, 0x0C, "a3 0c 87 ff ff ff ff ff ff ff 00 05"),
     READ_12(0xA8, -1, "a8 f8 ff ff ff ff ff ff ff ff 00 05"),
-    WRITE_12(0xAA, -1, "aa f8 ff ff ff ff ff ff ff ff 00 05"),
+    WRITE_12(0xAA, -1, "aa f8 ff ff ff ff ff ff ff ff 3f 05"),
     WRITE_AND_VERIFY_12(0xAE, -1, "ae f6 ff ff ff ff ff ff ff ff 00 05"),
     VERIFY_12(0xAF, -1, "af f6 ff ff ff ff ff ff ff ff 00 05"),
     READ_DEFECT_DATA_12(0xB7, -1, "b7 1f ff ff ff ff ff ff ff ff 00 05");
@@ -138,6 +140,19 @@ public enum ScsiOpcode {
     }
 
     /** CDB USAGE DATA for REPORT SUPPORTED OPERATION CODES one-command format; a fresh copy. */
+    /**
+     * The CDB byte whose bits 5-0 are the GROUP NUMBER the parser reads (WRITE(10/12/16), SBC-4 §4.22), or -1. A
+     * logical unit without streams leaves those bits out of its CDB usage data: it ignores them.
+     */
+    public int groupNumberByte() {
+        return switch (this) {
+            case WRITE_10 -> 6;
+            case WRITE_12 -> 10;
+            case WRITE_16 -> 14;
+            default -> -1;
+        };
+    }
+
     public byte[] cdbUsageData() {
         return usageData.clone();
     }

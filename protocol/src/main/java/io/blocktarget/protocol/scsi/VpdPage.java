@@ -8,7 +8,8 @@ import io.netty.buffer.ByteBuf;
  * LUN's, hence a parameter of {@link #encode} rather than a field of every page.
  */
 public sealed interface VpdPage permits SupportedVpdPages, UnitSerialNumberVpd, DeviceIdentificationVpd,
-        BlockLimitsVpd, BlockDeviceCharacteristicsVpd, LogicalBlockProvisioningVpd, ZonedBlockDeviceCharacteristicsVpd {
+        BlockLimitsVpd, BlockDeviceCharacteristicsVpd, LogicalBlockProvisioningVpd, ZonedBlockDeviceCharacteristicsVpd,
+        ExtendedInquiryVpd, BlockLimitsExtensionVpd {
 
     int pageCode();
 

@@ -6,6 +6,7 @@ import io.blocktarget.block.InFlight;
 import io.blocktarget.block.RangeLocks;
 import io.blocktarget.block.Reservations;
 import io.blocktarget.block.fault.LunFaults;
+import io.blocktarget.block.placement.Placement;
 import io.blocktarget.block.trace.Tracer;
 import io.blocktarget.time.Clock;
 import io.blocktarget.time.SystemClock;
@@ -28,6 +29,8 @@ import java.util.Objects;
  *     between SPC-5 and NVMe and what conflicts.</li>
  * <li>{@link #commandStats()}: end-to-end command counters and latency histograms, always on.</li>
  * <li>{@link #clock()}: the server's clock, which fault delays, throttles and triggers and the trace read.</li>
+ * <li>{@link #placement()}: the data placement media model ({@code placement:}, issue 32) that NVMe placement
+ *     handles and SCSI streams both write into; null when the LUN has none.</li>
  * </ul>
  *
  * <p>It holds the LUN's fault rules and trace as well, so it sits above {@code block.fault} and {@code block.trace}
@@ -50,6 +53,12 @@ public final class LunState {
     private volatile Tracer tracer;
     /** The trace now or the last one (kept after a stop, for reading); guarded by this. */
     private Tracer lastTracer;
+    /**
+     * The LUN's data placement, null without {@code placement:}: read once per write by both command sets. Set by the
+     * server when it opens the LUN and replaced (counters from zero) when the LUN is resized — the model's tables are
+     * per logical block.
+     */
+    private volatile Placement placement;
     /** What hosts see differently from the configuration, by topic (e.g. "nvme"); shown by {@code lun show}. */
     private final java.util.Map<String, String> caveats = new java.util.concurrent.ConcurrentSkipListMap<>();
 
@@ -100,6 +109,21 @@ public final class LunState {
     /** The atomic write limits both command sets advertise and honour; empty = none beyond one logical block. */
     public java.util.Optional<AtomicWrites> atomicWrites() {
         return atomicWrites;
+    }
+
+    /** The LUN's data placement, or null when it has none ({@code placement:} absent): one volatile read. */
+    public Placement placement() {
+        return placement;
+    }
+
+    /**
+     * Installs {@code next} (null: none) as the LUN's placement; the server's, when it opens or resizes the LUN.
+     * Returns the one replaced, or null.
+     */
+    public Placement placement(Placement next) {
+        Placement previous = placement;
+        placement = next;
+        return previous;
     }
 
     /** Commands executing on this device (both protocols) and the DRAINING state removal waits on. */

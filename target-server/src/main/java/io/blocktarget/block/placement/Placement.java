@@ -70,6 +70,15 @@ public final class Placement {
         return groupNumber >= 1 && groupNumber <= config.streams();
     }
 
+    /**
+     * True when the model covers blocks {@code lba .. lba + blocks - 1}. The command sets check it before recording:
+     * while a resize runs the device and its (replaced) model may briefly disagree about the LUN's end, and such a
+     * write is then left out of the counts rather than failing on an event loop.
+     */
+    public boolean covers(long lba, long blocks) {
+        return lba >= 0 && blocks >= 0 && lba <= model.geometry().blockCount() - blocks;
+    }
+
     /** An NVMe write (Write, Write Zeroes without DEAC, Copy destination) placed by {@code handle}. */
     public void writeHandle(int handle, long lba, long blocks) {
         if (!isHandle(handle)) {

@@ -138,4 +138,17 @@ class PlacementTest {
         assertThat(s.handles().get(0).hostBytes()).isEqualTo((long) writes * 8 * LBS);
         assertThat(s.stream(2).hostBytes()).isEqualTo((long) writes * 8 * LBS);
     }
+
+    /** The range the command sets may record: the model's blocks, the last one included, one past it not. */
+    @Test
+    void coversTheModelsBlocksOnly() {
+        Placement p = placement(2, 2);
+        assertThat(p.covers(0, 4096)).isTrue();
+        assertThat(p.covers(4095, 1)).isTrue();
+        assertThat(p.covers(4095, 2)).isFalse();
+        assertThat(p.covers(4096, 0)).isTrue();
+        assertThat(p.covers(4097, 0)).isFalse();
+        assertThat(p.covers(-1, 1)).isFalse();
+        assertThat(p.covers(0, Long.MAX_VALUE)).isFalse();
+    }
 }
