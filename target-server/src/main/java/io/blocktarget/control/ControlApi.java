@@ -57,11 +57,22 @@ final class ControlApi implements AutoCloseable {
         this.worker = worker;
         this.metrics = new ControlMetrics(plane);
         this.openapi = Buffer.buffer(openapiText());
+        // an initiator's SET TARGET PORT GROUPS: written back on the worker, in order with the API's changes
+        plane.onExplicitPathChange(name -> worker.executeBlocking(() -> {
+            try {
+                changes.persistExplicitPaths(name);
+            } catch (Problem.Failure e) {
+                LOG.log(Level.WARNING, "control: the path states an initiator set on LUN " + name
+                        + " could not be written back: " + e.problem().detail());
+            }
+            return null;
+        }, true));
     }
 
     /** Releases what the metrics hold beyond the scrape (the GC notification listener). */
     @Override
     public void close() {
+        plane.onExplicitPathChange(null);
         metrics.close();
     }
 

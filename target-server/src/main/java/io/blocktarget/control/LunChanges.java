@@ -164,6 +164,30 @@ final class LunChanges {
                 + " first)" : "") + " of");
     }
 
+    /**
+     * An initiator changed LUN {@code name}'s path states (SCSI SET TARGET PORT GROUPS): the paths whose state it set
+     * become the LUN's {@code paths:}, applied (nothing changes on the device: the states are already so, and keep
+     * their explicit origin) and written back like {@code path set}, so a reload or a restart keeps them. Nothing to
+     * do when the LUN is gone or a later change already agrees.
+     */
+    synchronized void persistExplicitPaths(String name) throws Problem.Failure {
+        List<LunConfig> current = current();
+        Optional<LunConfig> old = current.stream().filter(l -> l.name().equals(name)).findFirst();
+        if (old.isEmpty()) {
+            return;
+        }
+        JsonObject paths = new JsonObject();
+        plane.paths().stream().filter(p -> p.lun().equals(name) && p.origin().equals("explicit")
+                && !p.state().equals(p.configured())).forEach(p -> paths.put(p.portal(), p.state()));
+        if (paths.isEmpty()) {
+            return;
+        }
+        JsonObject document = new JsonObject(LunWriter.document(old.get(), plane.serverConfig()));
+        LunConfig lun = validate(name, mergePatch(document, new JsonObject().put(io.blocktarget.config.LunKeys.PATHS
+                .name(), paths)), without(current, name));
+        applyAndWrite(replace(current, lun), lun, ApplyOptions.NONE, "wrote the path states an initiator set on");
+    }
+
     /** DELETE /v1/luns/NAME. */
     synchronized Changed delete(String name, ApplyOptions options) throws Problem.Failure {
         List<LunConfig> current = current();

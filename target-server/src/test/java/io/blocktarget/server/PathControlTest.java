@@ -161,4 +161,24 @@ class PathControlTest {
         assertThat(states().state(1)).as("nothing changed").isEqualTo(AccessState.OPTIMIZED);
         assertThat(Files.readString(dir.resolve("luns.d/disk.yaml"))).doesNotContain("a:");
     }
+
+    @Test
+    void anInitiatorsChangeIsWrittenBackAndKeepsItsOrigin() throws Exception {
+        Object nexus = new Object();   // what SET TARGET PORT GROUPS passes: the SCSI nexus that asked
+        states().set(Map.of(1, AccessState.NON_OPTIMIZED, 2, AccessState.OPTIMIZED), 0, nexus);
+        // the write-back runs on the control worker, in order with the API's changes: one more change waits for it
+        assertThat(fixture.call(HttpMethod.PUT, "/v1/luns/disk/paths/a?dry-run=true",
+                new JsonObject("{\"state\": \"non-optimized\"}")).json().getJsonArray("steps")).isEmpty();
+        assertThat(Files.readString(dir.resolve("luns.d/disk.yaml"))).contains("a: non-optimized", "b: optimized");
+        Response paths = fixture.get("/v1/luns/disk/paths");
+        assertThat(row(paths, 0)).isEqualTo(new JsonObject("{\"lun\":\"disk\",\"portal\":\"a\",\"portal-id\":1,"
+                + "\"state\":\"non-optimized\",\"configured\":\"non-optimized\",\"origin\":\"explicit\"}"));
+        assertThat(row(paths, 1).getString("configured")).isEqualTo("optimized");
+        assertThat(row(paths, 1).getString("origin")).isEqualTo("explicit");
+        assertThat(states().stamp().source()).as("writing it back told no one again").isSameAs(nexus);
+
+        // a reload of the written file changes nothing
+        assertThat(registry.reload().changedNothing()).isTrue();
+        assertThat(states().state(1)).isEqualTo(AccessState.NON_OPTIMIZED);
+    }
 }
