@@ -326,4 +326,32 @@ class MultipathLoopbackIT {
         IscsiTestInitiator again = iscsi(iscsiB, 0x500202L);
         assertThat(scsiRead(again, 7000)).as("b serves again once the rule is gone").isEqualTo(data);
     }
+
+    @Test
+    void anInitiatorsSetTargetPortGroupsIsSeenEverywhereAndWrittenBack() throws Exception {
+        IscsiTestInitiator scsiA = iscsi(iscsiA, 0x500301L);
+        IscsiTestInitiator scsiB = iscsi(iscsiB, 0x500302L);
+        NvmeTcpTestHost nvmeAio = nvme(nvmeA);
+        // what Linux's scsi_dh_alua sends to activate a path, plus portal a to standby: MAINTENANCE OUT SA 0Ah
+        byte[] list = {0, 0, 0, 0, 0x0, 0, 0, 2, 0x2, 0, 0, 1};
+        byte[] cdb = {(byte) 0xA4, 0x0A, 0, 0, 0, 0, 0, 0, 0, (byte) list.length, 0, 0};
+        assertThat(scsiB.command(0, cdb, 0, list).status()).as("SET TARGET PORT GROUPS").isZero();
+        assertThat(scsiB.command(0, cdb16(0x88, 0, 1), LBS, null).status()).as("no unit attention for b itself")
+                .isZero();
+        IscsiTestInitiator.Result ua = scsiA.command(0, cdb16(0x88, 0, 1), LBS, null);
+        assertThat(new int[] {ua.sense()[2] & 0xF, ua.sense()[12] & 0xFF, ua.sense()[13] & 0xFF})
+                .containsExactly(UNIT_ATTENTION, 0x2A, 0x06);
+        assertThat(scsiRefusal(scsiA, 0)).containsExactly(NOT_READY, 0x04, 0x0B);
+        assertThat(nvmeAio.read(1, 0, 1, LBS).is(NvmeStatus.ASYMMETRIC_ACCESS_INACCESSIBLE)).isTrue();
+
+        // the control API writes it back on its worker, in order with its own changes: a dry run waits for it
+        ControlClient.Response dry = client.call(HttpMethod.PUT, "/v1/luns/mp/paths/a?dry-run=true",
+                new JsonObject().put("state", "standby"));
+        assertThat(dry.json().getJsonArray("steps")).as(dry.body()).isEmpty();
+        assertThat(Files.readString(dir.resolve("luns.d/mp.yaml"))).as("b was optimized already: unchanged")
+                .contains("a: standby").doesNotContain("b:");
+        JsonObject a = client.get("/v1/luns/mp/paths").json().getJsonArray("paths").getJsonObject(0);
+        assertThat(a.getString("origin")).isEqualTo("explicit");
+        assertThat(a.getString("configured")).isEqualTo("standby");
+    }
 }
