@@ -39,7 +39,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * portal b's state is flipped through the control API ({@code path set}): the load never fails (unit attentions are
  * retried, as initiators do), I/O on b gets NOT READY 04h/0Bh, 04h/0Ch, 04h/0Ah and the ANA statuses Inaccessible /
  * Transition, data written through one path reads identical through the other, and a transition ends on its own.
- * A fault rule with {@code portal: b} drops b's connections while a keeps serving.
+ * A fault rule with {@code portal: b} drops b's connections while a keeps serving; an initiator's SET TARGET PORT
+ * GROUPS reaches the other nexuses and the LUN's file; discovery through either portal lists both.
  */
 @Tag("loopback")
 class MultipathLoopbackIT {
@@ -353,5 +354,34 @@ class MultipathLoopbackIT {
         JsonObject a = client.get("/v1/luns/mp/paths").json().getJsonArray("paths").getJsonObject(0);
         assertThat(a.getString("origin")).isEqualTo("explicit");
         assertThat(a.getString("configured")).isEqualTo("standby");
+    }
+
+    @Test
+    void discoveryThroughEitherPortalListsBoth() throws Exception {
+        for (int port : new int[] {iscsiA, iscsiB}) {
+            IscsiTestInitiator d = keep(IscsiTestInitiator.connect(
+                    new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 0x500400L + port));
+            d.login(null, null);
+            assertThat(d.sendTargets("All")).as("SendTargets through port %d", port).isEqualTo("TargetName=" + IQN
+                    + "\nTargetAddress=127.0.0.1:" + iscsiA + ",1\nTargetAddress=127.0.0.1:" + iscsiB + ",2\n");
+        }
+        for (int port : new int[] {nvmeA, nvmeB}) {
+            NvmeTcpTestHost d = keep(NvmeTcpTestHost.open(port, false, false));
+            NvmeTcpTestHost.require(d.connect(io.blocktarget.protocol.nvme.DiscoveryLog.DISCOVERY_NQN, 0, 31,
+                    ConnectData.CNTLID_DYNAMIC, 0, 0), "discovery Connect");
+            d.enable();
+            NvmeTcpTestHost.Reply log = d.getLogPage(0x70, 0, 4 * 1024);
+            NvmeTcpTestHost.require(log, "discovery log");
+            io.netty.buffer.ByteBuf buf = io.netty.buffer.Unpooled.wrappedBuffer(log.data());
+            assertThat(buf.getLongLE(8)).as("NUMREC through port %d", port).isEqualTo(2);
+            List<String> entries = new ArrayList<>();
+            for (int n = 0; n < 2; n++) {
+                var e = io.blocktarget.protocol.nvme.DiscoveryLog.Entry.get(buf,
+                        io.blocktarget.protocol.nvme.DiscoveryLog.HEADER_SIZE
+                                + n * io.blocktarget.protocol.nvme.DiscoveryLog.ENTRY_SIZE);
+                entries.add(e.portid() + " " + e.traddr() + ":" + e.trsvcid() + " " + e.subnqn());
+            }
+            assertThat(entries).containsExactly("1 127.0.0.1:" + nvmeA + " " + NQN, "2 127.0.0.1:" + nvmeB + " " + NQN);
+        }
     }
 }
