@@ -1,18 +1,18 @@
 package io.blocktarget.nvme;
 
-import io.blocktarget.block.InFlight;
 import io.blocktarget.block.lun.CommandStats;
+import io.blocktarget.block.lun.LunRequest;
 import io.blocktarget.block.lun.LunState;
 import io.blocktarget.protocol.nvme.CqeStatus;
 import io.blocktarget.protocol.nvme.NvmeStatus;
 import io.blocktarget.protocol.nvme.Sqe;
-import io.blocktarget.time.Clock;
 import io.netty.buffer.ByteBuf;
 
 /**
  * One NVMe command from its arrival to its response (issue 27; Linux nvmet's {@code struct nvmet_req}): the SQE, the
  * host-to-controller data, the queue it came on, once it addresses an active namespace that namespace with its
- * {@link LunState} (in-flight count, statistics, arrival time, trace record), and a fault rule's decision. The
+ * {@link LunState} (the LUN step shared with SCSI, {@link LunRequest}: in-flight count, statistics, arrival time; and
+ * the trace record), and a fault rule's decision. The
  * transport creates one per command — its own per-command state extends this class, so a command is one object —
  * and the NVMe layer completes it exactly once, through {@link #complete} / {@link #completeRaw}: the request is the
  * {@link NvmeCompletion} every command handler is given.
@@ -23,7 +23,7 @@ import io.netty.buffer.ByteBuf;
  * for a request made by {@link #of} (in-process submitters and tests), to its callback. Nothing in it is allocated
  * per command beyond the request itself (and the trace record while the namespace is traced).
  */
-public class NvmeRequest implements NvmeCompletion {
+public class NvmeRequest extends LunRequest implements NvmeCompletion {
     private final Sqe sqe;
     /** Host-to-controller data (in-capsule or gathered); owned by the transport, which releases it. */
     private ByteBuf dataOut;
@@ -32,13 +32,8 @@ public class NvmeRequest implements NvmeCompletion {
     /** The controller's queue the request was submitted on (Error log SQID); null until then. */
     private ControllerQueue queue;
 
-    // the LUN step: set by enterLun once the command is counted in its namespace's device
-    private InFlight inFlight;
-    private CommandStats stats;
-    private Clock clock;
-    private CommandStats.OpClass opClass;
+    /** Bytes a Read / Write moves (the LUN step's statistics), set by {@link #enterLun}. */
     private long bytes;
-    private long arrival;
     /** The trace record, null unless the namespace is traced. */
     private NvmeTrace trace;
 
@@ -109,19 +104,14 @@ public class NvmeRequest implements NvmeCompletion {
      */
     final boolean enterLun(Namespace ns, Controller controller) {
         LunState state = ns.state();
-        InFlight f = state.inFlight();
-        if (!f.enter()) {
+        CommandStats.OpClass opClass = NvmIo.opClass(sqe.opcode());
+        if (!enterLun(state, opClass)) {
             return false;
         }
-        inFlight = f;
-        stats = state.commandStats();
-        clock = state.clock();
-        opClass = NvmIo.opClass(sqe.opcode());
         // Read / Write: NLB (CDW12 bits 15:0, 0's based) × the LBA data size (NVM Command Set §3.2.4, §3.2.6)
         bytes = opClass == CommandStats.OpClass.READ || opClass == CommandStats.OpClass.WRITE
                 ? ((sqe.cdw12() & 0xFFFF) + 1L) * ns.geometry().logicalBlockSize() : 0;
-        arrival = clock.nanoTime();
-        trace = NvmeTrace.begin(state, f, controller, qid(), sqe, dataOut);
+        trace = NvmeTrace.begin(state, lunInFlight(), controller, qid(), sqe, dataOut);
         return true;
     }
 
@@ -161,10 +151,8 @@ public class NvmeRequest implements NvmeCompletion {
             return;
         }
         completed = true;
-        if (inFlight != null) {
-            stats.record(CommandStats.Protocol.NVME, opClass, clock.nanoTime() - arrival, bytes,
-                    raw == null && status.isSuccess());
-            inFlight.exit();
+        if (inLun()) {
+            exitLun(CommandStats.Protocol.NVME, bytes, raw == null && status.isSuccess());
             if (trace != null) {
                 trace.record(raw, status, dw0, dw1);
             }
