@@ -33,7 +33,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * One request object and one completion function per NVMe command (issue 27), driven through the in-process
  * transport: the Fabrics Connect and SQHD of {@link NvmeQueuePair} as the host reads them from the CQEs, and each
  * step of the completion — statistics, in-flight release, trace record, Error log entry, response — exactly once per
- * command, whichever way it ends.
+ * command, whichever way it ends. The Connect / SQHD cases ran through Netty in NvmeTcpConnectionTest before they
+ * moved into the NVMe layer; they need no socket now.
  */
 class NvmeRequestPipelineTest {
     static final String NQN = ReservationCommandsTest.NQN;
