@@ -242,7 +242,8 @@ final class ScsiFaults {
         }
         String port = task.nexus().initiatorPortName();
         int i = port.indexOf(",i,");
+        // the relative target port is the portal's id (TPGT): a rule with portal: fails this path only
         return new FaultCommand(FaultCommand.Protocol.SCSI, kind, opcode, lba, blocks,
-                i < 0 ? port : port.substring(0, i), -1);
+                i < 0 ? port : port.substring(0, i), -1, Math.max(0, task.nexus().relativeTargetPort()));
     }
 }

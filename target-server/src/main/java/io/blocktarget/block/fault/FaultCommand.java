@@ -13,9 +13,17 @@ import io.blocktarget.block.IoKind;
  * @param blocks    number of logical blocks, 0 when none
  * @param initiator IQN (SCSI) or host NQN (NVMe); null for the device decorator
  * @param queue     NVMe QID, -1 otherwise
+ * @param portal    the id of the portal it came through (iSCSI TPGT, NVMe PORTID); 0 when unknown (the device
+ *                  decorator, a command without a connection)
  */
 public record FaultCommand(Protocol protocol, IoKind kind, int opcode, long lba, long blocks, String initiator,
-                           int queue) {
+                           int queue, int portal) {
+
+    /** Through no known portal. */
+    public FaultCommand(Protocol protocol, IoKind kind, int opcode, long lba, long blocks, String initiator,
+                        int queue) {
+        this(protocol, kind, opcode, lba, blocks, initiator, queue, 0);
+    }
 
     /** Where a command is seen. */
     public enum Protocol {

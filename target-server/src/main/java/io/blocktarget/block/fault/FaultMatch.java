@@ -16,12 +16,20 @@ import java.util.Set;
  * @param nvmeOpcodes NVMe I/O command opcodes (NVM Command Set §3)
  * @param initiator   the iSCSI initiator name (IQN) or NVMe host NQN; null = any
  * @param queue       NVMe queue ID (QID); -1 = any (SCSI commands match only -1)
+ * @param portal      the id of the portal the command came through (issue 29: the iSCSI TPGT / relative target port,
+ *                    the NVMe PORTID); 0 = any — a rule with a portal fails one path while the others serve
  */
 public record FaultMatch(Set<IoKind> kinds, long firstLba, long lastLba, Set<Integer> scsiOpcodes,
-                         Set<Integer> nvmeOpcodes, String initiator, int queue) {
+                         Set<Integer> nvmeOpcodes, String initiator, int queue, int portal) {
 
     /** Every command. */
     public static final FaultMatch ANY = new FaultMatch(Set.of(), 0, Long.MAX_VALUE, Set.of(), Set.of(), null, -1);
+
+    /** Any portal. */
+    public FaultMatch(Set<IoKind> kinds, long firstLba, long lastLba, Set<Integer> scsiOpcodes,
+                      Set<Integer> nvmeOpcodes, String initiator, int queue) {
+        this(kinds, firstLba, lastLba, scsiOpcodes, nvmeOpcodes, initiator, queue, 0);
+    }
 
     public FaultMatch {
         kinds = Set.copyOf(Objects.requireNonNull(kinds, "kinds"));
@@ -30,26 +38,33 @@ public record FaultMatch(Set<IoKind> kinds, long firstLba, long lastLba, Set<Int
         if (firstLba < 0 || lastLba < firstLba) {
             throw new IllegalArgumentException("LBA range " + firstLba + "-" + lastLba);
         }
+        if (portal < 0 || portal > 0xFFFF) {
+            throw new IllegalArgumentException("portal id " + portal);
+        }
     }
 
     public FaultMatch withKinds(Set<IoKind> value) {
-        return new FaultMatch(value, firstLba, lastLba, scsiOpcodes, nvmeOpcodes, initiator, queue);
+        return new FaultMatch(value, firstLba, lastLba, scsiOpcodes, nvmeOpcodes, initiator, queue, portal);
     }
 
     public FaultMatch withLbas(long first, long last) {
-        return new FaultMatch(kinds, first, last, scsiOpcodes, nvmeOpcodes, initiator, queue);
+        return new FaultMatch(kinds, first, last, scsiOpcodes, nvmeOpcodes, initiator, queue, portal);
     }
 
     public FaultMatch withInitiator(String value) {
-        return new FaultMatch(kinds, firstLba, lastLba, scsiOpcodes, nvmeOpcodes, value, queue);
+        return new FaultMatch(kinds, firstLba, lastLba, scsiOpcodes, nvmeOpcodes, value, queue, portal);
     }
 
     public FaultMatch withQueue(int value) {
-        return new FaultMatch(kinds, firstLba, lastLba, scsiOpcodes, nvmeOpcodes, initiator, value);
+        return new FaultMatch(kinds, firstLba, lastLba, scsiOpcodes, nvmeOpcodes, initiator, value, portal);
     }
 
     public FaultMatch withOpcodes(Set<Integer> scsi, Set<Integer> nvme) {
-        return new FaultMatch(kinds, firstLba, lastLba, scsi, nvme, initiator, queue);
+        return new FaultMatch(kinds, firstLba, lastLba, scsi, nvme, initiator, queue, portal);
+    }
+
+    public FaultMatch withPortal(int value) {
+        return new FaultMatch(kinds, firstLba, lastLba, scsiOpcodes, nvmeOpcodes, initiator, queue, value);
     }
 
     /** Whether a range is given (else every command matches whatever LBAs it has, or none). */
@@ -57,9 +72,9 @@ public record FaultMatch(Set<IoKind> kinds, long firstLba, long lastLba, Set<Int
         return firstLba != 0 || lastLba != Long.MAX_VALUE;
     }
 
-    /** Whether the rule selects by who sent the command (initiator, queue, opcode). */
+    /** Whether the rule selects by who sent the command (initiator, queue, opcode, portal). */
     public boolean selectsSender() {
-        return initiator != null || queue >= 0 || !scsiOpcodes.isEmpty() || !nvmeOpcodes.isEmpty();
+        return initiator != null || queue >= 0 || portal > 0 || !scsiOpcodes.isEmpty() || !nvmeOpcodes.isEmpty();
     }
 
     boolean matches(FaultCommand c) {
@@ -80,6 +95,9 @@ public record FaultMatch(Set<IoKind> kinds, long firstLba, long lastLba, Set<Int
             return false;
         }
         if (queue >= 0 && queue != c.queue()) {
+            return false;
+        }
+        if (portal > 0 && portal != c.portal()) {
             return false;
         }
         if (hasLbaRange()) {
