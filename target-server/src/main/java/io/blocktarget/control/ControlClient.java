@@ -189,27 +189,33 @@ public final class ControlClient implements AutoCloseable {
                     .setConnectTimeout(CONNECT_TIMEOUT_MILLIS));
             java.util.concurrent.CompletableFuture<Response> ended = new java.util.concurrent.CompletableFuture<>();
             java.util.concurrent.CompletableFuture<Integer> begun = new java.util.concurrent.CompletableFuture<>();
-            client.request(options).compose(HttpClientRequest::send).onComplete(result -> {
-                if (result.failed()) {
-                    begun.completeExceptionally(result.cause());
-                    return;
-                }
-                io.vertx.core.http.HttpClientResponse r = result.result();
+            // the body is asked for inside send's own compose (Vert.x's documented pattern): a handler attached to
+            // a later future may run after the response was resumed, and a short error body would end unseen
+            client.request(options).compose(request -> request.send().compose(r -> {
                 String contentType = r.getHeader(HttpHeaders.CONTENT_TYPE);
                 begun.complete(r.statusCode());
                 if (r.statusCode() < 200 || r.statusCode() >= 300) {
-                    r.body().onComplete(b -> ended.complete(new Response(r.statusCode(), contentType,
-                            b.succeeded() ? b.result().toString() : "")));
-                    return;
+                    return r.body().map(b -> new Response(r.statusCode(), contentType, b.toString()));
                 }
+                io.vertx.core.Promise<Response> end = io.vertx.core.Promise.promise();
                 io.vertx.core.parsetools.RecordParser parser = io.vertx.core.parsetools.RecordParser.newDelimited("\n", r);
                 parser.handler(line -> lines.accept(line.toString(java.nio.charset.StandardCharsets.UTF_8)));
-                parser.exceptionHandler(ended::completeExceptionally);
-                parser.endHandler(v -> ended.complete(new Response(r.statusCode(), contentType, "")));
+                parser.exceptionHandler(end::tryFail);
+                parser.endHandler(v -> end.tryComplete(new Response(r.statusCode(), contentType, "")));
+                return end.future();
+            })).onComplete(result -> {
+                if (result.failed()) {
+                    begun.completeExceptionally(result.cause());
+                    ended.completeExceptionally(result.cause());
+                } else {
+                    ended.complete(result.result());
+                }
             });
             try {
-                begun.get(attempt == CONNECT_ATTEMPTS ? TIMEOUT_SECONDS : RETRY_AFTER_SECONDS, TimeUnit.SECONDS);
-                return ended.get();
+                int status = begun.get(attempt == CONNECT_ATTEMPTS ? TIMEOUT_SECONDS : RETRY_AFTER_SECONDS,
+                        TimeUnit.SECONDS);
+                // a stream has no time limit once it flows; an error answer's body is short
+                return status >= 200 && status < 300 ? ended.get() : ended.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
             } catch (ExecutionException e) {
                 last = new UnreachableException("cannot talk to the server at " + where + ": "
                         + describe(e.getCause()) + " (is blocktarget serve running? pick it with --control PATH|URL"
