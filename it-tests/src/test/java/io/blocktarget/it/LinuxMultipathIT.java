@@ -55,7 +55,7 @@ class LinuxMultipathIT {
     private static final Pattern IO = Pattern.compile("nvme=A:(\\d+),B:(\\d+) dm=A:(\\d+),B:(\\d+)");
     private static final Pattern DMESG = Pattern.compile("T   dmesg: \\[ *([0-9.]+)\\] (.*)");
     /** I/Os fio must complete on a path through each stack before the next change: a few seconds here. */
-    private static final int HOLD_IOS = 500;
+    private static final int HOLD_IOS = 1500;
 
     @Test
     void nativeNvmeAndDmMultipathFailOverWithoutErrors() throws Exception {
