@@ -225,6 +225,10 @@ echo "SAMPLES $SAMPLES $T_MON $T_END"
 fio_stop nvme "$FN"
 fio_stop dm "$FD"
 snapshot after
+ana_is optimized non-optimized; check nvme ana-after $? "a: $(cat /sys/block/"$PA"/ana_state) b: $(cat /sys/block/"$PB"/ana_state)"
+multipath -ll "$MAP" >/tmp/ll.out 2>&1
+[ "$(grep -c "prio=" /tmp/ll.out)" = 2 ] && grep -A1 "prio=50 status=active" /tmp/ll.out | grep -q " $SA "
+check dm a-active-again $? "$(grep -E 'prio=| sd' /tmp/ll.out | tr '\n' ';')"
 t "multipathd log (last lines):"; tail -n 12 /tmp/multipathd.log | sed 's/^/T   /'
 grep -hiE 'error|verify' /tmp/fio-nvme.err /tmp/fio-dm.err | head -n 10 | sed 's/^/T   fio: /'
 dmesg | grep -iE 'alua|ana|nvme|connection.*(error|fail)|multipath|I/O error' | grep -vE 'loaded|registered' \

@@ -344,7 +344,7 @@ class LinuxMultipathIT {
         for (String what : List.of("native-multipath-on", "one-head-two-paths", "paths-per-portal", "ana-before",
                 "sendtargets-lists-portal-b", "disk-per-portal", "two-alua-groups", "multipathd-sees-both",
                 "16k-both", "host-done", "nvme-ran-until-stopped", "nvme-no-errors", "nvme-did-io",
-                "dm-ran-until-stopped", "dm-no-errors", "dm-did-io")) {
+                "dm-ran-until-stopped", "dm-no-errors", "dm-did-io", "ana-after", "a-active-again")) {
             assertThat(report.checks()).as(what).anyMatch(c -> c.what().equals(what) && c.ok());
         }
     }
