@@ -94,7 +94,7 @@ final class InitiatorVm implements AutoCloseable {
             cmd.addAll(List.of("--share", share.toAbsolutePath().toString()));
         }
         env.forEach((k, v) -> cmd.addAll(List.of("--env", k + "=" + v)));
-        cmd.add(guestScript.toAbsolutePath().toString());
+        cmd.add(ship(guestScript).toString());
         Result result = run(cmd, timeout);
         if (result.exitCode() == VM_DIED && !result.output().contains(GUEST_STARTED)) {
             // The emulated guest died while booting, before our script ran a line (seen once: an int3
@@ -115,10 +115,22 @@ final class InitiatorVm implements AutoCloseable {
      */
     ServerProcess startGuest(Path guestScript, List<String> env, String kernel, Duration timeout)
             throws IOException, InterruptedException {
+        return startGuest(guestScript, env, kernel, timeout, null);
+    }
+
+    /**
+     * As {@link #startGuest(Path, List, String, Duration)}, with host directory {@code share} at /share (run.sh
+     * --share): also a way to tell the running guest something (a file the test creates there).
+     */
+    ServerProcess startGuest(Path guestScript, List<String> env, String kernel, Duration timeout, Path share)
+            throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>(List.of(VM_DIR.resolve("run.sh").toString(),
                 "--netns", namespace, "--kernel", kernel, "--timeout", Long.toString(timeout.toSeconds())));
+        if (share != null) {
+            cmd.addAll(List.of("--share", share.toAbsolutePath().toString()));
+        }
         env.forEach(e -> cmd.addAll(List.of("--env", e)));
-        cmd.add(guestScript.toAbsolutePath().toString());
+        cmd.add(ship(guestScript).toString());
         ServerProcess guest = ServerProcess.exec(cmd, Map.of());
         if (guest.sawLine(true, l -> l.startsWith(GUEST_STARTED), timeout)) {
             return guest;
@@ -131,6 +143,40 @@ final class InitiatorVm implements AutoCloseable {
                 + String.join("\n", guest.stderr()));
         guest.close();
         return ServerProcess.exec(cmd, Map.of());
+    }
+
+    /** The guest script's line that stands for the shared functions (vm/guest-lib.sh), inlined by {@link #ship}. */
+    static final String INCLUDE_LIB = "#@include guest-lib.sh";
+
+    /**
+     * The file run.sh copies into the guest: {@code guestScript} itself, or, when it has the line {@link #INCLUDE_LIB},
+     * a copy with vm/guest-lib.sh in its place (run.sh ships exactly one file; the copy lives until the JVM exits, as
+     * a guest booted again after a boot failure needs it once more).
+     */
+    static Path ship(Path guestScript) throws IOException {
+        String text = Files.readString(guestScript);
+        if (!text.lines().anyMatch(INCLUDE_LIB::equals)) {
+            return guestScript.toAbsolutePath();
+        }
+        Path lib = guestScript.toAbsolutePath().resolveSibling("guest-lib.sh");
+        String inlined = text.replace(INCLUDE_LIB + "\n", Files.readString(lib));
+        Path shipped = Files.createTempFile("guest-" + guestScript.getFileName().toString().replace(".sh", "-"), ".sh");
+        shipped.toFile().deleteOnExit();
+        Files.writeString(shipped, inlined);
+        return shipped;
+    }
+
+    /**
+     * Gives the namespace another address in the guest's /24 (e.g. 192.168.231.3), e.g. for a second portal. It goes on
+     * {@code lo} as a /32: run.sh takes the tap's (ivm0's) one address as the guest's peer, and the namespace answers
+     * the guest's ARP for any of its addresses on the tap anyway.
+     */
+    void addAddress(String address) throws IOException, InterruptedException {
+        Result r = run(List.of("ip", "-n", namespace, "addr", "add", address + "/32", "dev", "lo"),
+                Duration.ofSeconds(30));
+        if (r.exitCode() != 0) {
+            throw new IOException("ip -n " + namespace + " addr add " + address + "/32 dev lo failed: " + r.output());
+        }
     }
 
     @Override

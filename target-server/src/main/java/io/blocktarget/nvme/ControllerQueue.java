@@ -15,6 +15,16 @@ import java.lang.System.Logger.Level;
  * is ready), admin commands on QID 0 and NVM commands on I/O queues.
  */
 final class ControllerQueue implements NvmeQueue {
+    /**
+     * The answer to a command that reaches a controller already torn down (keep-alive expiry, a session dropped from
+     * the control plane) in the moment before its connections close: Internal Path Error, a path related status
+     * without DNR (Base §4.2.3.4), so a multipath host retries it on another path. Command Sequence Error with DNR
+     * made Linux fail such writes to the application (EIO) instead of failing over.
+     */
+    static final NvmeStatus GONE = NvmeStatus.INTERNAL_PATH_ERROR;
+    /** Set by {@link #terminate}: the controller ended this queue (its connection closes next). */
+    private volatile boolean terminated;
+
     private static final System.Logger LOG = System.getLogger("blocktarget.nvme");
 
     /** LIVE until the host disconnects it (Disconnect command) or the connection closes. */
@@ -115,7 +125,9 @@ final class ControllerQueue implements NvmeQueue {
     private void route(NvmeRequest r) {
         Sqe sqe = r.sqe();
         ByteBuf dataOut = r.dataOut();
-        if (state != State.LIVE || controller.state() == ControllerState.TORN_DOWN) {
+        if (goneWithController()) {
+            r.complete(GONE, 0, 0, null);
+        } else if (state != State.LIVE || controller.state() == ControllerState.TORN_DOWN) {
             r.complete(NvmeStatus.COMMAND_SEQUENCE_ERROR, 0, 0, null);
         } else if (sqe.fuse() != Sqe.FUSE_NONE) {
             // a fused command alone (the transport pairs adjacent ones: submitFused): its other half is missing
@@ -155,7 +167,9 @@ final class ControllerQueue implements NvmeQueue {
         first.queue(this);
         second.queue(this);
         NvmeStatus refused = null;
-        if (state != State.LIVE || controller.state() == ControllerState.TORN_DOWN) {
+        if (goneWithController()) {
+            refused = GONE;
+        } else if (state != State.LIVE || controller.state() == ControllerState.TORN_DOWN) {
             refused = NvmeStatus.COMMAND_SEQUENCE_ERROR;
         } else if (authentication != null && !authentication.authenticated()) {
             refused = NvmeStatus.AUTHENTICATION_REQUIRED;
@@ -218,8 +232,17 @@ final class ControllerQueue implements NvmeQueue {
         controller.queueClosed(this);
     }
 
+    /**
+     * Whether this queue's controller was torn down while the queue was live (it is being {@link #terminate}d, or is
+     * about to be): its connection closes, but a command read before that still gets an answer ({@link #GONE}).
+     */
+    private boolean goneWithController() {
+        return terminated || (state == State.LIVE && controller.state() == ControllerState.TORN_DOWN);
+    }
+
     /** The controller is gone: close the connection. */
     void terminate(String reason) {
+        terminated = true;
         disconnected();
         controller.io().faults().release(qid);
         connection.terminate(reason);

@@ -43,8 +43,11 @@ class KeepAliveTest {
         assertThat(io2.terminations).hasSize(1);
         assertThat(survivor.adminConnection.terminations).isEmpty();
 
-        // the dead controller takes no more commands and its CNTLID is gone
-        assertThat(doomed.read(q1, 1, 0, 1, 512).status()).isEqualTo(NvmeStatus.COMMAND_SEQUENCE_ERROR);
+        // the dead controller takes no more commands (a path error without DNR: a multipath host retries elsewhere)
+        // and its CNTLID is gone
+        Reply late = doomed.read(q1, 1, 0, 1, 512);
+        assertThat(late.status()).isEqualTo(NvmeStatus.INTERNAL_PATH_ERROR);
+        assertThat(late.status().dnr()).isFalse();
         assertThat(doomed.tryConnectIo(3, 31, new TestConnection()).status())
                 .isEqualTo(NvmeStatus.CONNECT_INVALID_PARAMETERS);
         // the transport closing the queues afterwards is harmless

@@ -234,4 +234,21 @@ class RuntimeNamespacesTest {
         assertThat(connection.terminations).hasSize(1);
         assertThat(target.controllers()).isEmpty();
     }
+
+    @Test
+    void aCommandRacingADropGetsAPathErrorWithoutDnr() {
+        TestHost host = TestHost.enabled(target, NQN);
+        TestConnection io = new TestConnection();
+        NvmeQueue q1 = host.tryConnectIo(1, 31, io).queue();
+        assertThat(host.read(q1, 1, 0, 1, 4096).status()).isEqualTo(NvmeStatus.SUCCESS);
+        assertThat(target.dropController(NQN, host.cntlid, "test")).isTrue();
+        assertThat(io.terminations).hasSize(1);
+        // read before the transport closed the connection: Internal Path Error, no DNR, so Linux's native multipath
+        // retries it on another path (Command Sequence Error with DNR failed it to the application)
+        Reply late = host.read(q1, 1, 0, 1, 4096);
+        assertThat(late.status()).isEqualTo(NvmeStatus.INTERNAL_PATH_ERROR);
+        assertThat(late.status().dnr()).isFalse();
+        q1.close();
+        host.admin.close();
+    }
 }
