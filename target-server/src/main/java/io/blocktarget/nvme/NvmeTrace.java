@@ -6,6 +6,7 @@ import io.blocktarget.block.lun.LunState;
 import io.blocktarget.block.trace.TraceRecord;
 import io.blocktarget.block.trace.Tracer;
 import io.blocktarget.protocol.nvme.CqeStatus;
+import io.blocktarget.protocol.nvme.DataPlacementDirective;
 import io.blocktarget.protocol.nvme.NvmeStatus;
 import io.blocktarget.protocol.nvme.Sqe;
 import io.netty.buffer.ByteBuf;
@@ -37,6 +38,7 @@ final class NvmeTrace implements NvmeCompletion {
     private final long blocks;
     private final int flags;
     private final int queueDepth;
+    private final int placement;
 
     /** {@code done} itself when the namespace is not traced, else a completion that records the command first. */
     static NvmeCompletion wrap(LunState state, InFlight inFlight, Controller controller, int qid, Sqe sqe,
@@ -124,6 +126,9 @@ final class NvmeTrace implements NvmeCompletion {
         this.lba = l;
         this.blocks = n;
         this.flags = f;
+        // TP4146: DTYPE 2 (CDW12 23:20) / DSPEC (CDW13 31:16) of the commands that write
+        DataPlacementDirective d = DataPlacementDirective.of(sqe.cdw12(), sqe.cdw13());
+        this.placement = (opcode == 0x01 || opcode == 0x08 || opcode == 0x19) && d.isDataPlacement() ? d.dspec() : -1;
     }
 
     /** The NVM Command Set's name of an I/O command ({@code 0x85} if unknown). */
@@ -156,7 +161,7 @@ final class NvmeTrace implements NvmeCompletion {
                 ? Integer.toUnsignedLong(dw0) | (long) dw1 << 32 : lba;
         tracer.record(arrival, TraceRecord.Protocol.NVME, initiator, connection, queue, cid, opcode, op, kind, recorded,
                 blocks, flags, queueDepth, status.name().replace('_', ' '), status.isSuccess(), -1, -1, -1,
-                status.sct().code(), status.sc(), status.dnr());
+                status.sct().code(), status.sc(), status.dnr(), placement);
         done.complete(status, dw0, dw1, dataIn);
     }
 
@@ -167,7 +172,7 @@ final class NvmeTrace implements NvmeCompletion {
         String name = named != null ? named.name().replace('_', ' ')
                 : String.format("SCT %Xh SC %02Xh", status.sct(), status.sc());
         tracer.record(arrival, TraceRecord.Protocol.NVME, initiator, connection, queue, cid, opcode, op, kind, lba,
-                blocks, flags, queueDepth, name, false, -1, -1, -1, status.sct(), status.sc(), status.dnr());
+                blocks, flags, queueDepth, name, false, -1, -1, -1, status.sct(), status.sc(), status.dnr(), placement);
         done.completeRaw(status, reason, dw0, dw1, dataIn);
     }
 }

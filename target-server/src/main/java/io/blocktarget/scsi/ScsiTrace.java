@@ -39,6 +39,7 @@ final class ScsiTrace implements ScsiCompletion {
     private final long blocks;
     private final int flags;
     private final int queueDepth;
+    private final int placement;
 
     /** {@code done} itself when the LUN is not traced, else a completion that records the command first. */
     static ScsiCompletion wrap(LunState state, InFlight inFlight, ScsiCommand command, ScsiCompletion done) {
@@ -145,6 +146,7 @@ final class ScsiTrace implements ScsiCompletion {
         this.lba = l;
         this.blocks = n;
         this.flags = f;
+        this.placement = groupNumber(opcode, cdb, at, length);
     }
 
     private static IoKind kind10or16(int opcode, int byte1) {
@@ -158,6 +160,24 @@ final class ScsiTrace implements ScsiCompletion {
         };
     }
 
+
+    /**
+     * The GROUP NUMBER (SBC-4 §4.22, six bits) of WRITE(10) / (12) / (16) — byte 6, 10 or 14 — when not 0, which the
+     * streams of a LUN with placement take as the stream (issue 32); -1 for 0 and for other commands.
+     */
+    static int groupNumber(int opcode, ByteBuf cdb, int at, int length) {
+        int offset = switch (opcode) {
+            case 0x2A -> 6;
+            case 0xAA -> 10;
+            case 0x8A -> 14;
+            default -> -1;
+        };
+        if (offset < 0 || length <= offset) {
+            return -1;
+        }
+        int group = cdb.getUnsignedByte(at + offset) & 0x3F;
+        return group == 0 ? -1 : group;
+    }
     /** DPO (bit 4) and FUA (bit 3) of byte 1, for the commands that define them (SBC-4 §5.9, §5.42, §5.3). */
     private static int flags(int opcode, int byte1) {
         boolean hasFua = switch (opcode) {
@@ -208,7 +228,8 @@ final class ScsiTrace implements ScsiCompletion {
         }
         tracer.record(arrival, TraceRecord.Protocol.ISCSI, initiator, connection, -1, tag, opcode, op, kind, lba,
                 blocks, flags, queueDepth, status.name().replace('_', ' '),
-                status == ScsiStatus.GOOD || status == ScsiStatus.CONDITION_MET, key, asc, ascq, -1, -1, false);
+                status == ScsiStatus.GOOD || status == ScsiStatus.CONDITION_MET, key, asc, ascq, -1, -1, false,
+                placement);
         done.complete(response);
     }
 }
