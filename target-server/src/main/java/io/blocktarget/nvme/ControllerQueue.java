@@ -125,7 +125,7 @@ final class ControllerQueue implements NvmeQueue {
         } else if (controller.state() != ControllerState.ENABLED) {
             done.complete(NvmeStatus.COMMAND_SEQUENCE_ERROR, 0, 0, null);
         } else if (qid == 0) {
-            AdminCommands.execute(controller, sqe, done);
+            AdminCommands.execute(controller, sqe, dataOut, done);
         } else {
             controller.io().execute(qid, sqe, dataOut, done);
         }

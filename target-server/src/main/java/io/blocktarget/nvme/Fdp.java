@@ -112,7 +112,8 @@ final class Fdp {
      * Get / Set Features 1Dh (FDP, per endurance group: CDW11 ENDGID) and 1Eh (FDP Events, per namespace and
      * placement handle). Without FDP in the subsystem both are Invalid Field, as any unsupported feature.
      */
-    static void feature(Controller controller, FeatureCommand command, NvmeCompletion done) {
+    static void feature(Controller controller, FeatureCommand command, int cdw12, ByteBuf dataOut,
+                        NvmeCompletion done) {
         Subsystem subsystem = controller.subsystem();
         if (!enabled(subsystem)) {
             Replies.status(done, NvmeStatus.INVALID_FIELD);
@@ -141,20 +142,72 @@ final class Fdp {
             Replies.status(done, NvmeStatus.INVALID_NAMESPACE_OR_FORMAT);
         } else if (placement == null) {
             Replies.status(done, NvmeStatus.FDP_DISABLED);
-        } else if (set || !placement.isHandle(events.placementHandle())) {
-            // Set Features 1Eh carries its event types as data, which the admin path does not take yet
+        } else if (!placement.isHandle(events.placementHandle())) {
             Replies.status(done, NvmeStatus.INVALID_FIELD);
+        } else if (set) {
+            setEvents(ns, events, cdw12, dataOut, done);
         } else if (command.sel() == FeatureCommand.SEL_SUPPORTED_CAPABILITIES) {
             done.complete(NvmeStatus.SUCCESS, CAPABILITY_NAMESPACE_SPECIFIC, 0, null);
         } else {
             int count = Math.min(events.numberOfEventTypes(), SUPPORTED_EVENTS.size());
             List<FdpEventsFeature.SupportedEvent> list = new ArrayList<>(count);
             for (int i = 0; i < count; i++) {
-                list.add(new FdpEventsFeature.SupportedEvent(SUPPORTED_EVENTS.get(i), true));
+                list.add(new FdpEventsFeature.SupportedEvent(SUPPORTED_EVENTS.get(i),
+                        ns.eventSettings().enabled(events.placementHandle(), SUPPORTED_EVENTS.get(i))));
             }
             ByteBuf out = ByteBufAllocator.DEFAULT.buffer(count * FdpEventsFeature.DESCRIPTOR_SIZE);
             FdpEventsFeature.encodeSupported(out, list);
             done.complete(NvmeStatus.SUCCESS, count, 0, out);
+        }
+    }
+
+    /**
+     * Set Features 1Eh: NOET event types (one byte each, the data) enabled (CDW12 bit 0 FDPEE = 1) or disabled for the
+     * handle PHNDL. All or nothing: a type the controller does not support, or data shorter than NOET bytes, is
+     * Invalid Field and changes nothing. Nothing is saveable (SV is refused before this, as for every feature).
+     */
+    private static void setEvents(Namespace ns, FdpEventsFeature events, int cdw12, ByteBuf dataOut,
+                                  NvmeCompletion done) {
+        if (dataOut == null && events.numberOfEventTypes() > 0) {
+            Replies.status(done, NvmeStatus.INVALID_FIELD);
+            return;
+        }
+        List<Integer> types = events.numberOfEventTypes() == 0 ? List.of()
+                : switch (events.eventTypes(dataOut)) {
+                    case io.blocktarget.protocol.nvme.Parsed.Ok<List<Integer>>(List<Integer> t) -> t;
+                    default -> null;
+                };
+        if (types == null || !SUPPORTED_EVENTS.containsAll(types)) {
+            Replies.status(done, NvmeStatus.INVALID_FIELD);
+            return;
+        }
+        ns.eventSettings().set(events.placementHandle(), types, (cdw12 & FdpEventsFeature.FDPEE) != 0);
+        Replies.status(done, NvmeStatus.SUCCESS);
+    }
+
+    /**
+     * Which FDP event types are enabled per placement handle of a namespace (Set Features 1Eh); every supported type
+     * is enabled until the host disables it. Log 23h reports an event only while its type is enabled for its handle
+     * (events without a handle — an invalid placement identifier, reclaim moving data of several handles — follow
+     * handle 0, the default placement). The settings live as long as the namespace; nothing is saved.
+     */
+    static final class EventSettings {
+        /** Bit i set: {@code SUPPORTED_EVENTS.get(i)} is disabled for the handle. */
+        private final java.util.concurrent.atomic.AtomicIntegerArray disabled =
+                new java.util.concurrent.atomic.AtomicIntegerArray(io.blocktarget.block.placement.PlacementSpec.MAX_HANDLES);
+
+        boolean enabled(int handle, int type) {
+            int bit = SUPPORTED_EVENTS.indexOf(type);
+            return bit >= 0 && (disabled.get(Math.max(handle, 0)) & 1 << bit) == 0;
+        }
+
+        void set(int handle, List<Integer> types, boolean enable) {
+            int mask = 0;
+            for (int type : types) {
+                mask |= 1 << SUPPORTED_EVENTS.indexOf(type);
+            }
+            int m = mask;
+            disabled.updateAndGet(handle, d -> enable ? d & ~m : d | m);
         }
     }
 
@@ -240,6 +293,9 @@ final class Fdp {
         List<FdpEventsLog.Event> out = new ArrayList<>();
         if (host) {
             for (long[] e : ns.invalidIdentifiers().list()) {
+                if (!ns.eventSettings().enabled(0, FdpEventsLog.INVALID_PLACEMENT_IDENTIFIER)) {
+                    break;
+                }
                 out.add(new FdpEventsLog.Event(FdpEventsLog.INVALID_PLACEMENT_IDENTIFIER, (int) e[0],
                         e[1] & (1L << 48) - 1, 0, ns.nsid(), -1, -1, new byte[16]));
             }
@@ -251,6 +307,9 @@ final class Fdp {
             }
             int handle = placement.handleOf(e.writer());
             int type = hostEvent ? FdpEventsLog.RECLAIM_UNIT_NOT_FULLY_WRITTEN : FdpEventsLog.MEDIA_REALLOCATED;
+            if (!ns.eventSettings().enabled(handle, type)) {
+                continue;
+            }
             byte[] specific = hostEvent ? new byte[16]
                     : FdpEventsLog.Event.mediaReallocated((int) Math.min(e.blocks(), 0xFFFF), e.lba());
             out.add(new FdpEventsLog.Event(type, handle, e.timestampMillis() & (1L << 48) - 1, 0, ns.nsid(),

@@ -174,6 +174,68 @@ class FdpNvmeTest {
                 .isEqualTo(NvmeStatus.INVALID_NAMESPACE_OR_FORMAT);
     }
 
+    /** Set Features 1Eh: CDW10 FID, CDW11 PHNDL / NOET, CDW12 FDPEE; the event types as data. */
+    private static TestSupport.Reply setEvents(TestHost host, int nsid, int handle, boolean enable, int noet,
+                                               int... types) {
+        ByteBuf data = Unpooled.buffer();
+        for (int t : types) {
+            data.writeByte(t);
+        }
+        return host.admin(Sqe.of(AdminOpcode.SET_FEATURES.code(), host.nextCid(), nsid,
+                SglDescriptor.inCapsule(0, types.length), FeatureId.FDP_EVENTS.code(), handle | noet << 16,
+                enable ? 1 : 0), data);
+    }
+
+    private static List<Integer> eventBytes(TestHost host, int handle) {
+        TestSupport.Reply r = feature(host, AdminOpcode.GET_FEATURES, 1, FeatureId.FDP_EVENTS, 0, handle | 255 << 16);
+        assertThat(r.status()).isEqualTo(NvmeStatus.SUCCESS);
+        List<Integer> out = new ArrayList<>();
+        for (byte b : r.bytes()) {
+            out.add(b & 0xFF);
+        }
+        return out;
+    }
+
+    /**
+     * Set Features 1Eh enables / disables event types per handle (FDPEE), all or nothing: an unsupported type, data
+     * shorter than NOET bytes, or a PHNDL past the last handle is Invalid Field and changes nothing. A disabled type is
+     * not reported in log 23h.
+     */
+    @Test
+    void setFdpEventsEnablesAndDisablesPerHandle() {
+        TestHost host = host(spec(1, 512, 4));
+        assertThat(eventBytes(host, 1)).containsExactly(0x00, 1, 0x03, 1, 0x80, 1);
+        assertThat(setEvents(host, 1, 1, false, 2, 0x00, 0x80).status()).isEqualTo(NvmeStatus.SUCCESS);
+        assertThat(eventBytes(host, 1)).containsExactly(0x00, 0, 0x03, 1, 0x80, 0);
+        assertThat(eventBytes(host, 0)).containsExactly(0x00, 1, 0x03, 1, 0x80, 1);     // other handles keep theirs
+        assertThat(setEvents(host, 1, 1, false, 2, 0x03, 0x01).status())
+                .isEqualTo(NvmeStatus.INVALID_FIELD);                                     // 01h is not supported
+        assertThat(setEvents(host, 1, 1, false, 3, 0x03, 0x00).status())
+                .isEqualTo(NvmeStatus.INVALID_FIELD);                                     // NOET 3, two bytes
+        assertThat(setEvents(host, 1, 4, false, 1, 0x03).status()).isEqualTo(NvmeStatus.INVALID_FIELD);  // PHNDL
+        assertThat(setEvents(host, 1, 3, false, 1, 0x03).status()).isEqualTo(NvmeStatus.SUCCESS);        // last
+        assertThat(eventBytes(host, 1)).containsExactly(0x00, 0, 0x03, 1, 0x80, 0);
+        assertThat(setEvents(host, 1, 1, true, 1, 0x80).status()).isEqualTo(NvmeStatus.SUCCESS);
+        assertThat(eventBytes(host, 1)).containsExactly(0x00, 0, 0x03, 1, 0x80, 1);
+        assertThat(setEvents(host, 1, 1, true, 0).status()).isEqualTo(NvmeStatus.SUCCESS);   // NOET 0: nothing
+        assertThat(eventBytes(host, 1)).containsExactly(0x00, 0, 0x03, 1, 0x80, 1);
+
+        // an invalid placement identifier is reported while 03h is enabled for handle 0, not after it is disabled
+        NvmeQueue io = host.connectIo(1);
+        assertThat(host.io(io, directive(TestHost.rw(NvmOpcode.WRITE, host.nextCid(), 1, 0, 1, 512, false), 2, 9),
+                Unpooled.wrappedBuffer(new byte[512])).status()).isEqualTo(NvmeStatus.SUCCESS);
+        TestSupport.Reply events = logPage(host, 0x23, 1, 1, 4096);
+        assertThat(events.data().getIntLE(0)).isEqualTo(1);
+        events.release();
+        assertThat(setEvents(host, 1, 0, false, 1, 0x03).status()).isEqualTo(NvmeStatus.SUCCESS);
+        events = logPage(host, 0x23, 1, 1, 4096);
+        assertThat(events.data().getIntLE(0)).isZero();
+        events.release();
+        // a namespace without placement: FDP Disabled, as Get
+        TestHost two = host(spec(1, 512, 4), spec(2, 512, 0));
+        assertThat(setEvents(two, 2, 0, false, 1, 0x03).status()).isEqualTo(NvmeStatus.FDP_DISABLED);
+    }
+
     /** Log 20h byte for byte: header, one descriptor (NRG 1, MAXPIDS, RUNS), one RUH descriptor per handle. */
     @ParameterizedTest
     @ValueSource(ints = {1, 8, 126})
