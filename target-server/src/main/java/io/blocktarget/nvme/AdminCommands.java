@@ -15,6 +15,16 @@ final class AdminCommands {
 
     /** {@code dataOut}: the command's host-to-controller data, or null (Set Features 1Eh's event types). */
     static void execute(Controller controller, Sqe sqe, ByteBuf dataOut, NvmeCompletion done) {
+        // issue 32: the FDP queries Linux sends on the admin queue meet the fault rules of their namespace's LUN
+        Namespace target = Fdp.faultTarget(controller, sqe);
+        if (target != null && controller.io().faults().intercept(target, 0, sqe, dataOut, done,
+                (s, d, c) -> dispatch(controller, s, d, c))) {
+            return;
+        }
+        dispatch(controller, sqe, dataOut, done);
+    }
+
+    private static void dispatch(Controller controller, Sqe sqe, ByteBuf dataOut, NvmeCompletion done) {
         AdminOpcode opcode = AdminOpcode.of(sqe.opcode()).orElse(null);
         if (opcode == null) {
             Replies.status(done, NvmeStatus.INVALID_OPCODE);

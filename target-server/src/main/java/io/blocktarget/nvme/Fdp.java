@@ -101,6 +101,42 @@ final class Fdp {
         return subsystem.namespace(endgid);
     }
 
+    // ---- fault rules (issue 32 item 6) ----------------------------------------------------------------------
+
+    /**
+     * The data placement query an SQE is on queue {@code qid}, or null: Get Features 1Dh and Get Log Page 20h on the
+     * admin queue, I/O Management Receive with MO 01h (RUH Status) on an I/O queue.
+     */
+    static io.blocktarget.block.fault.FaultQuery query(int qid, Sqe sqe) {
+        int low = sqe.cdw10() & 0xFF;   // FID of Get Features, LID of Get Log Page, MO of I/O Management Receive
+        if (qid == 0) {
+            if (sqe.opcode() == io.blocktarget.protocol.nvme.AdminOpcode.GET_FEATURES.code()
+                    && low == FeatureId.FDP.code()) {
+                return io.blocktarget.block.fault.FaultQuery.FDP_FEATURE;
+            }
+            return sqe.opcode() == io.blocktarget.protocol.nvme.AdminOpcode.GET_LOG_PAGE.code()
+                    && low == FdpConfigurationsLog.LOG_PAGE_ID
+                    ? io.blocktarget.block.fault.FaultQuery.FDP_CONFIGURATIONS : null;
+        }
+        return sqe.opcode() == io.blocktarget.protocol.nvme.NvmOpcode.IO_MANAGEMENT_RECEIVE.code()
+                && low == MO_RUH_STATUS ? io.blocktarget.block.fault.FaultQuery.RUH_STATUS : null;
+    }
+
+    /**
+     * The namespace whose LUN's fault rules see an admin command: that of the endurance group a Get Features 1Dh
+     * (CDW11 ENDGID) or a Get Log Page 20h (LSI, CDW11 31:16) names, in a subsystem with FDP; else null (the command
+     * is no placement query, or names no group, and goes on as always).
+     */
+    static Namespace faultTarget(Controller controller, Sqe sqe) {
+        io.blocktarget.block.fault.FaultQuery query = query(0, sqe);
+        if (query == null) {
+            return null;
+        }
+        int endgid = query == io.blocktarget.block.fault.FaultQuery.FDP_FEATURE ? sqe.cdw11() & 0xFFFF
+                : sqe.cdw11() >>> 16;
+        return group(controller.subsystem(), endgid);
+    }
+
     // ---- features -------------------------------------------------------------------------------------------
 
     /** Whether {@code fid} is one of FDP's features (1Dh, 1Eh), which {@link #feature} serves. */

@@ -126,8 +126,8 @@ final class NvmeFaults {
      */
     private boolean partial(Namespace ns, int qid, Sqe sqe, ByteBuf dataOut, NvmeCompletion done, Dispatch dispatch,
                             FaultAction.PartialTransfer p, FaultHit hit) {
-        boolean read = sqe.opcode() == NvmOpcode.READ.code();
-        if (!read && sqe.opcode() != NvmOpcode.WRITE.code()) {
+        boolean read = qid > 0 && sqe.opcode() == NvmOpcode.READ.code();
+        if (!read && (qid == 0 || sqe.opcode() != NvmOpcode.WRITE.code())) {   // QID 0: Get Log Page is 02h too
             hit.rule().countNotApplicable();
             return false;
         }
@@ -258,6 +258,10 @@ final class NvmeFaults {
     }
 
     private FaultCommand command(int qid, Sqe sqe) {
+        if (qid == 0) {   // an admin command reaches the rules only as a data placement query (Fdp.faultTarget)
+            return new FaultCommand(FaultCommand.Protocol.NVME, IoKind.OTHER, sqe.opcode(), -1, 0,
+                    controller.hostNqn(), qid, Fdp.query(qid, sqe));
+        }
         NvmOpcode opcode = NvmOpcode.of(sqe.opcode()).orElse(null);
         IoKind kind = opcode == null ? IoKind.OTHER : switch (opcode) {
             case READ -> IoKind.READ;
@@ -282,6 +286,7 @@ final class NvmeFaults {
         boolean zone = kind == IoKind.ZONE_MANAGEMENT;
         long lba = addressed || zone ? Integer.toUnsignedLong(sqe.cdw10()) | (long) sqe.cdw11() << 32 : -1;
         long blocks = addressed ? (sqe.cdw12() & 0xFFFF) + 1L : 0;
-        return new FaultCommand(FaultCommand.Protocol.NVME, kind, sqe.opcode(), lba, blocks, controller.hostNqn(), qid);
+        return new FaultCommand(FaultCommand.Protocol.NVME, kind, sqe.opcode(), lba, blocks, controller.hostNqn(), qid,
+                Fdp.query(qid, sqe));
     }
 }

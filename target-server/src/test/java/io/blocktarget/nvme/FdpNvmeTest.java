@@ -236,6 +236,71 @@ class FdpNvmeTest {
         assertThat(setEvents(two, 2, 0, false, 1, 0x03).status()).isEqualTo(NvmeStatus.FDP_DISABLED);
     }
 
+    private static void rule(NamespaceSpec spec, String json) throws Exception {
+        var faults = spec.state().faults();
+        faults.add(io.blocktarget.server.FaultRules.of(io.blocktarget.config.ConfigLoader.readFaultRule(json,
+                faults.nextId())));
+    }
+
+    /**
+     * Fault rules with {@code queries:} (issue 32 item 6) fail or delay each FDP query Linux sends — Get Features 1Dh
+     * and log 20h on the admin queue (their endurance group's LUN's rules), RUH Status on an I/O queue — and nothing
+     * else; a rule without queries never takes an admin command.
+     */
+    @Test
+    void faultRulesFailOrDelayEachFdpQuery() throws Exception {
+        NamespaceSpec spec = spec(1, 4096, 4);
+        TestHost host = host(spec);
+        NvmeQueue io = host.connectIo(1);
+        rule(spec, "{\"id\": \"cfg\", \"queries\": [\"fdp-configurations\"], \"action\": \"status\","
+                + " \"nvme-status\": \"0/06\"}");
+        assertThat(logPage(host, 0x20, 0, 1, 512).status()).isEqualTo(NvmeStatus.INTERNAL_ERROR);   // 0/06
+        TestSupport.Reply stats = logPage(host, 0x22, 0, 1, 64);
+        assertThat(stats.status()).isEqualTo(NvmeStatus.SUCCESS);                   // another FDP log: untouched
+        stats.release();
+        assertThat(host.getFeature(FeatureId.FDP, FeatureCommand.SEL_CURRENT, 1).status())
+                .isEqualTo(NvmeStatus.SUCCESS);
+        spec.state().faults().remove("cfg");
+        rule(spec, "{\"id\": \"mode\", \"queries\": [\"fdp-feature\"], \"action\": \"status\","
+                + " \"nvme-status\": \"0/06\"}");
+        assertThat(host.getFeature(FeatureId.FDP, FeatureCommand.SEL_CURRENT, 1).status())
+                .isEqualTo(NvmeStatus.INTERNAL_ERROR);
+        assertThat(host.getFeature(FeatureId.FDP_EVENTS, 0, 1 << 16).status())
+                .isNotEqualTo(NvmeStatus.INTERNAL_ERROR);                             // 1Eh is not the FDP query
+        TestSupport.Reply configs = logPage(host, 0x20, 0, 1, 512);
+        assertThat(configs.status()).isEqualTo(NvmeStatus.SUCCESS);
+        configs.release();
+        spec.state().faults().remove("mode");
+        rule(spec, "{\"id\": \"ruhs\", \"queries\": \"ruh-status\", \"action\": \"status\","
+                + " \"nvme-status\": \"0/06\"}");
+        assertThat(host.io(io, ruhStatus(host, 1, 1, 64), null).status()).isEqualTo(NvmeStatus.INTERNAL_ERROR);
+        assertThat(host.write(io, 1, 0, new byte[4096], 4096, false).status()).isEqualTo(NvmeStatus.SUCCESS);
+        spec.state().faults().remove("ruhs");
+        // a rule for every command takes the namespace's I/O, not the admin queries
+        rule(spec, "{\"id\": \"all\", \"action\": \"status\", \"nvme-status\": \"0/06\"}");
+        assertThat(host.getFeature(FeatureId.FDP, FeatureCommand.SEL_CURRENT, 1).status())
+                .isEqualTo(NvmeStatus.SUCCESS);
+        assertThat(host.write(io, 1, 0, new byte[4096], 4096, false).status()).isEqualTo(NvmeStatus.INTERNAL_ERROR);
+        assertThat(host.io(io, ruhStatus(host, 1, 1, 64), null).status()).isEqualTo(NvmeStatus.INTERNAL_ERROR);
+        spec.state().faults().remove("all");
+        // delay: log 20h completes once the server's clock has run the delay
+        rule(spec, "{\"id\": \"slow\", \"queries\": [\"fdp-configurations\"], \"action\": \"delay\","
+                + " \"delay\": \"2s\"}");
+        java.util.concurrent.CompletableFuture<NvmeStatus> delayed = new java.util.concurrent.CompletableFuture<>();
+        host.admin.submit(new GetLogPageCommand(host.nextCid(), 0, 0x20, 0, false, 512 / 4 - 1, 1, 0, false, 0,
+                SglDescriptor.transportDataBlock(512)).toSqe(), null, (status, dw0, dw1, data) -> {
+                    if (data != null) {
+                        data.release();
+                    }
+                    delayed.complete(status);
+                });
+        assertThat(delayed).isNotDone();
+        clock.advanceMillis(1999);
+        assertThat(delayed).isNotDone();
+        clock.advanceMillis(1);
+        assertThat(delayed.get(10, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(NvmeStatus.SUCCESS);
+    }
+
     /** Log 20h byte for byte: header, one descriptor (NRG 1, MAXPIDS, RUNS), one RUH descriptor per handle. */
     @ParameterizedTest
     @ValueSource(ints = {1, 8, 126})

@@ -192,6 +192,35 @@ class StreamsScsiTest {
         }
     }
 
+    /**
+     * Fault rules with {@code queries:} (issue 32 item 6) fail each query sd sends — INQUIRY B7h, MODE SENSE 0Ah /
+     * 05h, GET STREAM STATUS — and not their neighbours (INQUIRY 00h / B0h, MODE SENSE 08h, READ CAPACITY(16), which
+     * shares GET STREAM STATUS's operation code).
+     */
+    @Test
+    void faultRulesFailEachStreamsQuery() throws Exception {
+        try (Lu lu = Lu.of(512, 4096, 6)) {
+            var faults = lu.state().faults();
+            faults.add(io.blocktarget.server.FaultRules.of(io.blocktarget.config.ConfigLoader.readFaultRule(
+                    "{\"queries\": [\"block-limits-extension\", \"io-advice-hints\", \"stream-status\"],"
+                            + " \"action\": \"status\", \"sense\": \"5/24/00\"}", faults.nextId())));
+            for (byte[] cdb : List.of(Scsi.inquiry(true, 0xB7, 255), Scsi.modeSense10(0x08, 0x0A, 0x05, 512),
+                    getStreamStatus(0, 64))) {
+                Scsi.Reply r = lu.run(cdb, null);
+                assertThat(r.status()).as("opcode %02x", cdb[0]).isEqualTo(ScsiStatus.CHECK_CONDITION);
+                assertThat(r.senseKey()).isEqualTo(0x05);
+            }
+            byte[] readCapacity16 = new byte[16];
+            readCapacity16[0] = (byte) 0x9E;
+            readCapacity16[1] = 0x10;
+            readCapacity16[13] = 32;
+            for (byte[] cdb : List.of(Scsi.inquiry(true, 0x00, 255), Scsi.inquiry(true, 0xB0, 255),
+                    Scsi.modeSense10(0x08, 0x08, 0x00, 512), readCapacity16)) {
+                lu.run(cdb, null).assertGood();
+            }
+        }
+    }
+
     /** The page codes of the pages from {@code at} on (SPF: the subpage's page length is two bytes). */
     private static List<Integer> pageCodes(byte[] data, int at) {
         List<Integer> codes = new ArrayList<>();

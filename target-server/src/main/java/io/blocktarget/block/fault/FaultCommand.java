@@ -13,9 +13,16 @@ import io.blocktarget.block.IoKind;
  * @param blocks    number of logical blocks, 0 when none
  * @param initiator IQN (SCSI) or host NQN (NVMe); null for the device decorator
  * @param queue     NVMe QID, -1 otherwise
+ * @param query     the data placement query the command is, or null
  */
 public record FaultCommand(Protocol protocol, IoKind kind, int opcode, long lba, long blocks, String initiator,
-                           int queue) {
+                           int queue, FaultQuery query) {
+
+    /** A command that is no data placement query. */
+    public FaultCommand(Protocol protocol, IoKind kind, int opcode, long lba, long blocks, String initiator,
+                        int queue) {
+        this(protocol, kind, opcode, lba, blocks, initiator, queue, null);
+    }
 
     /** Where a command is seen. */
     public enum Protocol {

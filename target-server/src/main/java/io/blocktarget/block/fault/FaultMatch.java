@@ -16,40 +16,49 @@ import java.util.Set;
  * @param nvmeOpcodes NVMe I/O command opcodes (NVM Command Set §3)
  * @param initiator   the iSCSI initiator name (IQN) or NVMe host NQN; null = any
  * @param queue       NVMe queue ID (QID); -1 = any (SCSI commands match only -1)
+ * @param queries     data placement queries (issue 32); empty = any command but the NVMe admin ones
+ *                    ({@link FaultQuery#admin}), which match only a rule that names them
  */
 public record FaultMatch(Set<IoKind> kinds, long firstLba, long lastLba, Set<Integer> scsiOpcodes,
-                         Set<Integer> nvmeOpcodes, String initiator, int queue) {
+                         Set<Integer> nvmeOpcodes, String initiator, int queue, Set<FaultQuery> queries) {
 
     /** Every command. */
     public static final FaultMatch ANY = new FaultMatch(Set.of(), 0, Long.MAX_VALUE, Set.of(), Set.of(), null, -1);
+
+    /** A match without {@code queries}. */
+    public FaultMatch(Set<IoKind> kinds, long firstLba, long lastLba, Set<Integer> scsiOpcodes,
+                      Set<Integer> nvmeOpcodes, String initiator, int queue) {
+        this(kinds, firstLba, lastLba, scsiOpcodes, nvmeOpcodes, initiator, queue, Set.of());
+    }
 
     public FaultMatch {
         kinds = Set.copyOf(Objects.requireNonNull(kinds, "kinds"));
         scsiOpcodes = Set.copyOf(Objects.requireNonNull(scsiOpcodes, "scsiOpcodes"));
         nvmeOpcodes = Set.copyOf(Objects.requireNonNull(nvmeOpcodes, "nvmeOpcodes"));
+        queries = Set.copyOf(Objects.requireNonNull(queries, "queries"));
         if (firstLba < 0 || lastLba < firstLba) {
             throw new IllegalArgumentException("LBA range " + firstLba + "-" + lastLba);
         }
     }
 
     public FaultMatch withKinds(Set<IoKind> value) {
-        return new FaultMatch(value, firstLba, lastLba, scsiOpcodes, nvmeOpcodes, initiator, queue);
+        return new FaultMatch(value, firstLba, lastLba, scsiOpcodes, nvmeOpcodes, initiator, queue, queries);
     }
 
     public FaultMatch withLbas(long first, long last) {
-        return new FaultMatch(kinds, first, last, scsiOpcodes, nvmeOpcodes, initiator, queue);
+        return new FaultMatch(kinds, first, last, scsiOpcodes, nvmeOpcodes, initiator, queue, queries);
     }
 
     public FaultMatch withInitiator(String value) {
-        return new FaultMatch(kinds, firstLba, lastLba, scsiOpcodes, nvmeOpcodes, value, queue);
+        return new FaultMatch(kinds, firstLba, lastLba, scsiOpcodes, nvmeOpcodes, value, queue, queries);
     }
 
     public FaultMatch withQueue(int value) {
-        return new FaultMatch(kinds, firstLba, lastLba, scsiOpcodes, nvmeOpcodes, initiator, value);
+        return new FaultMatch(kinds, firstLba, lastLba, scsiOpcodes, nvmeOpcodes, initiator, value, queries);
     }
 
     public FaultMatch withOpcodes(Set<Integer> scsi, Set<Integer> nvme) {
-        return new FaultMatch(kinds, firstLba, lastLba, scsi, nvme, initiator, queue);
+        return new FaultMatch(kinds, firstLba, lastLba, scsi, nvme, initiator, queue, queries);
     }
 
     /** Whether a range is given (else every command matches whatever LBAs it has, or none). */
@@ -59,10 +68,15 @@ public record FaultMatch(Set<IoKind> kinds, long firstLba, long lastLba, Set<Int
 
     /** Whether the rule selects by who sent the command (initiator, queue, opcode). */
     public boolean selectsSender() {
-        return initiator != null || queue >= 0 || !scsiOpcodes.isEmpty() || !nvmeOpcodes.isEmpty();
+        return initiator != null || queue >= 0 || !scsiOpcodes.isEmpty() || !nvmeOpcodes.isEmpty()
+                || !queries.isEmpty();
     }
 
     boolean matches(FaultCommand c) {
+        if (queries.isEmpty() ? c.query() != null && c.query().admin()
+                : c.query() == null || !queries.contains(c.query())) {   // Set.copyOf's contains(null) throws
+            return false;
+        }
         if (!kinds.isEmpty() && !kinds.contains(c.kind())) {
             return false;
         }
