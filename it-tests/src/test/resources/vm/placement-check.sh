@@ -5,11 +5,12 @@
 #   STREAMS <name>-nvme <dev> <max_write_streams> <write_stream_granularity>   (/sys/block/X/queue; -1: no file)
 #   CHECK <name>-<proto> <what> OK|FAIL [detail]
 # then, on the iSCSI disk of $HINT_LUN, two fio jobs with lifetime hints (write_hint=short at 0, 1 MiB; extreme at
-# 8 MiB, 2 MiB), which sd turns into GROUP NUMBER 2 and 5 when the unit reports permanent streams — the host reads
+# 8 MiB, 2 MiB; one after the other), which sd turns into GROUP NUMBER 2 and 5 when the unit reports permanent streams — the host reads
 # the server's per-stream counters after this script. Where fio knows write_stream (io_uring), two jobs on the NVMe
 # namespace of $HINT_LUN with write streams 2 and 3 (FDP placement identifiers 1 and 2): "FIO-WRITE-STREAM yes",
 # else "FIO-WRITE-STREAM no"; and fio's own FDP path (io_uring_cmd on /dev/ngXnY, fdp=1, fdp_pli=3: the fourth RUH
-# Status descriptor, handle 3) for 1 MiB. Env: TARGET_ADDR (run.sh), NAMES, HINT_LUN.
+# Status descriptor, handle 3) for 1 MiB. On the iSCSI disk of $FAULT_LUN (whose
+# B7h fails) write_hint=short for 1 MiB. Env: TARGET_ADDR (run.sh), NAMES, HINT_LUN, FAULT_LUN.
 set -u
 ISCSI_PORT="${ISCSI_PORT:-3260}"; NVME_PORT="${NVME_PORT:-4420}"
 IQN_PREFIX="${IQN_PREFIX:-iqn.2026-11.io.blocktarget:}"; NQN_PREFIX="${NQN_PREFIX:-nqn.2026-11.io.blocktarget:}"
@@ -99,6 +100,12 @@ if [ -n "${HINT_LUN:-}" ]; then
   fio --name=pli3 --filename="/dev/$g" --ioengine=io_uring_cmd --cmd_type=nvme --fdp=1 --fdp_pli=3 --rw=write \
     --bs=64k --offset=32M --size=1M >/tmp/fio3.out 2>&1
   check "$HINT_LUN-nvme" fio-fdp-pli $? "$(grep -E 'err=|WRITE:|error|fdp' /tmp/fio3.out | tr '\n' ' ' | cut -c1-200)"
+fi
+if [ -n "${FAULT_LUN:-}" ]; then   # B7h fails there: sd has no RSCS and sends GROUP NUMBER 0 whatever the hint
+  s=$(iscsi_dev "$FAULT_LUN")
+  fio --name=short --filename="/dev/$s" --rw=write --bs=64k --offset=0 --size=1M --direct=1 --ioengine=psync \
+    --write_hint=short >/tmp/fio.out 2>&1
+  check "$FAULT_LUN-iscsi" fio-write-hint-short $? "$(grep -E 'err=|WRITE:' /tmp/fio.out | tr '\n' ' ' | cut -c1-200)"
 fi
 dmesg | grep -iE "fdp|stream|nvme" | tail -n 40 | sed 's/^/# dmesg: /'
 for n in ${NAMES:-}; do

@@ -22,8 +22,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Get Features 1Dh, log 20h (RUNS) and RUH Status (NRUHSD) — and a LUN without placement shows 0 for both; over
  * iSCSI, fio's {@code write_hint=short} / {@code extreme} on the streams LUN reach the server as GROUP NUMBER 2 / 5
  * ({@code sd_group_number}: the hint capped at the permanent streams sd read from B7h and the IO Advice Hints Grouping
- * mode page), seen in the LUN's per-stream counters. Where the guest's fio has {@code write_stream} (io_uring), NVMe
- * write streams 2 / 3 land on handles 1 / 2 (the guest's fio 3.39 has no {@code write_stream}: not run there); fio's own
+ * mode page), seen in the LUN's per-stream counters. A LUN whose log 20h and VPD B7h a fault rule fails
+ * ({@code queries:}) attaches with 0 write streams and takes writes on both protocols, and sd sends its lifetime hints
+ * as GROUP NUMBER 0 (no RSCS). Where the guest's fio has {@code write_stream} (io_uring), NVMe write streams 2 / 3 land on handles 1 / 2 (the guest's fio 3.39 has no {@code write_stream}: not run there); fio's own
  * FDP path (io_uring_cmd passthrough, {@code fdp_pli=3}) lands on handle 3. The guest attaches NVMe without native
  * multipath: Linux 7.3 refuses a controller whose MNAN (64, the ANA limit) exceeds NN (the highest NSID) when it is on.
  */
@@ -34,12 +35,17 @@ class LinuxPlacementIT {
     @TempDir
     Path dir;
 
+    /** Placement, but log 20h and VPD B7h fail (fault rules): Linux must fall back to no streams, disks usable. */
+    private static final String FAULTED = "faulted-4k";
+
     /** A LUN of the test: its logical block, handles, streams and reclaim unit (0 handles: no placement). */
     record Lun(String name, int lbs, int handles, int streams, long unitBytes) {
     }
 
     private static final List<Lun> LUNS = List.of(new Lun("fdp-4k", 4096, 4, 6, 1L << 20),
-            new Lun("fdp-16k", 16384, 8, 6, 4L << 20), new Lun("plain-4k", 4096, 0, 0, 0));
+            new Lun("fdp-16k", 16384, 8, 6, 4L << 20), new Lun("plain-4k", 4096, 0, 0, 0),
+            new Lun(FAULTED, 4096, 4, 6, 1L << 20));
+
 
     @Test
     void linuxShowsWriteStreamsAndSendsGroupNumbers() throws Exception {
@@ -51,15 +57,18 @@ class LinuxPlacementIT {
             Files.writeString(dir.resolve("luns.d/" + lun.name() + ".yaml"), "backend: ram\nsize: 64MiB\n"
                     + "logical-block-size: " + lun.lbs() + "\n" + (lun.handles() == 0 ? ""
                     : "placement: {reclaim-unit-size: " + lun.unitBytes() + ", handles: " + lun.handles()
-                    + ", streams: " + lun.streams() + "}\n"));
+                    + ", streams: " + lun.streams() + "}\n")
+                    + (lun.name().equals(FAULTED) ? "faults:\n  - {queries: [fdp-configurations], action: status,"
+                    + " nvme-status: 0/06}\n  - {queries: [block-limits-extension], action: status,"
+                    + " sense: 5/24/00}\n" : ""));
         }
         Path script = Path.of(LinuxPlacementIT.class.getResource("/vm/placement-check.sh").toURI());
         try (InitiatorVm vm = InitiatorVm.create("placement");
              ServerProcess server = vm.startServer("serve", "--config", dir.toString(), "--bind",
                      InitiatorVm.TARGET_ADDR)) {
-            server.awaitLine(false, l -> l.contains("serving 3 LUNs"), Duration.ofSeconds(60));
+            server.awaitLine(false, l -> l.contains("serving 4 LUNs"), Duration.ofSeconds(60));
             InitiatorVm.Result guest = vm.runGuest(script, Map.of("NAMES",
-                    String.join(" ", LUNS.stream().map(Lun::name).toList()), "HINT_LUN", "fdp-4k"), "latest", RUN);
+                    String.join(" ", LUNS.stream().map(Lun::name).toList()), "HINT_LUN", "fdp-4k", "FAULT_LUN", FAULTED), "latest", RUN);
             GuestReport report = GuestReport.parse(guest.output());
             Map<String, long[]> streams = new LinkedHashMap<>();
             boolean fioWriteStream = false;
@@ -82,10 +91,20 @@ class LinuxPlacementIT {
                     server.stderr())).isEmpty();
             for (Lun lun : LUNS) {
                 long[] shown = streams.get(lun.name() + "-nvme");
+                boolean faulted = lun.name().equals(FAULTED);   // log 20h failed: no RUNS, no streams
                 assertThat(shown).as(lun.name() + "\n" + guest.output()).isNotNull();
-                assertThat(shown[0]).as(lun.name() + " max_write_streams").isEqualTo(lun.handles());
-                assertThat(shown[1]).as(lun.name() + " write_stream_granularity").isEqualTo(lun.unitBytes());
+                assertThat(shown[0]).as(lun.name() + " max_write_streams").isEqualTo(faulted ? 0 : lun.handles());
+                assertThat(shown[1]).as(lun.name() + " write_stream_granularity")
+                        .isEqualTo(faulted ? 0 : lun.unitBytes());
             }
+            // the faulted LUN's disks were written to (its write checks passed above); sd saw no streams there
+            assertThat(guest.output()).contains("FDP configs log header status:0x6 endgid:1");
+            assertThat(guest.output()).containsPattern("sd .*permanent stream count = 6");
+            JsonObject faulted = placement(FAULTED, socket);
+            assertThat(faulted.getJsonArray("streams").getJsonObject(1).getLong("host-bytes")).as("GROUP NUMBER 2")
+                    .isZero();
+            assertThat(faulted.getJsonArray("handles").getJsonObject(0).getLong("host-bytes")).as("default placement")
+                    .isEqualTo((1L << 20) + 2 * 4096);   // the hinted 1 MiB and one block per protocol
             // sd: write_hint short (2) and extreme (5) became GROUP NUMBER 2 and 5, whole
             JsonArray groups = hinted.getJsonArray("streams");   // GROUP NUMBER 1..streams-1
             assertThat(groups.getJsonObject(1).getLong("host-bytes")).as("GROUP NUMBER 2").isEqualTo(1L << 20);
