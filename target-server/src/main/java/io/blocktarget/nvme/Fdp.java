@@ -1,5 +1,6 @@
 package io.blocktarget.nvme;
 
+import io.blocktarget.block.fault.FaultQuery;
 import io.blocktarget.block.placement.Placement;
 import io.blocktarget.block.placement.PlacementEvent;
 import io.blocktarget.block.placement.PlacementStats;
@@ -107,19 +108,19 @@ final class Fdp {
      * The data placement query an SQE is on queue {@code qid}, or null: Get Features 1Dh and Get Log Page 20h on the
      * admin queue, I/O Management Receive with MO 01h (RUH Status) on an I/O queue.
      */
-    static io.blocktarget.block.fault.FaultQuery query(int qid, Sqe sqe) {
+    static FaultQuery query(int qid, Sqe sqe) {
         int low = sqe.cdw10() & 0xFF;   // FID of Get Features, LID of Get Log Page, MO of I/O Management Receive
         if (qid == 0) {
             if (sqe.opcode() == io.blocktarget.protocol.nvme.AdminOpcode.GET_FEATURES.code()
                     && low == FeatureId.FDP.code()) {
-                return io.blocktarget.block.fault.FaultQuery.FDP_FEATURE;
+                return FaultQuery.FDP_FEATURE;
             }
             return sqe.opcode() == io.blocktarget.protocol.nvme.AdminOpcode.GET_LOG_PAGE.code()
                     && low == FdpConfigurationsLog.LOG_PAGE_ID
-                    ? io.blocktarget.block.fault.FaultQuery.FDP_CONFIGURATIONS : null;
+                    ? FaultQuery.FDP_CONFIGURATIONS : null;
         }
         return sqe.opcode() == io.blocktarget.protocol.nvme.NvmOpcode.IO_MANAGEMENT_RECEIVE.code()
-                && low == MO_RUH_STATUS ? io.blocktarget.block.fault.FaultQuery.RUH_STATUS : null;
+                && low == MO_RUH_STATUS ? FaultQuery.RUH_STATUS : null;
     }
 
     /**
@@ -128,11 +129,11 @@ final class Fdp {
      * is no placement query, or names no group, and goes on as always).
      */
     static Namespace faultTarget(Controller controller, Sqe sqe) {
-        io.blocktarget.block.fault.FaultQuery query = query(0, sqe);
+        FaultQuery query = query(0, sqe);
         if (query == null) {
             return null;
         }
-        int endgid = query == io.blocktarget.block.fault.FaultQuery.FDP_FEATURE ? sqe.cdw11() & 0xFFFF
+        int endgid = query == FaultQuery.FDP_FEATURE ? sqe.cdw11() & 0xFFFF
                 : sqe.cdw11() >>> 16;
         return group(controller.subsystem(), endgid);
     }
@@ -327,11 +328,8 @@ final class Fdp {
      */
     static FdpEventsLog events(Namespace ns, Placement placement, boolean host) {
         List<FdpEventsLog.Event> out = new ArrayList<>();
-        if (host) {
+        if (host && ns.eventSettings().enabled(0, FdpEventsLog.INVALID_PLACEMENT_IDENTIFIER)) {
             for (long[] e : ns.invalidIdentifiers().list()) {
-                if (!ns.eventSettings().enabled(0, FdpEventsLog.INVALID_PLACEMENT_IDENTIFIER)) {
-                    break;
-                }
                 out.add(new FdpEventsLog.Event(FdpEventsLog.INVALID_PLACEMENT_IDENTIFIER, (int) e[0],
                         e[1] & (1L << 48) - 1, 0, ns.nsid(), -1, -1, new byte[16]));
             }
