@@ -84,6 +84,16 @@ if [ -n "${HINT_LUN:-}" ]; then
   check "$HINT_LUN-iscsi" fio-write-hint-extreme $? "$(grep -E 'err=|WRITE:' /tmp/fio.out | tr '\n' ' ' \
     | cut -c1-200)"
   d=$(nvme_dev "$HINT_LUN")
+  # nvme-cli's FDP plugin reads the same structures Linux does (log 20h-23h, RUH Status)
+  c=$(echo "$d" | sed 's/n[0-9]*$//')
+  for cmd in "configs /dev/$c --endgrp-id=1" "usage /dev/$c --endgrp-id=1" "stats /dev/$c --endgrp-id=1" \
+      "status /dev/$d"; do
+    # shellcheck disable=SC2086
+    nvme fdp $cmd >/tmp/fdp.out 2>&1
+    rc=$?
+    head -n 12 /tmp/fdp.out | sed "s|^|# nvme fdp ${cmd%% *}: |"
+    check "$HINT_LUN-nvme" "nvme-fdp-${cmd%% *}" $rc "$(head -n 1 /tmp/fdp.out | cut -c1-120)"
+  done
   if fio --cmdhelp=write_stream 2>&1 | grep -q '^write_stream'; then
     echo "FIO-WRITE-STREAM yes"
     fio --name=s2 --filename="/dev/$d" --rw=write --bs=64k --offset=16M --size=1M --direct=1 --ioengine=io_uring \

@@ -25,7 +25,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * mode page), seen in the LUN's per-stream counters. A LUN whose log 20h and VPD B7h a fault rule fails
  * ({@code queries:}) attaches with 0 write streams and takes writes on both protocols, and sd sends its lifetime hints
  * as GROUP NUMBER 0 (no RSCS). Where the guest's fio has {@code write_stream} (io_uring), NVMe write streams 2 / 3 land on handles 1 / 2 (the guest's fio 3.39 has no {@code write_stream}: not run there); fio's own
- * FDP path (io_uring_cmd passthrough, {@code fdp_pli=3}) lands on handle 3. The guest attaches NVMe without native
+ * FDP path (io_uring_cmd passthrough, {@code fdp_pli=3}) lands on handle 3; nvme-cli's {@code nvme fdp configs / usage /
+ * stats / status} read logs 20h-22h and RUH Status. The guest attaches NVMe without native
  * multipath: Linux 7.3 refuses a controller whose MNAN (64, the ANA limit) exceeds NN (the highest NSID) when it is on.
  */
 @Tag("vm")
@@ -105,6 +106,9 @@ class LinuxPlacementIT {
                     .isZero();
             assertThat(faulted.getJsonArray("handles").getJsonObject(0).getLong("host-bytes")).as("default placement")
                     .isEqualTo((1L << 20) + 2 * 4096);   // the hinted 1 MiB and one block per protocol
+            for (String what : List.of("nvme-fdp-configs", "nvme-fdp-usage", "nvme-fdp-stats", "nvme-fdp-status")) {
+                assertThat(report.checks()).as(what).anyMatch(c -> c.what().equals(what) && c.ok());
+            }
             // sd: write_hint short (2) and extreme (5) became GROUP NUMBER 2 and 5, whole
             JsonArray groups = hinted.getJsonArray("streams");   // GROUP NUMBER 1..streams-1
             assertThat(groups.getJsonObject(1).getLong("host-bytes")).as("GROUP NUMBER 2").isEqualTo(1L << 20);
