@@ -96,7 +96,7 @@ check() {   # check DESCRIPTION COMMAND...: one PASS / FAIL line, the command's 
   fi
 }
 
-# Install as doc/README.md says (the tarball unpacked in /opt, the unit and its snippets in /etc).
+# Install as doc/docs/operating.md says (the tarball unpacked in /opt, the unit and its snippets in /etc).
 ct mkdir -p /opt
 ct tar -C /opt -xzf - <"$TARBALL"
 REL=$(ct sh -c 'ls -d /opt/blocktarget-*/ | head -n1')

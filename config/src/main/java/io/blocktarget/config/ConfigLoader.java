@@ -31,6 +31,8 @@ public final class ConfigLoader {
     public static final String SERVER_FILE = "blocktarget.yaml";
     public static final String LUNS_DIR = "luns.d";
     static final String SUFFIX = ".yaml";
+    /** Persistent-reservation state the server keeps beside {@code NAME.yaml} (server.Lun). */
+    static final String PR_SUFFIX = ".pr";
 
     private static final String DIR_ALLOWED = "a directory with an optional " + SERVER_FILE + " and a " + LUNS_DIR
             + " directory holding one NAME.yaml file per LUN";
@@ -300,7 +302,14 @@ public final class ConfigLoader {
                 if (fileName.startsWith(".")) {
                     continue;
                 }
-                if (!fileName.endsWith(SUFFIX)) {
+                if (fileName.endsWith(PR_SUFFIX) && fileName.length() > PR_SUFFIX.length()) {
+                    // the server's own persistent-reservation state (APTPL, SPC-5 §5.14.5) of NAME.yaml
+                    String lun = fileName.substring(0, fileName.length() - PR_SUFFIX.length());
+                    if (!Files.exists(entry.resolveSibling(lun + SUFFIX))) {
+                        warnings.add(entry + ": ignored; persistent-reservation state of a LUN that has no "
+                                + lun + SUFFIX + " (delete it once that LUN is gone for good)");
+                    }
+                } else if (!fileName.endsWith(SUFFIX)) {
                     warnings.add(entry + ": ignored; only NAME" + SUFFIX + " files define LUNs");
                 } else if (Files.isDirectory(entry)) {
                     new Problems(entry, problems).add(0, "", "is a directory; allowed: a YAML file defining one LUN");

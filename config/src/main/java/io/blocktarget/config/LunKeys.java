@@ -388,7 +388,8 @@ public final class LunKeys {
     public static final Key<PathState> PATHS = Key.map("paths", PATH_STATE_TYPE, "a map of portal: state")
             .rule(IN_PLACE).defaultText("optimized on every portal")
             .doc("the LUN's state on each portal of blocktarget.yaml (a portal left out: optimized), as SCSI ALUA and"
-                    + " NVMe ANA report it (docs/multipath.md); a reload changes it in place, initiators are told")
+                    + " NVMe ANA report it (docs/multipath.md); blocktarget path set and a reload change it in place,"
+                    + " initiators are told")
             .example(java.util.Map.of(PortalConfig.DEFAULT_NAME, "non-optimized"));
 
     /** The whole LUN file. */

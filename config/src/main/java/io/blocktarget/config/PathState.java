@@ -5,7 +5,7 @@ import java.util.Locale;
 /**
  * The state of one path — a LUN as seen through one portal — as {@code paths:} of a LUN file and {@code blocktarget
  * path set} write it. The server maps each to a SCSI asymmetric access state (SPC-5 §5.16.2.4) and an NVMe ANA state
- * (NVMe Base 2.x §8.1.1); the README's multipath section has the table.
+ * (NVMe Base 2.x §8.1.1); docs/multipath.md has the table.
  */
 public enum PathState {
     /** Active/optimized; ANA Optimized. */

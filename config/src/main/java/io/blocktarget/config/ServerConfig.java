@@ -22,7 +22,8 @@ import java.util.Optional;
  * @param discoveryChap CHAP (and mutual CHAP) an iSCSI discovery session must pass ({@code discovery-chap},
  *                      RFC 7143 §12.1.3); empty: discovery is open
  * @param pollWindowNanos {@code poll-window}: how long an event loop keeps polling after its last work before it
- *                      sleeps, 0 = it sleeps at once (the default); not with {@code poll}
+ *                      sleeps, 0 = it sleeps at once, {@link #POLL_WINDOW_AUTO} = adaptive (the default: it polls
+ *                      only while commands arrive often); not with {@code poll}
  * @param portals       {@code portals:} as declared; empty = none declared, the one {@link PortalConfig#DEFAULT_NAME}
  *                      portal of {@code bind}, {@code iscsi-port} and {@code nvme-port} ({@link #effectivePortals()})
  */
@@ -58,11 +59,14 @@ public record ServerConfig(
         if (eventLoops < 0) {
             throw new IllegalArgumentException("eventLoops < 0");
         }
-        if (pollWindowNanos < 0) {
-            throw new IllegalArgumentException("pollWindowNanos < 0");
+        if (pollWindowNanos < POLL_WINDOW_AUTO) {
+            throw new IllegalArgumentException("pollWindowNanos < POLL_WINDOW_AUTO");
         }
         portals = java.util.List.copyOf(portals);
     }
+
+    /** {@code poll-window: auto}: adaptive polling, the default (the server's AdaptivePollStrategy). */
+    public static final long POLL_WINDOW_AUTO = -1;
 
     /** No {@code portals:}: the one default portal. */
     public ServerConfig(Path source, String bindAddress, int iscsiPort, int nvmePort, int discoveryPort,
@@ -87,12 +91,12 @@ public record ServerConfig(
         return effectivePortals().stream().map(PortalConfig::name).toList();
     }
 
-    /** No poll window: the event loops sleep as soon as they have nothing to do. */
+    /** The default poll window ({@link #POLL_WINDOW_AUTO}). */
     public ServerConfig(Path source, String bindAddress, int iscsiPort, int nvmePort, int discoveryPort,
                         long memoryBudget, String iqnPrefix, String nqnPrefix, int eventLoops, boolean poll,
                         ControlConfig control, Optional<ChapConfig> discoveryChap) {
         this(source, bindAddress, iscsiPort, nvmePort, discoveryPort, memoryBudget, iqnPrefix, nqnPrefix, eventLoops,
-                poll, control, discoveryChap, 0);
+                poll, control, discoveryChap, POLL_WINDOW_AUTO);
     }
 
     /** Open iSCSI discovery. */

@@ -57,7 +57,7 @@ final class ServerConfigReader {
         }
         checkDistinct(map, ports);
         boolean poll = map.value(ServerKeys.POLL).orElse(false);
-        long pollWindow = map.value(ServerKeys.POLL_WINDOW).orElse(0L);
+        long pollWindow = map.value(ServerKeys.POLL_WINDOW).orElse(ServerConfig.POLL_WINDOW_AUTO);
         if (poll && pollWindow > 0) {   // a loop that always spins has no window to end
             map.problem(ServerKeys.POLL_WINDOW, "only without " + ServerKeys.POLL.name() + ": true (a loop that always"
                     + " polls has no window to end); allowed: " + POLL_WINDOW_ALLOWED);

@@ -21,9 +21,16 @@ public final class ServerKeys {
     static final ValueType<Long> PORT_TYPE = ValueType.integer(0, 65535, PORT_ALLOWED);
     /** Longer windows buy nothing: a host that waits more than 10 ms between commands is idle, not latency-bound. */
     static final long MAX_POLL_WINDOW_NANOS = 10_000_000;
-    static final String POLL_WINDOW_ALLOWED = "a duration from 0 to 10ms with ns, us, ms or s, e.g. 100us"
+    static final String POLL_WINDOW_ALLOWED = "auto, or a duration from 0 to 10ms with ns, us, ms or s, e.g. 100us"
             + " (0: sleep at once); not with poll: true";
+    static final String POLL_WINDOW_AUTO = "auto";
     static final ValueType<Long> POLL_WINDOW_TYPE = ValueType.text("a duration", POLL_WINDOW_ALLOWED, text -> {
+        if (POLL_WINDOW_AUTO.equals(text.strip())) {
+            return ServerConfig.POLL_WINDOW_AUTO;
+        }
+        if ("0".equals(text.strip())) {   // no window: a bare 0 needs no unit
+            return 0L;
+        }
         long nanos;
         try {
             nanos = FaultReader.parseDuration(text);
@@ -34,7 +41,8 @@ public final class ServerKeys {
             throw new InvalidValue(text + " is longer than 10ms", POLL_WINDOW_ALLOWED);
         }
         return nanos;
-    }).withSchema(ValueType.schema("type", "string", "pattern", FaultKeys.DURATION_TEXT));
+    }).withSchema(ValueType.schema("type", "string", "pattern",
+            "^ *(auto|0) *$|" + FaultKeys.DURATION_TEXT));
     private static final Pattern IPV4 = Pattern.compile(
             "(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])");
     static final String BIND_ALLOWED = "an IPv4 or IPv6 address literal, e.g. 0.0.0.0, 127.0.0.1, :: or ::1"
@@ -103,10 +111,11 @@ public final class ServerKeys {
                     + " fully busy core per event loop at any load (pin the server and set event-loops to its cores)")
             .example(true);
     public static final Key<Long> POLL_WINDOW = Key.value("poll-window", POLL_WINDOW_TYPE)
-            .defaults(0L, "0 (sleep at once)").rule(RESTART)
+            .defaults(ServerConfig.POLL_WINDOW_AUTO, "auto (adaptive)").rule(RESTART)
             .doc("hybrid polling: after its last work an event loop keeps polling epoll for up to this long before it"
-                    + " sleeps (docs/performance.md); not with poll: true; not applied when O_DIRECT file LUNs put the"
-                    + " loops on io_uring")
+                    + " sleeps; auto: only while commands arrive less than 200 us apart, for twice the usual gap"
+                    + " (20-200 us), so a QD1 stream skips the wake-up and an idle server sleeps (docs/performance.md);"
+                    + " not with poll: true; event loops on io_uring (O_DIRECT file LUNs) sleep at once")
             .example("100us");
     public static final Key<String> CONTROL_SOCKET = Key.value("control-socket", ValueType.path(SOCKET_ALLOWED))
             .defaultText("/run/blocktarget/control.sock as root, else $XDG_RUNTIME_DIR/blocktarget.sock").rule(RESTART)

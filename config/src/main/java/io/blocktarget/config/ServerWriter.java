@@ -44,7 +44,8 @@ public final class ServerWriter {
         put(doc, all, ServerKeys.EVENT_LOOPS, (long) server.eventLoops());
         put(doc, all, ServerKeys.POLL, server.poll());
         if (all || server.pollWindowNanos() != ServerKeys.POLL_WINDOW.defaultValue().orElseThrow()) {
-            doc.put(ServerKeys.POLL_WINDOW.name(), FaultReader.formatDuration(server.pollWindowNanos()));
+            doc.put(ServerKeys.POLL_WINDOW.name(), server.pollWindowNanos() == ServerConfig.POLL_WINDOW_AUTO
+                    ? ServerKeys.POLL_WINDOW_AUTO : FaultReader.formatDuration(server.pollWindowNanos()));
         }
         ControlConfig control = server.control();
         if (all || !control.socket().equals(ControlConfig.defaults().socket())) {

@@ -61,6 +61,18 @@ class DirectoryTest extends ConfigDirTest {
     }
 
     @Test
+    void persistentReservationStateOfALunIsTheServersOwnAnOrphanGetsAWarning() throws ConfigException {
+        config.lun("a", "backend: null\nsize: 1GiB\n")
+                .file("luns.d/a.pr", "state\n")
+                .file("luns.d/gone.pr", "state\n")
+                .file("luns.d/.pr", "x\n");
+        BlocktargetConfig loaded = config.load();
+        assertThat(loaded.luns()).extracting(LunConfig::name).containsExactly("a");
+        assertThat(loaded.warnings()).containsExactly(tmp.resolve("luns.d/gone.pr") + ": ignored; persistent-reservation"
+                + " state of a LUN that has no gone.yaml (delete it once that LUN is gone for good)");
+    }
+
+    @Test
     void onlyNonYamlFilesMeansNoLuns() {
         config.file("luns.d/a.yml", "backend: null\nsize: 1GiB\n");
         assertThat(config.problems()).singleElement().asString().startsWith("luns.d: no LUN files;");

@@ -213,7 +213,13 @@ class ServerConfigTest extends ConfigDirTest {
     }
 
     @Test
-    void pollWindowDefaultsToZeroAndReadsDurations() throws ConfigException {
+    void pollWindowDefaultsToAutoAndReadsDurations() throws ConfigException {
+        assertThat(config.load().server().pollWindowNanos()).isEqualTo(ServerConfig.POLL_WINDOW_AUTO);
+        config.file("blocktarget.yaml", "poll-window: auto\n");
+        assertThat(config.load().server().pollWindowNanos()).isEqualTo(ServerConfig.POLL_WINDOW_AUTO);
+        config.file("blocktarget.yaml", "poll: true\n");   // auto, the default: nothing to complain about with poll
+        assertThat(config.load().server().poll()).isTrue();
+        config.file("blocktarget.yaml", "poll-window: 0\n");   // the way back to loops that sleep at once
         assertThat(config.load().server().pollWindowNanos()).isZero();
         config.file("blocktarget.yaml", "poll-window: 100us\n");
         assertThat(config.load().server().pollWindowNanos()).isEqualTo(100_000);
@@ -225,7 +231,7 @@ class ServerConfigTest extends ConfigDirTest {
 
     @Test
     void pollWindowOutOfRangeWithoutUnitAndWithPoll() {
-        String allowed = "allowed: a duration from 0 to 10ms with ns, us, ms or s, e.g. 100us (0: sleep at once);"
+        String allowed = "allowed: auto, or a duration from 0 to 10ms with ns, us, ms or s, e.g. 100us (0: sleep at once);"
                 + " not with poll: true";
         config.file("blocktarget.yaml", "poll-window: 10000001ns\n");   // limit + 1
         assertThat(config.problems()).containsExactly(
@@ -234,6 +240,9 @@ class ServerConfigTest extends ConfigDirTest {
         assertThat(config.problems()).containsExactly("blocktarget.yaml:1: poll-window: 100 has no unit; " + allowed);
         config.file("blocktarget.yaml", "poll-window: -5us\n");
         assertThat(config.problems()).containsExactly("blocktarget.yaml:1: poll-window: -5us is out of range; " + allowed);
+        config.file("blocktarget.yaml", "poll-window: automatic\n");
+        assertThat(config.problems()).singleElement().asString().startsWith("blocktarget.yaml:1: poll-window:")
+                .endsWith(allowed);
         config.file("blocktarget.yaml", "poll: true\npoll-window: 50us\n");
         assertThat(config.problems()).containsExactly("blocktarget.yaml:2: poll-window: only without poll: true"
                 + " (a loop that always polls has no window to end); " + allowed);

@@ -133,4 +133,40 @@ class ChangeCliIT {
             assertThat(server.awaitExit(START)).isZero();
         }
     }
+
+    /** Issue 29: {@code path list} / {@code path set} from a shell, against a server with two portals. */
+    @Test
+    void pathSetAndListFromTheShell() throws Exception {
+        Files.createDirectories(tmp.resolve("luns.d"));
+        Files.writeString(tmp.resolve("blocktarget.yaml"), "control-socket: control.sock\nmemory-budget: 256MiB\n"
+                + "discovery-port: 0\nportals:\n"
+                + "  - { name: a, address: 127.0.0.1, iscsi-port: " + freePort() + ", nvme-port: 0 }\n"
+                + "  - { name: b, address: 127.0.0.1, iscsi-port: " + freePort() + ", nvme-port: 0 }\n");
+        Path file = tmp.resolve("luns.d/mp.yaml");
+        Files.writeString(file, "backend: ram\nsize: 16MiB\n");
+        try (ServerProcess server = ServerProcess.start("serve", "--config", tmp.toString())) {
+            server.awaitLine(false, l -> l.contains("blocktarget.server: serving 1 LUNs"), START);
+            Run set = cli("path", "set", "mp", "b", "standby");
+            assertThat(set.exit()).as(set.toString()).isZero();
+            assertThat(set.out()).contains("mp: paths.b (none) -> standby (in place)",
+                    "set LUN mp on portal b to standby");
+            assertThat(Files.readString(file)).contains("b: standby");
+            Run list = cli("path", "list");
+            assertThat(list.exit()).as(list.toString()).isZero();
+            assertThat(list.out().get(0)).matches("LUN\\s+PORTAL\\s+ID\\s+STATE\\s+CONFIGURED\\s+ORIGIN\\s*");
+            assertThat(list.out().subList(1, list.out().size())).hasSize(2).anySatisfy(l -> assertThat(l)
+                    .matches("mp\\s+b\\s+2\\s+standby\\s+standby\\s+implicit\\s*"));
+            Run json = cli("path", "list", "mp", "--json");
+            assertThat(json.exit()).isZero();
+            assertThat(new io.vertx.core.json.JsonObject(String.join("\n", json.out())).getJsonArray("paths"))
+                    .hasSize(2);
+            Run portal = cli("path", "set", "mp", "c", "standby");
+            assertThat(portal.exit()).isEqualTo(2);
+            assertThat(portal.err()).containsExactly("blocktarget path set: no portal named c; allowed: a, b");
+            Run state = cli("path", "set", "mp", "a", "sleepy");
+            assertThat(state.exit()).isEqualTo(2);
+            assertThat(state.err()).containsExactly("blocktarget path set: sleepy is not a path state; allowed: "
+                    + io.blocktarget.config.PathState.ALLOWED);
+        }
+    }
 }

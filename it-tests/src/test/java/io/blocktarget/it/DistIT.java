@@ -87,6 +87,10 @@ class DistIT {
         assertThat(release.resolve("doc/blocktarget.txt")).content()
                 .contains("Usage: blocktarget [-hV] [COMMAND]", "Usage: blocktarget serve", "Usage: blocktarget check");
         assertThat(release.resolve("doc/README.md")).isRegularFile();
+        // the unit's Documentation= file:/opt/blocktarget/doc/docs/operating.md is in the release
+        assertThat(release.resolve("systemd/blocktarget.service")).content()
+                .contains("file:/opt/blocktarget/doc/docs/operating.md");
+        assertThat(release.resolve("doc/docs/operating.md")).content().contains("## Run as a service (systemd)");
         assertThat(release.resolve("doc/docs/configuration.md")).content()
                 .isEqualTo(io.blocktarget.config.KeyReference.markdown());
         // the man pages, as the bundled CLI generates them (the unit's Documentation=man:blocktarget(8))

@@ -130,7 +130,7 @@ final class ReservationStateFile {
     }
 
     private void writeAtomically(String text) throws IOException {
-        Path temp = path.resolveSibling(path.getFileName() + ".tmp");
+        Path temp = path.resolveSibling("." + path.getFileName() + ".tmp"); // hidden: ConfigLoader skips it
         try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING)) {
             ch.write(java.nio.ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8)));

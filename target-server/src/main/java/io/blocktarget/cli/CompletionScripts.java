@@ -81,6 +81,15 @@ final class CompletionScripts {
         }
     }
 
+    /** Path states ({@code paths:} words, {@code path set}), in the order of {@link io.blocktarget.config.PathState}. */
+    static final class PathStates implements Iterable<String> {
+        @Override
+        public Iterator<String> iterator() {
+            return Arrays.stream(io.blocktarget.config.PathState.values()).map(io.blocktarget.config.PathState::word)
+                    .iterator();
+        }
+    }
+
     /** Fault triggers. */
     static final class FaultTriggers implements Iterable<String> {
         @Override

@@ -75,6 +75,10 @@ final class FaultCommand implements Runnable {
         @Option(names = "--lba", paramLabel = "FIRST[-LAST]", description = "LBA range, inclusive: 1000-1099.")
         String lba;
 
+        @Option(names = "--portal", paramLabel = "PORTAL", description = "Only commands through this portal (of"
+                + " blocktarget.yaml's portals:): fail one path while the others serve.")
+        String portal;
+
         @Option(names = "--trigger", paramLabel = "TRIGGER", completionCandidates = CompletionScripts.FaultTriggers.class,
                 description = "${COMPLETION-CANDIDATES} (default always).")
         String trigger;
@@ -108,6 +112,9 @@ final class FaultCommand implements Runnable {
             }
             if (lba != null) {
                 body.put("lba", lba);
+            }
+            if (portal != null) {
+                body.put("portal", portal);
             }
             if (trigger != null) {
                 body.put("trigger", trigger);

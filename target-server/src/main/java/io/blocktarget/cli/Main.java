@@ -19,7 +19,8 @@ import java.util.Map;
         mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class,
         description = "iSCSI and NVMe/TCP block-storage target with configurable logical and physical block sizes.",
-        subcommands = {ServeCommand.class, CheckCommand.class, LunCommand.class, FaultCommand.class, SessionsCommand.class,
+        subcommands = {ServeCommand.class, CheckCommand.class, LunCommand.class, PathCommand.class, FaultCommand.class,
+            SessionsCommand.class,
             ReloadCommand.class, TraceCommand.class, TopCommand.class, SchemaCommand.class, CompletionCommand.class,
             ManCommand.class,
             CommandLine.HelpCommand.class})

@@ -57,11 +57,22 @@ final class ControlApi implements AutoCloseable {
         this.worker = worker;
         this.metrics = new ControlMetrics(plane);
         this.openapi = Buffer.buffer(openapiText());
+        // an initiator's SET TARGET PORT GROUPS: written back on the worker, in order with the API's changes
+        plane.onExplicitPathChange(name -> worker.executeBlocking(() -> {
+            try {
+                changes.persistExplicitPaths(name);
+            } catch (Problem.Failure e) {
+                LOG.log(Level.WARNING, "control: the path states an initiator set on LUN " + name
+                        + " could not be written back: " + e.problem().detail());
+            }
+            return null;
+        }, true));
     }
 
     /** Releases what the metrics hold beyond the scrape (the GC notification listener). */
     @Override
     public void close() {
+        plane.onExplicitPathChange(null);
         metrics.close();
     }
 
@@ -134,6 +145,22 @@ final class ControlApi implements AutoCloseable {
         router.delete("/v1/luns/:name/faults/:id").handler(ctx -> change(ctx, 204, () -> {
             faults.remove(ctx.pathParam("name"), ctx.pathParam("id"));
             return null;
+        }));
+        // issue 29: path states per LUN and portal; a change is a LUN change (applied in place, written back)
+        router.get("/v1/paths").handler(ctx -> json(ctx, 200, PathJson.paths(plane, null)));
+        router.get("/v1/luns/:name/paths").handler(ctx -> {
+            String name = ctx.pathParam("name");
+            if (plane.lun(name).isEmpty()) {
+                problem(ctx, LunChanges.notFound(name));
+                return;
+            }
+            json(ctx, 200, PathJson.paths(plane, name));
+        });
+        router.put("/v1/luns/:name/paths/:portal").handler(ctx -> change(ctx, 200, () -> {
+            String name = ctx.pathParam("name");
+            LunChanges.Changed done = changes.setPath(name, ctx.pathParam("portal"), body(ctx), options(ctx));
+            JsonObject applied = LunJson.applied(done.result());
+            return done.result().dryRun() ? applied : PathJson.paths(plane, name).put("applied", applied);
         }));
         router.get("/v1/sessions").handler(ctx -> json(ctx, 200, LunJson.sessions(plane.sessions())));
         router.delete("/v1/sessions/:id").handler(ctx -> change(ctx, 204, () -> {

@@ -13,6 +13,7 @@ import io.vertx.core.json.JsonObject;
 
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
+import java.util.List;
 
 /**
  * {@code /v1/luns/{name}/faults}: a LUN's fault rules at runtime (issue 11). Rules added here act at once on both
@@ -43,9 +44,14 @@ final class FaultChanges {
         } catch (ConfigException e) {
             throw Problem.invalid("Invalid fault rule", e.problems(), false).failure();
         }
+        List<String> portals = plane.portals().stream().map(io.blocktarget.server.ExportPlan.PortalSpec::name).toList();
+        if (config.portal().isPresent() && !portals.contains(config.portal().get())) {
+            throw Problem.of(400, "invalid", "Invalid fault rule", "portal: " + config.portal().get() + " is not a"
+                    + " portal of blocktarget.yaml; allowed: " + String.join(", ", portals), "portal").failure();
+        }
         ActiveRule rule;
         try {
-            rule = faults.add(FaultRules.of(config), config);
+            rule = faults.add(FaultRules.of(config, portals), config);
         } catch (IllegalArgumentException e) {
             throw Problem.of(409, "conflict", "Fault rule exists", "id: " + e.getMessage()
                     + "; allowed: an id not in use, or no id", "id").failure();

@@ -120,6 +120,74 @@ final class LunChanges {
         return applyAndWrite(replace(current, lun), lun, options, "resized to " + ConfigLoader.formatSize(lun.size()));
     }
 
+    /**
+     * PUT /v1/luns/NAME/paths/PORTAL (issue 29, {@code blocktarget path set}): {@code {"state": "standby",
+     * "transition": "5s"}} makes {@code paths.PORTAL} of the LUN's document {@code state} — applied in place (data and
+     * sessions kept, initiators told) and written back like any LUN change; with {@code transition} the path is
+     * transitioning that long first, on the server's clock. An unknown portal is 404 listing the server's portals.
+     */
+    synchronized Changed setPath(String name, String portal, JsonObject body, ApplyOptions options)
+            throws Problem.Failure {
+        List<LunConfig> current = current();
+        LunConfig old = find(current, name);
+        if (plane.portals().stream().noneMatch(p -> p.name().equals(portal))) {
+            throw Problem.of(404, "not-found", "No such portal", "no portal named " + portal + "; allowed: "
+                    + PathJson.portalNames(plane), null).failure();
+        }
+        for (String key : body.fieldNames()) {
+            if (!key.equals("state") && !key.equals("transition")) {
+                throw Problem.of(400, "invalid", "Invalid path change", key + ": unknown member; allowed: state,"
+                        + " transition", key).failure();
+            }
+        }
+        Object state = body.getValue("state");
+        if (!(state instanceof String word) || io.blocktarget.config.PathState.of(word).isEmpty()) {
+            throw Problem.of(400, "invalid", "Invalid path change", "state: " + (state == null ? "missing"
+                    : state + " is not a path state") + "; allowed: " + io.blocktarget.config.PathState.ALLOWED,
+                    "state").failure();
+        }
+        long transition = 0;
+        Object duration = body.getValue("transition");
+        if (duration != null) {
+            try {
+                transition = ConfigLoader.parseDuration(duration.toString());
+            } catch (IllegalArgumentException e) {
+                throw Problem.of(400, "invalid", "Invalid path change", "transition: " + e.getMessage(), "transition")
+                        .failure();
+            }
+        }
+        JsonObject document = new JsonObject(LunWriter.document(old, plane.serverConfig()));
+        LunConfig lun = validate(name, mergePatch(document, new JsonObject().put(io.blocktarget.config.LunKeys.PATHS
+                .name(), new JsonObject().put(portal, word))), without(current, name));
+        return applyAndWrite(replace(current, lun), lun, options.withTransition(transition), "set path " + portal
+                + " to " + word + (transition > 0 ? " (transitioning for " + ConfigLoader.formatDuration(transition)
+                + " first)" : "") + " of");
+    }
+
+    /**
+     * An initiator changed LUN {@code name}'s path states (SCSI SET TARGET PORT GROUPS): the paths whose state it set
+     * become the LUN's {@code paths:}, applied (nothing changes on the device: the states are already so, and keep
+     * their explicit origin) and written back like {@code path set}, so a reload or a restart keeps them. Nothing to
+     * do when the LUN is gone or a later change already agrees.
+     */
+    synchronized void persistExplicitPaths(String name) throws Problem.Failure {
+        List<LunConfig> current = current();
+        Optional<LunConfig> old = current.stream().filter(l -> l.name().equals(name)).findFirst();
+        if (old.isEmpty()) {
+            return;
+        }
+        JsonObject paths = new JsonObject();
+        plane.paths().stream().filter(p -> p.lun().equals(name) && p.origin().equals("explicit")
+                && !p.state().equals(p.configured())).forEach(p -> paths.put(p.portal(), p.state()));
+        if (paths.isEmpty()) {
+            return;
+        }
+        JsonObject document = new JsonObject(LunWriter.document(old.get(), plane.serverConfig()));
+        LunConfig lun = validate(name, mergePatch(document, new JsonObject().put(io.blocktarget.config.LunKeys.PATHS
+                .name(), paths)), without(current, name));
+        applyAndWrite(replace(current, lun), lun, ApplyOptions.NONE, "wrote the path states an initiator set on");
+    }
+
     /** DELETE /v1/luns/NAME. */
     synchronized Changed delete(String name, ApplyOptions options) throws Problem.Failure {
         List<LunConfig> current = current();

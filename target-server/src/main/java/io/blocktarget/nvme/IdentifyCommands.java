@@ -195,7 +195,7 @@ final class IdentifyCommands {
                 discovery ? IdentifyController.LPA_EXTENDED_DATA
                         : IdentifyController.LPA_COMMANDS_EFFECTS | IdentifyController.LPA_EXTENDED_DATA,
                 discovery ? 0 : ErrorLog.ENTRIES - 1, 0, ControllerConstants.KAS, IdentifyController.SQES_64, IdentifyController.CQES_16,
-                limits.maxQueueEntries(), subsystem.nn(),
+                limits.maxQueueEntries(), discovery ? 0 : subsystem.nn(),
                 discovery ? 0 : oncs(subsystem),
                 discovery ? 0 : fuses(subsystem), 0, vwc ? IdentifyController.VWC_PRESENT | IdentifyController.VWC_FLUSH_BROADCAST : 0,
                 discovery ? 0 : NvmeAtomics.awun(subsystem), discovery ? 0 : NvmeAtomics.awupf(subsystem), // AWUN, AWUPF

@@ -184,7 +184,7 @@ final class NvmeFaults {
                 continue;
             }
             FaultHit hit = faults.keepAlive(new FaultCommand(FaultCommand.Protocol.NVME, IoKind.OTHER, sqe.opcode(),
-                    -1, 0, controller.hostNqn(), 0));
+                    -1, 0, controller.hostNqn(), 0, controller.portId()));
             if (hit != null) {
                 faults.holds().hold(new Owner(controller, 0), sqe.cid(),
                         () -> done.complete(NvmeStatus.ABORTED_BY_REQUEST, 0, 0, null));
@@ -260,7 +260,7 @@ final class NvmeFaults {
     private FaultCommand command(int qid, Sqe sqe) {
         if (qid == 0) {   // an admin command reaches the rules only as a data placement query (Fdp.faultTarget)
             return new FaultCommand(FaultCommand.Protocol.NVME, IoKind.OTHER, sqe.opcode(), -1, 0,
-                    controller.hostNqn(), qid, Fdp.query(qid, sqe));
+                    controller.hostNqn(), qid, controller.portId(), Fdp.query(qid, sqe));
         }
         NvmOpcode opcode = NvmOpcode.of(sqe.opcode()).orElse(null);
         IoKind kind = opcode == null ? IoKind.OTHER : switch (opcode) {
@@ -286,7 +286,8 @@ final class NvmeFaults {
         boolean zone = kind == IoKind.ZONE_MANAGEMENT;
         long lba = addressed || zone ? Integer.toUnsignedLong(sqe.cdw10()) | (long) sqe.cdw11() << 32 : -1;
         long blocks = addressed ? (sqe.cdw12() & 0xFFFF) + 1L : 0;
+        // the controller's PORTID is the portal's id: a rule with portal: fails this path only
         return new FaultCommand(FaultCommand.Protocol.NVME, kind, sqe.opcode(), lba, blocks, controller.hostNqn(), qid,
-                Fdp.query(qid, sqe));
+                controller.portId(), Fdp.query(qid, sqe));
     }
 }

@@ -208,9 +208,14 @@ final class Subsystem {
         return removed;
     }
 
-    /** Identify NN: the largest NSID the subsystem uses (Base §5.17.2.1: the highest valid NSID). */
+    /**
+     * Identify NN, the highest valid NSID (Base §5.17.2.1): the largest NSID the subsystem uses, but at least MNAN
+     * ({@link Ana#MAX_GROUPS}), which a controller with ANA reporting must keep at or below NN — Linux refuses the
+     * controller otherwise ("Invalid MNAN value", the connect fails with EINVAL). Unused NSIDs up to NN are valid and
+     * inactive (Identify returns zeros), as on nvmet.
+     */
     long nn() {
-        return namespaces.isEmpty() ? 0 : namespaces.lastKey();
+        return Math.max(Ana.MAX_GROUPS, namespaces.isEmpty() ? 0 : namespaces.lastKey());
     }
 
     /** VWC: {@code commands.write-cache} where given (the LUNs of a subsystem agree), else any device's cache. */

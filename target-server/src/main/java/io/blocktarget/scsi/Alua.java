@@ -5,8 +5,16 @@ import io.blocktarget.block.lun.PathStates;
 import io.blocktarget.protocol.scsi.SenseReason;
 import io.blocktarget.protocol.scsi.TargetPortGroupsData;
 
+import io.blocktarget.protocol.scsi.FieldPointer;
+import io.blocktarget.protocol.scsi.Parsed;
+import io.blocktarget.protocol.scsi.SetTargetPortGroupsCdb;
+import io.blocktarget.protocol.scsi.SetTargetPortGroupsParameters;
+import io.netty.buffer.ByteBuf;
+
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Asymmetric logical unit access (SPC-5 §5.16) over a LUN's {@link PathStates}: the one place that maps an {@link
@@ -16,8 +24,9 @@ import java.util.List;
  * identifier = the portal id: in iSCSI the target port is the target portal group, RFC 7143 §4.4.1) and one ALUA
  * target port group with that same id, holding that one port. A nexus's portal is therefore its relative target port.
  *
- * <p>Asymmetric access is implicit only (TPGS = 01b): the target changes states (configuration, {@code path set}, a
- * transition's end), SET TARGET PORT GROUPS is not supported.
+ * <p>Asymmetric access is implicit and explicit (TPGS = 11b): the target changes states (configuration, {@code path
+ * set}, a transition's end), and so may an initiator with SET TARGET PORT GROUPS ({@link #setTargetPortGroups}); the
+ * server writes an initiator's change back to the LUN's file like a {@code path set}.
  */
 final class Alua {
     /** Every state a group can be in: T_SUP, O_SUP, U_SUP, S_SUP, AN_SUP, AO_SUP (no logical block dependent). */
@@ -67,6 +76,65 @@ final class Alua {
                     statusCode(all.get(i).origin()), List.of(portal)));
         }
         return new TargetPortGroupsData(extendedHeader, 0, groups);
+    }
+
+    /**
+     * The state a SET TARGET PORT GROUPS descriptor asks for (SPC-5 §6.41): the primary states active/optimized,
+     * active/non-optimized, standby and unavailable, and offline (the secondary state, of a target port: here the
+     * port is its group) as persistent loss; null for transitioning (the device server's own, SPC-5 §5.16.2.5),
+     * logical block dependent (LBD_SUP is 0) and the reserved codes.
+     */
+    static AccessState requested(int code) {
+        return switch (code) {
+            case TargetPortGroupsData.ACTIVE_OPTIMIZED -> AccessState.OPTIMIZED;
+            case TargetPortGroupsData.ACTIVE_NON_OPTIMIZED -> AccessState.NON_OPTIMIZED;
+            case TargetPortGroupsData.STANDBY -> AccessState.STANDBY;
+            case TargetPortGroupsData.UNAVAILABLE -> AccessState.UNAVAILABLE;
+            case TargetPortGroupsData.OFFLINE -> AccessState.PERSISTENT_LOSS;
+            default -> null;
+        };
+    }
+
+    /**
+     * SET TARGET PORT GROUPS (SPC-5 §6.41): every descriptor is checked before any state changes, then all change in
+     * one step, explicitly ({@link PathStates.Origin#EXPLICIT}: RTPG STATUS CODE 01h), with no transition. Every other
+     * I_T nexus of the logical unit gets ASYMMETRIC ACCESS STATE CHANGED ({@code LogicalUnit} compares the paths'
+     * stamp), NVMe controllers an ANA change notice, and the server writes the new states to the LUN's file.
+     * PARAMETER LIST LENGTH 0 changes nothing. A list that ends inside a descriptor is PARAMETER LIST LENGTH ERROR; a
+     * state that cannot be asked for, a group that does not exist or a group named twice is INVALID FIELD IN
+     * PARAMETER LIST pointing at the field.
+     */
+    static void setTargetPortGroups(Task task, SetTargetPortGroupsCdb cdb, PathStates paths) {
+        if (cdb.parameterListLength() == 0) {
+            task.good();
+            return;
+        }
+        ByteBuf list = task.parameterList(cdb.parameterListLength(), FieldPointer.cdb(6, 7));
+        if (list == null) {
+            return;
+        }
+        Parsed<SetTargetPortGroupsParameters> parsed = SetTargetPortGroupsParameters.parse(list);
+        if (parsed instanceof Parsed.Invalid<SetTargetPortGroupsParameters> invalid) {
+            task.fail(invalid);
+            return;
+        }
+        Map<Integer, AccessState> changes = new LinkedHashMap<>();
+        for (SetTargetPortGroupsParameters.Descriptor d
+                : ((Parsed.Ok<SetTargetPortGroupsParameters>) parsed).value().descriptors()) {
+            AccessState state = requested(d.state());
+            if (state == null) {
+                task.fail(SenseReason.INVALID_FIELD_IN_PARAMETER_LIST, FieldPointer.parameter(d.offset(), 3));
+                return;
+            }
+            int group = d.groupOrPort();
+            if (group < 1 || group > paths.portals() || changes.containsKey(group)) {
+                task.fail(SenseReason.INVALID_FIELD_IN_PARAMETER_LIST, FieldPointer.parameter(d.offset() + 2, 7));
+                return;
+            }
+            changes.put(group, state);
+        }
+        paths.set(changes, 0, task.nexus());
+        task.good(cdb.parameterListLength());
     }
 
     /**

@@ -43,10 +43,10 @@ final class InquiryHandler {
      */
     static final int NAA_COMPANY_ID = 0x020000;
     /**
-     * TPGS = 01b: implicit asymmetric access only — REPORT TARGET PORT GROUPS is supported, SET TARGET PORT GROUPS
-     * is not (SPC-5 §5.16.2.2); each portal is a target port group ({@link Alua}).
+     * TPGS = 11b: implicit and explicit asymmetric access — REPORT TARGET PORT GROUPS and SET TARGET PORT GROUPS
+     * (SPC-5 §5.16.2.2, §6.41); each portal is a target port group ({@link Alua}).
      */
-    static final int TPGS_IMPLICIT = 0b01;
+    static final int TPGS_IMPLICIT_AND_EXPLICIT = 0b11;
     static final List<Integer> VPD_PAGES = List.of(0x00, 0x80, 0x83, 0xB0, 0xB1, 0xB2);
 
     /** A zoned unit's pages: no B2h (no provisioning, ZBC-2 §4.1), B6h added. */
@@ -139,7 +139,7 @@ final class InquiryHandler {
      * IDENTIFICATION and PRODUCT REVISION LEVEL from {@code identity:} (Linux: /sys/block/X/device/vendor, model, rev).
      */
     ByteBuf standardData() {
-        return standard(peripheral, knobs.removable().orElse(false), TPGS_IMPLICIT, limits.thirdPartyCopy(),
+        return standard(peripheral, knobs.removable().orElse(false), TPGS_IMPLICIT_AND_EXPLICIT, limits.thirdPartyCopy(),
                 identity(io.blocktarget.config.DeviceKnobs.Identity.VENDOR, VENDOR_ID),
                 identity(io.blocktarget.config.DeviceKnobs.Identity.PRODUCT, PRODUCT_ID),
                 identity(io.blocktarget.config.DeviceKnobs.Identity.REVISION, PRODUCT_REVISION));

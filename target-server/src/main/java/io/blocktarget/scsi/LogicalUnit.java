@@ -355,6 +355,8 @@ final class LogicalUnit {
             case ReceiveCopyResultsCdb c -> extendedCopy.receiveCopyResults(task, c);
             case ReadDefectDataCdb c -> SbcCapacity.readDefectData(task, c);
             case ReportTargetPortGroupsCdb c -> SpcHandlers.reportTargetPortGroups(task, c, spec.state().paths());
+            case io.blocktarget.protocol.scsi.SetTargetPortGroupsCdb c ->
+                    Alua.setTargetPortGroups(task, c, spec.state().paths());
             case WriteAtomicCdb c -> writeAtomic.execute(task, c);
             // UnitLimits lets these through on zoned units only
             case io.blocktarget.protocol.scsi.ReportZonesCdb c -> zbc.orElseThrow().reportZones(task, c);

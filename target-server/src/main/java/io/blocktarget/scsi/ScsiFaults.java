@@ -242,8 +242,10 @@ final class ScsiFaults {
         }
         String port = task.nexus().initiatorPortName();
         int i = port.indexOf(",i,");
+        // the relative target port is the portal's id (TPGT): a rule with portal: fails this path only
         return new FaultCommand(FaultCommand.Protocol.SCSI, kind, opcode, lba, blocks,
-                i < 0 ? port : port.substring(0, i), -1, query(cdb));
+                i < 0 ? port : port.substring(0, i), -1, Math.max(0, task.nexus().relativeTargetPort()),
+                query(cdb));
     }
 
     /** The data placement query a CDB is (issue 32, as sd asks them), or null. */

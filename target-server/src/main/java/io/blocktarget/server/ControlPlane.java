@@ -121,6 +121,14 @@ public interface ControlPlane {
     }
 
     /**
+     * Who is told when an initiator changed a LUN's path states (SCSI SET TARGET PORT GROUPS): called with the LUN's
+     * name on the thread that made the change — an event loop, so it must not block — and replacing the previous
+     * listener (null: none). The control layer writes the change to the LUN's file, as for {@code path set}.
+     */
+    default void onExplicitPathChange(java.util.function.Consumer<String> listener) {
+    }
+
+    /**
      * The fault rules of LUN {@code name} (issue 11), changed in place at runtime (not written to luns.d); empty when
      * there is no such LUN.
      */

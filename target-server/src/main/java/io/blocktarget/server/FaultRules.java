@@ -18,11 +18,32 @@ public final class FaultRules {
     private FaultRules() {
     }
 
+    /** Rules of a server whose portals are not known: none may name a portal. */
     public static List<FaultRule> of(List<FaultRuleConfig> rules) {
-        return rules.stream().map(FaultRules::of).toList();
+        return of(rules, List.of());
+    }
+
+    /** @param portals the server's portal names, portal 1 first: a rule's {@code portal:} becomes that id */
+    public static List<FaultRule> of(List<FaultRuleConfig> rules, List<String> portals) {
+        return rules.stream().map(r -> of(r, portals)).toList();
     }
 
     public static FaultRule of(FaultRuleConfig c) {
+        return of(c, List.of());
+    }
+
+    /**
+     * @param portals the server's portal names, portal 1 first
+     * @throws IllegalArgumentException when the rule names a portal not among them (the config reader checks it)
+     */
+    public static FaultRule of(FaultRuleConfig c, List<String> portals) {
+        int portal = 0;
+        if (c.portal().isPresent()) {
+            portal = portals.indexOf(c.portal().get()) + 1;
+            if (portal == 0) {
+                throw new IllegalArgumentException("portal " + c.portal().get() + " is not one of " + portals);
+            }
+        }
         Set<IoKind> kinds = EnumSet.noneOf(IoKind.class);
         for (String op : c.ops()) {
             kinds.add(kind(op));
@@ -31,7 +52,7 @@ public final class FaultRules {
             kinds = EnumSet.of(IoKind.READ, IoKind.WRITE); // the only commands that transfer blocks
         }
         FaultMatch match = new FaultMatch(kinds, c.firstLba(), c.lastLba(), new HashSet<>(c.scsiOpcodes()),
-                new HashSet<>(c.nvmeOpcodes()), c.initiator().orElse(null), c.queue().orElse(-1),
+                new HashSet<>(c.nvmeOpcodes()), c.initiator().orElse(null), c.queue().orElse(-1), portal,
                 c.queries().stream().map(io.blocktarget.block.fault.FaultQuery::of).collect(
                         java.util.stream.Collectors.toSet()));
         FaultTrigger trigger = switch (c.trigger()) {

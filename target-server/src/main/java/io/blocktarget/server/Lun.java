@@ -29,10 +29,15 @@ public record Lun(LunConfig config, BlockDevice device, LunState state) {
      * keeps them in memory only and refuses APTPL. {@code clock}: the server's.
      */
     public static LunState stateFor(LunConfig config, io.blocktarget.time.Clock clock) {
+        return stateFor(config, clock, java.util.List.of());
+    }
+
+    /** @param portals the server's portal names, portal 1 first (fault rules may name one) */
+    public static LunState stateFor(LunConfig config, io.blocktarget.time.Clock clock, java.util.List<String> portals) {
         LunState state = new LunState(config.name(),
                 config.source() == null ? null : config.source().resolveSibling(config.name() + ".pr"),
                 atomicWrites(config), clock);
-        installFaults(state, config);
+        installFaults(state, config, portals);
         state.placement(placementFor(config, config.blockCount(), clock).orElse(null));
         return state;
     }
@@ -59,8 +64,8 @@ public record Lun(LunConfig config, BlockDevice device, LunState state) {
     }
 
     /** Makes the LUN file's {@code faults:} the rules of {@code state} (counters from zero), in one swap. */
-    static void installFaults(LunState state, LunConfig config) {
-        state.faults().replace(FaultRules.of(config.features().faults()), config.features().faults());
+    static void installFaults(LunState state, LunConfig config, java.util.List<String> portals) {
+        state.faults().replace(FaultRules.of(config.features().faults(), portals), config.features().faults());
     }
 
     /** The SCSI logical unit this LUN is, when exported over iSCSI: one place builds it, at start and at runtime. */

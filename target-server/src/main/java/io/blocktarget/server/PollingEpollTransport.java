@@ -19,7 +19,8 @@ import java.util.concurrent.ThreadFactory;
  * read round trip. The price is one busy core per event loop, whatever the load; the acceptor loop still sleeps.
  *
  * <p>{@link #windowed} is the bounded form ({@code poll-window}): each loop polls only for a window after its last
- * work, then sleeps ({@link WindowedPollStrategy}).
+ * work, then sleeps ({@link WindowedPollStrategy}); {@link #adaptive} (the default, {@code poll-window: auto}) polls
+ * only while commands arrive often ({@link AdaptivePollStrategy}).
  */
 final class PollingEpollTransport extends EpollTransport {
     private final SelectStrategyFactory strategies;
@@ -38,6 +39,12 @@ final class PollingEpollTransport extends EpollTransport {
     static Transport windowed(long windowNanos) {
         return new TransportInternal("epoll (poll window)", true, null,
                 new PollingEpollTransport(() -> new WindowedPollStrategy(windowNanos)));
+    }
+
+    /** Event loops that poll only while commands arrive often ({@code poll-window: auto}, the default). */
+    static Transport adaptive(java.util.function.LongSupplier nanoClock) {
+        return new TransportInternal("epoll (adaptive polling)", true, null,
+                new PollingEpollTransport(() -> new AdaptivePollStrategy(nanoClock)));
     }
 
     @Override

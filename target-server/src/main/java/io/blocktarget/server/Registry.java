@@ -146,11 +146,20 @@ final class Registry implements ControlPlane {
      * initiators learn it from the unit attention the logical unit establishes on each nexus's next command.
      */
     void pathsChanged(String name, io.blocktarget.block.lun.PathStates.Change change) {
-        if (nvme == null) {
-            return;
+        if (nvme != null) {
+            snapshot.lun(name).flatMap(l -> l.config().nvme()).ifPresent(e ->
+                    nvme.anaChanged(e.subsystem(), e.nsid(), change.portals()));
         }
-        snapshot.lun(name).flatMap(l -> l.config().nvme()).ifPresent(e ->
-                nvme.anaChanged(e.subsystem(), e.nsid(), change.portals()));
+        if (change.source() != null) {
+            explicitPaths.accept(name);   // an initiator's: the control layer writes it to the LUN's file
+        }
+    }
+
+    private volatile java.util.function.Consumer<String> explicitPaths = name -> { };
+
+    @Override
+    public void onExplicitPathChange(java.util.function.Consumer<String> listener) {
+        explicitPaths = listener == null ? name -> { } : listener;
     }
 
     @Override

@@ -342,7 +342,7 @@ final class StepRunner {
         }
         Lun lun;
         try {
-            lun = new Lun(c, device, Lun.stateFor(c, clock));
+            lun = new Lun(c, device, Lun.stateFor(c, clock, portalNames(work)));
         } catch (IllegalArgumentException e) {
             try {
                 device.close();
@@ -392,6 +392,11 @@ final class StepRunner {
         }
     }
 
+    /** The portal names of the plan being applied, portal 1 first: what a fault rule's portal: is resolved in. */
+    private static List<String> portalNames(Work work) {
+        return work.after.portals().stream().map(ExportPlan.PortalSpec::name).toList();
+    }
+
     private void retune(Work work, Step.Retune r) {
         Lun before = served(work, r.after().name());
         Lun after = new Lun(r.after(), before.device(), before.state());
@@ -403,8 +408,10 @@ final class StepRunner {
             LOG.log(Level.INFO, "LUN " + after.name() + " retuned (knobs changed; sessions kept)");
         }
         if (r.faults()) {
-            Lun.installFaults(before.state(), r.after());
-            work.undo.push(new Undo(after.name(), r.describe(), () -> Lun.installFaults(before.state(), r.before())));
+            List<String> portals = portalNames(work);
+            Lun.installFaults(before.state(), r.after(), portals);
+            work.undo.push(new Undo(after.name(), r.describe(),
+                    () -> Lun.installFaults(before.state(), r.before(), portals)));
             LOG.log(Level.INFO, "LUN " + after.name() + ": fault rules from its file installed ("
                     + r.after().features().faults().size() + ")");
         }

@@ -147,7 +147,8 @@ public final class TargetServer {
     public String threading() {
         return (uringLoops ? "io_uring transport, " : nativeTransport() ? "native transport, " : "NIO transport, ")
                 + eventLoops + (eventLoops == 1 ? " event loop" : " event loops") + (polling ? ", polling" : "")
-                + (pollWindowNanos > 0 ? ", polling " + pollWindowNanos / 1000 + " us after work" : "")
+                + (pollWindowNanos == ServerConfig.POLL_WINDOW_AUTO ? ", adaptive polling"
+                        : pollWindowNanos > 0 ? ", polling " + pollWindowNanos / 1000 + " us after work" : "")
                 + fileIo.map(how -> ", O_DIRECT file I/O " + how).orElse("");
     }
 
@@ -222,20 +223,26 @@ public final class TargetServer {
             fileIo = Optional.of(uringLoops ? "on the event loops' io_uring"
                     : "on worker threads (io_uring: " + uringCause.get() + ")");
         }
-        // poll-window: epoll loops that poll for a while after their work, then sleep. The io_uring transport has no
-        // select strategy to bound, so a config that puts file I/O on the rings keeps sleeping loops (said at start).
+        // poll-window: epoll loops that poll for a while after their work, then sleep; auto (the default) polls only
+        // while commands arrive often. The io_uring transport has no select strategy to bound, so a config that puts
+        // file I/O on the rings keeps sleeping loops (said at start, unless the window is the default's).
         long window = poll ? 0 : config.server().pollWindowNanos();
+        boolean auto = window == ServerConfig.POLL_WINDOW_AUTO;
         Optional<String> windowCause = window == 0 ? Optional.empty()
                 : uringLoops ? Optional.of("is not applied on io_uring event loops (O_DIRECT file LUNs)")
                 : !Transport.EPOLL.available() ? Optional.of("needs the native epoll transport, which is unavailable ("
                         + Transport.EPOLL.unavailabilityCause() + ")")
                 : Optional.empty();
-        windowCause.ifPresent(cause -> LOG.log(Level.WARNING,
-                "poll-window " + cause + "; event loops will sleep at once"));
+        if (!auto) {
+            windowCause.ifPresent(cause -> LOG.log(Level.WARNING,
+                    "poll-window " + cause + "; event loops will sleep at once"));
+        }
         pollWindowNanos = windowCause.isPresent() ? 0 : window;
         vertx = poll
                 ? Vertx.builder().with(options).withTransport(PollingEpollTransport.create()).build()
                 : uringLoops ? Vertx.builder().with(options).withTransport(UringTransport.create()).build()
+                : pollWindowNanos == ServerConfig.POLL_WINDOW_AUTO
+                ? Vertx.builder().with(options).withTransport(PollingEpollTransport.adaptive(clock::nanoTime)).build()
                 : pollWindowNanos > 0
                 ? Vertx.builder().with(options).withTransport(PollingEpollTransport.windowed(pollWindowNanos)).build()
                 : Vertx.vertx(options);

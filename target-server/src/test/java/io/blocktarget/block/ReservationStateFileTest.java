@@ -33,7 +33,7 @@ class ReservationStateFileTest {
         r.persistThroughPowerLoss(true);
         r.persist().get();
         assertThat(file).exists();
-        assertThat(dir.resolve("x.pr.tmp")).doesNotExist();
+        assertThat(dir.resolve(".x.pr.tmp")).doesNotExist();
         Reservations restarted = new Reservations(file);
         assertThat(restarted.snapshot()).isEqualTo(r.snapshot());
         assertThat(restarted.conflicts(new Registrant.Host(new UUID(9, 9)), Reservations.Access.READ)).isTrue();

@@ -45,4 +45,13 @@ class FaultCliTest extends ControlCliHarness {
         assertThat(run("fault", "add", "ram-4k")).as("no --action").isEqualTo(2);
         assertThat(run("fault")).isEqualTo(2);
     }
+
+    @Test
+    void portalSelectsOnePath() {
+        assertThat(run("fault", "add", "ram-4k", "--portal", "default", "--action", "drop-connection"))
+                .as(err.toString()).isZero();
+        assertThat(out.toString()).contains("portal=default", "-> drop-connection");
+        assertThat(run("fault", "add", "ram-4k", "--portal", "b", "--action", "drop-connection")).isEqualTo(2);
+        assertThat(err.toString()).contains("b is not a portal of blocktarget.yaml; allowed: default");
+    }
 }

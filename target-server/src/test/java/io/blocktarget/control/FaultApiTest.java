@@ -88,4 +88,17 @@ class FaultApiTest {
                 .status()).isEqualTo(404);
         assertThat(fixture.get("/v1/luns/nope/faults").status()).isEqualTo(404);
     }
+
+    @Test
+    void aPortalMustBeOneOfTheServers() throws Exception {
+        Response refused = post("{\"portal\": \"b\", \"action\": \"drop-connection\"}");
+        assertThat(refused.status()).isEqualTo(400);
+        assertThat(refused.json().getString("detail"))
+                .isEqualTo("portal: b is not a portal of blocktarget.yaml; allowed: default");
+        assertThat(refused.json().getString("field")).isEqualTo("portal");
+        Response added = post("{\"portal\": \"default\", \"action\": \"drop-connection\"}");
+        assertThat(added.status()).as(added.body()).isEqualTo(201);
+        assertThat(added.json().getString("portal")).isEqualTo("default");
+        assertThat(plane.faults("ram-16k").orElseThrow().rules().getFirst().rule().match().portal()).isEqualTo(1);
+    }
 }

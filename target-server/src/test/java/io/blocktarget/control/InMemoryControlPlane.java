@@ -172,6 +172,19 @@ public final class InMemoryControlPlane implements ControlPlane {
         }
     }
 
+    /** Every LUN on every portal in its configured state (nothing serves here to be in another). */
+    @Override
+    public List<PathStatus> paths() {
+        List<PathStatus> all = new ArrayList<>();
+        for (LunConfig lun : luns) {
+            for (ExportPlan.PortalSpec p : portals()) {
+                String word = lun.features().path(p.name()).word();
+                all.add(new PathStatus(lun.name(), p.name(), p.id(), word, word, "configured"));
+            }
+        }
+        return all;
+    }
+
     @Override
     public List<SessionInfo> sessions() {
         return List.copyOf(sessions);

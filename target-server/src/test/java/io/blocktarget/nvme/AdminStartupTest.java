@@ -52,7 +52,7 @@ class AdminStartupTest {
             assertThat((int) id.getUnsignedByte(77)).isEqualTo(8);                    // MDTS: 1 MiB / 4 KiB = 2^8
             assertThat(id.getUnsignedShortLE(320)).isEqualTo(1);                // KAS 100 ms
             assertThat(id.getUnsignedShortLE(514)).isEqualTo(1024);             // MAXCMD
-            assertThat(id.getIntLE(516)).isEqualTo(1);                          // NN
+            assertThat(id.getIntLE(516)).isEqualTo(64);                         // NN: at least MNAN (ANA)
             // ONCS compare, DSM, write zeroes, reservations (bit 5), verify (bit 7), copy (bit 8); no write
             // uncorrectable: the test's RAM disk keeps no uncorrectable-block set
             assertThat(id.getUnsignedShortLE(520)).isEqualTo(0b1_1010_1101);
@@ -242,7 +242,7 @@ class AdminStartupTest {
                 List.of(), NvmeLimits.DEFAULT, clock);
         TestHost host = TestHost.enabled(nul, NQN);
         ByteBuf id = host.identifyData(0x01, 0);
-        assertThat(id.getIntLE(516)).isEqualTo(5); // NN = highest NSID
+        assertThat(id.getIntLE(516)).isEqualTo(64); // NN = highest NSID (5), but at least MNAN = 64
         id.release();
         ByteBuf ns = host.identifyData(0x00, 5);
         assertThat(ns.getLongLE(0)).isEqualTo(1 << 20);

@@ -100,14 +100,16 @@ class IdentifyNamespaceTest {
         assertThat(after.getIntLE(4)).isZero();
         after.release();
         assertThat(host.identify(0x02, 0xFFFF_FFFE, 0).status()).isEqualTo(NvmeStatus.INVALID_NAMESPACE_OR_FORMAT);
-        // NSID 3 is valid (<= NN = 7) but inactive: zero filled structures
-        for (int cns : new int[] {0x00, 0x05, 0x08}) {
-            Reply r = host.identify(cns, 3, 0);
-            assertThat(r.status()).as("CNS %d", cns).isEqualTo(NvmeStatus.SUCCESS);
-            assertThat(r.bytes()).hasSize(4096).containsOnly(0);
+        // NSIDs 3 and 8..64 are valid (<= NN = 64: at least MNAN, for ANA) but inactive: zero filled structures
+        for (int nsid : new int[] {3, 8, 64}) {
+            for (int cns : new int[] {0x00, 0x05, 0x08}) {
+                Reply r = host.identify(cns, nsid, 0);
+                assertThat(r.status()).as("NSID %d CNS %d", nsid, cns).isEqualTo(NvmeStatus.SUCCESS);
+                assertThat(r.bytes()).hasSize(4096).containsOnly(0);
+            }
         }
-        // NSID 0, above NN and broadcast: Invalid Namespace or Format (DNR)
-        for (int nsid : new int[] {0, 8, 0xFFFF_FFFF}) {
+        // NSID 0, above NN (65) and broadcast: Invalid Namespace or Format (DNR)
+        for (int nsid : new int[] {0, 65, 0xFFFF_FFFF}) {
             Reply r = host.identify(0x00, nsid, 0);
             assertThat(r.status()).isEqualTo(NvmeStatus.INVALID_NAMESPACE_OR_FORMAT);
             assertThat(r.status().dnr()).isTrue();

@@ -210,8 +210,12 @@ class ZonedNamespaceTest {
         Reply nvm = host.identify(0x05, 1, 0);
         assertThat(nvm.status()).isEqualTo(NvmeStatus.SUCCESS);
         nvm.release();
-        // an inactive NSID below NN would be zeros; above NN it is Invalid Namespace
-        assertThat(host.identify(0x05, 3, 2).status()).isEqualTo(NvmeStatus.INVALID_NAMESPACE_OR_FORMAT);
+        // an inactive NSID up to NN (64: at least MNAN) is zeros; above NN it is Invalid Namespace
+        Reply inactive = host.identify(0x05, 3, 2);
+        assertThat(inactive.status()).isEqualTo(NvmeStatus.SUCCESS);
+        assertThat(inactive.bytes()).hasSize(4096).containsOnly(0);
+        inactive.release();
+        assertThat(host.identify(0x05, 65, 2).status()).isEqualTo(NvmeStatus.INVALID_NAMESPACE_OR_FORMAT);
         assertThat(host.identify(0x05, 1, 1).status()).isEqualTo(NvmeStatus.INVALID_FIELD); // KV: not supported
     }
 

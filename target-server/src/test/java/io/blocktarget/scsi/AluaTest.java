@@ -219,4 +219,101 @@ class AluaTest {
         assertThat(state.paths().all().get(0)).isEqualTo(new PathStates.Path(AccessState.STANDBY,
                 PathStates.Origin.IMPLICIT));
     }
+
+    // ---- SET TARGET PORT GROUPS (SPC-5 §6.41) --------------------------------------------------------------
+
+    private static byte[] stpg(int length) {
+        return cdb(0xA4, 0x0A, 0, 0, 0, 0, length >> 24, length >> 16, length >> 8, length, 0, 0);
+    }
+
+    /** A header and one descriptor per {state, group} pair. */
+    private static byte[] stpgList(int[]... descriptors) {
+        byte[] list = new byte[4 + 4 * descriptors.length];
+        for (int i = 0; i < descriptors.length; i++) {
+            list[4 + 4 * i] = (byte) descriptors[i][0];
+            list[4 + 4 * i + 2] = (byte) (descriptors[i][1] >> 8);
+            list[4 + 4 * i + 3] = (byte) descriptors[i][1];
+        }
+        return list;
+    }
+
+    private Scsi.Reply stpg(ItNexus nexus, byte[] list) {
+        return Scsi.run(target, nexus, 0, stpg(list.length), list);
+    }
+
+    /** SKSV, C/D 0 (parameter list), BPV and the bit, and the field's byte (SPC-5 §4.4.2.2). */
+    private static void assertParameterPointer(Scsi.Reply r, int field, int bit) {
+        assertThat(Arrays.copyOfRange(r.sense(), 15, 18)).isEqualTo(cdb(0x80 | 0x08 | bit, field >> 8, field));
+    }
+
+    @Test
+    void inquiryAdvertisesImplicitAndExplicitAsymmetricAccess() {
+        byte[] std = run(A, inquiry(false, 0, 96)).assertGood().data();
+        assertThat((std[5] >> 4) & 0x3).as("TPGS 11b").isEqualTo(0b11);
+    }
+
+    @Test
+    void setTargetPortGroupsChangesEveryGroupInOneStepExplicitly() {
+        // Linux scsi_dh_alua's STPG: portal 2 active/optimized; with it portal 1 standby
+        stpg(A, stpgList(new int[] {0x0, 2}, new int[] {0x2, 1})).assertGood();
+        assertThat(state.paths().all()).containsExactly(
+                new PathStates.Path(AccessState.STANDBY, PathStates.Origin.EXPLICIT),
+                new PathStates.Path(AccessState.OPTIMIZED, PathStates.Origin.EXPLICIT));
+        byte[] data = run(C, rtpg(0, 256)).assertCheck(0x6, 0x2A, 0x06).data();
+        data = run(C, rtpg(0, 256)).assertGood().data();
+        assertThat(data[4] & 0x0F).isEqualTo(0x2);
+        assertThat(data[9]).as("STATUS CODE 01h: altered by SET TARGET PORT GROUPS").isEqualTo((byte) 0x01);
+        assertThat(data[16] & 0x0F).isEqualTo(0x0);
+        assertThat(data[21]).isEqualTo((byte) 0x01);
+        // A's port is standby now: A itself gets no unit attention, only NOT READY for I/O; B (same port) does
+        run(A, ten(0x28, 0, 0, 1)).assertCheck(0x2, 0x04, 0x0B);
+        run(B, testUnitReady()).assertCheck(0x6, 0x2A, 0x06);
+        // STPG is allowed on a standby port (SPC-5 §5.16.2.4.4): A brings its port back; offline is persistent loss
+        stpg(A, stpgList(new int[] {0x0, 1}, new int[] {0xE, 2})).assertGood();
+        run(A, ten(0x28, 0, 0, 1)).assertGood();
+        assertThat(state.paths().state(2)).isEqualTo(AccessState.PERSISTENT_LOSS);
+        run(C, ten(0x28, 0, 0, 1)).assertCheck(0x6, 0x2A, 0x06);
+        run(C, ten(0x28, 0, 0, 1)).assertCheck(0x2, 0x04, 0x12);
+    }
+
+    @Test
+    void aLengthOfZeroChangesNothingAndAnIdenticalStateReportsNothing() {
+        Scsi.run(target, A, 0, stpg(0), null).assertGood();
+        stpg(A, stpgList(new int[] {0x0, 1}, new int[] {0x1, 2})).assertGood();   // the states they have
+        assertThat(state.paths().version()).isZero();
+        run(B, testUnitReady()).assertGood();
+        assertThat(state.paths().all().get(0).origin()).isEqualTo(PathStates.Origin.CONFIGURED);
+    }
+
+    @Test
+    void everyRefusalChangesNothing() {
+        for (int code : new int[] {0x4, 0x5, 0xD, 0xF}) {   // LBD (LBD_SUP 0), reserved, transitioning
+            Scsi.Reply r = stpg(A, stpgList(new int[] {0x1, 1}, new int[] {code, 2})).assertCheck(0x5, 0x26, 0x00);
+            assertParameterPointer(r, 8, 3);
+        }
+        for (int group : new int[] {0, 3, 0xFFFF}) {
+            Scsi.Reply r = stpg(A, stpgList(new int[] {0x1, group})).assertCheck(0x5, 0x26, 0x00);
+            assertParameterPointer(r, 6, 7);
+        }
+        Scsi.Reply twice = stpg(A, stpgList(new int[] {0x1, 2}, new int[] {0x2, 2})).assertCheck(0x5, 0x26, 0x00);
+        assertParameterPointer(twice, 10, 7);
+        Scsi.run(target, A, 0, stpg(6), new byte[6]).assertCheck(0x5, 0x1A, 0x00);   // inside a descriptor
+        Scsi.run(target, A, 0, stpg(3), new byte[3]).assertCheck(0x5, 0x1A, 0x00);   // inside the header
+        // fewer bytes than PARAMETER LIST LENGTH arrived: INVALID FIELD IN CDB at the length
+        Scsi.run(target, A, 0, stpg(8), new byte[4]).assertCheck(0x5, 0x24, 0x00);
+        run(A, cdb(0xA4, 0x0B, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0)).assertCheck(0x5, 0x24, 0x00);
+        assertThat(state.paths().version()).as("nothing changed").isZero();
+        assertThat(state.paths().all()).extracting(PathStates.Path::state)
+                .containsExactly(AccessState.OPTIMIZED, AccessState.NON_OPTIMIZED);
+    }
+
+    @Test
+    void aTransitioningPortRefusesSetTargetPortGroups() {
+        state.paths().set(Map.of(1, AccessState.TRANSITIONING), 0, null);
+        run(A, testUnitReady()).assertCheck(0x6, 0x2A, 0x06);
+        stpg(A, stpgList(new int[] {0x0, 1})).assertCheck(0x2, 0x04, 0x0A);
+        stpg(C, stpgList(new int[] {0x0, 1})).assertCheck(0x6, 0x2A, 0x06);
+        stpg(C, stpgList(new int[] {0x0, 1})).assertGood();   // through the other port it is allowed
+        assertThat(state.paths().state(1)).isEqualTo(AccessState.OPTIMIZED);
+    }
 }

@@ -36,6 +36,29 @@ class FaultRulesTest {
     }
 
     @Test
+    void aPortalRuleHitsCommandsOfThatPortalOnly() throws Exception {
+        FaultRuleConfig config = ConfigLoader.readFaultRule("{\"portal\": \"b\", \"action\": \"drop-connection\"}",
+                "f1");
+        FaultRule r = FaultRules.of(config, List.of("a", "b"));
+        assertThat(r.match().portal()).as("portal b is the second: id 2").isEqualTo(2);
+        assertThat(FaultRules.of(ConfigLoader.readFaultRule("{\"action\": \"drop-connection\"}", "f1"),
+                List.of("a", "b")).match().portal()).as("no portal: any").isZero();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> FaultRules.of(config, List.of("a")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("portal b");
+
+        io.blocktarget.block.fault.LunFaults faults = new io.blocktarget.block.fault.LunFaults(new ManualClock());
+        faults.replace(List.of(r), List.of(config));
+        assertThat(faults.command(new FaultCommand(FaultCommand.Protocol.SCSI, IoKind.READ, 0x28, 0, 1, "iqn.x", -1,
+                1))).as("portal a serves").isNull();
+        assertThat(faults.command(new FaultCommand(FaultCommand.Protocol.NVME, IoKind.READ, 2, 0, 1, "nqn.h", 1, 0)))
+                .as("no known portal").isNull();
+        assertThat(faults.command(new FaultCommand(FaultCommand.Protocol.NVME, IoKind.READ, 2, 0, 1, "nqn.h", 1, 2)))
+                .as("portal b").isNotNull();
+        assertThat(faults.command(new FaultCommand(FaultCommand.Protocol.SCSI, IoKind.WRITE, 0x2A, 0, 1, "iqn.x", -1,
+                2))).isNotNull();
+    }
+
+    @Test
     void theNvmeStatusFieldBitsMap() throws Exception {
         assertThat(rule("{\"action\": \"status\", \"nvme-status\": \"3/02\", \"nvme-dnr\": false,"
                 + " \"nvme-crd\": 2, \"nvme-more\": true}").action()).isEqualTo(new FaultAction.Fail(

@@ -132,6 +132,33 @@ class TargetServerTest {
         assertThat(server.state()).isEqualTo(TargetServer.State.STOPPED);
     }
 
+    @Test
+    void adaptivePollingIsTheDefaultAndAnIdleEventLoopSleeps() throws Exception {
+        int nvme = freePort();
+        BlocktargetConfig base = config(0, nvme, 0, List.of(lun("ram-4k", BackendKind.RAM, 1L << 20, 4096, 4096,
+                Optional.empty())));
+        BlocktargetConfig config = new BlocktargetConfig(base.server().withEventLoops(1), base.luns(), List.of());
+        TargetServer server = new TargetServer(config);
+        server.start();
+        try {
+            assertThat(server.threading()).isEqualTo("native transport, 1 event loop, adaptive polling");
+            assertAnswersIcReq(nvme);   // some work, then nothing: the loop must go back to epoll_wait and block
+            java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+            List<Thread> loops = Thread.getAllStackTraces().keySet().stream()
+                    .filter(t -> t.getName().contains("eventloop") && t.isAlive()).toList();
+            assertThat(loops).isNotEmpty();
+            long before = loops.stream().mapToLong(t -> threads.getThreadCpuTime(t.threadId())).sum();
+            long wallBefore = System.nanoTime();
+            Thread.sleep(400);   // the measurement window itself, not a wait for something to happen
+            long used = loops.stream().mapToLong(t -> threads.getThreadCpuTime(t.threadId())).sum() - before;
+            long wall = System.nanoTime() - wallBefore;
+            // a loop that spins would use the whole window; a sleeping one wakes only for timers
+            assertThat(used).as("event-loop CPU over %d ms idle", wall / 1_000_000).isLessThan(wall / 10);
+        } finally {
+            server.stop();
+        }
+    }
+
     /** An NVMe/TCP ICReq (§3.6.2.2: type 0, HLEN 128, PLEN 128, PFV 0, no digests, MAXR2T 0) gets an ICResp. */
     private static void assertAnswersIcReq(int nvmePort) throws Exception {
         try (Socket s = new Socket()) {

@@ -20,7 +20,7 @@ public sealed interface Cdb permits TestUnitReadyCdb, RequestSenseCdb, InquiryCd
         ReportSupportedOperationCodesCdb, PersistentReserveInCdb, PersistentReserveOutCdb, Reserve6Cdb, Release6Cdb,
         PreFetchCdb, ReadDefectDataCdb, ReportTargetPortGroupsCdb, SanitizeCdb, ExtendedCopyCdb, ReceiveCopyResultsCdb,
         WriteAtomicCdb, ReportZonesCdb, ZbcOutCdb, OrWriteCdb, PreventAllowMediumRemovalCdb, GetStreamStatusCdb,
-        CdbError {
+        SetTargetPortGroupsCdb, CdbError {
 
     /**
      * Parses the CDB at {@code cdb}'s reader index; indices are left untouched and extra trailing

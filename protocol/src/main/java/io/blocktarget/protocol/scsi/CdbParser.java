@@ -45,6 +45,7 @@ final class CdbParser {
                 case 0x5F -> persistentReserveOut(f);
                 case 0xA0 -> reportLuns(f);
                 case 0xA3 -> maintenanceIn(f);
+                case 0xA4 -> maintenanceOut(f);
                 case 0x83 -> extendedCopy(f);
                 case 0x84 -> receiveCopyResults(f);
                 default -> SbcCdbParser.parse(f, code);
@@ -252,5 +253,19 @@ final class CdbParser {
         }
         f.reservedBytes(10, 10);
         return new ReportSupportedOperationCodesCdb(f.bit(2, 7), options, requested, f.u16(4), f.u32(6));
+    }
+
+    /**
+     * MAINTENANCE OUT: SET TARGET PORT GROUPS (SPC-5 §6.41) is its only service action served; any other is INVALID
+     * FIELD IN CDB at the SERVICE ACTION field.
+     */
+    private static Cdb maintenanceOut(CdbFields f) {
+        f.reserved(1, 0xE0);
+        if (f.bits(1, 4, 0) != ScsiOpcode.SET_TARGET_PORT_GROUPS.serviceAction()) {
+            throw invalidField(1, 4);
+        }
+        f.reservedBytes(2, 5);
+        f.reservedBytes(10, 10);
+        return new SetTargetPortGroupsCdb(f.u32(6));
     }
 }

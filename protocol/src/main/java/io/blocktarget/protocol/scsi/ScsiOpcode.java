@@ -91,6 +91,8 @@ public enum ScsiOpcode {
     REPORT_TARGET_PORT_GROUPS(0xA3, 0x0A, "a3 0a e0 00 00 00 ff ff ff ff 00 05"),
     /** MAINTENANCE IN / REPORT SUPPORTED OPERATION CODES, SPC-4 §6.35. */
     REPORT_SUPPORTED_OPERATION_CODES(0xA3, 0x0C, "a3 0c 87 ff ff ff ff ff ff ff 00 05"),
+    /** MAINTENANCE OUT / SET TARGET PORT GROUPS, SPC-5 §6.41: explicit asymmetric access (issue 29). */
+    SET_TARGET_PORT_GROUPS(0xA4, 0x0A, "a4 0a 00 00 00 00 ff ff ff ff 00 05"),
     READ_12(0xA8, -1, "a8 f8 ff ff ff ff ff ff ff ff 00 05"),
     WRITE_12(0xAA, -1, "aa f8 ff ff ff ff ff ff ff ff 3f 05"),
     WRITE_AND_VERIFY_12(0xAE, -1, "ae f6 ff ff ff ff ff ff ff ff 00 05"),

@@ -261,6 +261,16 @@ class CdbParserTest {
                 .isEqualTo(new ReportTargetPortGroupsCdb(false, 0xFFFF_FFFFL));
     }
 
+    /** SPC-5 §6.41: MAINTENANCE OUT, SA 0Ah, PARAMETER LIST LENGTH bytes 6-9. */
+    @Test
+    void setTargetPortGroups() {
+        // Linux scsi_dh_alua submit_stpg: MAINTENANCE OUT, SA 0Ah, a header and one descriptor (8 bytes)
+        assertThat(cdb("a4 0a 00 00 00 00 00 00 00 08 00 00")).isEqualTo(new SetTargetPortGroupsCdb(8));
+        assertThat(cdb("a4 0a 00 00 00 00 ff ff ff ff 00 00")).isEqualTo(new SetTargetPortGroupsCdb(0xFFFF_FFFFL));
+        assertThat(cdb("a4 2a 00 00 00 00 00 00 00 08 00 00")).as("SA bits 7-5 reserved")
+                .isInstanceOf(CdbError.class);
+    }
+
     @Test
     void synchronizeCache() {
         // Linux sd_sync_cache: SYNCHRONIZE CACHE(10), whole medium
@@ -349,7 +359,11 @@ class CdbParserTest {
             04 00 00 00 00 00;                                  INVALID_COMMAND_OPERATION_CODE; 0; 7
             3b 00 00 00 00 00 00 00 00 00;                      INVALID_COMMAND_OPERATION_CODE; 0; 7
             7f 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00;    INVALID_COMMAND_OPERATION_CODE; 0; 7
-            a4 00 00 00 00 00 00 00 00 00 00 00;                INVALID_COMMAND_OPERATION_CODE; 0; 7
+            # MAINTENANCE OUT: SET TARGET PORT GROUPS (SA 0Ah) only; reserved bytes 2-5 and 10
+            a4 00 00 00 00 00 00 00 00 00 00 00;                INVALID_FIELD_IN_CDB; 1; 4
+            a4 0b 00 00 00 00 00 00 00 08 00 00;                INVALID_FIELD_IN_CDB; 1; 4
+            a4 0a 00 00 00 01 00 00 00 08 00 00;                INVALID_FIELD_IN_CDB; 5; 0
+            a4 0a 00 00 00 00 00 00 00 08 01 00;                INVALID_FIELD_IN_CDB; 10; 0
             # EXTENDED COPY: only LID1 (SA 00h), reserved bytes; RECEIVE COPY RESULTS: SA 00h / 03h only
             83 01 00 00 00 00 00 00 00 00 00 00 00 20 00 00;    INVALID_FIELD_IN_CDB; 1; 4
             83 00 00 00 00 00 00 00 00 01 00 00 00 20 00 00;    INVALID_FIELD_IN_CDB; 9; 0

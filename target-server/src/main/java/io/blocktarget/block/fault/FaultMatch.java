@@ -16,19 +16,27 @@ import java.util.Set;
  * @param nvmeOpcodes NVMe I/O command opcodes (NVM Command Set §3)
  * @param initiator   the iSCSI initiator name (IQN) or NVMe host NQN; null = any
  * @param queue       NVMe queue ID (QID); -1 = any (SCSI commands match only -1)
+ * @param portal      the id of the portal the command came through (issue 29: the iSCSI TPGT / relative target port,
+ *                    the NVMe PORTID); 0 = any — a rule with a portal fails one path while the others serve
  * @param queries     data placement queries (issue 32); empty = any command but the NVMe admin ones
  *                    ({@link FaultQuery#admin}), which match only a rule that names them
  */
 public record FaultMatch(Set<IoKind> kinds, long firstLba, long lastLba, Set<Integer> scsiOpcodes,
-                         Set<Integer> nvmeOpcodes, String initiator, int queue, Set<FaultQuery> queries) {
+                         Set<Integer> nvmeOpcodes, String initiator, int queue, int portal, Set<FaultQuery> queries) {
 
     /** Every command. */
     public static final FaultMatch ANY = new FaultMatch(Set.of(), 0, Long.MAX_VALUE, Set.of(), Set.of(), null, -1);
 
-    /** A match without {@code queries}. */
+    /** Any portal. */
     public FaultMatch(Set<IoKind> kinds, long firstLba, long lastLba, Set<Integer> scsiOpcodes,
                       Set<Integer> nvmeOpcodes, String initiator, int queue) {
-        this(kinds, firstLba, lastLba, scsiOpcodes, nvmeOpcodes, initiator, queue, Set.of());
+        this(kinds, firstLba, lastLba, scsiOpcodes, nvmeOpcodes, initiator, queue, 0);
+    }
+
+    /** A match without {@code queries}. */
+    public FaultMatch(Set<IoKind> kinds, long firstLba, long lastLba, Set<Integer> scsiOpcodes,
+                      Set<Integer> nvmeOpcodes, String initiator, int queue, int portal) {
+        this(kinds, firstLba, lastLba, scsiOpcodes, nvmeOpcodes, initiator, queue, portal, Set.of());
     }
 
     public FaultMatch {
@@ -39,26 +47,33 @@ public record FaultMatch(Set<IoKind> kinds, long firstLba, long lastLba, Set<Int
         if (firstLba < 0 || lastLba < firstLba) {
             throw new IllegalArgumentException("LBA range " + firstLba + "-" + lastLba);
         }
+        if (portal < 0 || portal > 0xFFFF) {
+            throw new IllegalArgumentException("portal id " + portal);
+        }
     }
 
     public FaultMatch withKinds(Set<IoKind> value) {
-        return new FaultMatch(value, firstLba, lastLba, scsiOpcodes, nvmeOpcodes, initiator, queue, queries);
+        return new FaultMatch(value, firstLba, lastLba, scsiOpcodes, nvmeOpcodes, initiator, queue, portal, queries);
     }
 
     public FaultMatch withLbas(long first, long last) {
-        return new FaultMatch(kinds, first, last, scsiOpcodes, nvmeOpcodes, initiator, queue, queries);
+        return new FaultMatch(kinds, first, last, scsiOpcodes, nvmeOpcodes, initiator, queue, portal, queries);
     }
 
     public FaultMatch withInitiator(String value) {
-        return new FaultMatch(kinds, firstLba, lastLba, scsiOpcodes, nvmeOpcodes, value, queue, queries);
+        return new FaultMatch(kinds, firstLba, lastLba, scsiOpcodes, nvmeOpcodes, value, queue, portal, queries);
     }
 
     public FaultMatch withQueue(int value) {
-        return new FaultMatch(kinds, firstLba, lastLba, scsiOpcodes, nvmeOpcodes, initiator, value, queries);
+        return new FaultMatch(kinds, firstLba, lastLba, scsiOpcodes, nvmeOpcodes, initiator, value, portal, queries);
     }
 
     public FaultMatch withOpcodes(Set<Integer> scsi, Set<Integer> nvme) {
-        return new FaultMatch(kinds, firstLba, lastLba, scsi, nvme, initiator, queue, queries);
+        return new FaultMatch(kinds, firstLba, lastLba, scsi, nvme, initiator, queue, portal, queries);
+    }
+
+    public FaultMatch withPortal(int value) {
+        return new FaultMatch(kinds, firstLba, lastLba, scsiOpcodes, nvmeOpcodes, initiator, queue, value, queries);
     }
 
     /** Whether a range is given (else every command matches whatever LBAs it has, or none). */
@@ -66,9 +81,9 @@ public record FaultMatch(Set<IoKind> kinds, long firstLba, long lastLba, Set<Int
         return firstLba != 0 || lastLba != Long.MAX_VALUE;
     }
 
-    /** Whether the rule selects by who sent the command (initiator, queue, opcode). */
+    /** Whether the rule selects by who sent the command (initiator, queue, opcode, portal). */
     public boolean selectsSender() {
-        return initiator != null || queue >= 0 || !scsiOpcodes.isEmpty() || !nvmeOpcodes.isEmpty()
+        return initiator != null || queue >= 0 || portal > 0 || !scsiOpcodes.isEmpty() || !nvmeOpcodes.isEmpty()
                 || !queries.isEmpty();
     }
 
@@ -94,6 +109,9 @@ public record FaultMatch(Set<IoKind> kinds, long firstLba, long lastLba, Set<Int
             return false;
         }
         if (queue >= 0 && queue != c.queue()) {
+            return false;
+        }
+        if (portal > 0 && portal != c.portal()) {
             return false;
         }
         if (hasLbaRange()) {

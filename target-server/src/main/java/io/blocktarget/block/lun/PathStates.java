@@ -174,18 +174,16 @@ public final class PathStates {
                         ? AccessState.TRANSITIONING : e.getValue();
                 if (now != next[i].state()) {
                     changed.add(e.getKey());
-                }
-                next[i] = new Path(now, origin);
+                    next[i] = new Path(now, origin);
+                }   // the same state keeps its origin: writing an initiator's change to the file changes nothing
                 if (now != e.getValue()) {
                     pending[i] = new Transition(e.getKey(), e.getValue());
                     started.add(pending[i]);
                 }
             }
+            paths = next;
             if (!changed.isEmpty()) {
-                paths = next;
                 stamp = new Stamp(stamp.version() + 1, source);
-            } else {
-                paths = next;   // the origin may have changed; no one is told
             }
         }
         cancelled.forEach(Transition::cancel);

@@ -52,7 +52,12 @@ class PathStatesTest {
         assertEquals(Set.of(), p.set(Map.of(1, AccessState.OPTIMIZED, 9, AccessState.STANDBY), 0, null));
         assertEquals(0, p.version());
         assertTrue(changes.isEmpty());
-        assertEquals(PathStates.Origin.IMPLICIT, p.all().get(0).origin());
+        // no change: what set the state last stays (an initiator's state written back to the file stays explicit)
+        assertEquals(PathStates.Origin.CONFIGURED, p.all().get(0).origin());
+        p.set(Map.of(1, AccessState.STANDBY), 0, "nexus");
+        p.set(Map.of(1, AccessState.STANDBY), 0, null);
+        assertEquals(new PathStates.Path(AccessState.STANDBY, PathStates.Origin.EXPLICIT), p.all().get(0));
+        assertEquals(1, p.version());
     }
 
     @Test
