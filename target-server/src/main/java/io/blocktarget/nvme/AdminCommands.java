@@ -13,15 +13,15 @@ final class AdminCommands {
     private AdminCommands() {
     }
 
-    /** {@code dataOut}: the command's host-to-controller data, or null (Set Features 1Eh's event types). */
-    static void execute(Controller controller, Sqe sqe, ByteBuf dataOut, NvmeCompletion done) {
+    /** {@code r}'s data, when it has some, is Set Features 1Eh's event types. */
+    static void execute(Controller controller, NvmeRequest r) {
         // issue 32: the FDP queries Linux sends on the admin queue meet the fault rules of their namespace's LUN
-        Namespace target = Fdp.faultTarget(controller, sqe);
-        if (target != null && controller.io().faults().intercept(target, 0, sqe, dataOut, done,
+        Namespace target = Fdp.faultTarget(controller, r.sqe());
+        if (target != null && controller.io().faults().intercept(target, r,
                 (s, d, c) -> dispatch(controller, s, d, c))) {
             return;
         }
-        dispatch(controller, sqe, dataOut, done);
+        dispatch(controller, r.sqe(), r.dataOut(), r);
     }
 
     private static void dispatch(Controller controller, Sqe sqe, ByteBuf dataOut, NvmeCompletion done) {

@@ -93,42 +93,56 @@ final class ControllerQueue implements NvmeQueue {
         return connection;
     }
 
+    /** An in-process submitter's command: a request completed through {@code completion}, then as any other. */
     @Override
     public void submit(Sqe sqe, ByteBuf dataOut, NvmeCompletion completion) {
-        NvmeCompletion done = logged(sqe, completion);
+        submit(NvmeRequest.of(sqe, dataOut, completion));
+    }
+
+    @Override
+    public void submit(NvmeRequest r) {
+        r.queue(this);
         try {
-            route(sqe, dataOut, done);
+            route(r);
         } catch (RuntimeException e) {
             // A bug, not a host error: the command fails, the connection and other commands go on.
             LOG.log(Level.ERROR, "NVMe controller " + controller + " QID " + qid + ": opcode "
-                    + Integer.toHexString(sqe.opcode()) + " failed", e);
-            done.complete(NvmeStatus.INTERNAL_ERROR, 0, 0, null);
+                    + Integer.toHexString(r.sqe().opcode()) + " failed", e);
+            r.complete(NvmeStatus.INTERNAL_ERROR, 0, 0, null);
         }
     }
 
-    private void route(Sqe sqe, ByteBuf dataOut, NvmeCompletion done) {
+    private void route(NvmeRequest r) {
+        Sqe sqe = r.sqe();
+        ByteBuf dataOut = r.dataOut();
         if (state != State.LIVE || controller.state() == ControllerState.TORN_DOWN) {
-            done.complete(NvmeStatus.COMMAND_SEQUENCE_ERROR, 0, 0, null);
+            r.complete(NvmeStatus.COMMAND_SEQUENCE_ERROR, 0, 0, null);
         } else if (sqe.fuse() != Sqe.FUSE_NONE) {
             // a fused command alone (the transport pairs adjacent ones: submitFused): its other half is missing
             // (Base §3.4.2); FUSE 11b is reserved, and neither admin nor fabrics commands are ever fused
-            done.complete(sqe.fuse() == 0b11 || qid == 0 || sqe.isFabrics() ? NvmeStatus.INVALID_FIELD
+            r.complete(sqe.fuse() == 0b11 || qid == 0 || sqe.isFabrics() ? NvmeStatus.INVALID_FIELD
                     : NvmeStatus.ABORTED_MISSING_FUSED, 0, 0, null);
         } else if (sqe.isFabrics() && FabricsCommands.allowedBeforeAuthentication(sqe)) {
-            FabricsCommands.execute(this, sqe, dataOut, done);
+            FabricsCommands.execute(this, sqe, dataOut, r);
         } else if (authentication != null && !authentication.authenticated()) {
             // Base 2.2 §8.3.4.2: until the queue is authenticated, only Connect, Authentication Send / Receive
             // and Disconnect are processed; the rest is aborted with Authentication Required (nvmet: DNR set).
-            done.complete(NvmeStatus.AUTHENTICATION_REQUIRED, 0, 0, null);
+            r.complete(NvmeStatus.AUTHENTICATION_REQUIRED, 0, 0, null);
         } else if (sqe.isFabrics()) {
-            FabricsCommands.execute(this, sqe, dataOut, done);
+            FabricsCommands.execute(this, sqe, dataOut, r);
         } else if (controller.state() != ControllerState.ENABLED) {
-            done.complete(NvmeStatus.COMMAND_SEQUENCE_ERROR, 0, 0, null);
+            r.complete(NvmeStatus.COMMAND_SEQUENCE_ERROR, 0, 0, null);
         } else if (qid == 0) {
-            AdminCommands.execute(controller, sqe, dataOut, done);
+            AdminCommands.execute(controller, r);
         } else {
-            controller.io().execute(qid, sqe, dataOut, done);
+            controller.io().execute(r);
         }
+    }
+
+    @Override
+    public void submitFused(Sqe first, ByteBuf firstData, NvmeCompletion firstDone, Sqe second, ByteBuf secondData,
+                            NvmeCompletion secondDone) {
+        submitFused(NvmeRequest.of(first, firstData, firstDone), NvmeRequest.of(second, secondData, secondDone));
     }
 
     /**
@@ -137,10 +151,9 @@ final class ControllerQueue implements NvmeQueue {
      * only Compare and Write, for NVM commands).
      */
     @Override
-    public void submitFused(Sqe first, ByteBuf firstData, NvmeCompletion firstDone, Sqe second, ByteBuf secondData,
-                            NvmeCompletion secondDone) {
-        NvmeCompletion done1 = logged(first, firstDone);
-        NvmeCompletion done2 = logged(second, secondDone);
+    public void submitFused(NvmeRequest first, NvmeRequest second) {
+        first.queue(this);
+        second.queue(this);
         NvmeStatus refused = null;
         if (state != State.LIVE || controller.state() == ControllerState.TORN_DOWN) {
             refused = NvmeStatus.COMMAND_SEQUENCE_ERROR;
@@ -148,20 +161,20 @@ final class ControllerQueue implements NvmeQueue {
             refused = NvmeStatus.AUTHENTICATION_REQUIRED;
         } else if (controller.state() != ControllerState.ENABLED) {
             refused = NvmeStatus.COMMAND_SEQUENCE_ERROR;
-        } else if (qid == 0 || first.isFabrics() || second.isFabrics()) {
+        } else if (qid == 0 || first.sqe().isFabrics() || second.sqe().isFabrics()) {
             refused = NvmeStatus.INVALID_FIELD;
         }
         if (refused != null) {
-            done1.complete(refused, 0, 0, null);
-            done2.complete(refused, 0, 0, null);
+            first.complete(refused, 0, 0, null);
+            second.complete(refused, 0, 0, null);
             return;
         }
         try {
-            controller.io().executeFused(qid, first, firstData, done1, second, secondData, done2);
+            controller.io().executeFused(first, second);
         } catch (RuntimeException e) {
             LOG.log(Level.ERROR, "NVMe controller " + controller + " QID " + qid + ": fused operation failed", e);
-            done1.complete(NvmeStatus.INTERNAL_ERROR, 0, 0, null);
-            done2.complete(NvmeStatus.INTERNAL_ERROR, 0, 0, null);
+            first.complete(NvmeStatus.INTERNAL_ERROR, 0, 0, null);
+            second.complete(NvmeStatus.INTERNAL_ERROR, 0, 0, null);
         }
     }
 
@@ -171,38 +184,26 @@ final class ControllerQueue implements NvmeQueue {
     }
 
     /**
-     * {@code done}, recording a failed completion in the controller's Error Information log (Base §5.16.1.2) with
-     * this queue's SQID, the command's CID and NSID, and for NVM commands the LBA: SLBA (CDW10..11), or the first
-     * unreadable block of a read that met an uncorrectable one.
+     * The completion function's Error log step: a failed completion of {@code r} goes into the controller's Error
+     * Information log (Base §5.16.1.2) with this queue's SQID, the command's CID and NSID, and for NVM commands the
+     * LBA: a fault rule's (its request carries it), SLBA (CDW10..11), or the first unreadable block of a read that
+     * met an uncorrectable one. {@code raw}: a fault rule's exact Status Field, which the entry carries.
      */
-    private NvmeCompletion logged(Sqe sqe, NvmeCompletion done) {
-        return new NvmeCompletion() {
-            @Override
-            public void complete(NvmeStatus status, int dw0, int dw1, ByteBuf data) {
-                if (ErrorLog.records(status)) {
-                    controller.errors().record(qid, sqe.cid(), status, errorLba(sqe, status), sqe.nsid());
-                }
-                done.complete(status, dw0, dw1, data);
-            }
-
-            @Override
-            public void completeRaw(CqeStatus status, NvmeStatus reason, int dw0, int dw1, ByteBuf data) {
-                // a fault rule's exact status: the entry carries it (and the rule's LBA, taken by errorLba)
-                if (ErrorLog.records(status)) {
-                    controller.errors().record(qid, sqe.cid(), status, errorLba(sqe, reason), sqe.nsid());
-                }
-                done.completeRaw(status, reason, dw0, dw1, data);
-            }
-        };
+    void recordError(NvmeRequest r, CqeStatus raw, NvmeStatus status) {
+        if (raw != null ? ErrorLog.records(raw) : ErrorLog.records(status)) {
+            Sqe sqe = r.sqe();
+            controller.errors().record(qid, sqe.cid(), raw != null ? raw : status.toCqeStatus(),
+                    errorLba(r, status), sqe.nsid());
+        }
     }
 
-    private long errorLba(Sqe sqe, NvmeStatus status) {
+    private long errorLba(NvmeRequest r, NvmeStatus status) {
+        Sqe sqe = r.sqe();
         if (qid == 0 || sqe.isFabrics()) {
             return 0;
         }
-        long faulted = controller.io().faults().takeErrorLba(qid, sqe.cid());
-        if (faulted >= 0) {
-            return faulted; // a fault rule's status: the first LBA of the command in the rule's range
+        if (r.faultLba() >= 0) {
+            return r.faultLba(); // a fault rule's status: the first LBA of the command in the rule's range
         }
         long slba = Integer.toUnsignedLong(sqe.cdw10()) | (long) sqe.cdw11() << 32;
         Namespace ns = status == NvmeStatus.UNRECOVERED_READ_ERROR

@@ -1,15 +1,12 @@
 package io.blocktarget.nvme;
 
 import io.blocktarget.block.BlockDevice;
-import io.blocktarget.block.InFlight;
 import io.blocktarget.block.BlockError;
 import io.blocktarget.block.BlockIoException;
 import io.blocktarget.block.BlockRange;
 import io.blocktarget.block.IoCallback;
 import io.blocktarget.block.Reservations;
 import io.blocktarget.block.lun.CommandStats;
-import io.blocktarget.block.lun.LunState;
-import io.blocktarget.protocol.nvme.CqeStatus;
 import io.blocktarget.protocol.nvme.DatasetManagementCommand;
 import io.blocktarget.protocol.nvme.DatasetManagementCommand.DsmRange;
 import io.blocktarget.protocol.nvme.NvmOpcode;
@@ -18,7 +15,6 @@ import io.blocktarget.protocol.nvme.Parsed;
 import io.blocktarget.protocol.nvme.ReadWriteCommand;
 import io.blocktarget.protocol.nvme.Sqe;
 import io.blocktarget.protocol.nvme.WriteZeroesCommand;
-import io.blocktarget.time.Clock;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 
@@ -60,95 +56,35 @@ final class NvmIo {
         return faults;
     }
 
-    void execute(Sqe sqe, ByteBuf dataOut, NvmeCompletion done) {
-        execute(-1, sqe, dataOut, done);
-    }
-
-    /** {@code qid}: the I/O queue the command came on (fault rules may select it, the trace records it); -1 unknown. */
-    void execute(int qid, Sqe sqe, ByteBuf dataOut, NvmeCompletion done) {
-        // Counted in the namespace's device for as long as it executes, so a removal can drain it; a draining
-        // namespace is as good as gone (Invalid Namespace or Format).
+    /**
+     * The NVM command {@code r}: once it addresses an active namespace, its LUN step starts ({@link
+     * NvmeRequest#enterLun}: counted in the device for as long as it executes, so a removal can drain it; a draining
+     * namespace is as good as gone), then the namespace's ANA state on this port, the fault rules, and the command.
+     */
+    void execute(NvmeRequest r) {
+        Sqe sqe = r.sqe();
         Namespace addressed = controller.subsystem().namespace(Integer.toUnsignedLong(sqe.nsid()));
         if (addressed != null) {
             if (!addressed.supports(sqe.opcode())) {
                 // advertise == enforce: an optional command the namespace's knobs switch off (ONCS bit clear)
-                Replies.status(done, NvmeStatus.INVALID_OPCODE);
+                Replies.status(r, NvmeStatus.INVALID_OPCODE);
                 return;
             }
-            NvmeCompletion counted = tracked(addressed, qid, sqe, dataOut, done);
-            if (counted == null) {
+            if (!r.enterLun(addressed, controller)) {
+                Replies.status(r, NvmeStatus.INVALID_NAMESPACE_OR_FORMAT);
                 return;
             }
             // the namespace's ANA state on this controller's port (Base 2.x §8.1.1.3-5): one volatile read
             NvmeStatus asymmetric = Ana.refusal(Ana.stateOn(addressed, controller));
             if (asymmetric != null) {
-                Replies.status(counted, asymmetric);
+                Replies.status(r, asymmetric);
                 return;
             }
-            if (faults.intercept(addressed, qid, sqe, dataOut, counted, this::dispatch)) {
+            if (faults.intercept(addressed, r, this::dispatch)) {
                 return;
             }
-            dispatch(sqe, dataOut, counted);
-            return;
         }
-        dispatch(sqe, dataOut, done);
-    }
-
-    /**
-     * {@code done}, counted in the namespace's device for as long as the command executes (so a removal can drain
-     * it) and traced; null after completing {@code done} with Invalid Namespace or Format when the namespace is
-     * draining (as good as gone).
-     */
-    private NvmeCompletion tracked(Namespace ns, int qid, Sqe sqe, ByteBuf dataOut, NvmeCompletion done) {
-        InFlight inFlight = ns.state().inFlight();
-        if (!inFlight.enter()) {
-            Replies.status(done, NvmeStatus.INVALID_NAMESPACE_OR_FORMAT);
-            return null;
-        }
-        NvmeCompletion completion = NvmeTrace.wrap(ns.state(), inFlight, controller, qid, sqe, dataOut, done);
-        return new Counted(ns, sqe, inFlight, completion);
-    }
-
-    /**
-     * A command's completion while it is counted: in flight (for drains) and in the LUN's end-to-end
-     * {@link CommandStats} (always on; the arrival, class and size ride in this one allocation per command).
-     */
-    private static final class Counted implements NvmeCompletion {
-        private final InFlight inFlight;
-        private final NvmeCompletion completion;
-        private final CommandStats stats;
-        private final Clock clock;
-        private final CommandStats.OpClass opClass;
-        private final long bytes;
-        private final long arrival;
-
-        Counted(Namespace ns, Sqe sqe, InFlight inFlight, NvmeCompletion completion) {
-            this.inFlight = inFlight;
-            this.completion = completion;
-            LunState state = ns.state();
-            this.stats = state.commandStats();
-            this.clock = state.clock();
-            this.opClass = opClass(sqe.opcode());
-            // Read / Write: NLB (CDW12 bits 15:0, 0's based) × the LBA data size (NVM Command Set §3.2.4, §3.2.6)
-            this.bytes = opClass == CommandStats.OpClass.READ || opClass == CommandStats.OpClass.WRITE
-                    ? ((sqe.cdw12() & 0xFFFF) + 1L) * ns.geometry().logicalBlockSize() : 0;
-            this.arrival = clock.nanoTime();
-        }
-
-        @Override
-        public void complete(NvmeStatus status, int dw0, int dw1, ByteBuf dataIn) {
-            stats.record(CommandStats.Protocol.NVME, opClass, clock.nanoTime() - arrival, bytes, status.isSuccess());
-            inFlight.exit();
-            completion.complete(status, dw0, dw1, dataIn);
-        }
-
-        @Override
-        public void completeRaw(CqeStatus status, NvmeStatus reason, int dw0, int dw1, ByteBuf dataIn) {
-            // a fault rule's exact status: never success
-            stats.record(CommandStats.Protocol.NVME, opClass, clock.nanoTime() - arrival, bytes, false);
-            inFlight.exit();
-            completion.completeRaw(status, reason, dw0, dw1, dataIn);
-        }
+        dispatch(sqe, r.dataOut(), r);
     }
 
     /**
@@ -172,8 +108,9 @@ final class NvmIo {
      * Any other pair, or ranges that differ, is Invalid Field in Command for both, as are both when the namespace's
      * knobs switch Compare off (FUSES then says 0). Fault rules do not apply to a fused pair.
      */
-    void executeFused(int qid, Sqe first, ByteBuf firstData, NvmeCompletion firstDone, Sqe second,
-                      ByteBuf secondData, NvmeCompletion secondDone) {
+    void executeFused(NvmeRequest firstDone, NvmeRequest secondDone) {
+        Sqe first = firstDone.sqe();
+        Sqe second = secondDone.sqe();
         Namespace ns = namespace(first.nsid());
         boolean compareAndWrite = first.opcode() == NvmOpcode.COMPARE.code()
                 && second.opcode() == NvmOpcode.WRITE.code() && first.nsid() == second.nsid()
@@ -195,17 +132,17 @@ final class NvmIo {
             Replies.status(secondDone, asymmetric);
             return;
         }
-        NvmeCompletion done1 = tracked(ns, qid, first, firstData, firstDone);
-        if (done1 == null) {
+        if (!firstDone.enterLun(ns, controller)) {
+            Replies.status(firstDone, NvmeStatus.INVALID_NAMESPACE_OR_FORMAT);
             Replies.status(secondDone, NvmeStatus.INVALID_NAMESPACE_OR_FORMAT);
             return;
         }
-        NvmeCompletion done2 = tracked(ns, qid, second, secondData, secondDone);
-        if (done2 == null) {
-            Replies.status(done1, NvmeStatus.INVALID_NAMESPACE_OR_FORMAT);
+        if (!secondDone.enterLun(ns, controller)) {
+            Replies.status(firstDone, NvmeStatus.INVALID_NAMESPACE_OR_FORMAT);
+            Replies.status(secondDone, NvmeStatus.INVALID_NAMESPACE_OR_FORMAT);
             return;
         }
-        compareAndWrite(ns, first, firstData, done1, second, secondData, done2);
+        compareAndWrite(ns, first, firstDone.dataOut(), firstDone, second, secondDone.dataOut(), secondDone);
     }
 
     /**

@@ -12,7 +12,6 @@ import io.blocktarget.protocol.nvme.NvmeStatus;
 import io.blocktarget.protocol.nvme.Sqe;
 import io.netty.buffer.ByteBuf;
 
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The NVMe pre-dispatch hook of the namespace's fault rules (DESIGN §10), one per controller: an I/O command may be
@@ -27,8 +26,6 @@ final class NvmeFaults {
     private record Owner(Controller controller, int qid) {
     }
 
-    /** A rule's failure LBA per (QID, CID) until the Error Information log takes it; empty nearly always. */
-    private final ConcurrentHashMap<Long, Long> errorLbas = new ConcurrentHashMap<>();
     private final Controller controller;
 
     NvmeFaults(Controller controller) {
@@ -41,11 +38,14 @@ final class NvmeFaults {
     }
 
     /** Whether a rule took the command (it has completed, or will execute or complete later). */
-    boolean intercept(Namespace ns, int qid, Sqe sqe, ByteBuf dataOut, NvmeCompletion done, Dispatch dispatch) {
+    boolean intercept(Namespace ns, NvmeRequest done, Dispatch dispatch) {
         LunFaults faults = ns.state().faults();
         if (!faults.commandRules()) {
             return false;
         }
+        int qid = done.qid();
+        Sqe sqe = done.sqe();
+        ByteBuf dataOut = done.dataOut();
         FaultCommand command = command(qid, sqe);
         FaultHit hit = faults.command(command);
         if (hit == null) {
@@ -56,7 +56,7 @@ final class NvmeFaults {
                 NvmeStatus status = status(f.status(), command.kind());
                 CqeStatus exact = statusField(f.status());
                 if (command.lba() >= 0 && (exact == null ? ErrorLog.records(status) : ErrorLog.records(exact))) {
-                    errorLbas.put(key(qid, sqe.cid()), hit.firstLba()); // taken by this completion's log entry
+                    done.faultLba(hit.firstLba()); // this completion's log entry names it
                 }
                 if (exact == null) {
                     done.complete(status, 0, 0, null);
@@ -124,7 +124,7 @@ final class NvmeFaults {
      * (the same command with a smaller NLB and SGL length). The Error Information log entry carries the first LBA
      * not transferred.
      */
-    private boolean partial(Namespace ns, int qid, Sqe sqe, ByteBuf dataOut, NvmeCompletion done, Dispatch dispatch,
+    private boolean partial(Namespace ns, int qid, Sqe sqe, ByteBuf dataOut, NvmeRequest done, Dispatch dispatch,
                             FaultAction.PartialTransfer p, FaultHit hit) {
         boolean read = qid > 0 && sqe.opcode() == NvmOpcode.READ.code();
         if (!read && (qid == 0 || sqe.opcode() != NvmOpcode.WRITE.code())) {   // QID 0: Get Log Page is 02h too
@@ -135,12 +135,12 @@ final class NvmeFaults {
         long blocks = (sqe.cdw12() & 0xFFFF) + 1L;
         long n = p.blocksOf(blocks);
         int lbs = ns.geometry().logicalBlockSize();
-        errorLbas.put(key(qid, sqe.cid()), slba + n);
+        done.faultLba(slba + n);
         NvmeStatus error = NvmeStatus.DATA_TRANSFER_ERROR;
         if (read) {
             dispatch.run(sqe, dataOut, (status, dw0, dw1, data) -> {
                 if (!status.isSuccess() || data == null) {
-                    errorLbas.remove(key(qid, sqe.cid()));
+                    done.faultLba(-1);
                     done.complete(status, dw0, dw1, data);
                     return;
                 }
@@ -159,7 +159,7 @@ final class NvmeFaults {
                 (sqe.cdw12() & ~0xFFFF) | (int) (n - 1), sqe.cdw13(), sqe.cdw14(), sqe.cdw15());
         dispatch.run(shorter, dataOut, (status, dw0, dw1, data) -> {
             if (!status.isSuccess()) {
-                errorLbas.remove(key(qid, sqe.cid()));
+                done.faultLba(-1);
             }
             done.complete(status.isSuccess() ? error : status, dw0, dw1, data);
         });
@@ -194,15 +194,6 @@ final class NvmeFaults {
         return false;
     }
 
-    /** The LBA a rule failed command (QID, CID) at, for its Error Information log entry; -1 when none. */
-    long takeErrorLba(int qid, int cid) {
-        if (errorLbas.isEmpty()) {
-            return -1;
-        }
-        Long lba = errorLbas.remove(key(qid, cid));
-        return lba == null ? -1 : lba;
-    }
-
     /** NVMe Abort: releases the held command (SQID, CID) of this controller; whether there was one. */
     boolean abort(int sqid, int cid) {
         Owner owner = new Owner(controller, sqid);
@@ -219,10 +210,6 @@ final class NvmeFaults {
             ns.state().faults().holds().release(h -> h.owner() instanceof Owner o && o.controller() == controller
                     && (qid < 0 || o.qid() == qid));
         }
-    }
-
-    private static long key(int qid, int cid) {
-        return (long) qid << 16 | (cid & 0xFFFF);
     }
 
     /**

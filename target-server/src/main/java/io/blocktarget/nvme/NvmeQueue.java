@@ -44,6 +44,21 @@ public interface NvmeQueue {
                      NvmeCompletion secondDone);
 
     /**
+     * Executes the request {@code r} (issue 27: one request object per command); it completes exactly once, through
+     * its own completion function ({@link NvmeRequest#complete}). The default hands its parts to {@link #submit(Sqe,
+     * ByteBuf, NvmeCompletion)} with the request as the completion (queues of tests that implement only that).
+     */
+    default void submit(NvmeRequest r) {
+        submit(r.sqe(), r.dataOut(), r);
+    }
+
+    /** A fused operation of two requests, as {@link #submitFused(Sqe, ByteBuf, NvmeCompletion, Sqe, ByteBuf,
+     * NvmeCompletion)} says. */
+    default void submitFused(NvmeRequest first, NvmeRequest second) {
+        submitFused(first.sqe(), first.dataOut(), first, second.sqe(), second.dataOut(), second);
+    }
+
+    /**
      * The host reused the CID of its outstanding Asynchronous Event Request (SPDK's host cancels its AER locally at
      * detach): the NVMe layer forgets that request, which then never completes — not with this CID, not at all —
      * and the next event waits for a new request. True when such a request was outstanding. Any thread.

@@ -12,10 +12,10 @@ import io.blocktarget.protocol.nvme.Sqe;
 import io.netty.buffer.ByteBuf;
 
 /**
- * The NVMe side of the device trace (DESIGN §10): {@link #wrap} is called once per I/O command addressed to an
- * active namespace; with tracing off it returns the completion it was given (one volatile read, nothing allocated),
- * with tracing on a completion that decodes the SQE at arrival and records the command in the LUN's {@link Tracer}
- * when it completes, before handing the completion on.
+ * The NVMe side of the device trace (DESIGN §10), the trace record of one {@link NvmeRequest}: {@link #begin} is
+ * called once per I/O command addressed to an active namespace; with tracing off it returns null (one volatile read,
+ * nothing allocated), with tracing on a record that decodes the SQE at arrival; the request's completion function
+ * {@link #record}s it in the LUN's {@link Tracer}.
  *
  * <p>Decoded (NVM Command Set §3.2): SLBA (CDW10..11) and NLB (CDW12 bits 15:0, 0's based) of Read, Write, Compare,
  * Write Zeroes, Verify and Write Uncorrectable, FUA (CDW12 bit 30) of those that have it; Dataset Management's ranges
@@ -23,9 +23,8 @@ import io.netty.buffer.ByteBuf;
  * (Base §4.1 CDW0 bits 9:8). Zoned (ZNS §3.4): Zone Append as ZSLBA / NLB / FUA, recorded at the LBA its completion
  * returns; Zone Management Send / Receive with their SLBA.
  */
-final class NvmeTrace implements NvmeCompletion {
+final class NvmeTrace {
     private final Tracer tracer;
-    private final NvmeCompletion done;
     private final long arrival;
     private final String initiator;
     private final String connection;
@@ -40,22 +39,20 @@ final class NvmeTrace implements NvmeCompletion {
     private final int queueDepth;
     private final int placement;
 
-    /** {@code done} itself when the namespace is not traced, else a completion that records the command first. */
-    static NvmeCompletion wrap(LunState state, InFlight inFlight, Controller controller, int qid, Sqe sqe,
-                               ByteBuf dataOut, NvmeCompletion done) {
+    /** Null when the namespace is not traced, else the command's record, decoded now. */
+    static NvmeTrace begin(LunState state, InFlight inFlight, Controller controller, int qid, Sqe sqe,
+                           ByteBuf dataOut) {
         Tracer tracer = state.tracer();
         if (tracer == null) {
-            return done;
+            return null;
         }
         return new NvmeTrace(tracer, controller, qid, sqe, dataOut,
-                (int) Math.min(Integer.MAX_VALUE, inFlight.count()), done);
+                (int) Math.min(Integer.MAX_VALUE, inFlight.count()));
     }
 
-    private NvmeTrace(Tracer tracer, Controller controller, int qid, Sqe sqe, ByteBuf dataOut, int queueDepth,
-                      NvmeCompletion done) {
+    private NvmeTrace(Tracer tracer, Controller controller, int qid, Sqe sqe, ByteBuf dataOut, int queueDepth) {
         this.arrival = tracer.nanoTime();
         this.tracer = tracer;
-        this.done = done;
         this.queueDepth = queueDepth;
         this.initiator = controller.hostNqn();
         this.connection = "cntlid " + controller.cntlid();
@@ -106,7 +103,7 @@ final class NvmeTrace implements NvmeCompletion {
                 k = IoKind.COPY;
                 l = slba;
             }
-            case 0x7D -> {   // Zone Append (ZNS §3.4.1): ZSLBA, NLB and FUA where Write has them; see complete()
+            case 0x7D -> {   // Zone Append (ZNS §3.4.1): ZSLBA, NLB and FUA where Write has them; see record()
                 k = IoKind.ZONE_APPEND;
                 l = slba;
                 n = nlb;
@@ -154,25 +151,24 @@ final class NvmeTrace implements NvmeCompletion {
         };
     }
 
-    @Override
-    public void complete(NvmeStatus status, int dw0, int dw1, ByteBuf dataIn) {
-        // a Zone Append that succeeded records where its blocks went: the LBA in DW0 / DW1 (ZNS §3.4.1), not ZSLBA
+    /**
+     * Records the completed command: {@code raw} (a fault rule's exact Status Field) as the host sees it, named by its
+     * row if it has one, else {@code status}. A Zone Append that succeeded records where its blocks went: the LBA in
+     * DW0 / DW1 (ZNS §3.4.1), not ZSLBA.
+     */
+    void record(CqeStatus raw, NvmeStatus status, int dw0, int dw1) {
+        if (raw != null) {
+            NvmeStatus named = NvmeStatus.of(raw.sct(), raw.sc());
+            String name = named != null ? named.name().replace('_', ' ')
+                    : String.format("SCT %Xh SC %02Xh", raw.sct(), raw.sc());
+            tracer.record(arrival, TraceRecord.Protocol.NVME, initiator, connection, queue, cid, opcode, op, kind,
+                    lba, blocks, flags, queueDepth, name, false, -1, -1, -1, raw.sct(), raw.sc(), raw.dnr(), placement);
+            return;
+        }
         long recorded = kind == IoKind.ZONE_APPEND && status.isSuccess()
                 ? Integer.toUnsignedLong(dw0) | (long) dw1 << 32 : lba;
         tracer.record(arrival, TraceRecord.Protocol.NVME, initiator, connection, queue, cid, opcode, op, kind, recorded,
                 blocks, flags, queueDepth, status.name().replace('_', ' '), status.isSuccess(), -1, -1, -1,
                 status.sct().code(), status.sc(), status.dnr(), placement);
-        done.complete(status, dw0, dw1, dataIn);
-    }
-
-    /** A fault rule's exact status: recorded as the host sees it, named by its row if it has one. */
-    @Override
-    public void completeRaw(CqeStatus status, NvmeStatus reason, int dw0, int dw1, ByteBuf dataIn) {
-        NvmeStatus named = NvmeStatus.of(status.sct(), status.sc());
-        String name = named != null ? named.name().replace('_', ' ')
-                : String.format("SCT %Xh SC %02Xh", status.sct(), status.sc());
-        tracer.record(arrival, TraceRecord.Protocol.NVME, initiator, connection, queue, cid, opcode, op, kind, lba,
-                blocks, flags, queueDepth, name, false, -1, -1, -1, status.sct(), status.sc(), status.dnr(), placement);
-        done.completeRaw(status, reason, dw0, dw1, dataIn);
     }
 }

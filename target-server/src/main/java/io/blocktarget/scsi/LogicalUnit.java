@@ -192,8 +192,15 @@ final class LogicalUnit {
         return rangeLock.heldCount();
     }
 
-    void execute(ScsiCommand command, ScsiCompletion done) {
+    /**
+     * Runs {@code command} as a task of this unit: counted in the unit's device while it executes (the LUN step);
+     * false, with nothing done, when the device is draining (the caller answers as for a missing LUN).
+     */
+    boolean execute(ScsiCommand command, ScsiCompletion done) {
         Task task = new Task(command, done, modePages.descriptorSense(), taskSet);
+        if (!task.enterLun(spec.state())) {
+            return false;
+        }
         taskSet.enter(task);
         try {
             dispatch(task);
@@ -201,6 +208,7 @@ final class LogicalUnit {
             LOG.log(Level.ERROR, "LUN " + spec.name() + ": command failed", e);
             task.fail(SenseReason.INTERNAL_TARGET_FAILURE);
         }
+        return true;
     }
 
     private void dispatch(Task task) {

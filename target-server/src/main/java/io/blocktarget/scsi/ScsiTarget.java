@@ -2,11 +2,8 @@ package io.blocktarget.scsi;
 
 import io.blocktarget.block.InFlight;
 import io.blocktarget.block.lun.CommandStats;
-import io.blocktarget.block.lun.LunState;
 import io.blocktarget.protocol.scsi.ScsiLun;
-import io.blocktarget.protocol.scsi.ScsiStatus;
 import io.blocktarget.protocol.scsi.SenseReason;
-import io.blocktarget.time.Clock;
 import io.netty.buffer.ByteBuf;
 
 import java.util.Collections;
@@ -73,26 +70,10 @@ public final class ScsiTarget implements ScsiTargetDevice {
             noLogicalUnit.execute(command, done);
             return;
         }
-        InFlight inFlight = mounted.spec().state().inFlight();
-        if (!inFlight.enter()) {
+        // the unit's task counts itself in the device while it executes (Task: the LUN step of the pipeline)
+        if (!mounted.unit().execute(command, done)) {
             noLogicalUnit.execute(command, done);   // being removed: as if gone (LOGICAL UNIT NOT SUPPORTED)
-            return;
         }
-        LunState state = mounted.spec().state();
-        ScsiCompletion completion = ScsiTrace.wrap(state, inFlight, command, done);
-        // end-to-end counters (always on): the arrival and class ride in the completion this allocates anyway
-        CommandStats stats = state.commandStats();
-        Clock clock = state.clock();
-        CommandStats.OpClass opClass = opClass(command.cdb());
-        long arrival = clock.nanoTime();
-        mounted.unit().execute(command, response -> {
-            ScsiStatus status = response.status();
-            stats.record(CommandStats.Protocol.ISCSI, opClass, clock.nanoTime() - arrival,
-                    Math.min(response.transferLength(), command.expectedDataTransferLength()),
-                    status == ScsiStatus.GOOD || status == ScsiStatus.CONDITION_MET);
-            inFlight.exit();
-            completion.complete(response);
-        });
     }
 
     /**

@@ -13,21 +13,20 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The SCSI side of the device trace (DESIGN §10): {@link #wrap} is called once per command that reached a logical
- * unit; with tracing off it returns the completion it was given (one volatile read, nothing allocated), with tracing
- * on a completion that decodes the CDB at arrival and records the command in the LUN's {@link Tracer} when it
- * completes, before handing the response on.
+ * The SCSI side of the device trace (DESIGN §10), the trace record of one {@link Task}: {@link #begin} is called once
+ * per command that reached a logical unit; with tracing off it returns null (one volatile read, nothing allocated),
+ * with tracing on a record that decodes the CDB at arrival; the task's completion function {@link #record}s it in
+ * the LUN's {@link Tracer}.
  *
  * <p>What is decoded (SBC-4 §5): LBA and TRANSFER LENGTH of READ / WRITE / WRITE AND VERIFY / VERIFY / WRITE SAME /
  * SYNCHRONIZE CACHE / PRE-FETCH (6, 10, 12, 16), COMPARE AND WRITE (NUMBER OF LOGICAL BLOCKS), WRITE ATOMIC(16), and
  * UNMAP's parameter list (first descriptor's LBA, all descriptors' blocks); DPO and FUA of the commands that have
  * them. A 6-byte READ / WRITE with TRANSFER LENGTH 0 moves 256 blocks (SBC-4 §5.9).
  */
-final class ScsiTrace implements ScsiCompletion {
+final class ScsiTrace {
     private static final Map<Integer, String> NAMES = new ConcurrentHashMap<>();
 
     private final Tracer tracer;
-    private final ScsiCompletion done;
     private final long arrival;
     private final String initiator;
     private final String connection;
@@ -41,19 +40,18 @@ final class ScsiTrace implements ScsiCompletion {
     private final int queueDepth;
     private final int placement;
 
-    /** {@code done} itself when the LUN is not traced, else a completion that records the command first. */
-    static ScsiCompletion wrap(LunState state, InFlight inFlight, ScsiCommand command, ScsiCompletion done) {
+    /** Null when the LUN is not traced, else the command's record, decoded now. */
+    static ScsiTrace begin(LunState state, InFlight inFlight, ScsiCommand command) {
         Tracer tracer = state.tracer();
         if (tracer == null) {
-            return done;
+            return null;
         }
-        return new ScsiTrace(tracer, command, (int) Math.min(Integer.MAX_VALUE, inFlight.count()), done);
+        return new ScsiTrace(tracer, command, (int) Math.min(Integer.MAX_VALUE, inFlight.count()));
     }
 
-    private ScsiTrace(Tracer tracer, ScsiCommand command, int queueDepth, ScsiCompletion done) {
+    private ScsiTrace(Tracer tracer, ScsiCommand command, int queueDepth) {
         this.arrival = tracer.nanoTime();
         this.tracer = tracer;
-        this.done = done;
         this.queueDepth = queueDepth;
         this.initiator = command.nexus().initiatorPortName();
         this.connection = command.nexus().targetPortName();
@@ -206,8 +204,8 @@ final class ScsiTrace implements ScsiCompletion {
         });
     }
 
-    @Override
-    public void complete(ScsiResponse response) {
+    /** Records the completed command with its status and, from its sense data, sense key, ASC and ASCQ. */
+    void record(ScsiResponse response) {
         ScsiStatus status = response.status();
         int key = -1;
         int asc = -1;
@@ -230,6 +228,5 @@ final class ScsiTrace implements ScsiCompletion {
                 blocks, flags, queueDepth, status.name().replace('_', ' '),
                 status == ScsiStatus.GOOD || status == ScsiStatus.CONDITION_MET, key, asc, ascq, -1, -1, false,
                 placement);
-        done.complete(response);
     }
 }

@@ -1,5 +1,8 @@
 package io.blocktarget.scsi;
 
+import io.blocktarget.block.lun.CommandStats;
+import io.blocktarget.block.lun.LunRequest;
+import io.blocktarget.block.lun.LunState;
 import io.blocktarget.block.BlockIoException;
 import io.blocktarget.protocol.scsi.CdbError;
 import io.blocktarget.protocol.scsi.FieldPointer;
@@ -16,14 +19,17 @@ import java.lang.invoke.VarHandle;
 import java.util.Optional;
 
 /**
- * One command in execution: what it came with and the one way to finish it. Every path ends in
- * exactly one of the completing methods; a second call is ignored (and releases its data) so that a
- * handler bug cannot complete a command twice.
+ * One SCSI command in execution, the SCSI request object (issue 27): what it came with (nexus, CDB, data-out), its
+ * logical unit's {@link LunState} step ({@link LunRequest}: in-flight count, statistics), its trace record, a fault
+ * rule's decision, and the one way to finish it — {@link #complete}, the completion function: the fault's change of
+ * the response, the LUN step, the trace record, the transport's completion, then the task set. Every path ends in
+ * exactly one of the completing methods; a second call is ignored (and releases its data) so that a handler bug
+ * cannot complete a command twice. Status and sense are made only here, sense only from {@link SenseData}.
  *
  * <p>Sense data is encoded in the format the Control mode page asked for when the command arrived
  * (D_SENSE, SPC-4 §7.5.8).
  */
-final class Task {
+final class Task extends LunRequest {
     private static final VarHandle DONE;
 
     static {
@@ -41,6 +47,10 @@ final class Task {
 
     /** The logical unit's task set this task is in while it executes; null for the answers of a missing LUN. */
     private final TaskSet taskSet;
+    /** The trace record; null unless the LUN is traced. */
+    private ScsiTrace trace;
+    /** A fault rule's decision on the response (a partial transfer); null nearly always. */
+    private java.util.function.UnaryOperator<ScsiResponse> responseChange;
 
     /** A task outside any task set (commands to a LUN that does not exist complete at once). */
     Task(ScsiCommand command, ScsiCompletion done, boolean descriptorSense) {
@@ -59,6 +69,18 @@ final class Task {
         return command;
     }
 
+    /**
+     * The LUN step's start ({@link LunRequest#enterLun}) and the trace record; false (nothing counted) when the LUN's
+     * device is draining — the command is answered as for a LUN that is gone.
+     */
+    boolean enterLun(LunState state) {
+        if (!enterLun(state, ScsiTarget.opClass(command.cdb()))) {
+            return false;
+        }
+        trace = ScsiTrace.begin(state, lunInFlight(), command);
+        return true;
+    }
+
     ItNexus nexus() {
         return command.nexus();
     }
@@ -72,10 +94,7 @@ final class Task {
      * CONDITION). Only before the task executes, on the thread that submits it.
      */
     void interceptResponse(java.util.function.UnaryOperator<ScsiResponse> change) {
-        ScsiCompletion inner = done;
-        if (inner != null) {
-            done = response -> inner.complete(change.apply(response));
-        }
+        responseChange = change;
     }
 
     /** GOOD without data-in; {@code transferLength} is the data-out the CDB asked for (0 for none). */
@@ -214,11 +233,24 @@ final class Task {
         return ByteBufAllocator.DEFAULT.heapBuffer(initialCapacity);
     }
 
+    /** The completion function: once per task. */
     private void complete(ScsiResponse response) {
         ScsiCompletion completion = (ScsiCompletion) DONE.getAndSet(this, (ScsiCompletion) null);
         if (completion == null) {
             release(response);
             return;
+        }
+        if (responseChange != null) {
+            response = responseChange.apply(response);
+        }
+        if (inLun()) {
+            ScsiStatus status = response.status();
+            exitLun(CommandStats.Protocol.ISCSI,
+                    Math.min(response.transferLength(), command.expectedDataTransferLength()),
+                    status == ScsiStatus.GOOD || status == ScsiStatus.CONDITION_MET);
+            if (trace != null) {
+                trace.record(response);
+            }
         }
         try {
             completion.complete(response);

@@ -8,8 +8,8 @@ import java.util.Set;
 /**
  * The legal transitions of one state enum, declared once (a {@code static final} beside the enum), and the one place
  * objects of that kind change state. An object keeps its own state field and moves it with
- * {@code state = MACHINE.transition(state, next, counters)}: the table check is a bit test, the counting two atomic
- * adds on an {@link java.util.concurrent.atomic.AtomicLongArray} — no allocation and no lock per transition, so
+ * {@code state = MACHINE.transition(state, next, counters)}: the table check is a bit test, the counting two adds
+ * ({@link StateCounters}: atomic, or plain for single-writer counters) — no allocation and no lock per transition, so
  * commands on the I/O path use it too. An illegal transition is a bug: {@link IllegalStateException} naming the kind,
  * {@code from} and {@code to}. Thread-safe (immutable); the object whose state moves is owned by one thread at a time
  * (its connection's event loop, or under its own lock) — the machine does not order concurrent moves of one object.
@@ -104,9 +104,18 @@ public final class StateMachine<S extends Enum<S>> {
         return initial;
     }
 
-    /** Counters for objects of this kind (one set per connection, server, ...), all zero. */
+    /** Counters for objects of this kind (one set per connection, server, ...), all zero; any thread may count. */
     public StateCounters<S> newCounters() {
-        return new StateCounters<>(this);
+        return new StateCounters<>(this, false);
+    }
+
+    /**
+     * Counters changed by one thread only — the event loop that owns the objects (a connection's commands) — read by
+     * any: no atomic instruction per transition (issue 27's hot-path budget). Moving an object from another thread
+     * would lose counts; use {@link #newCounters} for objects shared between threads.
+     */
+    public StateCounters<S> newLoopCounters() {
+        return new StateCounters<>(this, true);
     }
 
     S[] states() {

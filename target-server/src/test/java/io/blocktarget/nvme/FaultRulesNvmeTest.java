@@ -49,6 +49,9 @@ class FaultRulesNvmeTest {
     @AfterEach
     void tearDown() {
         assertThat(faults.holds().size()).as("held commands left").isZero();
+        // issue 27: every exit path (status, delay, abort, reset, queue close) ran the completion function's LUN
+        // step once — nothing is left in flight
+        assertThat(state.inFlight().count()).as("commands left in flight").isZero();
         host.admin.close();
         device.close();
     }

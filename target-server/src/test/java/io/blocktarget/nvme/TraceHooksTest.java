@@ -267,15 +267,14 @@ class TraceHooksTest {
                 -1);
     }
 
-    /** Zero cost when off, by structure: without a tracer the hooks hand back the very completion they got. */
+    /** Zero cost when off, by structure: without a tracer a request gets no trace record (nothing allocated). */
     @Test
-    void withoutATracerTheHooksReturnTheCompletionItself() {
+    void withoutATracerTheRequestGetsNoTraceRecord() {
         LunState off = new LunState("off");
-        NvmeCompletion done = (status, dw0, dw1, data) -> { };
-        assertThat(NvmeTrace.wrap(off, new InFlight(), null, 1, null, null, done)).isSameAs(done);
+        assertThat(NvmeTrace.begin(off, new InFlight(), null, 1, null, null)).isNull();
         off.startTrace(new Tracer(16, 512, 512, 1 << 20, off.clock()));
         off.stopTrace();
-        assertThat(NvmeTrace.wrap(off, new InFlight(), null, 1, null, null, done)).isSameAs(done);
+        assertThat(NvmeTrace.begin(off, new InFlight(), null, 1, null, null)).isNull();
         assertThat(off.tracer()).isNull();
         assertThat(off.lastTracer()).isNotNull();
     }

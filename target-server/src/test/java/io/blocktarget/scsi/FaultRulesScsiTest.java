@@ -59,6 +59,8 @@ class FaultRulesScsiTest {
     void tearDown() {
         assertThat(target.unit(0).tasksInExecution()).as("tasks left").isZero();
         assertThat(faults.holds().size()).as("held commands left").isZero();
+        // issue 27: every exit path ran the task's completion function (the LUN step) once
+        assertThat(state.inFlight().count()).as("commands left in flight").isZero();
         device.close();
     }
 

@@ -17,18 +17,17 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 class ScsiTraceTest {
-    /** Zero cost when off, by structure: without a tracer the hook hands back the very completion it got. */
+    /** Zero cost when off, by structure: without a tracer a task gets no trace record (nothing allocated). */
     @Test
-    void withoutATracerTheHookReturnsTheCompletionItself() {
+    void withoutATracerTheTaskGetsNoTraceRecord() {
         LunState off = new LunState("off");
-        ScsiCompletion done = response -> { };
         ScsiCommand command = new ScsiCommand(Scsi.A, 0, Unpooled.wrappedBuffer(new byte[16]), TaskAttribute.SIMPLE,
                 1, 0, null);
-        assertThat(ScsiTrace.wrap(off, new InFlight(), command, done)).isSameAs(done);
+        assertThat(ScsiTrace.begin(off, new InFlight(), command)).isNull();
         off.startTrace(new Tracer(16, 512, 512, 1 << 20, off.clock()));
-        assertThat(ScsiTrace.wrap(off, new InFlight(), command, done)).isNotSameAs(done);
+        assertThat(ScsiTrace.begin(off, new InFlight(), command)).isNotNull();
         off.stopTrace();
-        assertThat(ScsiTrace.wrap(off, new InFlight(), command, done)).isSameAs(done);
+        assertThat(ScsiTrace.begin(off, new InFlight(), command)).isNull();
     }
 
     /** ZBC-2 §5: REPORT ZONES (ZBC IN 95h/00h) and ZBC OUT (94h) are zone-management at ZONE START LBA / ZONE ID. */
@@ -44,8 +43,7 @@ class ScsiTraceTest {
         for (byte[] cdb : List.of(report, reset)) {
             ScsiCommand command = new ScsiCommand(Scsi.A, 0, Unpooled.wrappedBuffer(cdb), TaskAttribute.SIMPLE, tag++,
                     0, null);
-            ScsiTrace.wrap(state, new InFlight(), command, response -> { })
-                    .complete(new ScsiResponse(ScsiStatus.GOOD, null, null, 0));
+            ScsiTrace.begin(state, new InFlight(), command).record(new ScsiResponse(ScsiStatus.GOOD, null, null, 0));
         }
         List<TraceRecord> records = new ArrayList<>();
         tracer.ring().reader().poll(16, new TraceRing.Sink() {
@@ -75,8 +73,7 @@ class ScsiTraceTest {
         byte[] cdb = ByteBuffer.allocate(16).put((byte) 0x8B).put((byte) 0x08).putLong(77).putInt(3).array();
         ScsiCommand command = new ScsiCommand(Scsi.A, 0, Unpooled.wrappedBuffer(cdb), TaskAttribute.SIMPLE, 1, 3 * 512,
                 null);
-        ScsiTrace.wrap(state, new InFlight(), command, response -> { })
-                .complete(new ScsiResponse(ScsiStatus.GOOD, null, null, 0));
+        ScsiTrace.begin(state, new InFlight(), command).record(new ScsiResponse(ScsiStatus.GOOD, null, null, 0));
         List<TraceRecord> records = new ArrayList<>();
         tracer.ring().reader().poll(16, new TraceRing.Sink() {
             @Override

@@ -102,6 +102,65 @@ class StateMachineTest {
     }
 
     /**
+     * Single-writer counters (a connection's commands on its event loop): each count a reader sees is one the writer
+     * stored — never torn, never below zero or above the objects alive — and once the writer is done (joined) the
+     * counters equal the objects in each state exactly; a final state counts every object that ended.
+     */
+    @Test
+    void loopCountersAreExactForTheirWriterAndSaneForReaders() throws Exception {
+        int objects = 32;
+        int steps = 200_000;
+        StateCounters<S> counters = MACHINE.newLoopCounters();
+        assertThat(counters.singleWriter()).isTrue();
+        assertThat(MACHINE.newCounters().singleWriter()).isFalse();
+        S[] mine = new S[objects];
+        long[] ended = new long[1];
+        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread writer = Thread.ofPlatform().start(() -> {
+            SplittableRandom random = new SplittableRandom(7);
+            for (int i = 0; i < objects; i++) {
+                mine[i] = MACHINE.start(counters);
+            }
+            for (int step = 0; step < steps; step++) {
+                int i = random.nextInt(objects);
+                if (MACHINE.isFinal(mine[i])) {
+                    ended[0]++;
+                    mine[i] = MACHINE.start(counters);
+                    continue;
+                }
+                S to = S.values()[random.nextInt(S.values().length)];
+                if (MACHINE.allows(mine[i], to)) {
+                    mine[i] = MACHINE.transition(mine[i], to, counters);
+                }
+            }
+            done.set(true);
+        });
+        long reads = 0;
+        while (!done.get() || reads == 0) {
+            for (S s : S.values()) {
+                long n = counters.get(s);
+                assertThat(n).as("%s read %d", s, n).isGreaterThanOrEqualTo(0);
+                if (!MACHINE.isFinal(s)) {
+                    assertThat(n).as("%s read %d", s, n).isLessThanOrEqualTo(objects);
+                }
+            }
+            reads++;
+        }
+        writer.join();
+        EnumMap<S, Long> actual = new EnumMap<>(S.class);
+        for (S s : mine) {
+            actual.merge(s, 1L, Long::sum);
+        }
+        for (S s : S.values()) {
+            if (!MACHINE.isFinal(s)) {
+                assertThat(counters.get(s)).as(s.name()).isEqualTo(actual.getOrDefault(s, 0L));
+            }
+        }
+        assertThat(counters.get(S.DONE) + counters.get(S.ABORTED))
+                .isEqualTo(ended[0] + actual.getOrDefault(S.DONE, 0L) + actual.getOrDefault(S.ABORTED, 0L));
+    }
+
+    /**
      * Threads move their own objects along random legal paths through one shared set of counters (as commands of many
      * connections would through a server-wide set); at each barrier, with every thread parked, the counters equal the
      * objects in each state — no sleeps, the barrier is the synchronisation.

@@ -101,8 +101,8 @@ class DirectFileLoopbackIT {
             } else if (ioUring.equals("on")) {   // this machine has no io_uring (seccomp, sysctl, kernel)
                 assertThat(started).as(started).contains("O_DIRECT file I/O on worker threads (io_uring: ");
             } else {
-                assertThat(started).as(started).contains("native transport, 2 event loops, O_DIRECT file I/O on "
-                        + "worker threads (io_uring: turned off (-Dblocktarget.io-uring=off))");
+                assertThat(started).as(started).contains("native transport, 2 event loops, adaptive polling,"
+                        + " O_DIRECT file I/O on worker threads (io_uring: turned off (-Dblocktarget.io-uring=off))");
             }
             try (IscsiTestInitiator iscsi = IscsiTestInitiator.connect(
                     new InetSocketAddress(InetAddress.getLoopbackAddress(), iscsiPort), 0x400001L);

@@ -8,8 +8,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * One SCSI command on a connection, from its SCSI Command PDU to its response: write data gathered
- * (immediate, unsolicited, then per R2T), the R2Ts in flight and the Data-In numbering (RFC 7143 §10.7-10.8).
+ * One SCSI command on a connection, from its SCSI Command PDU to its response: its CDB and attribute, the write data
+ * gathered (immediate, unsolicited, then per R2T), the R2Ts in flight and the Data-In numbering (RFC 7143
+ * §10.7-10.8). Its data-out bookkeeping changes only through its own methods, which check each Data-Out against it.
  * Confined to the connection's event loop.
  */
 final class ScsiTask {
@@ -51,13 +52,16 @@ final class ScsiTask {
         final int ttt;
         final long offset;
         final long length;
-        long received;
-        int nextDataSN;
+        /** R2TSN of the R2T that asked for it. */
+        final int r2tSN;
+        private long received;
+        private int nextDataSN;
 
-        Solicitation(int ttt, long offset, long length) {
+        Solicitation(int ttt, long offset, long length, int r2tSN) {
             this.ttt = ttt;
             this.offset = offset;
             this.length = length;
+            this.r2tSN = r2tSN;
         }
     }
 
@@ -68,32 +72,70 @@ final class ScsiTask {
     final long edtl;
     final boolean read;
     final boolean write;
-    final CompositeByteBuf dataOut;
-    final long unsolicitedLimit;
-    final Map<Integer, Solicitation> r2ts = new LinkedHashMap<>();
+    /** The CDB and SAM task attribute, kept until the task executes (the data-out may take a while). */
+    private final byte[] cdb;
+    private final io.blocktarget.scsi.TaskAttribute attribute;
+    private final CompositeByteBuf dataOut;
+    private final long unsolicitedLimit;
+    private final Map<Integer, Solicitation> r2ts = new LinkedHashMap<>();
     /** The connection's task counters: {@link #state} changes only through {@link State#MACHINE}. */
     private final StateCounters<State> counters;
     private State state;
-    UnsolicitedPhase unsolicited;
-    long received;
-    long nextR2TOffset;
-    int nextUnsolicitedDataSN;
-    int r2tSN;
+    private UnsolicitedPhase unsolicited;
+    private long received;
+    private long nextR2TOffset;
+    private int nextUnsolicitedDataSN;
+    private int r2tSN;
 
+    /** A task whose CDB does not matter (tests of the data-in numbering and the teardown check). */
     ScsiTask(int itt, long lunField, long edtl, boolean read, boolean write, CompositeByteBuf dataOut,
              long unsolicitedLimit, UnsolicitedPhase unsolicited, StateCounters<State> counters) {
+        this(itt, lunField, new byte[16], io.blocktarget.scsi.TaskAttribute.SIMPLE, edtl, read, write, dataOut, 0,
+                unsolicitedLimit, unsolicited, counters);
+    }
+
+    /**
+     * A task from its SCSI Command PDU: {@code immediate} bytes of data-out came with it (already in
+     * {@code dataOut}); unsolicited Data-Out may follow up to {@code unsolicitedLimit} while {@code unsolicited} is
+     * OPEN (the command's F bit clear).
+     */
+    ScsiTask(int itt, long lunField, byte[] cdb, io.blocktarget.scsi.TaskAttribute attribute, long edtl, boolean read,
+             boolean write, CompositeByteBuf dataOut, long immediate, long unsolicitedLimit,
+             UnsolicitedPhase unsolicited, StateCounters<State> counters) {
         this.itt = itt;
         this.counters = counters;
         this.state = State.MACHINE.start(counters);
         this.lunField = lunField;
         java.util.OptionalInt decoded = io.blocktarget.protocol.scsi.ScsiLun.decode(lunField);
         this.lun = decoded.isPresent() ? decoded.getAsInt() : TaskEngine.UNADDRESSABLE_LUN;
+        this.cdb = cdb;
+        this.attribute = attribute;
         this.edtl = edtl;
         this.read = read;
         this.write = write;
         this.dataOut = dataOut;
         this.unsolicitedLimit = unsolicitedLimit;
         this.unsolicited = unsolicited;
+        this.received = immediate;
+        this.nextR2TOffset = immediate;
+    }
+
+    byte[] cdb() {
+        return cdb;
+    }
+
+    io.blocktarget.scsi.TaskAttribute attribute() {
+        return attribute;
+    }
+
+    /** The data-out gathered (null for a task without any); handed to the device server when the task executes. */
+    CompositeByteBuf dataOut() {
+        return dataOut;
+    }
+
+    /** R2TSN of the next R2T: what ExpDataSN of a write's SCSI Response carries (RFC 7143 §11.4.8). */
+    int r2tSN() {
+        return r2tSN;
     }
 
     boolean allDataReceived() {
@@ -106,6 +148,109 @@ final class ScsiTask {
 
     void transitionTo(State next) {
         state = State.MACHINE.transition(state, next, counters);
+    }
+
+    /** Whether the unsolicited Data-Out burst has ended (its F bit, or the command's). */
+    boolean unsolicitedEnded() {
+        return unsolicited == UnsolicitedPhase.ENDED;
+    }
+
+    /**
+     * The next R2T to send (§11.8), or null when {@code maxOutstanding} are out or every byte is solicited: at most
+     * {@code maxBurst} bytes (MaxBurstLength), numbered by R2TSN, tagged {@code ttt}.
+     */
+    Solicitation nextSolicitation(int maxOutstanding, long maxBurst, java.util.function.IntSupplier ttt) {
+        if (r2ts.size() >= maxOutstanding || nextR2TOffset >= edtl) {
+            return null;
+        }
+        long length = Math.min(maxBurst, edtl - nextR2TOffset);
+        Solicitation s = new Solicitation(ttt.getAsInt(), nextR2TOffset, length, r2tSN++);
+        r2ts.put(s.ttt, s);
+        nextR2TOffset += length;
+        return s;
+    }
+
+    /** §11.7.5: DataSN counts the Data-Out PDUs of one sequence: the unsolicited one, or one R2T's. */
+    boolean outOfSequence(int ttt, int dataSN) {
+        if (ttt == io.blocktarget.protocol.iscsi.Bhs.RESERVED_TAG) {
+            return unsolicited == UnsolicitedPhase.OPEN && dataSN != nextUnsolicitedDataSN;
+        }
+        Solicitation s = r2ts.get(ttt);
+        return s != null && dataSN != s.nextDataSN;
+    }
+
+    /**
+     * Checks an unsolicited Data-Out of {@code length} bytes at {@code offset} and counts it in its sequence; the
+     * protocol error it commits (the connection closes), or null.
+     */
+    String acceptUnsolicited(long offset, int dataSN, boolean finalBit, long length) {
+        if (unsolicited != UnsolicitedPhase.OPEN) {
+            return "unsolicited data after the unsolicited burst ended";
+        }
+        if (offset != received || dataSN != nextUnsolicitedDataSN) {
+            return "offset " + offset + " / DataSN " + dataSN + ", expected " + received + " / "
+                    + nextUnsolicitedDataSN;
+        }
+        if (received + length > unsolicitedLimit) {
+            return "unsolicited data beyond FirstBurstLength / EDTL " + unsolicitedLimit;
+        }
+        nextUnsolicitedDataSN++;
+        if (finalBit) {
+            unsolicited = UnsolicitedPhase.ENDED;
+            nextR2TOffset = received + length;
+        }
+        return null;
+    }
+
+    /** The same for a Data-Out answering the R2T {@code ttt} (§11.7.4: in order, within the R2T, F on its last). */
+    String acceptSolicited(int ttt, long offset, int dataSN, boolean finalBit, long length) {
+        Solicitation s = r2ts.get(ttt);
+        if (s == null) {
+            return "unknown TTT 0x" + Integer.toHexString(ttt);
+        }
+        if (offset != s.offset + s.received || offset != received || dataSN != s.nextDataSN) {
+            return "offset " + offset + " / DataSN " + dataSN + ", expected " + (s.offset + s.received) + " / "
+                    + s.nextDataSN;
+        }
+        if (s.received + length > s.length) {
+            return "more data than the R2T asked for";
+        }
+        s.received += length;
+        s.nextDataSN++;
+        if (finalBit != (s.received == s.length)) {
+            return "F bit " + finalBit + " with " + s.received + " of " + s.length + " bytes";
+        }
+        if (s.received == s.length) {
+            r2ts.remove(ttt);
+        }
+        return null;
+    }
+
+    /** Takes an accepted Data-Out's data (ownership passes to the task; an empty one is released). */
+    void append(io.netty.buffer.ByteBuf data) {
+        int length = data.readableBytes();
+        if (length > 0) {
+            dataOut.addComponent(true, data);
+        } else {
+            data.release();
+        }
+        received += length;
+    }
+
+    /** A Data-Out sequence of a draining task ended with its F bit: the unsolicited one or the R2T {@code ttt}'s. */
+    void sequenceEnded(int ttt) {
+        if (ttt == io.blocktarget.protocol.iscsi.Bhs.RESERVED_TAG) {
+            unsolicited = UnsolicitedPhase.ENDED;
+        } else {
+            r2ts.remove(ttt);
+        }
+    }
+
+    /** The device server is done with the data-out (or never got it): freed. */
+    void releaseData() {
+        if (dataOut != null) {
+            dataOut.release();
+        }
     }
 
     /** The data gathered so far will never be used: freed at once (a draining task discards what comes). */

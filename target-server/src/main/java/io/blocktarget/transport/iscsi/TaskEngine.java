@@ -1,5 +1,7 @@
 package io.blocktarget.transport.iscsi;
 
+import io.blocktarget.protocol.scsi.SenseData;
+import io.blocktarget.protocol.scsi.SenseReason;
 import io.blocktarget.protocol.iscsi.Bhs;
 import io.blocktarget.protocol.iscsi.DataIn;
 import io.blocktarget.protocol.iscsi.DataOut;
@@ -23,7 +25,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalInt;
 import java.util.function.IntConsumer;
 import java.util.function.Predicate;
 
@@ -37,15 +38,6 @@ import java.util.function.Predicate;
 final class TaskEngine {
     /** LUN passed to the device server for an address it cannot name (it answers LOGICAL UNIT NOT SUPPORTED). */
     static final long UNADDRESSABLE_LUN = ScsiLun.MAX_FLAT_LUN + 1L;
-    /** ASC/ASCQ 24h/00h INVALID FIELD IN CDB, sense key ILLEGAL REQUEST (05h). */
-    private static final byte[] SENSE_INVALID_FIELD = fixedSense(0x05, 0x24, 0x00);
-    /** ABORTED COMMAND (0Bh), PROTOCOL SERVICE CRC ERROR 47h/05h. */
-    private static final byte[] SENSE_CRC_ERROR = fixedSense(0x0b, 0x47, 0x05);
-    /** SAM status CHECK CONDITION. */
-    private static final int CHECK_CONDITION = 0x02;
-
-    private record Pending(byte[] cdb, TaskAttribute attribute) {
-    }
 
     private final ConnectionIo io;
     private final ScsiTargetDevice target;
@@ -55,9 +47,7 @@ final class TaskEngine {
     private final int maxTasks;
     private final Map<Integer, ScsiTask> tasks = new HashMap<>();
     /** This connection's tasks by state (issue 27): changed only by {@link ScsiTask.State#MACHINE}. */
-    private final StateCounters<ScsiTask.State> taskStates = ScsiTask.State.MACHINE.newCounters();
-    /** CDB and attribute of tasks still gathering data-out, by ITT. */
-    private final Map<Integer, Pending> pending = new HashMap<>();
+    private final StateCounters<ScsiTask.State> taskStates = ScsiTask.State.MACHINE.newLoopCounters();
     private int nextTtt;
     /** This connection's tasks as task management reaches them from any nexus (registered at login). */
     private final NexusTasks nexusTasks = this::abortFor;
@@ -135,7 +125,7 @@ final class TaskEngine {
         }
         if (edtl > maxTransferLength || (cmd.read() && cmd.write())) {
             cmd.release();
-            respondCheckCondition(cmd.itt(), SENSE_INVALID_FIELD);
+            respondCheckCondition(cmd.itt(), SenseReason.INVALID_FIELD_IN_CDB);
             return;
         }
         CompositeByteBuf dataOut = null;
@@ -150,15 +140,11 @@ final class TaskEngine {
             cmd.release();
         }
         long unsolicitedLimit = Math.min(edtl, params.firstBurstLength());
-        ScsiTask task = new ScsiTask(cmd.itt(), cmd.lun(), edtl, cmd.read(), cmd.write() && edtl > 0, dataOut,
-                unsolicitedLimit, cmd.finalBit() ? ScsiTask.UnsolicitedPhase.ENDED : ScsiTask.UnsolicitedPhase.OPEN,
-                taskStates);
-        task.received = immediateLength;
-        task.nextR2TOffset = immediateLength;
+        ScsiTask task = new ScsiTask(cmd.itt(), cmd.lun(), cmd.cdb(), samAttribute(cmd.attribute()), edtl,
+                cmd.read(), cmd.write() && edtl > 0, dataOut, immediateLength, unsolicitedLimit,
+                cmd.finalBit() ? ScsiTask.UnsolicitedPhase.ENDED : ScsiTask.UnsolicitedPhase.OPEN, taskStates);
         tasks.put(task.itt, task);
-        byte[] cdb = cmd.cdb();
-        TaskAttribute attribute = samAttribute(cmd.attribute());
-        advance(task, cdb, attribute);
+        advance(task);
     }
 
     /**
@@ -176,26 +162,20 @@ final class TaskEngine {
     }
 
     /** Solicits more data or executes, whichever the task is ready for. */
-    private void advance(ScsiTask task, byte[] cdb, TaskAttribute attribute) {
+    private void advance(ScsiTask task) {
         if (task.allDataReceived()) {
-            execute(task, cdb, attribute);
-            return;
-        }
-        pending.put(task.itt, new Pending(cdb, attribute));
-        if (task.unsolicited == ScsiTask.UnsolicitedPhase.ENDED) {
+            execute(task);
+        } else if (task.unsolicitedEnded()) {
             solicit(task);
         }
     }
 
     /** Issues R2Ts up to MaxOutstandingR2T, each for at most MaxBurstLength bytes (§11.8, §13.13, §13.17). */
     private void solicit(ScsiTask task) {
-        while (task.r2ts.size() < params.maxOutstandingR2T() && task.nextR2TOffset < task.edtl) {
-            long length = Math.min(params.maxBurstLength(), task.edtl - task.nextR2TOffset);
-            int ttt = nextTtt();
-            ScsiTask.Solicitation s = new ScsiTask.Solicitation(ttt, task.nextR2TOffset, length);
-            task.r2ts.put(ttt, s);
-            task.nextR2TOffset += length;
-            io.send(new R2t(task.lunField, task.itt, ttt, io.statSN(), io.expCmdSN(), io.maxCmdSN(), task.r2tSN++,
+        ScsiTask.Solicitation s;
+        while ((s = task.nextSolicitation(params.maxOutstandingR2T(), params.maxBurstLength(), this::nextTtt))
+                != null) {
+            io.send(new R2t(task.lunField, task.itt, s.ttt, io.statSN(), io.expCmdSN(), io.maxCmdSN(), s.r2tSN,
                     s.offset, s.length));
         }
     }
@@ -228,7 +208,7 @@ final class TaskEngine {
             out.release(); // data for a task that was aborted or already failed: discard (§4.2.3.4 / §7.1.1)
             return;
         }
-        if (outOfSequence(task, out)) {
+        if (task.outOfSequence(out.ttt(), out.dataSN())) {
             boolean finalBit = out.finalBit();
             int ttt = out.ttt();
             out.release();
@@ -236,40 +216,20 @@ final class TaskEngine {
             return;
         }
         long length = out.data().readableBytes();
-        String error = out.ttt() == Bhs.RESERVED_TAG ? checkUnsolicited(task, out, length) : checkSolicited(task, out,
-                length);
+        String error = out.ttt() == Bhs.RESERVED_TAG
+                ? task.acceptUnsolicited(out.bufferOffset(), out.dataSN(), out.finalBit(), length)
+                : task.acceptSolicited(out.ttt(), out.bufferOffset(), out.dataSN(), out.finalBit(), length);
         if (error != null) {
             out.release();
             io.fatal("Data-Out for ITT 0x" + Integer.toHexString(task.itt) + ": " + error);
             return;
         }
-        if (length > 0) {
-            task.dataOut.addComponent(true, out.data());
-        } else {
-            out.release();
-        }
-        task.received += length;
-        Pending p = pending.get(task.itt);
-        if (task.allDataReceived()) {
-            pending.remove(task.itt);
-            execute(task, p.cdb(), p.attribute());
-        } else if (task.unsolicited == ScsiTask.UnsolicitedPhase.ENDED) {
-            solicit(task);
-        }
-    }
-
-    /** §11.7.5: DataSN counts the Data-Out PDUs of one sequence: the unsolicited one, or one R2T's. */
-    private static boolean outOfSequence(ScsiTask task, DataOut out) {
-        if (out.ttt() == Bhs.RESERVED_TAG) {
-            return task.unsolicited == ScsiTask.UnsolicitedPhase.OPEN && out.dataSN() != task.nextUnsolicitedDataSN;
-        }
-        ScsiTask.Solicitation s = task.r2ts.get(out.ttt());
-        return s != null && out.dataSN() != s.nextDataSN;
+        task.append(out.data());
+        advance(task);
     }
 
     /** A Data-Out of the task is missing (§7.8 / §7.9): discard the rest, answer once its sequences ended. */
     private void dataLost(ScsiTask task, int ttt, boolean finalBit) {
-        pending.remove(task.itt);
         task.drain();
         sequenceEnded(task, ttt, finalBit);
     }
@@ -277,68 +237,20 @@ final class TaskEngine {
     /** A PDU of a draining task arrived (or was lost with its header intact); F ends its sequence. */
     private void sequenceEnded(ScsiTask task, int ttt, boolean finalBit) {
         if (finalBit) {
-            if (ttt == Bhs.RESERVED_TAG) {
-                task.unsolicited = ScsiTask.UnsolicitedPhase.ENDED;
-            } else {
-                task.r2ts.remove(ttt);
-            }
+            task.sequenceEnded(ttt);
         }
         if (task.sequencesEnded()) {
             task.transitionTo(ScsiTask.State.DONE);
             tasks.remove(task.itt, task);
-            respondCheckCondition(task.itt, SENSE_CRC_ERROR);
+            respondCheckCondition(task.itt, SenseReason.PROTOCOL_SERVICE_CRC_ERROR);
         }
     }
 
-    private static String checkUnsolicited(ScsiTask task, DataOut out, long length) {
-        if (task.unsolicited != ScsiTask.UnsolicitedPhase.OPEN) {
-            return "unsolicited data after the unsolicited burst ended";
-        }
-        if (out.bufferOffset() != task.received || out.dataSN() != task.nextUnsolicitedDataSN) {
-            return "offset " + out.bufferOffset() + " / DataSN " + out.dataSN() + ", expected " + task.received
-                    + " / " + task.nextUnsolicitedDataSN;
-        }
-        if (task.received + length > task.unsolicitedLimit) {
-            return "unsolicited data beyond FirstBurstLength / EDTL " + task.unsolicitedLimit;
-        }
-        task.nextUnsolicitedDataSN++;
-        if (out.finalBit()) {
-            task.unsolicited = ScsiTask.UnsolicitedPhase.ENDED;
-            task.nextR2TOffset = task.received + length;
-        }
-        return null;
-    }
-
-    private static String checkSolicited(ScsiTask task, DataOut out, long length) {
-        ScsiTask.Solicitation s = task.r2ts.get(out.ttt());
-        if (s == null) {
-            return "unknown TTT 0x" + Integer.toHexString(out.ttt());
-        }
-        if (out.bufferOffset() != s.offset + s.received || out.bufferOffset() != task.received
-                || out.dataSN() != s.nextDataSN) {
-            return "offset " + out.bufferOffset() + " / DataSN " + out.dataSN() + ", expected "
-                    + (s.offset + s.received) + " / " + s.nextDataSN;
-        }
-        if (s.received + length > s.length) {
-            return "more data than the R2T asked for";
-        }
-        s.received += length;
-        s.nextDataSN++;
-        if (out.finalBit() != (s.received == s.length)) {
-            return "F bit " + out.finalBit() + " with " + s.received + " of " + s.length + " bytes";
-        }
-        if (s.received == s.length) {
-            task.r2ts.remove(out.ttt());
-        }
-        return null;
-    }
-
-    private void execute(ScsiTask task, byte[] cdb, TaskAttribute attribute) {
+    private void execute(ScsiTask task) {
         task.transitionTo(ScsiTask.State.EXECUTING);
-        OptionalInt lun = ScsiLun.decode(task.lunField);
-        io.blocktarget.scsi.ScsiCommand command = new io.blocktarget.scsi.ScsiCommand(nexus,
-                lun.isPresent() ? lun.getAsInt() : UNADDRESSABLE_LUN, Unpooled.wrappedBuffer(cdb), attribute,
-                Integer.toUnsignedLong(task.itt), task.edtl, task.dataOut, io);
+        io.blocktarget.scsi.ScsiCommand command = new io.blocktarget.scsi.ScsiCommand(nexus, task.lun,
+                Unpooled.wrappedBuffer(task.cdb()), task.attribute(), Integer.toUnsignedLong(task.itt), task.edtl,
+                task.dataOut(), io);
         try {
             target.execute(command, response -> {
                 if (io.executor().inEventLoop()) {
@@ -353,9 +265,7 @@ final class TaskEngine {
     }
 
     private void completed(ScsiTask task, io.blocktarget.scsi.ScsiResponse response) {
-        if (task.dataOut != null) {
-            task.dataOut.release();
-        }
+        task.releaseData();
         if (task.state() != ScsiTask.State.EXECUTING) {
             release(response);
             return;
@@ -388,7 +298,7 @@ final class TaskEngine {
             pdus.forEach(io::send);
             if (!collapse) {
                 ByteBuf senseSegment = sense != null ? ScsiResponse.senseSegment(sense) : Unpooled.EMPTY_BUFFER;
-                int expDataSN = task.read ? pdus.size() : task.r2tSN;
+                int expDataSN = task.read ? pdus.size() : task.r2tSN();
                 io.send(new ScsiResponse(ScsiResponse.RESPONSE_COMMAND_COMPLETED, status, ResidualFlag.NONE, flag,
                         task.itt, 0, io.nextStatSN(), io.expCmdSN(), io.maxCmdSN(), expDataSN, 0, residual,
                         senseSegment));
@@ -410,21 +320,16 @@ final class TaskEngine {
         }
     }
 
-    private void respondCheckCondition(int itt, byte[] sense) {
-        io.send(new ScsiResponse(ScsiResponse.RESPONSE_COMMAND_COMPLETED, CHECK_CONDITION, ResidualFlag.NONE,
+    /**
+     * A task the transport ends itself (it never reaches the device server): CHECK CONDITION with {@code reason}'s
+     * fixed-format sense data (SPC-5 §4.4.3), built by {@link SenseData} like every other sense of the target.
+     */
+    private void respondCheckCondition(int itt, SenseReason reason) {
+        ByteBuf sense = Unpooled.buffer(SenseData.FIXED_LENGTH);
+        SenseData.of(reason).encodeFixed(sense);
+        io.send(new ScsiResponse(ScsiResponse.RESPONSE_COMMAND_COMPLETED, reason.status().code(), ResidualFlag.NONE,
                 ResidualFlag.NONE, itt, 0, io.nextStatSN(), io.expCmdSN(), io.maxCmdSN(), 0, 0, 0,
-                ScsiResponse.senseSegment(Unpooled.wrappedBuffer(sense))));
-    }
-
-    /** Fixed-format sense data (SPC-4 §4.5.3), 18 bytes. */
-    static byte[] fixedSense(int senseKey, int asc, int ascq) {
-        byte[] s = new byte[18];
-        s[0] = 0x70; // current error, fixed format
-        s[2] = (byte) senseKey;
-        s[7] = 10; // additional sense length
-        s[12] = (byte) asc;
-        s[13] = (byte) ascq;
-        return s;
+                ScsiResponse.senseSegment(sense)));
     }
 
     /** Aborts the tasks that match (§11.5: no response is sent for them); returns how many. */
@@ -437,7 +342,6 @@ final class TaskEngine {
         }
         for (ScsiTask t : victims) {
             tasks.remove(t.itt);
-            pending.remove(t.itt);
             t.abort();
         }
         return victims.size();

@@ -19,7 +19,39 @@ import java.util.function.Consumer;
  * aborted task, and a write still executing in the backend must not land after the answer).
  */
 final class TaskManagement {
+    private static final System.Logger LOG = System.getLogger("blocktarget.iscsi");
+
     private TaskManagement() {
+    }
+
+    /**
+     * A Task Management Function Request of {@code connection}, in CmdSN order: performed, and answered with its
+     * TMF Response once the affected tasks are gone — back on the connection's event loop (their I/O may end on a
+     * backend thread); not at all if the connection closed meanwhile. After a TARGET COLD RESET the target drops
+     * every connection to it, this one after the response (§11.5.1).
+     */
+    static void request(IscsiConnection connection, TaskManagementRequest request, TaskEngine engine) {
+        perform(request, engine, connection.expCmdSN(), response -> {
+            if (connection.executor().inEventLoop()) {
+                answer(connection, request, response, engine);
+            } else {
+                connection.executor().execute(() -> answer(connection, request, response, engine));
+            }
+        });
+    }
+
+    private static void answer(IscsiConnection connection, TaskManagementRequest request, TmfResponse response,
+                               TaskEngine engine) {
+        if (connection.state() == ConnectionState.FREE) {
+            return;
+        }
+        connection.send(new io.blocktarget.protocol.iscsi.TaskManagementResponse(response, request.itt(),
+                connection.nextStatSN(), connection.expCmdSN(), connection.maxCmdSN()));
+        if (request.function() == TmfFunction.TARGET_COLD_RESET.code()) {
+            LOG.log(System.Logger.Level.INFO, "{0}: TARGET COLD RESET, closing every session of the target",
+                    connection.who());
+            connection.coldReset(engine.target().targetName());
+        }
     }
 
     /** Answers through {@code respond}, at once or once the affected tasks are gone (on any thread). */

@@ -3,10 +3,11 @@
  *
  * <p>Flow: {@link io.blocktarget.transport.iscsi.IscsiTransport#accept} puts an {@code IscsiFrameDecoder} in
  * front of Vert.x in the Netty pipeline (lengths capped before a frame is buffered) and hands every decoded
- * PDU to the connection, which owns it and releases it. {@code IscsiConnection} runs login
- * ({@code LoginExchange}: AuthMethod None / CHAP-MD5, {@code KeyNegotiation} plus the cross-key rules),
- * then full feature phase: the CmdSN window ({@code CommandWindow}), NOP, Text/SendTargets
- * ({@code TextExchange}), task management ({@code TaskManagement}), logout, Reject; SCSI commands go to
+ * PDU to the connection, which owns it and releases it. {@code IscsiConnection} (state, session, StatSN, sending,
+ * the fatal path) hands it to {@code LoginPhase} ({@code LoginExchange}: AuthMethod None / CHAP-MD5,
+ * {@code KeyNegotiation} plus the cross-key rules), then to {@code FullFeaturePhase}: the CmdSN window
+ * ({@code CommandWindow}), NOP, Text/SendTargets ({@code TextExchange}), task management ({@code TaskManagement}),
+ * logout, Reject; the target's NOP-In pings are {@code NopInPinger}'s; SCSI commands go to
  * {@code TaskEngine} (immediate / unsolicited / R2T data-out into one composite buffer, execution on the
  * {@link io.blocktarget.scsi.ScsiTargetDevice}, Data-In and SCSI Response). Frames go out through
  * {@code PduWriter} as composites over the device's buffers: no copy of read data.

@@ -1,5 +1,6 @@
 package io.blocktarget.transport.nvmetcp;
 
+import io.blocktarget.nvme.NvmeRequest;
 import io.blocktarget.protocol.nvme.NvmeStatus;
 import io.blocktarget.protocol.nvme.Sqe;
 import io.blocktarget.state.StateCounters;
@@ -7,23 +8,22 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 
 /**
- * One outstanding command of a connection: its slot (which is also the TTAG of its R2Ts: unique among the
- * connection's outstanding commands, so no TTAG map is needed), its SQE, its state and the host-to-controller
- * data gathered so far. Mutated only on the connection's event loop.
+ * One outstanding command of a connection: the NVMe layer's {@link NvmeRequest} (SQE, data, completion) with the
+ * transport's part, as nvmet-tcp's {@code nvmet_tcp_cmd} embeds {@code nvmet_req} — one object per command. The
+ * transport's part: its slot (which is also the TTAG of its R2Ts: unique among the connection's outstanding commands,
+ * so no TTAG map is needed), its state, the R2T window and the fused partner. Mutated only on the connection's event
+ * loop.
  */
-final class Command {
+final class Command extends NvmeRequest {
     /** Largest number of H2CData slices gathered into one composite before Netty would consolidate (copy). */
     static final int MAX_COMPONENTS = 4096;
     private static final int ASYNC_EVENT_REQUEST = 0x0C;
 
     private final int slot;
-    private final Sqe sqe;
     private final TransferDirection direction;
     /** The connection's command counters: every state change goes through {@link CommandState#MACHINE}. */
     private final StateCounters<CommandState> counters;
     private CommandState state;
-    /** Host-to-controller data: the in-capsule slice or the H2CData slices; null when none. */
-    private ByteBuf dataOut;
     /** Bytes of the command's data the host must send by R2T (the SGL length). */
     private long transferLength;
     /** Offset the next H2CData must start at (§3.6.2.9: in order, no gaps). */
@@ -37,10 +37,10 @@ final class Command {
     private Command fusedPartner;
 
     Command(int slot, Sqe sqe, StateCounters<CommandState> counters) {
+        super(sqe);
         this.slot = slot;
         this.counters = counters;
         this.state = CommandState.MACHINE.start(counters);
-        this.sqe = sqe;
         this.direction = TransferDirection.of(sqe);
     }
 
@@ -50,14 +50,6 @@ final class Command {
 
     int ttag() {
         return slot;
-    }
-
-    Sqe sqe() {
-        return sqe;
-    }
-
-    int cid() {
-        return sqe.cid();
     }
 
     TransferDirection direction() {
@@ -72,19 +64,10 @@ final class Command {
         state = CommandState.MACHINE.transition(state, next, counters);
     }
 
-    ByteBuf dataOut() {
-        return dataOut;
-    }
-
-    /** Takes ownership of the in-capsule data slice. */
-    void dataOut(ByteBuf inCapsule) {
-        dataOut = inCapsule;
-    }
-
     /** Starts gathering {@code length} bytes by R2T. */
     void expectH2C(long length, CompositeByteBuf gather) {
         transferLength = length;
-        dataOut = gather;
+        dataOut(gather);
     }
 
     long transferLength() {
@@ -121,7 +104,7 @@ final class Command {
     /** Appends one H2CData's data (ownership passes to the command). */
     void append(ByteBuf data) {
         received += data.readableBytes();
-        ((CompositeByteBuf) dataOut).addComponent(true, data);
+        ((CompositeByteBuf) dataOut()).addComponent(true, data);
     }
 
     /** Skips one H2CData whose digest failed. */
@@ -137,7 +120,7 @@ final class Command {
 
     /** An Asynchronous Event Request (admin opcode 0Ch), the one command a host may leave outstanding for ever. */
     boolean isAsyncEventRequest() {
-        return !sqe.isFabrics() && sqe.opcode() == ASYNC_EVENT_REQUEST;
+        return !sqe().isFabrics() && sqe().opcode() == ASYNC_EVENT_REQUEST;
     }
 
     NvmeStatus transportStatus() {
@@ -146,7 +129,7 @@ final class Command {
 
     /** FUSE of the SQE (Base §4.1): {@link Sqe#FUSE_NONE}, {@link Sqe#FUSE_FIRST} or {@link Sqe#FUSE_SECOND}. */
     int fuse() {
-        return sqe.fuse();
+        return sqe().fuse();
     }
 
     Command fusedPartner() {
@@ -167,13 +150,5 @@ final class Command {
             fusedPartner = null;
         }
         return partner;
-    }
-
-    /** Releases the gathered data (idempotent). */
-    void releaseData() {
-        if (dataOut != null) {
-            dataOut.release();
-            dataOut = null;
-        }
     }
 }

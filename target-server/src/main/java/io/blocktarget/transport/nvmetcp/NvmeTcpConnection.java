@@ -1,19 +1,15 @@
 package io.blocktarget.transport.nvmetcp;
 
-import io.blocktarget.nvme.ConnectResult;
-import io.blocktarget.nvme.NvmeCompletion;
 import io.blocktarget.nvme.NvmeHostConnection;
 import io.blocktarget.nvme.NvmeLimits;
 import io.blocktarget.nvme.NvmeQueue;
+import io.blocktarget.nvme.NvmeQueuePair;
+import io.blocktarget.nvme.NvmeRequest;
 import io.blocktarget.nvme.NvmeTarget;
-import io.blocktarget.protocol.nvme.ConnectCommand;
+import io.blocktarget.nvme.NvmeTransportOps;
 import io.blocktarget.protocol.nvme.ConnectData;
-import io.blocktarget.protocol.nvme.ConnectResponse;
 import io.blocktarget.protocol.nvme.Cqe;
-import io.blocktarget.protocol.nvme.CqeStatus;
-import io.blocktarget.protocol.nvme.FabricsCommandType;
 import io.blocktarget.protocol.nvme.NvmeStatus;
-import io.blocktarget.protocol.nvme.Parsed;
 import io.blocktarget.protocol.nvme.SglDescriptor;
 import io.blocktarget.protocol.nvme.Sqe;
 import io.blocktarget.protocol.nvmetcp.CapsuleCmd;
@@ -45,15 +41,15 @@ import java.net.SocketAddress;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
- * One NVMe/TCP connection on the controller side (NVMe/TCP §3.3): ICReq/ICResp, the Fabrics Connect that binds
- * the connection to one queue, then capsules, R2T/H2CData for host-to-controller data, C2HData and CapsuleResp.
+ * One NVMe/TCP connection on the controller side (NVMe/TCP §3.3): ICReq/ICResp, then capsules, R2T/H2CData for
+ * host-to-controller data, C2HData and CapsuleResp. The NVMe side of the connection — the Fabrics Connect that binds
+ * it to one queue, SQHD, the requests' completion — is its {@link NvmeQueuePair}; this class is that pair's
+ * {@link NvmeTransportOps}. Each command is one {@link Command} (an {@link NvmeRequest}).
  * Lives on its channel's event loop: no locks; completions from other threads hop back through the executor.
  * Connection-fatal errors go through {@link #fatal}: one log line, a C2HTermReq where the spec asks for one, close.
  */
-final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements NvmeHostConnection {
+final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements NvmeHostConnection, NvmeTransportOps {
     private static final System.Logger LOG = System.getLogger("blocktarget.nvmetcp");
-    /** SQHD of the Connect response when the host disabled SQ flow control (TP 8005, as Linux nvmet). */
-    private static final int SQHD_FLOW_CONTROL_DISABLED = 0xFFFF;
     /** Outbound bytes at which reading pauses (high) and resumes (low): a few large reads in flight. */
     static final WriteBufferWaterMark WRITE_BUFFER = new WriteBufferWaterMark(1 << 20, 4 << 20);
     /**
@@ -63,9 +59,9 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
      */
     static final AdaptiveRecvByteBufAllocator RECEIVE_BUFFER = new AdaptiveRecvByteBufAllocator(64, 2048, 256 * 1024);
 
-    private final NvmeTarget target;
     private final NvmeLimits limits;
-    private final PortKind port;
+    /** The NVMe side: Connect, the bound queue, SQHD. */
+    private final NvmeQueuePair pair;
     private final NvmeTcpFrameDecoder decoder;
     private final CidReusePolicy cidReuse;
     private final PeerLogLimiter errorLog;
@@ -75,7 +71,7 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
     private ConnectionState state = ConnectionState.MACHINE.initial();
     private PduSender sender;
     /** This connection's commands by state (issue 27): changed only by {@link CommandState#MACHINE}. */
-    private final StateCounters<CommandState> commandStates = CommandState.MACHINE.newCounters();
+    private final StateCounters<CommandState> commandStates = CommandState.MACHINE.newLoopCounters();
     /** Before Connect: room for the Connect only. */
     private CommandTable commands = new CommandTable(1, commandStates);
     /** Set once teardown ended the commands the NVMe layer does not hold; the check runs once they all ended. */
@@ -83,19 +79,15 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
     private boolean teardownChecked;
     /** The last capsule, when it was the first command of a fused operation: the next one may be its second. */
     private Command fusedFirst;
-    private NvmeQueue queue;
-    private int qid = -1;
-    private int sqhd;
 
     /** Which listener accepted the connection: the discovery port (8009) serves only the discovery subsystem. */
     enum PortKind { ALL_SUBSYSTEMS, DISCOVERY_ONLY }
 
     NvmeTcpConnection(NvmeTarget target, NvmeLimits limits, PortKind port, NvmeTcpFrameDecoder decoder,
                       CidReusePolicy cidReuse, PeerLogLimiter errorLog) {
-        this.target = target;
         this.errorLog = errorLog;
         this.limits = limits;
-        this.port = port;
+        this.pair = new NvmeQueuePair(target, this, this, port == PortKind.DISCOVERY_ONLY);
         this.decoder = decoder;
         this.cidReuse = cidReuse;
     }
@@ -177,7 +169,7 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         // one line per session event: an I/O queue's connection ending with its controller is not one
-        close(qid > 0 ? Level.DEBUG : Level.INFO, "disconnected");
+        close(pair.qid() > 0 ? Level.DEBUG : Level.INFO, "disconnected");
         ctx.fireChannelInactive();
     }
 
@@ -207,7 +199,7 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
         NvmeStatus sglStatus = checkSgl(c, sgl, inCapsule.readableBytes());
         if (!sglStatus.isSuccess()) {
             inCapsule.release();
-            complete(c, sglStatus, 0, 0, null);
+            pair.end(c, sglStatus);
             return;
         }
         if (c.direction() != TransferDirection.HOST_TO_CONTROLLER) {
@@ -238,9 +230,7 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
             throw NvmeTcpProtocolException.of(NvmeTcpFatalError.PDU_SEQUENCE_ERROR,
                     "more than " + commands.capacity() + " outstanding commands");
         }
-        if (state == ConnectionState.LIVE && !queue.sqFlowControlDisabled()) {
-            sqhd = (sqhd + 1) % queue.entries();
-        }
+        pair.admit();
         return commands.add(sqe);
     }
 
@@ -251,11 +241,12 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
      * completion already on its way, so it never completes with that CID — and the new command goes on.
      */
     private boolean retireStaleAsyncEventRequest(Command stale) {
-        if (cidReuse != CidReusePolicy.RETIRE_STALE_ASYNC_EVENT_REQUEST || state != ConnectionState.LIVE || qid != 0
+        if (cidReuse != CidReusePolicy.RETIRE_STALE_ASYNC_EVENT_REQUEST || state != ConnectionState.LIVE
+                || pair.qid() != 0
                 || !stale.isAsyncEventRequest() || stale.state() != CommandState.EXECUTING) {
             return false;
         }
-        boolean wasOutstanding = queue.retireAsyncEventRequest(stale.cid());
+        boolean wasOutstanding = pair.queue().retireAsyncEventRequest(stale.cid());
         stale.transitionTo(CommandState.DONE);
         commands.remove(stale);
         if (errorLog.admit(ctx.channel().remoteAddress())) {
@@ -271,7 +262,7 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
      * was created); before Connect, the transport's.
      */
     private NvmeLimits controllerLimits() {
-        return queue == null ? limits : queue.limits().orElse(limits);
+        return pair.limits().orElse(limits);
     }
 
     /** The SGL forms NVMe/TCP allows for the command's direction (§3.3.2 / Base §4.3.2). */
@@ -294,7 +285,7 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
 
     private void onCapsuleDigestError(Sqe sqe) {
         try {
-            complete(admit(sqe), NvmeStatus.TRANSIENT_TRANSPORT_ERROR, 0, 0, null);
+            pair.end(admit(sqe), NvmeStatus.TRANSIENT_TRANSPORT_ERROR);
         } catch (NvmeTcpProtocolException e) {
             fatal(e);
         }
@@ -369,7 +360,7 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
         } else if (!c.allDataReceived()) {
             sendNextR2T(c);
         } else if (!c.transportStatus().isSuccess()) {
-            complete(c, c.transportStatus(), 0, 0, null);
+            pair.end(c, c.transportStatus());
         } else {
             ready(c);
         }
@@ -433,8 +424,7 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
         first.unfuse();
         first.transitionTo(CommandState.EXECUTING);
         second.transitionTo(CommandState.EXECUTING);
-        queue.submitFused(first.sqe(), first.dataOut(), completion(first), second.sqe(), second.dataOut(),
-                completion(second));
+        pair.submitFused(first, second);
     }
 
     // ---------------------------------------------------------------- Abort (Base §5.1)
@@ -461,7 +451,7 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
         Command c = state == ConnectionState.LIVE ? commands.byCid(cid) : null;
         if (c != null && c.state() == CommandState.AWAITING_FUSED) {
             // its data is here, it waits for its fused partner: it never reached the NVMe layer
-            complete(c, NvmeStatus.ABORTED_BY_REQUEST, 0, 0, null);
+            pair.end(c, NvmeStatus.ABORTED_BY_REQUEST);
             LOG.log(Level.INFO, "{0}: CID {1} aborted while waiting for its fused partner", identity(), cid);
             return true;
         }
@@ -472,7 +462,7 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
         c.releaseData();
         c.transitionTo(CommandState.DRAINING);
         commands.releaseCid(c);
-        sender.sendResponse(new Cqe(0, 0, sqhd, qid, cid, 0, NvmeStatus.ABORTED_BY_REQUEST.toCqeStatus()));
+        pair.end(c, NvmeStatus.ABORTED_BY_REQUEST);   // the response goes out; the slot stays DRAINING
         if (c.r2tComplete()) {
             c.transitionTo(CommandState.DONE);
             commands.remove(c);
@@ -485,101 +475,19 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
 
     private void execute(Command c) {
         c.transitionTo(CommandState.EXECUTING);
-        Sqe sqe = c.sqe();
-        boolean connect = sqe.isFabrics() && sqe.fctype() == FabricsCommandType.CONNECT.code();
-        if (state == ConnectionState.AWAIT_CONNECT) {
-            if (connect) {
-                connect(c);
-            } else {
-                complete(c, NvmeStatus.COMMAND_SEQUENCE_ERROR, 0, 0, null);
-            }
-        } else if (connect) {
-            // one queue per connection (§3.3): a second Connect is out of sequence
-            complete(c, NvmeStatus.COMMAND_SEQUENCE_ERROR, 0, 0, null);
-        } else {
-            queue.submit(sqe, c.dataOut(), completion(c));
-        }
+        pair.submit(c);
     }
 
-    /** What the NVMe layer completes {@code c} through: back on this loop, then {@link #complete}. */
-    private NvmeCompletion completion(Command c) {
-        return new NvmeCompletion() {
-            @Override
-            public void complete(NvmeStatus status, int dw0, int dw1, ByteBuf dataIn) {
-                onLoop(() -> NvmeTcpConnection.this.complete(c, status.toCqeStatus(), dw0, dw1, dataIn), dataIn);
-            }
+    // ---------------------------------------------------------------- NvmeTransportOps
 
-            @Override
-            public void completeRaw(CqeStatus status, NvmeStatus reason, int dw0, int dw1, ByteBuf dataIn) {
-                // a fault rule's exact Status Field goes on the wire as it is
-                onLoop(() -> NvmeTcpConnection.this.complete(c, status, dw0, dw1, dataIn), dataIn);
-            }
-        };
-    }
-
-    private void connect(Command c) {
-        Parsed<ConnectCommand> command = ConnectCommand.parse(c.sqe());
-        if (command instanceof Parsed.Invalid<ConnectCommand>(NvmeStatus status, int dw0)) {
-            complete(c, status, dw0, 0, null);
-            return;
-        }
-        Parsed<ConnectData> data = c.dataOut() == null ? Parsed.invalid(NvmeStatus.DATA_SGL_LENGTH_INVALID)
-                : ConnectData.parse(c.dataOut());
-        if (data instanceof Parsed.Invalid<ConnectData>(NvmeStatus status, int dw0)) {
-            complete(c, status, dw0, 0, null);
-            return;
-        }
-        ConnectCommand cc = command.orNull();
-        ConnectData cd = data.orNull();
-        if (port == PortKind.DISCOVERY_ONLY && !NvmeTcpTransport.DISCOVERY_NQN.equals(cd.subnqn())) {
-            complete(c, NvmeStatus.CONNECT_INVALID_PARAMETERS,
-                    ConnectResponse.invalidParameter(true, ConnectData.OFFSET_SUBNQN), 0, null);
-            return;
-        }
-        target.connect(cc, cd, this, result -> onLoop(() -> connected(c, cc, cd, result), null));
-    }
-
-    private void connected(Command c, ConnectCommand cc, ConnectData cd, ConnectResult result) {
-        if (state == ConnectionState.CLOSING) {
-            if (result.queue() != null) {
-                result.queue().close();
-            }
-            endAfterClose(c);
-            return;
-        }
-        if (result.queue() == null) {
-            complete(c, result.status(), result.dw0(), 0, null);
-            return;
-        }
-        queue = result.queue();
-        qid = cc.qid();
-        transitionTo(ConnectionState.LIVE);
-        boolean disabled = queue.sqFlowControlDisabled();
-        sqhd = disabled ? SQHD_FLOW_CONTROL_DISABLED : 1 % queue.entries();
-        c.releaseData();
-        commands.remove(c);
-        c.transitionTo(CommandState.DONE);
-        sender.sendResponse(Cqe.of(c.cid(), qid, sqhd, NvmeStatus.SUCCESS, result.dw0()));
-        if (disabled) {
-            sqhd = 0;
-        }
-        commands = new CommandTable(queue.entries(), commandStates);
-        decoder.framing(decoder.framing().withMaxInCapsuleData(
-                qid == 0 ? limits.adminInCapsuleDataBytes() : controllerLimits().ioInCapsuleDataBytes()));
-        // the admin queue's Connect is the session event (with the controller's line); I/O queues only at DEBUG
-        if (qid > 0 || logAdmitted()) {
-            LOG.log(qid == 0 ? Level.INFO : Level.DEBUG, "{0}: connected {1} host {2} (entries {3})", identity(),
-                    cd.subnqn(), cd.hostnqn(), queue.entries());
-        }
-    }
-
-    /** Ends a command: C2HData (capped at the SGL length), then CapsuleResp unless SUCCESS said it all. */
-    private void complete(Command c, NvmeStatus status, int dw0, int dw1, ByteBuf dataIn) {
-        complete(c, status.toCqeStatus(), dw0, dw1, dataIn);
-    }
-
-    /** The same with the CQE's Status Field (Base §4.2.3) as it goes on the wire. */
-    private void complete(Command c, CqeStatus status, int dw0, int dw1, ByteBuf dataIn) {
+    /**
+     * Ends a command ({@link NvmeQueuePair} built {@code cqe}): C2HData (capped at the SGL length), then CapsuleResp
+     * unless SUCCESS said it all. After the close nothing goes on the wire; a DRAINING command (aborted while its
+     * data was still coming) gets its response and keeps its slot until the data is in.
+     */
+    @Override
+    public void queueResponse(NvmeRequest r, Cqe cqe, ByteBuf dataIn) {
+        Command c = (Command) r;
         try {
             c.releaseData();
             if (state == ConnectionState.CLOSING) {
@@ -589,12 +497,16 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
             if (c.state() == CommandState.DONE) {
                 return;
             }
+            if (c.state() == CommandState.DRAINING) {
+                sender.sendResponse(cqe);
+                return;
+            }
             if (c.state() != CommandState.EXECUTING) {
                 dropFused(c);   // ended by the transport itself, never reached the NVMe layer
             }
             int length = dataIn == null || c.direction() != TransferDirection.CONTROLLER_TO_HOST ? 0
                     : (int) Math.min(dataIn.readableBytes(), c.sqe().dptr().lengthUnsigned());
-            boolean successFlag = status.isSuccess() && length > 0 && queue != null && queue.sqFlowControlDisabled();
+            boolean successFlag = cqe.status().isSuccess() && length > 0 && pair.sqFlowControlDisabled();
             // an error with data: the part transferred before it (a fault rule's partial transfer), then the
             // CapsuleResp with the error (§3.6.2.8: SUCCESS only for a command that completed successfully)
             if (length > 0) {
@@ -604,10 +516,40 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
             c.transitionTo(CommandState.DONE);
             commands.remove(c);
             if (!successFlag) {
-                sender.sendResponse(new Cqe(dw0, dw1, sqhd, Math.max(qid, 0), c.cid(), 0, status));
+                sender.sendResponse(cqe);
             }
         } finally {
             release(dataIn);
+        }
+    }
+
+    @Override
+    public boolean inLoop() {
+        return ctx.executor().inEventLoop();
+    }
+
+    @Override
+    public boolean execute(Runnable task) {
+        try {
+            ctx.executor().execute(task);
+            return true;
+        } catch (RejectedExecutionException e) {
+            return false;
+        }
+    }
+
+    /** The Connect bound a queue: the table grows to its entries, in-capsule data to its limits. */
+    @Override
+    public void connected(NvmeQueue queue, ConnectData cd) {
+        transitionTo(ConnectionState.LIVE);
+        int qid = queue.qid();
+        commands = new CommandTable(queue.entries(), commandStates);
+        decoder.framing(decoder.framing().withMaxInCapsuleData(
+                qid == 0 ? limits.adminInCapsuleDataBytes() : controllerLimits().ioInCapsuleDataBytes()));
+        // the admin queue's Connect is the session event (with the controller's line); I/O queues only at DEBUG
+        if (qid > 0 || logAdmitted()) {
+            LOG.log(qid == 0 ? Level.INFO : Level.DEBUG, "{0}: connected {1} host {2} (entries {3})", identity(),
+                    cd.subnqn(), cd.hostnqn(), queue.entries());
         }
     }
 
@@ -671,9 +613,7 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
                 c.releaseData();
             }
         });
-        if (queue != null) {
-            queue.close();
-        }
+        pair.close();
         // the code that closed may still be handling a command further up the stack: the commands end after it
         try {
             ctx.executor().execute(this::endCommands);
@@ -741,7 +681,8 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
     }
 
     private String identity() {
-        return "NVMe/TCP " + peerAddress() + (queue == null ? "" : " cntlid " + queue.cntlid() + " qid " + qid);
+        NvmeQueue queue = pair.queue();
+        return "NVMe/TCP " + peerAddress() + (queue == null ? "" : " cntlid " + queue.cntlid() + " qid " + queue.qid());
     }
 
     private static void release(Object msg) {

@@ -6,14 +6,13 @@
  * connection) and {@code NvmeTcpConnection} (one per connection, on its event loop, no locks).
  *
  * <p>Connection states AWAIT_ICREQ → AWAIT_CONNECT → LIVE → CLOSING; command states NEW → AWAITING_H2C_DATA →
- * EXECUTING → SENDING_C2H → DONE, both checked. The first capsule must be a Fabrics Connect (1024 bytes in-capsule
- * or by R2T), handed to {@code NvmeTarget.connect}; every later capsule goes to {@code NvmeQueue.submit} once its
- * host-to-controller data is gathered (in-capsule slice, or H2CData slices gathered zero-copy into a composite,
+ * EXECUTING → SENDING_C2H → DONE, both checked. Each capsule is one {@code Command} (an {@code NvmeRequest}) handed
+ * to the connection's {@code NvmeQueuePair} — which parses the Fabrics Connect (1024 bytes in-capsule or by R2T)
+ * and owns SQHD — once its host-to-controller data is gathered (in-capsule slice, or H2CData slices gathered zero-copy into a composite,
  * one R2T of at most MAXH2CDATA outstanding per command, TTAG = the command's slot). Controller-to-host data goes
  * out as C2HData of at most 128 KiB, header plus retained slices of the NVMe layer's buffer; with SQ flow control
- * disabled a successful read ends with the SUCCESS flag and no CapsuleResp. The transport owns CID, SQID and
- * SQHD (advanced per capsule, wrapping at the queue's entries; FFFFh in the Connect response when the host
- * disabled SQ flow control, as Linux nvmet does).
+ * disabled a successful read ends with the SUCCESS flag and no CapsuleResp. The CQE (CID, SQID, SQHD) comes from the
+ * queue pair through {@code NvmeTransportOps.queueResponse}.
  *
  * <p>Errors: framing, header digest and sequence errors end the connection with one log line and a C2HTermReq
  * carrying the FES/FEI of {@code NvmeTcpProtocolException}; an H2CTermReq closes it. A data digest error is not

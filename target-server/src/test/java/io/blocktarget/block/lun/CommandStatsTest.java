@@ -123,4 +123,52 @@ class CommandStatsTest {
         assertThat(iscsi[CommandStats.bucket(10_000)]).isEqualTo(1);
         assertThat(stats.latencyBuckets(Protocol.NVME)[0]).isEqualTo(1);
     }
+
+    /**
+     * Per-thread shards: threads record concurrently while a reader sums; each read is never above what was
+     * recorded by then in total, and once the writers ended (their shards folded in by the reads) every count is exact
+     * — none lost to a thread that ended, none counted twice.
+     */
+    @Test
+    void shardsOfManyThreadsSumExactlyAfterTheyEnd() throws Exception {
+        CommandStats stats = new CommandStats();
+        int threads = 6;
+        int each = 50_000;
+        Thread[] writers = new Thread[threads];
+        for (int t = 0; t < threads; t++) {
+            boolean nvme = t % 2 == 0;
+            writers[t] = Thread.ofPlatform().start(() -> {
+                for (int i = 0; i < each; i++) {
+                    stats.record(nvme ? CommandStats.Protocol.NVME : CommandStats.Protocol.ISCSI,
+                            CommandStats.OpClass.READ, 1500, 4096, i % 10 != 0);
+                }
+            });
+        }
+        long last = 0;
+        boolean running = true;
+        while (running) {
+            running = false;
+            for (Thread w : writers) {
+                running |= w.isAlive();
+            }
+            long now = stats.commands(CommandStats.Protocol.NVME, CommandStats.OpClass.READ);
+            assertThat(now).isBetween(last, (long) threads / 2 * each);
+            last = now;
+        }
+        for (Thread w : writers) {
+            w.join();
+        }
+        for (CommandStats.Protocol p : CommandStats.Protocol.values()) {
+            long n = (long) threads / 2 * each;
+            assertThat(stats.commands(p, CommandStats.OpClass.READ)).isEqualTo(n);
+            assertThat(stats.errors(p, CommandStats.OpClass.READ)).isEqualTo(n / 10);
+            assertThat(stats.bytesRead(p)).isEqualTo((n - n / 10) * 4096);
+            assertThat(stats.latencyNanos(p)).isEqualTo(n * 1500);
+            assertThat(java.util.Arrays.stream(stats.latencyBuckets(p)).sum()).isEqualTo(n);
+            assertThat(stats.latencyBuckets(p)[CommandStats.bucket(1500)]).isEqualTo(n);
+        }
+        // read again: the ended threads' shards were folded once, not again
+        assertThat(stats.commands(CommandStats.Protocol.NVME, CommandStats.OpClass.READ)).isEqualTo(
+                (long) threads / 2 * each);
+    }
 }

@@ -98,7 +98,7 @@ class RamTestTarget implements ScsiTargetDevice {
         int op = cdb.getUnsignedByte(0);
         events.add("op " + Integer.toHexString(op));
         if (c.lun() != 0) {
-            return check(0x05, 0x25, c.expectedDataTransferLength());
+            return check(0x25, c.expectedDataTransferLength());
         }
         return switch (op) {
             case 0x00 -> new ScsiResponse(ScsiStatus.GOOD, null, null, 0);
@@ -124,14 +124,14 @@ class RamTestTarget implements ScsiTargetDevice {
                     op == 0x28 ? cdb.getUnsignedShort(7) : cdb.getUnsignedInt(10));
             case 0x2a, 0x8a -> write(op == 0x2a ? cdb.getUnsignedInt(2) : cdb.getLong(2),
                     op == 0x2a ? cdb.getUnsignedShort(7) : cdb.getUnsignedInt(10), c.dataOut());
-            default -> check(0x05, 0x20, 0);
+            default -> check(0x20, 0);
         };
     }
 
     private ScsiResponse read(long lba, long blocks) {
         long bytes = blocks * blockSize;
         if ((lba + blocks) * blockSize > store.length) {
-            return check(0x05, 0x21, bytes);
+            return check(0x21, bytes);
         }
         return new ScsiResponse(ScsiStatus.GOOD, Unpooled.copiedBuffer(store, (int) (lba * blockSize), (int) bytes),
                 null, bytes);
@@ -140,7 +140,7 @@ class RamTestTarget implements ScsiTargetDevice {
     private ScsiResponse write(long lba, long blocks, ByteBuf data) {
         long bytes = blocks * blockSize;
         if ((lba + blocks) * blockSize > store.length) {
-            return check(0x05, 0x21, bytes);
+            return check(0x21, bytes);
         }
         int n = (int) Math.min(bytes, data == null ? 0 : data.readableBytes());
         if (n > 0) {
@@ -149,9 +149,12 @@ class RamTestTarget implements ScsiTargetDevice {
         return new ScsiResponse(ScsiStatus.GOOD, null, null, bytes);
     }
 
-    private static ScsiResponse check(int key, int asc, long transferLength) {
-        return new ScsiResponse(ScsiStatus.CHECK_CONDITION, null,
-                Unpooled.wrappedBuffer(TaskEngine.fixedSense(key, asc, 0)), transferLength);
+    /** CHECK CONDITION, ILLEGAL REQUEST with ASC {@code asc} / ASCQ 0, fixed format (built by SenseData). */
+    private static ScsiResponse check(int asc, long transferLength) {
+        io.netty.buffer.ByteBuf sense = Unpooled.buffer(io.blocktarget.protocol.scsi.SenseData.FIXED_LENGTH);
+        new io.blocktarget.protocol.scsi.SenseData(io.blocktarget.protocol.scsi.SenseKey.ILLEGAL_REQUEST, asc, 0,
+                java.util.OptionalLong.empty(), java.util.Optional.empty()).encodeFixed(sense);
+        return new ScsiResponse(ScsiStatus.CHECK_CONDITION, null, sense, transferLength);
     }
 
     @Override
