@@ -40,6 +40,8 @@ public final class FaultKeys {
         }
         return text;
     }).withSchema(ValueType.schema("type", "string", "pattern", "^" + ID_PATTERN.pattern() + "$"));
+    static final ValueType<String> QUERY_TYPE = ValueType.oneOf("a data placement query", FaultRuleConfig.QUERIES,
+            q -> q);
     static final ValueType<String> OP_TYPE = ValueType.oneOf("an operation kind", FaultRuleConfig.OPERATION_KINDS,
             s -> s);
     static final ValueType<long[]> LBA_TYPE = ValueType.text("an LBA range", LBA_ALLOWED, text -> {
@@ -156,6 +158,12 @@ public final class FaultKeys {
     public static final Key<Integer> NVME_OPCODES = Key.list("nvme-opcodes", OPCODE_TYPE).singleAllowed()
             .defaultText("any")
             .doc("NVMe I/O opcodes that match; given, SCSI commands do not match").example(List.of("0x02"));
+    public static final Key<String> QUERIES = Key.list("queries", QUERY_TYPE).singleAllowed().defaultText("any")
+            .doc("the data placement queries that match (docs/placement.md): fdp-feature (NVMe Get Features 1Dh),"
+                    + " fdp-configurations (Get Log Page 20h), ruh-status (I/O Management Receive), block-limits-extension"
+                    + " (SCSI INQUIRY VPD B7h), io-advice-hints (MODE SENSE 0Ah / 05h), stream-status (GET STREAM"
+                    + " STATUS); given, other commands do not match")
+            .example(List.of("fdp-configurations"));
     public static final Key<String> INITIATOR = Key.value("initiator", INITIATOR_TYPE).defaultText("any")
             .doc("the iSCSI initiator name (IQN) or NVMe host NQN that matches")
             .example("iqn.2004-10.com.ubuntu:01:abc");
@@ -244,7 +252,8 @@ public final class FaultKeys {
             .doc("action async-logout: seconds the initiator has to log out").example(5);
 
     /** The keys of one rule, in the order problems list them. */
-    static final List<Key<?>> RULE = keys(ID, OPS, LBA, SCSI_OPCODES, NVME_OPCODES, INITIATOR, QUEUE, PORTAL, TRIGGER,
+    static final List<Key<?>> RULE = keys(ID, OPS, LBA, SCSI_OPCODES, NVME_OPCODES, QUERIES, INITIATOR, QUEUE, PORTAL,
+            TRIGGER,
             COUNT, PROBABILITY, SEED, AFTER, ACTION, SENSE, NVME_STATUS, NVME_DNR, NVME_CRD, NVME_MORE, DELAY, JITTER,
             PERSIST_BLOCKS, IOPS, BANDWIDTH, TRANSFER_BLOCKS, SCSI_STATUS, STALL, STALL_DIRECTION, DIGEST,
             LOGOUT_WITHIN);

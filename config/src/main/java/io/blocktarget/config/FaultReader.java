@@ -77,6 +77,7 @@ final class FaultReader {
                 .orElse(new long[]{0, Long.MAX_VALUE});
         List<Integer> scsi = list(m, FaultKeys.SCSI_OPCODES, problems);
         List<Integer> nvme = list(m, FaultKeys.NVME_OPCODES, problems);
+        List<String> queries = list(m, FaultKeys.QUERIES, problems);
         Optional<String> initiator = m.value(FaultKeys.INITIATOR);
         OptionalInt queue = m.value(FaultKeys.QUEUE).map(q -> OptionalInt.of(q.intValue())).orElse(OptionalInt.empty());
         Optional<String> portal = m.value(FaultKeys.PORTAL);
@@ -149,7 +150,7 @@ final class FaultReader {
         if (actionValue.isPresent() && action.deviceLevel()) {
             // the device sees blocks, not who sent them
             for (Key<?> key : List.of(FaultKeys.INITIATOR, FaultKeys.QUEUE, FaultKeys.PORTAL, FaultKeys.SCSI_OPCODES,
-                    FaultKeys.NVME_OPCODES)) {
+                    FaultKeys.NVME_OPCODES, FaultKeys.QUERIES)) {
                 if (m.has(key)) {
                     m.problem(key, "not with " + FaultKeys.ACTION.name() + ": " + action.configName() + " (applied by"
                             + " the device, which does not know the sender); allowed: " + FaultKeys.OPS.name() + ", "
@@ -167,7 +168,7 @@ final class FaultReader {
         }
         return Optional.of(new FaultRuleConfig(id, ops, lba[0], lba[1], scsi, nvme, initiator, queue, portal, trigger,
                 count, probability, seed, after, action, sense, nvmeStatus, delay, jitter, persist, iops, bandwidth,
-                transport));
+                transport, queries));
     }
 
     /**
@@ -244,7 +245,7 @@ final class FaultReader {
         if (action == FaultRuleConfig.Action.KEEP_ALIVE_STALL) {
             // Keep Alive commands have no blocks, no namespace queue and one opcode: only the host selects them
             for (Key<?> key : List.of(FaultKeys.OPS, FaultKeys.LBA, FaultKeys.QUEUE, FaultKeys.SCSI_OPCODES,
-                    FaultKeys.NVME_OPCODES)) {
+                    FaultKeys.NVME_OPCODES, FaultKeys.QUERIES)) {
                 if (m.has(key)) {
                     m.problem(key, "not with " + FaultKeys.ACTION.name() + ": keep-alive-stall (it matches NVMe Keep"
                             + " Alive commands only); allowed: " + FaultKeys.INITIATOR.name() + ", "

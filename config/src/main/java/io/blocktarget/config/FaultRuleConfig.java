@@ -32,13 +32,34 @@ import java.util.OptionalInt;
  * @param iops          throttle: commands per second (0 = no limit)
  * @param bandwidth     throttle: bytes per second (0 = no limit)
  * @param transport     the parameters of partial-transfer and the connection faults ({@link Transport#NONE} else)
+ * @param queries       the data placement queries that match ({@link #QUERIES}); empty = any command
  */
 public record FaultRuleConfig(String id, List<String> ops, long firstLba, long lastLba, List<Integer> scsiOpcodes,
                               List<Integer> nvmeOpcodes, Optional<String> initiator, OptionalInt queue,
                               Optional<String> portal, Trigger trigger, long count, double probability, long seed,
                               long afterNanos, Action action, Optional<Sense> sense, Optional<NvmeCode> nvmeStatus, long delayNanos,
                               long jitterNanos, long persistBlocks, long iops, long bandwidth,
-                              Transport transport) {
+                              Transport transport, List<String> queries) {
+
+    /**
+     * {@code queries:} values (issue 32): the commands with which Linux discovers data placement — NVMe Get Features
+     * 1Dh (FDP), Get Log Page 20h (FDP Configurations), I/O Management Receive (RUH Status); SCSI INQUIRY of VPD B7h
+     * (Block Limits Extension), MODE SENSE of the IO Advice Hints Grouping page (0Ah / 05h), GET STREAM STATUS.
+     */
+    public static final List<String> QUERIES = List.of("fdp-feature", "fdp-configurations", "ruh-status",
+            "block-limits-extension", "io-advice-hints", "stream-status");
+
+    /** A rule without {@code queries:}. */
+    public FaultRuleConfig(String id, List<String> ops, long firstLba, long lastLba, List<Integer> scsiOpcodes,
+                           List<Integer> nvmeOpcodes, Optional<String> initiator, OptionalInt queue,
+                           Optional<String> portal, Trigger trigger, long count, double probability, long seed,
+                           long afterNanos, Action action, Optional<Sense> sense, Optional<NvmeCode> nvmeStatus,
+                           long delayNanos, long jitterNanos, long persistBlocks, long iops, long bandwidth,
+                           Transport transport) {
+        this(id, ops, firstLba, lastLba, scsiOpcodes, nvmeOpcodes, initiator, queue, portal, trigger, count,
+                probability, seed, afterNanos, action, sense, nvmeStatus, delayNanos, jitterNanos, persistBlocks, iops,
+                bandwidth, transport, List.of());
+    }
 
     /** {@code ops:} values: the block layer's IoKind config names (a target-server test pins that both agree). */
     public static final List<String> OPERATION_KINDS = List.of("read", "write", "flush", "unmap", "write-zeroes",
@@ -158,6 +179,7 @@ public record FaultRuleConfig(String id, List<String> ops, long firstLba, long l
         ops = List.copyOf(ops);
         scsiOpcodes = List.copyOf(scsiOpcodes);
         nvmeOpcodes = List.copyOf(nvmeOpcodes);
+        queries = List.copyOf(queries);
         Objects.requireNonNull(initiator, "initiator");
         Objects.requireNonNull(queue, "queue");
         Objects.requireNonNull(portal, "portal");
@@ -175,6 +197,6 @@ public record FaultRuleConfig(String id, List<String> ops, long firstLba, long l
     public FaultRuleConfig withId(String value) {
         return new FaultRuleConfig(value, ops, firstLba, lastLba, scsiOpcodes, nvmeOpcodes, initiator, queue, portal,
                 trigger, count, probability, seed, afterNanos, action, sense, nvmeStatus, delayNanos, jitterNanos,
-                persistBlocks, iops, bandwidth, transport);
+                persistBlocks, iops, bandwidth, transport, queries);
     }
 }

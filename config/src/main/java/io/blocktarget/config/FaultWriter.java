@@ -28,6 +28,9 @@ public final class FaultWriter {
             doc.put(FaultKeys.NVME_OPCODES.name(), r.nvmeOpcodes().stream().map(o -> String.format("0x%02x", o))
                     .toList());
         }
+        if (!r.queries().isEmpty()) {
+            doc.put(FaultKeys.QUERIES.name(), List.copyOf(r.queries()));
+        }
         r.initiator().ifPresent(i -> doc.put(FaultKeys.INITIATOR.name(), i));
         r.queue().ifPresent(q -> doc.put(FaultKeys.QUEUE.name(), q));
         r.portal().ifPresent(p -> doc.put(FaultKeys.PORTAL.name(), p));

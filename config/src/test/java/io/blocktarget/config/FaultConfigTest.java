@@ -59,6 +59,26 @@ class FaultConfigTest extends ConfigDirTest {
                 .isEqualTo(List.of("0x28", "0x88"));
     }
 
+    /** {@code queries:} (issue 32): read, written back, and an unknown query named with the allowed ones. */
+    @Test
+    void placementQueriesRoundTripAndUnknownOnesAreRefused() throws Exception {
+        config.lun("f", HEAD + """
+                  - { id: q, queries: [fdp-configurations, stream-status], action: status, nvme-status: 0/02, sense: 5/24/00 }
+                """);
+        BlocktargetConfig before = config.load();
+        FaultRuleConfig q = before.luns().getFirst().features().faults().getFirst();
+        assertThat(q.queries()).containsExactly("fdp-configurations", "stream-status");
+        assertThat(FaultWriter.document(q).get("queries")).isEqualTo(List.of("fdp-configurations", "stream-status"));
+        LunFiles.prepare(tmp, before.luns().getFirst(), before.server()).commit();
+        assertThat(config.load().luns()).isEqualTo(before.luns());
+        config.lun("f", HEAD + """
+                  - { queries: [fdp-config], action: busy }
+                """);
+        assertThat(config.problems()).containsExactly("luns.d/f.yaml:4: faults[0].queries: fdp-config is not a"
+                + " data placement query; allowed: fdp-feature, fdp-configurations, ruh-status, block-limits-extension,"
+                + " io-advice-hints, stream-status");
+    }
+
     @Test
     void problemsNameTheKeyAndWhatIsAllowed() {
         config.lun("f", HEAD + """

@@ -178,6 +178,9 @@ final class TraceCommand extends ClientCommand {
         for (int i = 0; i < flags.size(); i++) {
             flagText.append(i == 0 ? "" : ",").append(flags.getString(i));
         }
+        if (r.containsKey("placement")) {   // the write's GROUP NUMBER / DSPEC (issue 32)
+            flagText.append(flagText.isEmpty() ? "" : ",").append("pl=").append(r.getValue("placement"));
+        }
         return String.format(Locale.ROOT, "%5d.%09d %-5s %s  %s  %-20s %14s %9d %-4s qd=%-3d %8s  %s",
                 relativeNanos / 1_000_000_000L, relativeNanos % 1_000_000_000L, protocol, session,
                 kindLetter(r.getString("kind", "other")), r.getString("op", "?"), extent, r.getLong("bytes", 0L),

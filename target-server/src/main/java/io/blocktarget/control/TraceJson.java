@@ -60,6 +60,9 @@ final class TraceJson {
         if (r.sct() >= 0) {
             json.put("sct", r.sct()).put("sc", r.sc()).put("dnr", r.dnr());
         }
+        if (r.placement() >= 0) {
+            json.put("placement", r.placement());
+        }
         return json;
     }
 

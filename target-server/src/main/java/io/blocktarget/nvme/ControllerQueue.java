@@ -145,7 +145,7 @@ final class ControllerQueue implements NvmeQueue {
         } else if (controller.state() != ControllerState.ENABLED) {
             r.complete(NvmeStatus.COMMAND_SEQUENCE_ERROR, 0, 0, null);
         } else if (qid == 0) {
-            AdminCommands.execute(controller, sqe, r);
+            AdminCommands.execute(controller, r);
         } else {
             controller.io().execute(r);
         }

@@ -1,5 +1,6 @@
 package io.blocktarget.nvme;
 
+import io.blocktarget.block.fault.FaultQuery;
 import io.blocktarget.block.placement.Placement;
 import io.blocktarget.block.placement.PlacementEvent;
 import io.blocktarget.block.placement.PlacementStats;
@@ -101,6 +102,42 @@ final class Fdp {
         return subsystem.namespace(endgid);
     }
 
+    // ---- fault rules (issue 32 item 6) ----------------------------------------------------------------------
+
+    /**
+     * The data placement query an SQE is on queue {@code qid}, or null: Get Features 1Dh and Get Log Page 20h on the
+     * admin queue, I/O Management Receive with MO 01h (RUH Status) on an I/O queue.
+     */
+    static FaultQuery query(int qid, Sqe sqe) {
+        int low = sqe.cdw10() & 0xFF;   // FID of Get Features, LID of Get Log Page, MO of I/O Management Receive
+        if (qid == 0) {
+            if (sqe.opcode() == io.blocktarget.protocol.nvme.AdminOpcode.GET_FEATURES.code()
+                    && low == FeatureId.FDP.code()) {
+                return FaultQuery.FDP_FEATURE;
+            }
+            return sqe.opcode() == io.blocktarget.protocol.nvme.AdminOpcode.GET_LOG_PAGE.code()
+                    && low == FdpConfigurationsLog.LOG_PAGE_ID
+                    ? FaultQuery.FDP_CONFIGURATIONS : null;
+        }
+        return sqe.opcode() == io.blocktarget.protocol.nvme.NvmOpcode.IO_MANAGEMENT_RECEIVE.code()
+                && low == MO_RUH_STATUS ? FaultQuery.RUH_STATUS : null;
+    }
+
+    /**
+     * The namespace whose LUN's fault rules see an admin command: that of the endurance group a Get Features 1Dh
+     * (CDW11 ENDGID) or a Get Log Page 20h (LSI, CDW11 31:16) names, in a subsystem with FDP; else null (the command
+     * is no placement query, or names no group, and goes on as always).
+     */
+    static Namespace faultTarget(Controller controller, Sqe sqe) {
+        FaultQuery query = query(0, sqe);
+        if (query == null) {
+            return null;
+        }
+        int endgid = query == FaultQuery.FDP_FEATURE ? sqe.cdw11() & 0xFFFF
+                : sqe.cdw11() >>> 16;
+        return group(controller.subsystem(), endgid);
+    }
+
     // ---- features -------------------------------------------------------------------------------------------
 
     /** Whether {@code fid} is one of FDP's features (1Dh, 1Eh), which {@link #feature} serves. */
@@ -112,7 +149,8 @@ final class Fdp {
      * Get / Set Features 1Dh (FDP, per endurance group: CDW11 ENDGID) and 1Eh (FDP Events, per namespace and
      * placement handle). Without FDP in the subsystem both are Invalid Field, as any unsupported feature.
      */
-    static void feature(Controller controller, FeatureCommand command, NvmeCompletion done) {
+    static void feature(Controller controller, FeatureCommand command, int cdw12, ByteBuf dataOut,
+                        NvmeCompletion done) {
         Subsystem subsystem = controller.subsystem();
         if (!enabled(subsystem)) {
             Replies.status(done, NvmeStatus.INVALID_FIELD);
@@ -141,20 +179,72 @@ final class Fdp {
             Replies.status(done, NvmeStatus.INVALID_NAMESPACE_OR_FORMAT);
         } else if (placement == null) {
             Replies.status(done, NvmeStatus.FDP_DISABLED);
-        } else if (set || !placement.isHandle(events.placementHandle())) {
-            // Set Features 1Eh carries its event types as data, which the admin path does not take yet
+        } else if (!placement.isHandle(events.placementHandle())) {
             Replies.status(done, NvmeStatus.INVALID_FIELD);
+        } else if (set) {
+            setEvents(ns, events, cdw12, dataOut, done);
         } else if (command.sel() == FeatureCommand.SEL_SUPPORTED_CAPABILITIES) {
             done.complete(NvmeStatus.SUCCESS, CAPABILITY_NAMESPACE_SPECIFIC, 0, null);
         } else {
             int count = Math.min(events.numberOfEventTypes(), SUPPORTED_EVENTS.size());
             List<FdpEventsFeature.SupportedEvent> list = new ArrayList<>(count);
             for (int i = 0; i < count; i++) {
-                list.add(new FdpEventsFeature.SupportedEvent(SUPPORTED_EVENTS.get(i), true));
+                list.add(new FdpEventsFeature.SupportedEvent(SUPPORTED_EVENTS.get(i),
+                        ns.eventSettings().enabled(events.placementHandle(), SUPPORTED_EVENTS.get(i))));
             }
             ByteBuf out = ByteBufAllocator.DEFAULT.buffer(count * FdpEventsFeature.DESCRIPTOR_SIZE);
             FdpEventsFeature.encodeSupported(out, list);
             done.complete(NvmeStatus.SUCCESS, count, 0, out);
+        }
+    }
+
+    /**
+     * Set Features 1Eh: NOET event types (one byte each, the data) enabled (CDW12 bit 0 FDPEE = 1) or disabled for the
+     * handle PHNDL. All or nothing: a type the controller does not support, or data shorter than NOET bytes, is
+     * Invalid Field and changes nothing. Nothing is saveable (SV is refused before this, as for every feature).
+     */
+    private static void setEvents(Namespace ns, FdpEventsFeature events, int cdw12, ByteBuf dataOut,
+                                  NvmeCompletion done) {
+        if (dataOut == null && events.numberOfEventTypes() > 0) {
+            Replies.status(done, NvmeStatus.INVALID_FIELD);
+            return;
+        }
+        List<Integer> types = events.numberOfEventTypes() == 0 ? List.of()
+                : switch (events.eventTypes(dataOut)) {
+                    case io.blocktarget.protocol.nvme.Parsed.Ok<List<Integer>>(List<Integer> t) -> t;
+                    default -> null;
+                };
+        if (types == null || !SUPPORTED_EVENTS.containsAll(types)) {
+            Replies.status(done, NvmeStatus.INVALID_FIELD);
+            return;
+        }
+        ns.eventSettings().set(events.placementHandle(), types, (cdw12 & FdpEventsFeature.FDPEE) != 0);
+        Replies.status(done, NvmeStatus.SUCCESS);
+    }
+
+    /**
+     * Which FDP event types are enabled per placement handle of a namespace (Set Features 1Eh); every supported type
+     * is enabled until the host disables it. Log 23h reports an event only while its type is enabled for its handle
+     * (events without a handle — an invalid placement identifier, reclaim moving data of several handles — follow
+     * handle 0, the default placement). The settings live as long as the namespace; nothing is saved.
+     */
+    static final class EventSettings {
+        /** Bit i set: {@code SUPPORTED_EVENTS.get(i)} is disabled for the handle. */
+        private final java.util.concurrent.atomic.AtomicIntegerArray disabled =
+                new java.util.concurrent.atomic.AtomicIntegerArray(io.blocktarget.block.placement.PlacementSpec.MAX_HANDLES);
+
+        boolean enabled(int handle, int type) {
+            int bit = SUPPORTED_EVENTS.indexOf(type);
+            return bit >= 0 && (disabled.get(Math.max(handle, 0)) & 1 << bit) == 0;
+        }
+
+        void set(int handle, List<Integer> types, boolean enable) {
+            int mask = 0;
+            for (int type : types) {
+                mask |= 1 << SUPPORTED_EVENTS.indexOf(type);
+            }
+            int m = mask;
+            disabled.updateAndGet(handle, d -> enable ? d & ~m : d | m);
         }
     }
 
@@ -238,7 +328,7 @@ final class Fdp {
      */
     static FdpEventsLog events(Namespace ns, Placement placement, boolean host) {
         List<FdpEventsLog.Event> out = new ArrayList<>();
-        if (host) {
+        if (host && ns.eventSettings().enabled(0, FdpEventsLog.INVALID_PLACEMENT_IDENTIFIER)) {
             for (long[] e : ns.invalidIdentifiers().list()) {
                 out.add(new FdpEventsLog.Event(FdpEventsLog.INVALID_PLACEMENT_IDENTIFIER, (int) e[0],
                         e[1] & (1L << 48) - 1, 0, ns.nsid(), -1, -1, new byte[16]));
@@ -251,6 +341,9 @@ final class Fdp {
             }
             int handle = placement.handleOf(e.writer());
             int type = hostEvent ? FdpEventsLog.RECLAIM_UNIT_NOT_FULLY_WRITTEN : FdpEventsLog.MEDIA_REALLOCATED;
+            if (!ns.eventSettings().enabled(handle, type)) {
+                continue;
+            }
             byte[] specific = hostEvent ? new byte[16]
                     : FdpEventsLog.Event.mediaReallocated((int) Math.min(e.blocks(), 0xFFFF), e.lba());
             out.add(new FdpEventsLog.Event(type, handle, e.timestampMillis() & (1L << 48) - 1, 0, ns.nsid(),

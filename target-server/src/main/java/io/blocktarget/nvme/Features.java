@@ -65,6 +65,11 @@ final class Features {
     }
 
     void execute(Sqe sqe, NvmeCompletion done) {
+        execute(sqe, null, done);
+    }
+
+    /** {@code dataOut}: the Set Features data (only FDP Events, 1Eh, takes any), or null. */
+    void execute(Sqe sqe, io.netty.buffer.ByteBuf dataOut, NvmeCompletion done) {
         Parsed<FeatureCommand> parsed = FeatureCommand.parse(sqe);
         if (!(parsed instanceof Parsed.Ok<FeatureCommand>(FeatureCommand command))) {
             Replies.invalid(done, parsed);
@@ -75,7 +80,7 @@ final class Features {
             return;
         }
         if (!controller.isDiscovery() && Fdp.isFdpFeature(command.fid())) {
-            Fdp.feature(controller, command, done); // 1Dh / 1Eh, TP4146; Invalid Field without placement
+            Fdp.feature(controller, command, sqe.cdw12(), dataOut, done); // 1Dh / 1Eh, TP4146
             return;
         }
         if (!supported().contains(command.fid())) {

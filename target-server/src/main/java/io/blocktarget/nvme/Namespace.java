@@ -45,6 +45,7 @@ final class Namespace {
     private volatile ZoneListener zoneListener;
     /** FDP host events 03h (Invalid Placement Identifier) of this namespace's writes (Fdp), oldest first. */
     private final Fdp.InvalidIdentifiers invalidIdentifiers = new Fdp.InvalidIdentifiers();
+    private final Fdp.EventSettings eventSettings = new Fdp.EventSettings();
     /** The optional NVM commands the knobs switch off; empty for nearly every namespace. */
     private final java.util.Set<NvmOpcode> refused;
 
@@ -103,6 +104,11 @@ final class Namespace {
     /** The Invalid Placement Identifier events of this namespace's writes (FDP, TP4146). */
     Fdp.InvalidIdentifiers invalidIdentifiers() {
         return invalidIdentifiers;
+    }
+
+    /** The FDP event types enabled per placement handle (Set Features 1Eh). */
+    Fdp.EventSettings eventSettings() {
+        return eventSettings;
     }
 
     BlockGeometry geometry() {

@@ -126,8 +126,8 @@ final class NvmeFaults {
      */
     private boolean partial(Namespace ns, int qid, Sqe sqe, ByteBuf dataOut, NvmeRequest done, Dispatch dispatch,
                             FaultAction.PartialTransfer p, FaultHit hit) {
-        boolean read = sqe.opcode() == NvmOpcode.READ.code();
-        if (!read && sqe.opcode() != NvmOpcode.WRITE.code()) {
+        boolean read = qid > 0 && sqe.opcode() == NvmOpcode.READ.code();
+        if (!read && (qid == 0 || sqe.opcode() != NvmOpcode.WRITE.code())) {   // QID 0: Get Log Page is 02h too
             hit.rule().countNotApplicable();
             return false;
         }
@@ -245,6 +245,10 @@ final class NvmeFaults {
     }
 
     private FaultCommand command(int qid, Sqe sqe) {
+        if (qid == 0) {   // an admin command reaches the rules only as a data placement query (Fdp.faultTarget)
+            return new FaultCommand(FaultCommand.Protocol.NVME, IoKind.OTHER, sqe.opcode(), -1, 0,
+                    controller.hostNqn(), qid, controller.portId(), Fdp.query(qid, sqe));
+        }
         NvmOpcode opcode = NvmOpcode.of(sqe.opcode()).orElse(null);
         IoKind kind = opcode == null ? IoKind.OTHER : switch (opcode) {
             case READ -> IoKind.READ;
@@ -271,6 +275,6 @@ final class NvmeFaults {
         long blocks = addressed ? (sqe.cdw12() & 0xFFFF) + 1L : 0;
         // the controller's PORTID is the portal's id: a rule with portal: fails this path only
         return new FaultCommand(FaultCommand.Protocol.NVME, kind, sqe.opcode(), lba, blocks, controller.hostNqn(), qid,
-                controller.portId());
+                controller.portId(), Fdp.query(qid, sqe));
     }
 }

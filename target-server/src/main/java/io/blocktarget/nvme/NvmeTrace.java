@@ -6,6 +6,7 @@ import io.blocktarget.block.lun.LunState;
 import io.blocktarget.block.trace.TraceRecord;
 import io.blocktarget.block.trace.Tracer;
 import io.blocktarget.protocol.nvme.CqeStatus;
+import io.blocktarget.protocol.nvme.DataPlacementDirective;
 import io.blocktarget.protocol.nvme.NvmeStatus;
 import io.blocktarget.protocol.nvme.Sqe;
 import io.netty.buffer.ByteBuf;
@@ -36,6 +37,7 @@ final class NvmeTrace {
     private final long blocks;
     private final int flags;
     private final int queueDepth;
+    private final int placement;
 
     /** Null when the namespace is not traced, else the command's record, decoded now. */
     static NvmeTrace begin(LunState state, InFlight inFlight, Controller controller, int qid, Sqe sqe,
@@ -121,6 +123,9 @@ final class NvmeTrace {
         this.lba = l;
         this.blocks = n;
         this.flags = f;
+        // TP4146: DTYPE 2 (CDW12 23:20) / DSPEC (CDW13 31:16) of the commands that write
+        DataPlacementDirective d = DataPlacementDirective.of(sqe.cdw12(), sqe.cdw13());
+        this.placement = (opcode == 0x01 || opcode == 0x08 || opcode == 0x19) && d.isDataPlacement() ? d.dspec() : -1;
     }
 
     /** The NVM Command Set's name of an I/O command ({@code 0x85} if unknown). */
@@ -157,13 +162,13 @@ final class NvmeTrace {
             String name = named != null ? named.name().replace('_', ' ')
                     : String.format("SCT %Xh SC %02Xh", raw.sct(), raw.sc());
             tracer.record(arrival, TraceRecord.Protocol.NVME, initiator, connection, queue, cid, opcode, op, kind,
-                    lba, blocks, flags, queueDepth, name, false, -1, -1, -1, raw.sct(), raw.sc(), raw.dnr());
+                    lba, blocks, flags, queueDepth, name, false, -1, -1, -1, raw.sct(), raw.sc(), raw.dnr(), placement);
             return;
         }
         long recorded = kind == IoKind.ZONE_APPEND && status.isSuccess()
                 ? Integer.toUnsignedLong(dw0) | (long) dw1 << 32 : lba;
         tracer.record(arrival, TraceRecord.Protocol.NVME, initiator, connection, queue, cid, opcode, op, kind, recorded,
                 blocks, flags, queueDepth, status.name().replace('_', ' '), status.isSuccess(), -1, -1, -1,
-                status.sct().code(), status.sc(), status.dnr());
+                status.sct().code(), status.sc(), status.dnr(), placement);
     }
 }

@@ -129,7 +129,7 @@ final class ModePages {
     void modeSense(Task task, ModeSenseCdb cdb) {
         if (streams != null && cdb.pageCode() == IoAdviceHintsGroupingModePage.PAGE_CODE
                 && cdb.subpageCode() == IoAdviceHintsGroupingModePage.SUBPAGE_CODE) {
-            ioAdviceHints(task, cdb);
+            withSubpage(task, cdb, List.of(), List.of());
             return;
         }
         List<ModePage> available = switch (cdb.pageControl()) {
@@ -143,6 +143,14 @@ final class ModePages {
             return;
         }
         List<ModePage> pages = ((Parsed.Ok<List<ModePage>>) selected).value();
+        if (streams != null && cdb.subpageCode() == 0xFF) {
+            // 3Fh / FFh (all pages and subpages) and 0Ah / FFh (page 0Ah and its subpages) take the IO Advice Hints
+            // Grouping subpage too, after its page 0Ah: ascending page code, then subpage code (SPC-5 §6.14)
+            withSubpage(task, cdb, pages.stream().filter(p -> p.pageCode() <= IoAdviceHintsGroupingModePage.PAGE_CODE)
+                    .toList(), pages.stream().filter(p -> p.pageCode() > IoAdviceHintsGroupingModePage.PAGE_CODE)
+                    .toList());
+            return;
+        }
         ModeSenseData data = new ModeSenseData(0, device.readOnly() || softwareWriteProtect(), dpoFua,
                 cdb.dbd() ? Optional.empty() : Optional.of(blockDescriptor()), cdb.llbaa(), pages);
         ByteBuf out = Task.allocate(128);
@@ -155,17 +163,18 @@ final class ModePages {
     }
 
     /**
-     * MODE SENSE of the IO Advice Hints Grouping mode page (SBC-5 §6.5.7, sub_page format, which {@link ModeSenseData}
-     * does not encode): the header and block descriptor as for any page, then the subpage, MODE DATA LENGTH counting
-     * it (one byte in MODE SENSE(6): at most FFh, the page itself is cut by the allocation length). Nothing is
-     * changeable: PC 01b returns the descriptors with every bit zero.
+     * MODE SENSE with the IO Advice Hints Grouping mode page (SBC-5 §6.5.7, sub_page format, which {@link ModeSenseData}
+     * does not encode): the header and block descriptor as for any page, the page_0 pages {@code before}, the subpage,
+     * the pages {@code after}; MODE DATA LENGTH counting them all (one byte in MODE SENSE(6): at most FFh, the data
+     * itself is cut by the allocation length). Nothing is changeable: PC 01b returns the descriptors with every bit
+     * zero.
      */
-    private void ioAdviceHints(Task task, ModeSenseCdb cdb) {
+    private void withSubpage(Task task, ModeSenseCdb cdb, List<ModePage> before, List<ModePage> after) {
         IoAdviceHintsGroupingModePage page = cdb.pageControl() == io.blocktarget.protocol.scsi.PageControl.CHANGEABLE
                 ? streams.modePage().changeable() : streams.modePage();
         ModeSenseData header = new ModeSenseData(0, device.readOnly() || softwareWriteProtect(), dpoFua,
-                cdb.dbd() ? Optional.empty() : Optional.of(blockDescriptor()), cdb.llbaa(), List.of());
-        ByteBuf out = Task.allocate(64 + page.pageLength());
+                cdb.dbd() ? Optional.empty() : Optional.of(blockDescriptor()), cdb.llbaa(), before);
+        ByteBuf out = Task.allocate(192 + page.pageLength());
         int start = out.writerIndex();
         if (cdb.tenByte()) {
             header.encode10(out);
@@ -173,6 +182,9 @@ final class ModePages {
             header.encode6(out);
         }
         page.encode(out);
+        for (ModePage p : after) {
+            p.encode(out);
+        }
         int total = out.writerIndex() - start;
         if (cdb.tenByte()) {
             out.setShort(start, total - 2);

@@ -244,6 +244,23 @@ final class ScsiFaults {
         int i = port.indexOf(",i,");
         // the relative target port is the portal's id (TPGT): a rule with portal: fails this path only
         return new FaultCommand(FaultCommand.Protocol.SCSI, kind, opcode, lba, blocks,
-                i < 0 ? port : port.substring(0, i), -1, Math.max(0, task.nexus().relativeTargetPort()));
+                i < 0 ? port : port.substring(0, i), -1, Math.max(0, task.nexus().relativeTargetPort()),
+                query(cdb));
+    }
+
+    /** The data placement query a CDB is (issue 32, as sd asks them), or null. */
+    static io.blocktarget.block.fault.FaultQuery query(Cdb cdb) {
+        return switch (cdb) {
+            case io.blocktarget.protocol.scsi.InquiryCdb c when c.evpd()
+                    && c.pageCode() == io.blocktarget.protocol.scsi.BlockLimitsExtensionVpd.PAGE_CODE ->
+                    io.blocktarget.block.fault.FaultQuery.BLOCK_LIMITS_EXTENSION;
+            case io.blocktarget.protocol.scsi.ModeSenseCdb c
+                    when c.pageCode() == io.blocktarget.protocol.scsi.IoAdviceHintsGroupingModePage.PAGE_CODE
+                    && c.subpageCode() == io.blocktarget.protocol.scsi.IoAdviceHintsGroupingModePage.SUBPAGE_CODE ->
+                    io.blocktarget.block.fault.FaultQuery.IO_ADVICE_HINTS;
+            case io.blocktarget.protocol.scsi.GetStreamStatusCdb _ ->
+                    io.blocktarget.block.fault.FaultQuery.STREAM_STATUS;
+            default -> null;
+        };
     }
 }

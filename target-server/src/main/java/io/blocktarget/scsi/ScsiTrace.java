@@ -38,6 +38,7 @@ final class ScsiTrace {
     private final long blocks;
     private final int flags;
     private final int queueDepth;
+    private final int placement;
 
     /** Null when the LUN is not traced, else the command's record, decoded now. */
     static ScsiTrace begin(LunState state, InFlight inFlight, ScsiCommand command) {
@@ -143,6 +144,7 @@ final class ScsiTrace {
         this.lba = l;
         this.blocks = n;
         this.flags = f;
+        this.placement = groupNumber(opcode, cdb, at, length);
     }
 
     private static IoKind kind10or16(int opcode, int byte1) {
@@ -156,6 +158,24 @@ final class ScsiTrace {
         };
     }
 
+
+    /**
+     * The GROUP NUMBER (SBC-4 §4.22, six bits) of WRITE(10) / (12) / (16) — byte 6, 10 or 14 — when not 0, which the
+     * streams of a LUN with placement take as the stream (issue 32); -1 for 0 and for other commands.
+     */
+    static int groupNumber(int opcode, ByteBuf cdb, int at, int length) {
+        int offset = switch (opcode) {
+            case 0x2A -> 6;
+            case 0xAA -> 10;
+            case 0x8A -> 14;
+            default -> -1;
+        };
+        if (offset < 0 || length <= offset) {
+            return -1;
+        }
+        int group = cdb.getUnsignedByte(at + offset) & 0x3F;
+        return group == 0 ? -1 : group;
+    }
     /** DPO (bit 4) and FUA (bit 3) of byte 1, for the commands that define them (SBC-4 §5.9, §5.42, §5.3). */
     private static int flags(int opcode, int byte1) {
         boolean hasFua = switch (opcode) {
@@ -206,6 +226,7 @@ final class ScsiTrace {
         }
         tracer.record(arrival, TraceRecord.Protocol.ISCSI, initiator, connection, -1, tag, opcode, op, kind, lba,
                 blocks, flags, queueDepth, status.name().replace('_', ' '),
-                status == ScsiStatus.GOOD || status == ScsiStatus.CONDITION_MET, key, asc, ascq, -1, -1, false);
+                status == ScsiStatus.GOOD || status == ScsiStatus.CONDITION_MET, key, asc, ascq, -1, -1, false,
+                placement);
     }
 }

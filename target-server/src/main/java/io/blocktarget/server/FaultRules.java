@@ -52,7 +52,9 @@ public final class FaultRules {
             kinds = EnumSet.of(IoKind.READ, IoKind.WRITE); // the only commands that transfer blocks
         }
         FaultMatch match = new FaultMatch(kinds, c.firstLba(), c.lastLba(), new HashSet<>(c.scsiOpcodes()),
-                new HashSet<>(c.nvmeOpcodes()), c.initiator().orElse(null), c.queue().orElse(-1), portal);
+                new HashSet<>(c.nvmeOpcodes()), c.initiator().orElse(null), c.queue().orElse(-1), portal,
+                c.queries().stream().map(io.blocktarget.block.fault.FaultQuery::of).collect(
+                        java.util.stream.Collectors.toSet()));
         FaultTrigger trigger = switch (c.trigger()) {
             case ALWAYS -> new FaultTrigger.Always();
             case FIRST -> new FaultTrigger.FirstN(c.count());

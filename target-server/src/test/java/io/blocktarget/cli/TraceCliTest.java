@@ -19,7 +19,7 @@ class TraceCliTest extends ControlCliHarness {
         Tracer tracer = plane.lunState("ram-16k").map(LunState::tracer).orElseThrow();
         long t0 = System.nanoTime();
         tracer.record(t0, TraceRecord.Protocol.NVME, "nqn.2014-08.org.nvmexpress:uuid:h", "cntlid 1", 2, 17, 0x01,
-                "Write", IoKind.WRITE, 2048, 1, TraceRecord.FUA, 8, "SUCCESS", true, -1, -1, -1, 0, 0, false);
+                "Write", IoKind.WRITE, 2048, 1, TraceRecord.FUA, 8, "SUCCESS", true, -1, -1, -1, 0, 0, false, 3);
         tracer.record(t0 + 1000, TraceRecord.Protocol.ISCSI, "iqn.2026-11.test:a,i,0x23d000000001",
                 "iqn.t,t,0x0001", -1, 0x1f, 0x88, "READ(16)", IoKind.READ, 70000, 1, 0, 1, "CHECK CONDITION", false,
                 3, 0x11, 0, -1, -1, false);
@@ -28,13 +28,16 @@ class TraceCliTest extends ControlCliHarness {
         String[] lines = out.toString().split("\n");
         assertThat(lines).hasSize(2);
         assertThat(lines[0]).matches("    0\\.000000000 nvme  nqn\\.2014-08\\.org\\.nvmexpress:uuid:h cntlid 1 q 2 cid 17"
-                + "  W  Write\\s+2048\\+1\\s+16384 fua  qd=8 \\s+\\S+  SUCCESS");
+                + "  W  Write\\s+2048\\+1\\s+16384 fua,pl=3 qd=8 \\s+\\S+  SUCCESS");
         assertThat(lines[1]).matches("    0\\.000001000 iscsi iqn\\.2026-11\\.test:a,i,0x23d000000001 itt 0x1f  R  READ\\(16\\)"
                 + "\\s+70000\\+1\\s+16384 -    qd=1 \\s+\\S+  CHECK CONDITION MEDIUM ERROR 11h/00h");
 
         assertThat(run("trace", "ram-16k", "--json")).isZero();
         assertThat(out.toString().lines().map(JsonObject::new).map(j -> j.getString("op")))
                 .containsExactly("Write", "READ(16)");
+        // the write's placement identifier (issue 32); absent when the command carried none
+        assertThat(out.toString().lines().map(JsonObject::new).map(j -> j.getInteger("placement")))
+                .containsExactly(3, null);
 
         assertThat(run("trace", "ram-16k", "--stats")).isZero();
         assertThat(new JsonObject(out.toString()).getJsonObject("kinds").getJsonObject("read").getLong("failures"))

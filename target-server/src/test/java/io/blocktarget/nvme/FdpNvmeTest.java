@@ -174,6 +174,133 @@ class FdpNvmeTest {
                 .isEqualTo(NvmeStatus.INVALID_NAMESPACE_OR_FORMAT);
     }
 
+    /** Set Features 1Eh: CDW10 FID, CDW11 PHNDL / NOET, CDW12 FDPEE; the event types as data. */
+    private static TestSupport.Reply setEvents(TestHost host, int nsid, int handle, boolean enable, int noet,
+                                               int... types) {
+        ByteBuf data = Unpooled.buffer();
+        for (int t : types) {
+            data.writeByte(t);
+        }
+        return host.admin(Sqe.of(AdminOpcode.SET_FEATURES.code(), host.nextCid(), nsid,
+                SglDescriptor.inCapsule(0, types.length), FeatureId.FDP_EVENTS.code(), handle | noet << 16,
+                enable ? 1 : 0), data);
+    }
+
+    private static List<Integer> eventBytes(TestHost host, int handle) {
+        TestSupport.Reply r = feature(host, AdminOpcode.GET_FEATURES, 1, FeatureId.FDP_EVENTS, 0, handle | 255 << 16);
+        assertThat(r.status()).isEqualTo(NvmeStatus.SUCCESS);
+        List<Integer> out = new ArrayList<>();
+        for (byte b : r.bytes()) {
+            out.add(b & 0xFF);
+        }
+        return out;
+    }
+
+    /**
+     * Set Features 1Eh enables / disables event types per handle (FDPEE), all or nothing: an unsupported type, data
+     * shorter than NOET bytes, or a PHNDL past the last handle is Invalid Field and changes nothing. A disabled type is
+     * not reported in log 23h.
+     */
+    @Test
+    void setFdpEventsEnablesAndDisablesPerHandle() {
+        TestHost host = host(spec(1, 512, 4));
+        assertThat(eventBytes(host, 1)).containsExactly(0x00, 1, 0x03, 1, 0x80, 1);
+        assertThat(setEvents(host, 1, 1, false, 2, 0x00, 0x80).status()).isEqualTo(NvmeStatus.SUCCESS);
+        assertThat(eventBytes(host, 1)).containsExactly(0x00, 0, 0x03, 1, 0x80, 0);
+        assertThat(eventBytes(host, 0)).containsExactly(0x00, 1, 0x03, 1, 0x80, 1);     // other handles keep theirs
+        assertThat(setEvents(host, 1, 1, false, 2, 0x03, 0x01).status())
+                .isEqualTo(NvmeStatus.INVALID_FIELD);                                     // 01h is not supported
+        assertThat(setEvents(host, 1, 1, false, 3, 0x03, 0x00).status())
+                .isEqualTo(NvmeStatus.INVALID_FIELD);                                     // NOET 3, two bytes
+        assertThat(setEvents(host, 1, 4, false, 1, 0x03).status()).isEqualTo(NvmeStatus.INVALID_FIELD);  // PHNDL
+        assertThat(setEvents(host, 1, 3, false, 1, 0x03).status()).isEqualTo(NvmeStatus.SUCCESS);        // last
+        assertThat(eventBytes(host, 1)).containsExactly(0x00, 0, 0x03, 1, 0x80, 0);
+        assertThat(setEvents(host, 1, 1, true, 1, 0x80).status()).isEqualTo(NvmeStatus.SUCCESS);
+        assertThat(eventBytes(host, 1)).containsExactly(0x00, 0, 0x03, 1, 0x80, 1);
+        assertThat(setEvents(host, 1, 1, true, 0).status()).isEqualTo(NvmeStatus.SUCCESS);   // NOET 0: nothing
+        assertThat(eventBytes(host, 1)).containsExactly(0x00, 0, 0x03, 1, 0x80, 1);
+
+        // an invalid placement identifier is reported while 03h is enabled for handle 0, not after it is disabled
+        NvmeQueue io = host.connectIo(1);
+        assertThat(host.io(io, directive(TestHost.rw(NvmOpcode.WRITE, host.nextCid(), 1, 0, 1, 512, false), 2, 9),
+                Unpooled.wrappedBuffer(new byte[512])).status()).isEqualTo(NvmeStatus.SUCCESS);
+        TestSupport.Reply events = logPage(host, 0x23, 1, 1, 4096);
+        assertThat(events.data().getIntLE(0)).isEqualTo(1);
+        events.release();
+        assertThat(setEvents(host, 1, 0, false, 1, 0x03).status()).isEqualTo(NvmeStatus.SUCCESS);
+        events = logPage(host, 0x23, 1, 1, 4096);
+        assertThat(events.data().getIntLE(0)).isZero();
+        events.release();
+        // a namespace without placement: FDP Disabled, as Get
+        TestHost two = host(spec(1, 512, 4), spec(2, 512, 0));
+        assertThat(setEvents(two, 2, 0, false, 1, 0x03).status()).isEqualTo(NvmeStatus.FDP_DISABLED);
+    }
+
+    private static void rule(NamespaceSpec spec, String json) throws Exception {
+        var faults = spec.state().faults();
+        faults.add(io.blocktarget.server.FaultRules.of(io.blocktarget.config.ConfigLoader.readFaultRule(json,
+                faults.nextId())));
+    }
+
+    /**
+     * Fault rules with {@code queries:} (issue 32 item 6) fail or delay each FDP query Linux sends — Get Features 1Dh
+     * and log 20h on the admin queue (their endurance group's LUN's rules), RUH Status on an I/O queue — and nothing
+     * else; a rule without queries never takes an admin command.
+     */
+    @Test
+    void faultRulesFailOrDelayEachFdpQuery() throws Exception {
+        NamespaceSpec spec = spec(1, 4096, 4);
+        TestHost host = host(spec);
+        NvmeQueue io = host.connectIo(1);
+        rule(spec, "{\"id\": \"cfg\", \"queries\": [\"fdp-configurations\"], \"action\": \"status\","
+                + " \"nvme-status\": \"0/06\"}");
+        assertThat(logPage(host, 0x20, 0, 1, 512).status()).isEqualTo(NvmeStatus.INTERNAL_ERROR);   // 0/06
+        TestSupport.Reply stats = logPage(host, 0x22, 0, 1, 64);
+        assertThat(stats.status()).isEqualTo(NvmeStatus.SUCCESS);                   // another FDP log: untouched
+        stats.release();
+        assertThat(host.getFeature(FeatureId.FDP, FeatureCommand.SEL_CURRENT, 1).status())
+                .isEqualTo(NvmeStatus.SUCCESS);
+        spec.state().faults().remove("cfg");
+        rule(spec, "{\"id\": \"mode\", \"queries\": [\"fdp-feature\"], \"action\": \"status\","
+                + " \"nvme-status\": \"0/06\"}");
+        assertThat(host.getFeature(FeatureId.FDP, FeatureCommand.SEL_CURRENT, 1).status())
+                .isEqualTo(NvmeStatus.INTERNAL_ERROR);
+        assertThat(host.getFeature(FeatureId.FDP_EVENTS, 0, 1 << 16).status())
+                .isNotEqualTo(NvmeStatus.INTERNAL_ERROR);                             // 1Eh is not the FDP query
+        TestSupport.Reply configs = logPage(host, 0x20, 0, 1, 512);
+        assertThat(configs.status()).isEqualTo(NvmeStatus.SUCCESS);
+        configs.release();
+        spec.state().faults().remove("mode");
+        rule(spec, "{\"id\": \"ruhs\", \"queries\": \"ruh-status\", \"action\": \"status\","
+                + " \"nvme-status\": \"0/06\"}");
+        assertThat(host.io(io, ruhStatus(host, 1, 1, 64), null).status()).isEqualTo(NvmeStatus.INTERNAL_ERROR);
+        assertThat(host.write(io, 1, 0, new byte[4096], 4096, false).status()).isEqualTo(NvmeStatus.SUCCESS);
+        spec.state().faults().remove("ruhs");
+        // a rule for every command takes the namespace's I/O, not the admin queries
+        rule(spec, "{\"id\": \"all\", \"action\": \"status\", \"nvme-status\": \"0/06\"}");
+        assertThat(host.getFeature(FeatureId.FDP, FeatureCommand.SEL_CURRENT, 1).status())
+                .isEqualTo(NvmeStatus.SUCCESS);
+        assertThat(host.write(io, 1, 0, new byte[4096], 4096, false).status()).isEqualTo(NvmeStatus.INTERNAL_ERROR);
+        assertThat(host.io(io, ruhStatus(host, 1, 1, 64), null).status()).isEqualTo(NvmeStatus.INTERNAL_ERROR);
+        spec.state().faults().remove("all");
+        // delay: log 20h completes once the server's clock has run the delay
+        rule(spec, "{\"id\": \"slow\", \"queries\": [\"fdp-configurations\"], \"action\": \"delay\","
+                + " \"delay\": \"2s\"}");
+        java.util.concurrent.CompletableFuture<NvmeStatus> delayed = new java.util.concurrent.CompletableFuture<>();
+        host.admin.submit(new GetLogPageCommand(host.nextCid(), 0, 0x20, 0, false, 512 / 4 - 1, 1, 0, false, 0,
+                SglDescriptor.transportDataBlock(512)).toSqe(), null, (status, dw0, dw1, data) -> {
+                    if (data != null) {
+                        data.release();
+                    }
+                    delayed.complete(status);
+                });
+        assertThat(delayed).isNotDone();
+        clock.advanceMillis(1999);
+        assertThat(delayed).isNotDone();
+        clock.advanceMillis(1);
+        assertThat(delayed.get(10, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(NvmeStatus.SUCCESS);
+    }
+
     /** Log 20h byte for byte: header, one descriptor (NRG 1, MAXPIDS, RUNS), one RUH descriptor per handle. */
     @ParameterizedTest
     @ValueSource(ints = {1, 8, 126})

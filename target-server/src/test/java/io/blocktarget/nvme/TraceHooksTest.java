@@ -215,6 +215,58 @@ class TraceHooksTest {
         assertThat(failed.dnr()).isTrue();
     }
 
+    /**
+     * Each write's data placement identifier as sent (issue 32): the GROUP NUMBER of WRITE(10) / (12) / (16) — six
+     * bits of byte 6, 10, 14; 0 is none — and the DSPEC of a Write / Write Zeroes with DTYPE 2 (CDW12 23:20, CDW13
+     * 31:16); another DTYPE, a read, or no directive: none (-1). The LUN has no placement: the trace shows what the
+     * initiator sent regardless.
+     */
+    @Test
+    void writesAreRecordedWithTheirPlacementIdentifier() {
+        ready();
+        Host host = new Host(nvme, 1);
+        Tracer tracer = new Tracer(64, LBS, 16384, 1 << 20, state.clock());
+        state.startTrace(tracer);
+        byte[] w10 = rw10(0x2A, 0, 0, 1);
+        w10[6] = (byte) 0xC3;   // reserved bits 7:6 are not part of the GROUP NUMBER
+        assertThat(scsi(w10, new byte[LBS], 1)).isEqualTo(ScsiStatus.GOOD);
+        byte[] w12 = {(byte) 0xAA, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0x3F, 0};
+        assertThat(scsi(w12, new byte[LBS], 2)).isEqualTo(ScsiStatus.GOOD);
+        byte[] w16 = rw16(0x8A, 0, 2, 1);
+        assertThat(scsi(w16, new byte[LBS], 3)).isEqualTo(ScsiStatus.GOOD);   // GROUP NUMBER 0: none
+        byte[] r16 = rw16(0x88, 0, 2, 1);
+        r16 = Arrays.copyOf(r16, 16);
+        r16[14] = 5;
+        assertThat(scsi(r16, null, 4)).isEqualTo(ScsiStatus.GOOD);              // a read's GROUP NUMBER: not recorded
+        byte[] w16g = rw16(0x8A, 0, 3, 1);
+        w16g = Arrays.copyOf(w16g, 16);
+        w16g[14] = 0x01;
+        assertThat(scsi(w16g, new byte[LBS], 5)).isEqualTo(ScsiStatus.GOOD);
+        var write = TestHost.rw(NvmOpcode.WRITE, 0x41, 1, 12, 1, LBS, false);
+        var placed = new io.blocktarget.protocol.nvme.Sqe(write.opcode(), write.fuse(), write.psdt(), write.cid(),
+                write.nsid(), write.cdw2(), write.cdw3(), write.mptr(), write.dptr(), write.cdw10(), write.cdw11(),
+                write.cdw12() | 2 << 20, write.cdw13() | 0xFFFF << 16, write.cdw14(), write.cdw15());
+        assertThat(TestSupport.submit(host.io, placed, Unpooled.wrappedBuffer(new byte[LBS])).status())
+                .isEqualTo(NvmeStatus.SUCCESS);
+        var streams = new io.blocktarget.protocol.nvme.Sqe(write.opcode(), write.fuse(), write.psdt(), 0x42,
+                write.nsid(), write.cdw2(), write.cdw3(), write.mptr(), write.dptr(), write.cdw10(), write.cdw11(),
+                write.cdw12() | 1 << 20, write.cdw13() | 5 << 16, write.cdw14(), write.cdw15());
+        assertThat(TestSupport.submit(host.io, streams, Unpooled.wrappedBuffer(new byte[LBS])).status())
+                .isEqualTo(NvmeStatus.SUCCESS);                                    // DTYPE 1 (streams): none
+        var zeroes = io.blocktarget.protocol.nvme.Sqe.of(NvmOpcode.WRITE_ZEROES.code(), 0x43, 1,
+                SglDescriptor.transportDataBlock(0), 20, 0, 1 | 2 << 20, 7 << 16);
+        assertThat(TestSupport.submit(host.io, zeroes, null).status()).isEqualTo(NvmeStatus.SUCCESS);
+        assertThat(TestSupport.submit(host.io, TestHost.rw(NvmOpcode.WRITE, 0x44, 1, 30, 1, LBS, false),
+                Unpooled.wrappedBuffer(new byte[LBS])).status()).isEqualTo(NvmeStatus.SUCCESS);
+        state.stopTrace();
+
+        List<TraceRecord> records = read(tracer);
+        assertThat(records).extracting(TraceRecord::tag).containsExactly(1L, 2L, 3L, 4L, 5L, 0x41L, 0x42L, 0x43L,
+                0x44L);
+        assertThat(records).extracting(TraceRecord::placement).containsExactly(3, 0x3F, -1, -1, 1, 0xFFFF, -1, 7,
+                -1);
+    }
+
     /** Zero cost when off, by structure: without a tracer a request gets no trace record (nothing allocated). */
     @Test
     void withoutATracerTheRequestGetsNoTraceRecord() {

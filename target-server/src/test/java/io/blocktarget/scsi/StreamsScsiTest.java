@@ -155,6 +155,96 @@ class StreamsScsiTest {
         }
     }
 
+    /**
+     * 3Fh / FFh (every page and subpage) and 0Ah / FFh (page 0Ah and its subpages) take the IO Advice Hints Grouping
+     * subpage after page 0Ah, byte for byte as asked alone; 3Fh / 00h (page_0 pages only) does not. Without placement
+     * 3Fh / FFh is 3Fh / 00h.
+     */
+    @Test
+    void allPagesAndSubpagesIncludeTheGroupingSubpage() {
+        try (Lu lu = Lu.of(512, 4096, 6)) {
+            byte[] page0 = lu.run(Scsi.modeSense10(0x08, 0x3F, 0x00, 4096), null).assertGood().data();
+            byte[] sub = lu.run(Scsi.modeSense10(0x08, 0x0A, 0x05, 4096), null).assertGood().data();
+            byte[] subpage = Arrays.copyOfRange(sub, 8, sub.length);
+            assertThat(subpage).hasSize(4 + 12 + 16 * 6);
+            // page_0 pages: caching 08h (20 bytes), control 0Ah (12), informational exceptions 1Ch (12)
+            assertThat(pageCodes(page0, 8)).containsExactly(0x08, 0x0A, 0x1C);
+            int afterControl = 8 + 20 + 12;
+            byte[] all = lu.run(Scsi.modeSense10(0x08, 0x3F, 0xFF, 4096), null).assertGood().data();
+            byte[] expected = concat(Arrays.copyOfRange(page0, 0, afterControl), subpage,
+                    Arrays.copyOfRange(page0, afterControl, page0.length));
+            expected[0] = (byte) (expected.length - 2 >> 8);
+            expected[1] = (byte) (expected.length - 2);
+            assertThat(all).isEqualTo(expected);
+            byte[] control = lu.run(Scsi.modeSense10(0x08, 0x0A, 0xFF, 4096), null).assertGood().data();
+            byte[] expectedControl = concat(Arrays.copyOfRange(page0, 0, 8),
+                    Arrays.copyOfRange(page0, 28, afterControl), subpage);
+            expectedControl[1] = (byte) (expectedControl.length - 2);
+            assertThat(control).isEqualTo(expectedControl);
+            // MODE SENSE(6): one-byte MODE DATA LENGTH, the same pages
+            byte[] six = lu.run(Scsi.modeSense6(0x08, 0x3F, 0xFF, 255), null).assertGood().data();
+            assertThat(six[0] & 0xFF).isEqualTo(4 + 20 + 12 + subpage.length + 12 - 1);
+            assertThat(Arrays.copyOfRange(six, 4 + 32, 4 + 32 + subpage.length)).isEqualTo(subpage);
+        }
+        try (Lu lu = Lu.of(512, 4096, 0)) {
+            byte[] page0 = lu.run(Scsi.modeSense10(0x08, 0x3F, 0x00, 4096), null).assertGood().data();
+            assertThat(lu.run(Scsi.modeSense10(0x08, 0x3F, 0xFF, 4096), null).assertGood().data()).isEqualTo(page0);
+        }
+    }
+
+    /**
+     * Fault rules with {@code queries:} (issue 32 item 6) fail each query sd sends — INQUIRY B7h, MODE SENSE 0Ah /
+     * 05h, GET STREAM STATUS — and not their neighbours (INQUIRY 00h / B0h, MODE SENSE 08h, READ CAPACITY(16), which
+     * shares GET STREAM STATUS's operation code).
+     */
+    @Test
+    void faultRulesFailEachStreamsQuery() throws Exception {
+        try (Lu lu = Lu.of(512, 4096, 6)) {
+            var faults = lu.state().faults();
+            faults.add(io.blocktarget.server.FaultRules.of(io.blocktarget.config.ConfigLoader.readFaultRule(
+                    "{\"queries\": [\"block-limits-extension\", \"io-advice-hints\", \"stream-status\"],"
+                            + " \"action\": \"status\", \"sense\": \"5/24/00\"}", faults.nextId())));
+            for (byte[] cdb : List.of(Scsi.inquiry(true, 0xB7, 255), Scsi.modeSense10(0x08, 0x0A, 0x05, 512),
+                    getStreamStatus(0, 64))) {
+                Scsi.Reply r = lu.run(cdb, null);
+                assertThat(r.status()).as("opcode %02x", cdb[0]).isEqualTo(ScsiStatus.CHECK_CONDITION);
+                assertThat(r.senseKey()).isEqualTo(0x05);
+            }
+            byte[] readCapacity16 = new byte[16];
+            readCapacity16[0] = (byte) 0x9E;
+            readCapacity16[1] = 0x10;
+            readCapacity16[13] = 32;
+            for (byte[] cdb : List.of(Scsi.inquiry(true, 0x00, 255), Scsi.inquiry(true, 0xB0, 255),
+                    Scsi.modeSense10(0x08, 0x08, 0x00, 512), readCapacity16)) {
+                lu.run(cdb, null).assertGood();
+            }
+        }
+    }
+
+    /** The page codes of the pages from {@code at} on (SPF: the subpage's page length is two bytes). */
+    private static List<Integer> pageCodes(byte[] data, int at) {
+        List<Integer> codes = new ArrayList<>();
+        while (at < data.length) {
+            codes.add(data[at] & 0x3F);
+            at += (data[at] & 0x40) != 0 ? 4 + Scsi.u16(data, at + 2) : 2 + (data[at + 1] & 0xFF);
+        }
+        return codes;
+    }
+
+    private static byte[] concat(byte[]... parts) {
+        int n = 0;
+        for (byte[] p : parts) {
+            n += p.length;
+        }
+        byte[] out = new byte[n];
+        int at = 0;
+        for (byte[] p : parts) {
+            System.arraycopy(p, 0, out, at, p.length);
+            at += p.length;
+        }
+        return out;
+    }
+
     @Test
     void getStreamStatusReportsPermanentStreams() {
         try (Lu lu = Lu.of(512, 4096, 6)) {

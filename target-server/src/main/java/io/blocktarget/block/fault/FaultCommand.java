@@ -15,14 +15,21 @@ import io.blocktarget.block.IoKind;
  * @param queue     NVMe QID, -1 otherwise
  * @param portal    the id of the portal it came through (iSCSI TPGT, NVMe PORTID); 0 when unknown (the device
  *                  decorator, a command without a connection)
+ * @param query     the data placement query the command is (issue 32), or null
  */
 public record FaultCommand(Protocol protocol, IoKind kind, int opcode, long lba, long blocks, String initiator,
-                           int queue, int portal) {
+                           int queue, int portal, FaultQuery query) {
 
     /** Through no known portal. */
     public FaultCommand(Protocol protocol, IoKind kind, int opcode, long lba, long blocks, String initiator,
                         int queue) {
         this(protocol, kind, opcode, lba, blocks, initiator, queue, 0);
+    }
+
+    /** A command that is no data placement query. */
+    public FaultCommand(Protocol protocol, IoKind kind, int opcode, long lba, long blocks, String initiator,
+                        int queue, int portal) {
+        this(protocol, kind, opcode, lba, blocks, initiator, queue, portal, null);
     }
 
     /** Where a command is seen. */

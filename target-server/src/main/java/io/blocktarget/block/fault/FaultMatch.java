@@ -18,9 +18,11 @@ import java.util.Set;
  * @param queue       NVMe queue ID (QID); -1 = any (SCSI commands match only -1)
  * @param portal      the id of the portal the command came through (issue 29: the iSCSI TPGT / relative target port,
  *                    the NVMe PORTID); 0 = any — a rule with a portal fails one path while the others serve
+ * @param queries     data placement queries (issue 32); empty = any command but the NVMe admin ones
+ *                    ({@link FaultQuery#admin}), which match only a rule that names them
  */
 public record FaultMatch(Set<IoKind> kinds, long firstLba, long lastLba, Set<Integer> scsiOpcodes,
-                         Set<Integer> nvmeOpcodes, String initiator, int queue, int portal) {
+                         Set<Integer> nvmeOpcodes, String initiator, int queue, int portal, Set<FaultQuery> queries) {
 
     /** Every command. */
     public static final FaultMatch ANY = new FaultMatch(Set.of(), 0, Long.MAX_VALUE, Set.of(), Set.of(), null, -1);
@@ -31,10 +33,17 @@ public record FaultMatch(Set<IoKind> kinds, long firstLba, long lastLba, Set<Int
         this(kinds, firstLba, lastLba, scsiOpcodes, nvmeOpcodes, initiator, queue, 0);
     }
 
+    /** A match without {@code queries}. */
+    public FaultMatch(Set<IoKind> kinds, long firstLba, long lastLba, Set<Integer> scsiOpcodes,
+                      Set<Integer> nvmeOpcodes, String initiator, int queue, int portal) {
+        this(kinds, firstLba, lastLba, scsiOpcodes, nvmeOpcodes, initiator, queue, portal, Set.of());
+    }
+
     public FaultMatch {
         kinds = Set.copyOf(Objects.requireNonNull(kinds, "kinds"));
         scsiOpcodes = Set.copyOf(Objects.requireNonNull(scsiOpcodes, "scsiOpcodes"));
         nvmeOpcodes = Set.copyOf(Objects.requireNonNull(nvmeOpcodes, "nvmeOpcodes"));
+        queries = Set.copyOf(Objects.requireNonNull(queries, "queries"));
         if (firstLba < 0 || lastLba < firstLba) {
             throw new IllegalArgumentException("LBA range " + firstLba + "-" + lastLba);
         }
@@ -44,27 +53,27 @@ public record FaultMatch(Set<IoKind> kinds, long firstLba, long lastLba, Set<Int
     }
 
     public FaultMatch withKinds(Set<IoKind> value) {
-        return new FaultMatch(value, firstLba, lastLba, scsiOpcodes, nvmeOpcodes, initiator, queue, portal);
+        return new FaultMatch(value, firstLba, lastLba, scsiOpcodes, nvmeOpcodes, initiator, queue, portal, queries);
     }
 
     public FaultMatch withLbas(long first, long last) {
-        return new FaultMatch(kinds, first, last, scsiOpcodes, nvmeOpcodes, initiator, queue, portal);
+        return new FaultMatch(kinds, first, last, scsiOpcodes, nvmeOpcodes, initiator, queue, portal, queries);
     }
 
     public FaultMatch withInitiator(String value) {
-        return new FaultMatch(kinds, firstLba, lastLba, scsiOpcodes, nvmeOpcodes, value, queue, portal);
+        return new FaultMatch(kinds, firstLba, lastLba, scsiOpcodes, nvmeOpcodes, value, queue, portal, queries);
     }
 
     public FaultMatch withQueue(int value) {
-        return new FaultMatch(kinds, firstLba, lastLba, scsiOpcodes, nvmeOpcodes, initiator, value, portal);
+        return new FaultMatch(kinds, firstLba, lastLba, scsiOpcodes, nvmeOpcodes, initiator, value, portal, queries);
     }
 
     public FaultMatch withOpcodes(Set<Integer> scsi, Set<Integer> nvme) {
-        return new FaultMatch(kinds, firstLba, lastLba, scsi, nvme, initiator, queue, portal);
+        return new FaultMatch(kinds, firstLba, lastLba, scsi, nvme, initiator, queue, portal, queries);
     }
 
     public FaultMatch withPortal(int value) {
-        return new FaultMatch(kinds, firstLba, lastLba, scsiOpcodes, nvmeOpcodes, initiator, queue, value);
+        return new FaultMatch(kinds, firstLba, lastLba, scsiOpcodes, nvmeOpcodes, initiator, queue, value, queries);
     }
 
     /** Whether a range is given (else every command matches whatever LBAs it has, or none). */
@@ -74,10 +83,15 @@ public record FaultMatch(Set<IoKind> kinds, long firstLba, long lastLba, Set<Int
 
     /** Whether the rule selects by who sent the command (initiator, queue, opcode, portal). */
     public boolean selectsSender() {
-        return initiator != null || queue >= 0 || portal > 0 || !scsiOpcodes.isEmpty() || !nvmeOpcodes.isEmpty();
+        return initiator != null || queue >= 0 || portal > 0 || !scsiOpcodes.isEmpty() || !nvmeOpcodes.isEmpty()
+                || !queries.isEmpty();
     }
 
     boolean matches(FaultCommand c) {
+        if (queries.isEmpty() ? c.query() != null && c.query().admin()
+                : c.query() == null || !queries.contains(c.query())) {   // Set.copyOf's contains(null) throws
+            return false;
+        }
         if (!kinds.isEmpty() && !kinds.contains(c.kind())) {
             return false;
         }

@@ -124,6 +124,20 @@ public final class MediaModel {
     }
 
     /**
+     * Bytes of this model's arrays as allocated (lengths × element size, without array headers and without the event
+     * ring's records): what {@link PlacementGeometry#tableBytes} estimates before the model exists.
+     */
+    long arrayBytes() {
+        long ints = (long) location.length + reverse.length + valid.length + next.length + prev.length
+                + bucketHead.length + bucketTail.length + freeUnits.length + openUnit.length + writePointer.length
+                + lastSlot.length;
+        long bytes = (long) owner.length + state.length + used.length;
+        long longs = (long) lastEnd.length + hostBytes.length + mediaBytes.length + movedBytes.length
+                + rollovers.length + closedEarly.length;
+        return 4 * ints + bytes + 8 * longs + 4L * events.length;
+    }
+
+    /**
      * Writer {@code writer} wrote {@code blocks} logical blocks at {@code lba} (after the backend completed them).
      * Mapping units it covers entirely move to the writer's open unit; a partly covered one is read-modify-written,
      * unless it continues the writer's previous write in the unit that write just filled (merged, as a write buffer

@@ -33,11 +33,14 @@ import java.util.Objects;
  * @param sct          NVMe Status Code Type; -1 for SCSI
  * @param sc           NVMe Status Code; -1 for SCSI
  * @param dnr          NVMe Do Not Retry
+ * @param placement    the data placement identifier the write carried (issue 32): the SCSI GROUP NUMBER of a WRITE
+ *                     (10 / 12 / 16) when not 0, the NVMe DSPEC of a Write / Write Zeroes / Copy with DTYPE 2 (data
+ *                     placement, TP4146); -1 when none — as sent, whether or not the LUN has {@code placement:}
  */
 public record TraceRecord(long seq, long timeNanos, Protocol protocol, String initiator, String connection, int queue,
                           long tag, int opcode, String op, IoKind kind, long lba, long blocks, long bytes, int flags,
                           int queueDepth, long latencyNanos, String status, boolean ok, int senseKey, int asc,
-                          int ascq, int sct, int sc, boolean dnr) {
+                          int ascq, int sct, int sc, boolean dnr, int placement) {
     /** Force Unit Access (SBC-4 §5.40 FUA bit; NVM Command Set CDW12 bit 30). */
     public static final int FUA = 1;
     /** Disable Page Out (SBC-4). */
@@ -63,6 +66,15 @@ public record TraceRecord(long seq, long timeNanos, Protocol protocol, String in
         Objects.requireNonNull(op, "op");
         Objects.requireNonNull(kind, "kind");
         Objects.requireNonNull(status, "status");
+    }
+
+    /** A record without a placement identifier. */
+    public TraceRecord(long seq, long timeNanos, Protocol protocol, String initiator, String connection, int queue,
+                       long tag, int opcode, String op, IoKind kind, long lba, long blocks, long bytes, int flags,
+                       int queueDepth, long latencyNanos, String status, boolean ok, int senseKey, int asc, int ascq,
+                       int sct, int sc, boolean dnr) {
+        this(seq, timeNanos, protocol, initiator, connection, queue, tag, opcode, op, kind, lba, blocks, bytes, flags,
+                queueDepth, latencyNanos, status, ok, senseKey, asc, ascq, sct, sc, dnr, -1);
     }
 
     /** The flag names, in a fixed order ({@code fua dpo atomic fuse-first fuse-second}). */

@@ -69,12 +69,21 @@ public final class Tracer {
                        int queue, long tag, int opcode, String op, IoKind kind, long lba, long blocks, int flags,
                        int queueDepth, String status, boolean ok, int senseKey, int asc, int ascq, int sct, int sc,
                        boolean dnr) {
+        record(arrivalNanoTime, protocol, initiator, connection, queue, tag, opcode, op, kind, lba, blocks, flags,
+                queueDepth, status, ok, senseKey, asc, ascq, sct, sc, dnr, -1);
+    }
+
+    /** {@link #record} of a write that carried a data placement identifier ({@link TraceRecord#placement}). */
+    public void record(long arrivalNanoTime, TraceRecord.Protocol protocol, String initiator, String connection,
+                       int queue, long tag, int opcode, String op, IoKind kind, long lba, long blocks, int flags,
+                       int queueDepth, String status, boolean ok, int senseKey, int asc, int ascq, int sct, int sc,
+                       boolean dnr, int placement) {
         long latency = clock.nanoTime() - arrivalNanoTime;
         long bytes = blocks > 0 ? blocks * logicalBlockSize : 0;
         stats.record(kind, lba, blocks, bytes, queueDepth, latency, ok);
         long seq = ring.claim();
         ring.publish(new TraceRecord(seq, epochBaseNanos + (arrivalNanoTime - nanoBase), protocol, initiator,
                 connection, queue, tag, opcode, op, kind, lba, blocks, bytes, flags, queueDepth, latency, status, ok,
-                senseKey, asc, ascq, sct, sc, dnr));
+                senseKey, asc, ascq, sct, sc, dnr, placement));
     }
 }

@@ -83,4 +83,23 @@ class PlacementGeometryTest {
                 .isInstanceOf(IllegalArgumentException.class);          // physical != base + 2 × writers
         assertThat(new PlacementGeometry(4096, 64, 8, 1, 64, 8, 10, 2, 14).slots()).isEqualTo(112);
     }
+
+    /**
+     * The memory a placement LUN costs, measured from the model's arrays as allocated: the estimate the geometry makes
+     * beforehand (and lun show reports as model-bytes) covers them, by at most 100 bytes per writer. A 1 GiB LUN with
+     * the defaults (64 MiB reclaim units, 8 handles, 6 streams, 7 % over-provisioning) has 18 reclaim units of capacity
+     * and 28 for its 14 writers' open and reclaim units, 46 in all: 34.0 MiB at 512 B blocks, 4.25 MiB at 4 KiB, 1.06
+     * MiB at 16 KiB (docs/placement.md).
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.CsvSource({"512, 34.0", "4096, 4.25", "16384, 1.06"})
+    void theEstimateCoversTheModelsArrays(int lbs, double mibPerGib) {
+        PlacementGeometry g = PlacementGeometry.of(PlacementSpec.DEFAULTS, lbs, GIB / lbs);
+        assertThat(g.blockExact()).isTrue();
+        MediaModel model = new MediaModel(g, () -> 0);
+        long arrays = model.arrayBytes();
+        assertThat(g.tableBytes()).isGreaterThanOrEqualTo(arrays).isLessThanOrEqualTo(arrays + 100L * g.writers());
+        assertThat(g.physicalUnits()).isEqualTo(18 + 28);
+        assertThat(arrays / 1048576.0).isCloseTo(mibPerGib, org.assertj.core.data.Offset.offset(mibPerGib * 0.02));
+    }
 }
