@@ -71,7 +71,11 @@ public record DeviceKnobs(Map<Command, Boolean> commands, Map<Limit, Long> limit
         FUA("fua", "on", "SCSI DPOFUA in the mode header (queue/fua); NVMe: - (FUA is mandatory there and always"
                 + " honoured)"),
         WRITE_CACHE("write-cache", "the backend's cache (file: on, ram and null: off)", "a volatile write cache."
-                + " SCSI: caching mode page WCE (queue/write_cache); NVMe: VWC (queue/write_cache)");
+                + " SCSI: caching mode page WCE (queue/write_cache); NVMe: VWC (queue/write_cache)"),
+        SET_TARGET_PORT_GROUPS("set-target-port-groups", "off", "SCSI SET TARGET PORT GROUPS, explicit ALUA (INQUIRY"
+                + " TPGS 11b): an initiator may change the LUN's path states (Linux's scsi_dh_alua does when"
+                + " dm-multipath switches path groups), written back like path set; off: TPGS 01b, implicit only, the"
+                + " states stay the operator's (docs/multipath.md); NVMe: -");
 
         private final String key;
         private final String defaultText;

@@ -51,7 +51,7 @@ class KnobsTest extends ConfigDirTest {
         config.lun("x", RAM + "commands:\n  write-same: true\n  format: false\n");
         assertThat(config.problems()).containsExactly("luns.d/x.yaml:5: commands.format: unknown key; allowed keys:"
                 + " write-same, unmap, write-zeroes, compare-and-write, compare, verify, get-lba-status, copy, fua,"
-                + " write-cache");
+                + " write-cache, set-target-port-groups");
     }
 
     @Test
@@ -66,7 +66,8 @@ class KnobsTest extends ConfigDirTest {
         config.lun("x", RAM + "commands: [unmap]\n");
         assertThat(config.problems()).containsExactly("luns.d/x.yaml:3: commands: a list is not a map of command:"
                 + " true or false; allowed: a map with the keys write-same, unmap, write-zeroes, compare-and-write,"
-                + " compare, verify, get-lba-status, copy, fua, write-cache");
+                + " compare, verify, get-lba-status, copy, fua, write-cache,"
+                + " set-target-port-groups");
     }
 
     @Test

@@ -46,6 +46,8 @@ class LinuxMultipathIT {
     Path dir;
     private final Map<String, String> paths = new LinkedHashMap<>(Map.of("a", "optimized", "b", "non-optimized"));
     private ServerProcess server;
+    /** The server's control socket: path set, fault add / rm and sessions go through the CLI against it. */
+    private Path socket;
     private ServerProcess guest;
     /** Host time minus guest uptime, from the guest's "STEP ready" line (the host was idle waiting for it). */
     private double offset;
@@ -60,7 +62,7 @@ class LinuxMultipathIT {
     @Test
     void nativeNvmeAndDmMultipathFailOverWithoutErrors() throws Exception {
         InitiatorVm.assumeAvailable();
-        Path socket = dir.resolve("control.sock");
+        socket = dir.resolve("control.sock");
         Files.writeString(dir.resolve("blocktarget.yaml"), "control-socket: " + socket + "\n" + """
                 portals:
                   - { name: a, address: %s, iscsi-port: 3260, nvme-port: 4420 }
@@ -118,11 +120,9 @@ class LinuxMultipathIT {
         steps.put("a optimized", t0);
         hold("a optimized", t0, 'A');
 
-        Map<String, Double> dropped = dropPortal(socket, ADDR_A);
-        double tn = dropped.entrySet().stream().filter(e -> e.getKey().startsWith("nvme:")).findFirst().orElseThrow()
-                .getValue();
-        double ti = dropped.entrySet().stream().filter(e -> e.getKey().startsWith("iscsi:")).findFirst().orElseThrow()
-                .getValue();
+        Map<String, Double> dropped = dropPortal(socket, "a");
+        double tn = dropped.get("drop-nvme");
+        double ti = dropped.get("drop-iscsi");
         steps.put("a dropped (iSCSI)", ti);
         steps.put("a dropped (NVMe)", tn);
         double down = timed("a dropped", tn, "nvme-ctrl", "A=(?!live ).*", "NVMe controller of path a not live");
@@ -140,17 +140,16 @@ class LinuxMultipathIT {
     }
 
     /**
-     * Sets LUN mp's state on {@code portal} by rewriting its file's {@code paths:} and reloading (SIGHUP); returns the
-     * epoch seconds of the server's log line of the change. TODO: {@code blocktarget path set mp PORTAL STATE} once
-     * it exists (issue 29 item 2).
+     * Sets LUN mp's state on {@code portal} with {@code blocktarget path set} (the CLI against the control socket,
+     * which also writes the LUN file back); returns the epoch seconds of the server's log line of the change.
      */
     private double setPath(String portal, String state) throws Exception {
         String before = paths.put(portal, state);
-        writeLun();
-        server.signal("HUP");
+        cli("path", "set", "mp", portal, state, "--control", socket.toString());
         String change = portal + " " + before + " -> " + state;
         String line = server.awaitLine(false, l -> l.contains("set the paths of LUN mp: ") && l.contains(change),
                 Duration.ofSeconds(30));
+        assertThat(Files.readString(dir.resolve("luns.d/mp.yaml"))).as("written back").contains(portal + ": " + state);
         return logTime(line);
     }
 
@@ -169,38 +168,39 @@ class LinuxMultipathIT {
     }
 
     /**
-     * Drops every iSCSI session and NVMe controller connected through {@code address} (what the server has until
-     * per-portal fault rules exist: {@code blocktarget sessions drop}); returns each ID with the epoch seconds of its
-     * drop's log line.
+     * Drops path a on both stacks with fault rules (issue 29 item 5): one {@code drop-connection} rule per initiator
+     * (the guest's IQN and host NQN, from {@code sessions --json}), each limited to portal a and to its first hit, so
+     * the next command of each stack through a closes its connection while b serves; the host's reconnect is not hit
+     * again. Returns each rule's id with the epoch seconds of its "connection dropped" log line.
      */
-    private Map<String, Double> dropPortal(Path socket, String address) throws Exception {
+    private Map<String, Double> dropPortal(Path socket, String portal) throws Exception {
         JsonArray sessions = new JsonObject(String.join("\n", cli("sessions", "--json", "--control",
                 socket.toString()))).getJsonArray("sessions");
-        List<String> ids = new ArrayList<>();
+        Map<String, String> initiators = new LinkedHashMap<>();   // rule id -> initiator
         for (int i = 0; i < sessions.size(); i++) {
             JsonObject s = sessions.getJsonObject(i);
-            if (!s.getString("target", "").equals(IQN) && !s.getString("target", "").equals(NQN)) {
-                continue;
-            }
-            JsonArray conns = s.getJsonArray("connections", new JsonArray());
-            // "LOCAL -> REMOTE"; LOCAL is "/ADDR:PORT" for iSCSI, "qid N ADDR" for NVMe
-            Pattern local = Pattern.compile("(.*[ /])?" + Pattern.quote(address) + "(:\\d+)? -> .*");
-            for (int c = 0; c < conns.size(); c++) {
-                if (local.matcher(conns.getString(c)).matches()) {
-                    ids.add(s.getString("id"));
-                    break;
-                }
+            String target = s.getString("target", "");
+            if (target.equals(IQN)) {
+                initiators.put("drop-iscsi", s.getString("initiator"));
+            } else if (target.equals(NQN)) {
+                initiators.put("drop-nvme", s.getString("initiator"));
             }
         }
-        assertThat(ids).as("sessions through %s: %s", address, sessions.encodePrettily()).hasSize(2);
-        for (String id : ids) {
-            cli("sessions", "drop", id, "--control", socket.toString());
+        assertThat(initiators).as("sessions: %s", sessions.encodePrettily()).containsOnlyKeys("drop-iscsi", "drop-nvme");
+        for (Map.Entry<String, String> e : initiators.entrySet()) {
+            cli("fault", "add", "mp", "--id", e.getKey(), "--action", "drop-connection", "--portal", portal,
+                    "--trigger", "first", "--count", "1", "--set", "initiator=" + e.getValue(),
+                    "--control", socket.toString());
         }
-        timings.add("a dropped: blocktarget sessions drop " + String.join(", ", ids));
+        timings.add("a dropped: blocktarget fault add mp --action drop-connection --portal " + portal
+                + " --trigger first --count 1 --set initiator=... (one rule per stack: drop-iscsi, drop-nvme)");
         Map<String, Double> times = new LinkedHashMap<>();
-        for (String id : ids) {
-            times.put(id, logTime(server.awaitLine(false, l -> l.contains("control: dropped session " + id),
-                    Duration.ofSeconds(30))));
+        for (String id : initiators.keySet()) {
+            times.put(id, logTime(server.awaitLine(false, l -> l.contains("fault rule " + id + ": connection dropped"),
+                    Duration.ofSeconds(60))));
+        }
+        for (String id : initiators.keySet()) {
+            cli("fault", "rm", "mp", id, "--control", socket.toString());
         }
         return times;
     }

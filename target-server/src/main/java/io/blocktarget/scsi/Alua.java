@@ -24,9 +24,11 @@ import java.util.Map;
  * identifier = the portal id: in iSCSI the target port is the target portal group, RFC 7143 §4.4.1) and one ALUA
  * target port group with that same id, holding that one port. A nexus's portal is therefore its relative target port.
  *
- * <p>Asymmetric access is implicit and explicit (TPGS = 11b): the target changes states (configuration, {@code path
- * set}, a transition's end), and so may an initiator with SET TARGET PORT GROUPS ({@link #setTargetPortGroups}); the
- * server writes an initiator's change back to the LUN's file like a {@code path set}.
+ * <p>Asymmetric access is implicit (TPGS = 01b): the target changes states (configuration, {@code path set}, a
+ * transition's end). With {@code commands.set-target-port-groups: true} it is also explicit (TPGS = 11b): an initiator
+ * may change them with SET TARGET PORT GROUPS ({@link #setTargetPortGroups}), and the server writes such a change back
+ * to the LUN's file like a {@code path set}. Off by default, because Linux's scsi_dh_alua sends it whenever
+ * dm-multipath activates a non-optimized path group, which would rewrite the states an operator set for a test.
  */
 final class Alua {
     /** Every state a group can be in: T_SUP, O_SUP, U_SUP, S_SUP, AN_SUP, AO_SUP (no logical block dependent). */

@@ -8,6 +8,7 @@ import io.blocktarget.protocol.scsi.FieldPointer;
 import io.blocktarget.protocol.scsi.InquiryCdb;
 import io.blocktarget.protocol.scsi.LogicalBlockProvisioningVpd;
 import io.blocktarget.protocol.scsi.Peripheral;
+import io.blocktarget.protocol.scsi.ScsiOpcode;
 import io.blocktarget.protocol.scsi.SenseReason;
 import io.blocktarget.protocol.scsi.StandardInquiryData;
 import io.blocktarget.protocol.scsi.SupportedVpdPages;
@@ -44,9 +45,12 @@ final class InquiryHandler {
     static final int NAA_COMPANY_ID = 0x020000;
     /**
      * TPGS = 11b: implicit and explicit asymmetric access — REPORT TARGET PORT GROUPS and SET TARGET PORT GROUPS
-     * (SPC-5 §5.16.2.2, §6.41); each portal is a target port group ({@link Alua}).
+     * (SPC-5 §5.16.2.2, §6.41); each portal is a target port group ({@link Alua}). Only with
+     * {@code commands.set-target-port-groups: true}: an initiator may then change the states.
      */
     static final int TPGS_IMPLICIT_AND_EXPLICIT = 0b11;
+    /** TPGS = 01b, the default: implicit only — the states are the operator's ({@code paths:}, {@code path set}). */
+    static final int TPGS_IMPLICIT = 0b01;
     static final List<Integer> VPD_PAGES = List.of(0x00, 0x80, 0x83, 0xB0, 0xB1, 0xB2);
 
     /** A zoned unit's pages: no B2h (no provisioning, ZBC-2 §4.1), B6h added. */
@@ -139,7 +143,9 @@ final class InquiryHandler {
      * IDENTIFICATION and PRODUCT REVISION LEVEL from {@code identity:} (Linux: /sys/block/X/device/vendor, model, rev).
      */
     ByteBuf standardData() {
-        return standard(peripheral, knobs.removable().orElse(false), TPGS_IMPLICIT_AND_EXPLICIT, limits.thirdPartyCopy(),
+        return standard(peripheral, knobs.removable().orElse(false),
+                limits.supports(ScsiOpcode.SET_TARGET_PORT_GROUPS) ? TPGS_IMPLICIT_AND_EXPLICIT : TPGS_IMPLICIT,
+                limits.thirdPartyCopy(),
                 identity(io.blocktarget.config.DeviceKnobs.Identity.VENDOR, VENDOR_ID),
                 identity(io.blocktarget.config.DeviceKnobs.Identity.PRODUCT, PRODUCT_ID),
                 identity(io.blocktarget.config.DeviceKnobs.Identity.REVISION, PRODUCT_REVISION));

@@ -154,6 +154,9 @@ record UnitLimits(long maximumTransferLength, long optimalTransferLength, int tr
         if (!knobs.command(Command.VERIFY, true)) {
             ops.removeAll(EnumSet.of(ScsiOpcode.VERIFY_10, ScsiOpcode.VERIFY_12, ScsiOpcode.VERIFY_16));
         }
+        if (!knobs.command(Command.SET_TARGET_PORT_GROUPS, false)) {
+            ops.remove(ScsiOpcode.SET_TARGET_PORT_GROUPS);   // implicit ALUA only (InquiryHandler: TPGS 01b)
+        }
         if (!knobs.command(Command.GET_LBA_STATUS, true)) {
             ops.remove(ScsiOpcode.GET_LBA_STATUS);
         }

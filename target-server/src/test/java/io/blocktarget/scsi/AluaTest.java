@@ -36,6 +36,11 @@ class AluaTest {
     private static final ItNexus C = new ItNexus("iqn.2026-11.test:host-c,i,0x23d000000003", TARGET + ",t,0x0002",
             2);
 
+    /** commands.set-target-port-groups: true — explicit ALUA (the default is implicit only: see the last tests). */
+    private static final io.blocktarget.config.LunFeatures EXPLICIT = io.blocktarget.config.LunFeatures.NONE.withKnobs(
+            io.blocktarget.config.DeviceKnobs.DEFAULTS.withCommands(java.util.Map.of(
+                    io.blocktarget.config.DeviceKnobs.Command.SET_TARGET_PORT_GROUPS, true)));
+
     private final ManualClock clock = new ManualClock();
     private final BlockDevice device = Scsi.ram("alua", 512, 512, 1 << 20);
     private final LunState state = new LunState("alua", null, java.util.Optional.empty(), clock);
@@ -43,8 +48,8 @@ class AluaTest {
 
     AluaTest() {
         state.paths().install(List.of(AccessState.OPTIMIZED, AccessState.NON_OPTIMIZED), change -> { });
-        target = ScsiTargetDevices.createTargets(List.of(new LogicalUnitSpec(TARGET, 0, "alua", device, state)))
-                .get(TARGET);
+        target = ScsiTargetDevices.createTargets(List.of(new LogicalUnitSpec(TARGET, 0, "alua", device, state,
+                EXPLICIT))).get(TARGET);
         Scsi.ready(target, A, 0);
         Scsi.ready(target, B, 0);
         Scsi.ready(target, C, 0);
@@ -250,6 +255,23 @@ class AluaTest {
     void inquiryAdvertisesImplicitAndExplicitAsymmetricAccess() {
         byte[] std = run(A, inquiry(false, 0, 96)).assertGood().data();
         assertThat((std[5] >> 4) & 0x3).as("TPGS 11b").isEqualTo(0b11);
+    }
+
+    @Test
+    void byDefaultAccessIsImplicitOnlyAndSetTargetPortGroupsIsNotSupported() {
+        LunState plainState = new LunState("plain", null, java.util.Optional.empty(), clock);
+        plainState.paths().install(List.of(AccessState.OPTIMIZED, AccessState.NON_OPTIMIZED), change -> { });
+        ScsiTarget plain = ScsiTargetDevices.createTargets(List.of(new LogicalUnitSpec(TARGET, 0, "plain", device,
+                plainState))).get(TARGET);
+        Scsi.ready(plain, A, 0);
+        byte[] std = Scsi.run(plain, A, 0, inquiry(false, 0, 96), null).assertGood().data();
+        assertThat((std[5] >> 4) & 0x3).as("TPGS 01b").isEqualTo(0b01);
+        byte[] list = stpgList(new int[] {0x0, 2});
+        Scsi.Reply refused = Scsi.run(plain, A, 0, stpg(list.length), list);
+        assertThat(refused.sense()[2] & 0x0F).as("ILLEGAL REQUEST").isEqualTo(0x05);
+        assertThat(refused.sense()[12]).as("INVALID COMMAND OPERATION CODE").isEqualTo((byte) 0x20);
+        assertThat(plainState.paths().all()).extracting(PathStates.Path::state)
+                .containsExactly(AccessState.OPTIMIZED, AccessState.NON_OPTIMIZED);
     }
 
     @Test

@@ -39,7 +39,7 @@ class InquiryTest {
         expected[2] = 0x06;                  // VERSION SPC-4
         expected[3] = 0x12;                  // HISUP, RESPONSE DATA FORMAT 2
         expected[4] = 91;                    // ADDITIONAL LENGTH = 96 - 5
-        expected[5] = 0x38;                  // TPGS 11b (implicit and explicit ALUA: RTPG, STPG), 3PC (EXTENDED COPY)
+        expected[5] = 0x18;                  // TPGS 01b (implicit ALUA, RTPG; STPG only with the knob), 3PC (EXTENDED COPY)
         expected[7] = 0x02;                  // CMDQUE
         put(expected, 8, "BLKTARGTblocktarget     0.1 ");
         int[] versions = {0x00A0, 0x0960, 0x0460, 0x04C0}; // SAM-5, iSCSI, SPC-4, SBC-3

@@ -173,7 +173,7 @@ class MediumCommandsTest {
         // one portal: group 1 (no PREF), active/optimized (0h), every state but LBD supported (CFh), STATUS CODE 0
         try (Scsi.Unit u = Scsi.Unit.ram("rtpg", 512, 512, 1 << 20)) {
             byte[] standard = u.run(inquiry(false, 0, 96), null).assertGood().data();
-            assertThat((standard[5] >> 4) & 0x3).as("TPGS: implicit and explicit ALUA").isEqualTo(0b11);
+            assertThat((standard[5] >> 4) & 0x3).as("TPGS: implicit ALUA (explicit only with the knob)").isEqualTo(0b01);
             byte[] plain = u.run(rtpg(0, 256), null).assertGood().data();
             assertThat(plain).isEqualTo(cdb(0, 0, 0, 12, 0x00, 0xCF, 0, 1, 0, 0, 0, 1, 0, 0, 0, A.relativeTargetPort()));
             byte[] ext = u.run(rtpg(1, 256), null).assertGood().data();

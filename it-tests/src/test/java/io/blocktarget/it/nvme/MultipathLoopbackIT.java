@@ -81,7 +81,9 @@ class MultipathLoopbackIT {
                 + "\nportals:\n"
                 + "  - { name: a, address: 127.0.0.1, iscsi-port: " + iscsiA + ", nvme-port: " + nvmeA + " }\n"
                 + "  - { name: b, address: 127.0.0.1, iscsi-port: " + iscsiB + ", nvme-port: " + nvmeB + " }\n");
-        Files.writeString(dir.resolve("luns.d/mp.yaml"), "backend: ram\nsize: 64MiB\nlogical-block-size: 4KiB\n");
+        // explicit ALUA on (off by default) for the SET TARGET PORT GROUPS test; the others do not send it
+        Files.writeString(dir.resolve("luns.d/mp.yaml"), "backend: ram\nsize: 64MiB\nlogical-block-size: 4KiB\n"
+                + "commands: {set-target-port-groups: true}\n");
         server = new TargetServer(ConfigLoader.load(dir), Optional.of(dir));
         server.start();
         control = ControlServer.start(server.vertx(), server.controlPlane(),
