@@ -181,7 +181,8 @@ class LinuxMultipathIT {
             JsonObject s = sessions.getJsonObject(i);
             String target = s.getString("target", "");
             if (target.equals(IQN)) {
-                initiators.put("drop-iscsi", s.getString("initiator"));
+                // the session's initiator port is NAME,i,ISID (RFC 7143 §4.4.1); a rule matches the name
+                initiators.put("drop-iscsi", s.getString("initiator").replaceFirst(",i,.*$", ""));
             } else if (target.equals(NQN)) {
                 initiators.put("drop-nvme", s.getString("initiator"));
             }
