@@ -36,7 +36,7 @@ class CompletionShellTest {
 
     static {
         CASES.put("blocktarget lu", List.of("lun"));
-        CASES.put("blocktarget lun ", List.of("add", "resize", "set", "rm", "list", "show"));
+        CASES.put("blocktarget lun ", List.of("add", "resize", "set", "rm", "list", "show", "reset-stats"));
         CASES.put("blocktarget lun rm ", List.of("ram-4k", "ram-16k"));
         CASES.put("blocktarget lun rm --control /x.sock ram-1", List.of("ram-16k"));
         CASES.put("blocktarget fault add ram-4k --action t", List.of("task-set-full", "throttle", "torn-write"));

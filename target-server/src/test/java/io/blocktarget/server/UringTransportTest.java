@@ -110,7 +110,7 @@ class UringTransportTest {
         TargetServer server = new TargetServer(config(nvme, false, false));
         server.start();
         try {
-            assertThat(server.threading()).isEqualTo("native transport, 2 event loops");
+            assertThat(server.threading()).isEqualTo("native transport, 2 event loops, adaptive polling");
             icReqIsAnswered(nvme);
         } finally {
             server.stop();
@@ -139,8 +139,8 @@ class UringTransportTest {
         TargetServer server = new TargetServer(config(nvme, true, false));
         try {
             server.start();
-            assertThat(server.threading()).isEqualTo("native transport, 2 event loops, O_DIRECT file I/O on worker"
-                    + " threads (io_uring: turned off (-Dblocktarget.io-uring=off))");
+            assertThat(server.threading()).isEqualTo("native transport, 2 event loops, adaptive polling, O_DIRECT file"
+                    + " I/O on worker threads (io_uring: turned off (-Dblocktarget.io-uring=off))");
             icReqIsAnswered(nvme);
         } finally {
             server.stop();
