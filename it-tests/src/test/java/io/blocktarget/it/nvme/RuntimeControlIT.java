@@ -386,8 +386,10 @@ class RuntimeControlIT {
             assertThat(awaitAer(nvmeObserver)).isEqualTo(NS_CHANGED_DW0);
             NvmeTcpTestHost.Reply gone = nvmeObserver.execute(new IdentifyCommand(0, 2, IdentifyCommand.CNS_NAMESPACE,
                     0, 0, 0, 0, null).toSqe(), null, IdentifyCommand.DATA_SIZE);
-            // NSID 2 is above NN now: Invalid Namespace or Format (Base §5.17.2.1)
-            assertThat(gone.cqe().status().sc()).as("Identify of the removed NSID").isEqualTo(0x0B);
+            // NSID 2 is inactive now: NN stays at least MNAN (64, multipath), so Identify succeeds with a zero-filled
+            // structure, as for any inactive NSID up to NN (Base §5.17.2.1; nvmet does the same)
+            assertThat(gone.cqe().status().sc()).as("Identify of the removed NSID").isZero();
+            assertThat(gone.data()).as("inactive namespace: all zeros").containsOnly((byte) 0);
             assertThat(changedNamespaces(nvmeObserver)).containsExactly(2);
             AsyncMessage logout = awaitAsyncMessage(onFresh);
             assertThat(logout.asyncEvent()).isEqualTo(AsyncEvent.LOGOUT_REQUEST);
