@@ -15,30 +15,12 @@ set -u
 ISCSI_PORT="${ISCSI_PORT:-3260}"; NVME_PORT="${NVME_PORT:-4420}"
 IQN_PREFIX="${IQN_PREFIX:-iqn.2026-11.io.blocktarget:}"; NQN_PREFIX="${NQN_PREFIX:-nqn.2026-11.io.blocktarget:}"
 PORTAL="$TARGET_ADDR:$ISCSI_PORT"
-# Linux 7.3 refuses a controller whose MNAN exceeds NN when native multipath is on ("Invalid MNAN value",
-# nvme_mpath_init_identify); until the target's ANA fields keep MNAN <= NN, attach without native multipath
-modprobe -r nvme_tcp nvme_fabrics nvme_core 2>/dev/null
-modprobe nvme_core multipath=N 2>/dev/null; modprobe nvme_tcp 2>/dev/null
 echo "# kernel $(uname -r) names ${NAMES:-} fio $(fio --version 2>/dev/null) nvme_core multipath=$(cat \
   /sys/module/nvme_core/parameters/multipath 2>/dev/null)"
 
-check() { # name what rc [detail]
-  if [ "$3" = 0 ]; then echo "CHECK $1 $2 OK ${4:-}"; else echo "CHECK $1 $2 FAIL ${4:-}"; fi
-}
-iscsi_dev() { # name -> sdX
-  for s in /sys/class/iscsi_session/session*; do
-    [ "$(cat "$s/targetname" 2>/dev/null)" = "$IQN_PREFIX$1" ] || continue
-    for b in "$s"/device/target*/*/block/*; do [ -e "$b" ] && basename "$b" && return; done
-  done
-}
-nvme_dev() { # name -> nvmeXnY
-  for b in /sys/block/nvme*n*; do
-    [ -e "$b" ] || continue
-    case "$(basename "$b")" in nvme*c*n*) continue ;; esac
-    nqn=$(cat "$b/device/subsysnqn" 2>/dev/null || cat "$b/device/device/subsysnqn" 2>/dev/null)
-    [ "$nqn" = "$NQN_PREFIX$1" ] && basename "$b" && return
-  done
-}
+#@include guest-lib.sh
+iscsi_dev() { iscsi_disks "$IQN_PREFIX$1" | { read -r _n _a _d && echo "$_d"; }; }   # name -> sdX (LUN 0)
+nvme_dev() { nvme_head "$NQN_PREFIX$1"; }                                           # name -> nvmeXnY (NSID 1)
 q() { cat "/sys/block/$1/queue/$2" 2>/dev/null || echo -1; }
 
 timeout 60 iscsiadm -m discovery -t sendtargets -p "$PORTAL" >/tmp/disc.out 2>&1

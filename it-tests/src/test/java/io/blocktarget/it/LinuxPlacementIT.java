@@ -26,8 +26,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * ({@code queries:}) attaches with 0 write streams and takes writes on both protocols, and sd sends its lifetime hints
  * as GROUP NUMBER 0 (no RSCS). Where the guest's fio has {@code write_stream} (io_uring), NVMe write streams 2 / 3 land on handles 1 / 2 (the guest's fio 3.39 has no {@code write_stream}: not run there); fio's own
  * FDP path (io_uring_cmd passthrough, {@code fdp_pli=3}) lands on handle 3; nvme-cli's {@code nvme fdp configs / usage /
- * stats / status} read logs 20h-22h and RUH Status. The guest attaches NVMe without native
- * multipath: Linux 7.3 refuses a controller whose MNAN (64, the ANA limit) exceeds NN (the highest NSID) when it is on.
+ * stats / status} read logs 20h-22h and RUH Status. NVMe is attached with the guest's default native multipath (the
+ * namespace head is the disk Linux reads the write streams of).
  */
 @Tag("vm")
 class LinuxPlacementIT {
