@@ -42,6 +42,8 @@ final class NvmIo {
     private final NvmCopy copy;
     private final ZonedCommands zoned;
     private final NvmeFaults faults;
+    /** {@link #dispatch} as the fault rules' continuation, made once: a method reference per command allocates. */
+    private final NvmeFaults.Dispatch dispatch = this::dispatch;
 
     NvmIo(Controller controller) {
         this.controller = controller;
@@ -80,7 +82,7 @@ final class NvmIo {
                 Replies.status(r, asymmetric);
                 return;
             }
-            if (faults.intercept(addressed, r, this::dispatch)) {
+            if (faults.intercept(addressed, r, dispatch)) {
                 return;
             }
         }

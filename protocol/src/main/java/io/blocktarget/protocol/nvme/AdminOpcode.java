@@ -13,6 +13,9 @@ public enum AdminOpcode implements WireCode {
     FABRICS(0x7F), FORMAT_NVM(0x80), SECURITY_SEND(0x81), SECURITY_RECEIVE(0x82), SANITIZE(0x84),
     GET_LBA_STATUS(0x86);
 
+    /** Looked up once or twice per command: built once (WireCode.Table). */
+    private static final WireCode.Table<AdminOpcode> TABLE = WireCode.Table.of(AdminOpcode.class);
+
     private final int code;
 
     AdminOpcode(int code) {
@@ -25,6 +28,6 @@ public enum AdminOpcode implements WireCode {
     }
 
     public static Optional<AdminOpcode> of(int code) {
-        return WireCode.lookup(values(), code);
+        return TABLE.get(code);
     }
 }

@@ -18,6 +18,9 @@ public enum NvmOpcode implements WireCode {
     ZONE_MANAGEMENT_SEND(0x79), ZONE_MANAGEMENT_RECEIVE(0x7A), ZONE_APPEND(0x7D),
     FABRICS(0x7F);
 
+    /** Looked up once or twice per command: built once (WireCode.Table). */
+    private static final WireCode.Table<NvmOpcode> TABLE = WireCode.Table.of(NvmOpcode.class);
+
     private final int code;
 
     NvmOpcode(int code) {
@@ -30,6 +33,6 @@ public enum NvmOpcode implements WireCode {
     }
 
     public static Optional<NvmOpcode> of(int code) {
-        return WireCode.lookup(values(), code);
+        return TABLE.get(code);
     }
 }

@@ -28,7 +28,7 @@ public record ZoneManagementReceiveCommand(int cid, int nsid, long slba, long nu
         }
 
         public static Optional<Action> of(int code) {
-            return WireCode.lookup(values(), code);
+            return WireCode.lookup(Action.class, code);
         }
     }
 
@@ -57,7 +57,7 @@ public record ZoneManagementReceiveCommand(int cid, int nsid, long slba, long nu
         }
 
         public static Optional<ReportingOption> of(int code) {
-            return WireCode.lookup(values(), code);
+            return WireCode.lookup(ReportingOption.class, code);
         }
     }
 

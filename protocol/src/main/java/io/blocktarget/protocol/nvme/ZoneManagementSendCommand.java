@@ -31,7 +31,7 @@ public record ZoneManagementSendCommand(int cid, int nsid, long slba, Action zsa
         }
 
         public static Optional<Action> of(int code) {
-            return WireCode.lookup(values(), code);
+            return WireCode.lookup(Action.class, code);
         }
     }
 

@@ -23,7 +23,7 @@ public enum ZoneState implements WireCode {
     }
 
     public static Optional<ZoneState> of(int code) {
-        return WireCode.lookup(values(), code);
+        return WireCode.lookup(ZoneState.class, code);
     }
 
     /** Whether the Write Pointer field of the descriptor is valid (ZNS §3.4.2.2.3: not in Full, Read Only, Offline). */

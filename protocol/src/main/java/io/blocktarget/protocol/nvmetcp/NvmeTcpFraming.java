@@ -60,8 +60,11 @@ public record NvmeTcpFraming(NvmeTcpPduType.Sender peer, Phase phase, PduOptions
             return -1;
         }
         NvmeTcpHeader ch = NvmeTcpHeader.peek(buf);
-        NvmeTcpPduType type = NvmeTcpPduType.of(ch.type()).orElseThrow(
-                () -> NvmeTcpProtocolException.headerField(NvmeTcpHeader.OFFSET_TYPE, "unknown PDU type " + ch.type()));
+        // not orElseThrow: its lambda would capture ch, and ch, once escaped, is allocated for every PDU
+        NvmeTcpPduType type = NvmeTcpPduType.of(ch.type()).orElse(null);
+        if (type == null) {
+            throw NvmeTcpProtocolException.headerField(NvmeTcpHeader.OFFSET_TYPE, "unknown PDU type " + ch.type());
+        }
         if (type.sender() != peer) {
             throw NvmeTcpProtocolException.headerField(NvmeTcpHeader.OFFSET_TYPE, type + " is not sent by a " + peer);
         }

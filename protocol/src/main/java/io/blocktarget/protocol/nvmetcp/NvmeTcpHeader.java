@@ -31,6 +31,11 @@ public record NvmeTcpHeader(int type, int flags, int hlen, int pdo, long plen) {
     }
 
     public void encode(ByteBuf out) {
+        encode(out, type, flags, hlen, pdo, plen);
+    }
+
+    /** The same eight bytes without a record: every PDU sent writes one (the record would be one allocation more). */
+    public static void encode(ByteBuf out, int type, int flags, int hlen, int pdo, long plen) {
         out.writeByte(type).writeByte(flags).writeByte(hlen).writeByte(pdo).writeIntLE((int) plen);
     }
 

@@ -12,8 +12,8 @@ final class PduCodec {
     static int begin(ByteBuf out, NvmeTcpPduType type, int extraFlags, PduOptions o, int dataLength) {
         int start = out.writerIndex();
         int pdo = dataLength == 0 || type.isTermReq() ? 0 : o.dataOffset(type);
-        new NvmeTcpHeader(type.code(), o.digestFlags(type, dataLength > 0) | extraFlags, type.hlen(), pdo,
-                type.isTermReq() ? type.hlen() + dataLength : o.plen(type, dataLength)).encode(out);
+        NvmeTcpHeader.encode(out, type.code(), o.digestFlags(type, dataLength > 0) | extraFlags, type.hlen(), pdo,
+                type.isTermReq() ? type.hlen() + dataLength : o.plen(type, dataLength));
         return start;
     }
 

@@ -511,7 +511,9 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
             // CapsuleResp with the error (§3.6.2.8: SUCCESS only for a command that completed successfully)
             if (length > 0) {
                 c.transitionTo(CommandState.SENDING_C2H);
-                sender.sendC2HData(c.cid(), dataIn.slice(dataIn.readerIndex(), length), successFlag);
+                // all of it, the usual case: no slice (a derived buffer per read)
+                sender.sendC2HData(c.cid(), length == dataIn.readableBytes() ? dataIn
+                        : dataIn.slice(dataIn.readerIndex(), length), successFlag);
             }
             c.transitionTo(CommandState.DONE);
             commands.remove(c);

@@ -9,8 +9,11 @@ import io.blocktarget.protocol.nvme.Sqe;
 enum TransferDirection {
     NONE, HOST_TO_CONTROLLER, CONTROLLER_TO_HOST, BIDIRECTIONAL;
 
+    /** values() clones its array; this runs once per command. */
+    private static final TransferDirection[] BY_BITS = values();
+
     static TransferDirection of(Sqe sqe) {
         int bits = (sqe.isFabrics() ? sqe.fctype() : sqe.opcode()) & 0x3;
-        return values()[bits];
+        return BY_BITS[bits];
     }
 }
