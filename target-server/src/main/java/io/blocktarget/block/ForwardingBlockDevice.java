@@ -14,9 +14,12 @@ import java.util.Optional;
  */
 public abstract class ForwardingBlockDevice implements BlockDevice {
     protected final BlockDevice delegate;
+    /** The device at the bottom of the decorator chain: the one whose geometry every decorator reports. */
+    private final BlockDevice innermost;
 
     protected ForwardingBlockDevice(BlockDevice delegate) {
         this.delegate = Objects.requireNonNull(delegate, "delegate");
+        this.innermost = delegate instanceof ForwardingBlockDevice f ? f.innermost : delegate;
     }
 
     /** The device this one wraps. */
@@ -29,9 +32,13 @@ public abstract class ForwardingBlockDevice implements BlockDevice {
         return delegate.name();
     }
 
+    /**
+     * The backend's geometry, asked of it directly: no decorator changes it (final here), and the I/O path asks for it
+     * two or three times per command, each a chain of megamorphic calls through every decorator when forwarded.
+     */
     @Override
-    public BlockGeometry geometry() {
-        return delegate.geometry();
+    public final BlockGeometry geometry() {
+        return innermost.geometry();
     }
 
     @Override

@@ -2,11 +2,10 @@ package io.blocktarget.transport.iscsi;
 
 import io.blocktarget.protocol.iscsi.InitiatorPdu;
 import io.blocktarget.protocol.iscsi.SerialNumbers;
+import io.netty.util.collection.IntObjectHashMap;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.function.IntSupplier;
 
 /**
@@ -29,7 +28,8 @@ final class CommandWindow {
     /** The target's once the first Login Request named it (before any response carried a MaxCmdSN). */
     private int queueDepth;
     private final IntSupplier outstanding;
-    private final Map<Integer, InitiatorPdu> held = new HashMap<>();
+    /** By CmdSN, without boxing: every command asks it, and it is nearly always empty. */
+    private final IntObjectHashMap<InitiatorPdu> held = new IntObjectHashMap<>();
     private int expCmdSN;
 
     CommandWindow(int initialCmdSN, int queueDepth, IntSupplier outstanding) {
@@ -76,6 +76,9 @@ final class CommandWindow {
 
     /** Held PDUs that are now in order, advancing ExpCmdSN past each. */
     List<InitiatorPdu> drainReady() {
+        if (held.isEmpty()) {
+            return List.of();   // the usual case, once per command: no list
+        }
         List<InitiatorPdu> ready = new ArrayList<>();
         InitiatorPdu next;
         while ((next = held.remove(expCmdSN)) != null) {

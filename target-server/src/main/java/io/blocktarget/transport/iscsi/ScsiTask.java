@@ -3,9 +3,7 @@ package io.blocktarget.transport.iscsi;
 import io.blocktarget.state.StateCounters;
 import io.blocktarget.state.StateMachine;
 import io.netty.buffer.CompositeByteBuf;
-
-import java.util.LinkedHashMap;
-import java.util.Map;
+import io.netty.util.collection.IntObjectHashMap;
 
 /**
  * One SCSI command on a connection, from its SCSI Command PDU to its response: its CDB and attribute, the write data
@@ -77,7 +75,8 @@ final class ScsiTask {
     private final io.blocktarget.scsi.TaskAttribute attribute;
     private final CompositeByteBuf dataOut;
     private final long unsolicitedLimit;
-    private final Map<Integer, Solicitation> r2ts = new LinkedHashMap<>();
+    /** The R2Ts out, by TTT; made at the first R2T (a read, or a write within FirstBurstLength, never needs one). */
+    private IntObjectHashMap<Solicitation> r2ts;
     /** The connection's task counters: {@link #state} changes only through {@link State#MACHINE}. */
     private final StateCounters<State> counters;
     private State state;
@@ -160,8 +159,11 @@ final class ScsiTask {
      * {@code maxBurst} bytes (MaxBurstLength), numbered by R2TSN, tagged {@code ttt}.
      */
     Solicitation nextSolicitation(int maxOutstanding, long maxBurst, java.util.function.IntSupplier ttt) {
-        if (r2ts.size() >= maxOutstanding || nextR2TOffset >= edtl) {
+        if (r2ts != null && r2ts.size() >= maxOutstanding || nextR2TOffset >= edtl) {
             return null;
+        }
+        if (r2ts == null) {
+            r2ts = new IntObjectHashMap<>(4);
         }
         long length = Math.min(maxBurst, edtl - nextR2TOffset);
         Solicitation s = new Solicitation(ttt.getAsInt(), nextR2TOffset, length, r2tSN++);
@@ -175,7 +177,7 @@ final class ScsiTask {
         if (ttt == io.blocktarget.protocol.iscsi.Bhs.RESERVED_TAG) {
             return unsolicited == UnsolicitedPhase.OPEN && dataSN != nextUnsolicitedDataSN;
         }
-        Solicitation s = r2ts.get(ttt);
+        Solicitation s = solicitation(ttt);
         return s != null && dataSN != s.nextDataSN;
     }
 
@@ -204,7 +206,7 @@ final class ScsiTask {
 
     /** The same for a Data-Out answering the R2T {@code ttt} (§11.7.4: in order, within the R2T, F on its last). */
     String acceptSolicited(int ttt, long offset, int dataSN, boolean finalBit, long length) {
-        Solicitation s = r2ts.get(ttt);
+        Solicitation s = solicitation(ttt);
         if (s == null) {
             return "unknown TTT 0x" + Integer.toHexString(ttt);
         }
@@ -221,7 +223,7 @@ final class ScsiTask {
             return "F bit " + finalBit + " with " + s.received + " of " + s.length + " bytes";
         }
         if (s.received == s.length) {
-            r2ts.remove(ttt);
+            r2ts.remove(ttt);   // s came from it: not null
         }
         return null;
     }
@@ -241,9 +243,13 @@ final class ScsiTask {
     void sequenceEnded(int ttt) {
         if (ttt == io.blocktarget.protocol.iscsi.Bhs.RESERVED_TAG) {
             unsolicited = UnsolicitedPhase.ENDED;
-        } else {
+        } else if (r2ts != null) {
             r2ts.remove(ttt);
         }
+    }
+
+    private Solicitation solicitation(int ttt) {
+        return r2ts == null ? null : r2ts.get(ttt);
     }
 
     /** The device server is done with the data-out (or never got it): freed. */
@@ -263,14 +269,16 @@ final class ScsiTask {
 
     /** Whether every data sequence of a draining task has ended: the unsolicited one and each outstanding R2T's. */
     boolean sequencesEnded() {
-        return unsolicited == UnsolicitedPhase.ENDED && r2ts.isEmpty();
+        return unsolicited == UnsolicitedPhase.ENDED && (r2ts == null || r2ts.isEmpty());
     }
 
     /** Aborts and frees the data gathered so far if the device server does not hold it yet. */
     void abort() {
         State before = state;
         transitionTo(State.ABORTED);
-        r2ts.clear();
+        if (r2ts != null) {
+            r2ts.clear();
+        }
         if (before == State.RECEIVING_DATA && dataOut != null) {
             dataOut.release();
         }
