@@ -135,9 +135,11 @@ final class PduSender {
     }
 
     /**
-     * Sends {@code data} (not consumed, not released) as C2HData PDUs of at most {@link #C2H_CHUNK} bytes; the
-     * last carries LAST_PDU and, when {@code success}, the SUCCESS flag (§3.6.2.8) — then it is the command's
-     * completion; otherwise the CapsuleResp that follows is.
+     * Sends {@code data} as C2HData PDUs of at most {@link #C2H_CHUNK} bytes; the last carries LAST_PDU and, when
+     * {@code success}, the SUCCESS flag (§3.6.2.8) — then it is the command's completion; otherwise the CapsuleResp
+     * that follows is. The caller keeps its reference (and releases it) but must not read {@code data} afterwards:
+     * data that fits one PDU is handed to the channel itself, retained, which consumes its readable bytes (a slice
+     * per read would cost a derived buffer and two more reference-count updates).
      */
     void sendC2HData(int cccid, ByteBuf data, boolean success) {
         int length = data.readableBytes();
@@ -157,7 +159,7 @@ final class PduSender {
                 LOG.log(System.Logger.Level.INFO, "fault rule: C2HData for CID {0} sent with a wrong DDGST", cccid);
             }
             writeHeaders();
-            ctx.write(data.retainedSlice(start + offset, n), ctx.voidPromise());
+            ctx.write(n == length ? data.retain() : data.retainedSlice(start + offset, n), ctx.voidPromise());
             heldBytes += n;
             if (options.dataDigest()) {
                 headerRoom().writeIntLE(ddgst);
