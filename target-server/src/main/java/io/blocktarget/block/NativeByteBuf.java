@@ -43,6 +43,21 @@ public final class NativeByteBuf extends UnpooledDirectByteBuf {
         return buf;
     }
 
+    /**
+     * The native address: with it the epoll / io_uring transports put this buffer and its slices into writev's
+     * iovecs directly; without it they ask for an NIO view, one allocation per written slice (bench/profile).
+     */
+    @Override
+    public boolean hasMemoryAddress() {
+        return true;
+    }
+
+    @Override
+    public long memoryAddress() {
+        ensureAccessible();
+        return memory.address();
+    }
+
     /** The native memory, for bulk operations that want a {@link MemorySegment}. */
     public MemorySegment segment() {
         return memory;

@@ -34,7 +34,7 @@ final class TaskSet {
     /** The task has completed (its response handed to the transport): it is gone. */
     void exit(Task task) {
         Exits exits = running.remove(task);
-        if (exits != null) {
+        if (exits != null && exits != Exits.NONE) {   // NONE, nearly always: no iterator over its empty list
             exits.hooks().forEach(Runnable::run);
         }
     }

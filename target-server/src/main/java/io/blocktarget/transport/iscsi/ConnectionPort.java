@@ -6,12 +6,20 @@ import io.netty.util.concurrent.EventExecutor;
 import java.net.InetSocketAddress;
 
 /**
- * What a connection needs from its socket: write whole frames (the port takes ownership), close, the
+ * What a connection needs from its socket: write frames, whole or in parts (the port takes ownership), close, the
  * event loop it lives on (completions hop back to it, timers run on it), an allocator and the addresses.
  * {@link IscsiTransport} adapts a Vert.x {@code NetSocketInternal}; tests adapt an {@code EmbeddedChannel}.
  */
 interface ConnectionPort {
+    /** Writes a whole frame, or a frame's last part, and flushes. */
     void write(Object frame);
+
+    /**
+     * Queues a frame's leading part (its header, its data) without flushing: the frame's last part goes through
+     * {@link #write}. A frame in parts needs no composite buffer, which the socket could not hand to writev without
+     * copies of NIO views.
+     */
+    void writePart(io.netty.buffer.ByteBuf part);
 
     /** Closes at once; unsent frames are dropped. */
     void close();

@@ -45,6 +45,8 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
 
     private final IscsiTransport transport;
     private final ConnectionPort port;
+    /** A frame's parts to the port: flushed with the last (made once: a lambda per PDU would allocate). */
+    private final PduWriter.Sink toPort;
     private final IscsiFrameDecoder decoder;
     private final LoginPhase login;
     private final TextExchange text;
@@ -80,6 +82,13 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
     IscsiConnection(IscsiTransport transport, ConnectionPort port, IscsiFrameDecoder decoder, int portalGroupTag) {
         this.transport = transport;
         this.port = port;
+        this.toPort = (part, last) -> {
+            if (last) {
+                port.write(part);
+            } else {
+                port.writePart(part);
+            }
+        };
         this.decoder = decoder;
         this.who = "iSCSI " + port.remoteAddress() + " -> " + port.localAddress();
         this.clock = transport.clock();
@@ -262,8 +271,12 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
             pdu.release();
             return;
         }
+        if (corruptNext == null) {
+            PduWriter.write(pdu, port.alloc(), headerDigest, dataDigest, toPort);
+            return;
+        }
         ByteBuf frame = PduWriter.frame(pdu, port.alloc(), headerDigest, dataDigest);
-        if (corruptNext != null && PduWriter.corruptDigest(frame, corruptNext == FaultAction.DigestKind.HEADER)) {
+        if (PduWriter.corruptDigest(frame, corruptNext == FaultAction.DigestKind.HEADER)) {
             LOG.log(Level.INFO, "{0}: fault rule: sent {1} with a wrong {2} digest", who, pdu.opcode(),
                     corruptNext == FaultAction.DigestKind.HEADER ? "header" : "data");
             corruptNext = null;

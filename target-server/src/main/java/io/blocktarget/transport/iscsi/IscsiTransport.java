@@ -4,6 +4,7 @@ import io.blocktarget.scsi.ScsiTargetDevice;
 import io.blocktarget.time.Clock;
 import io.blocktarget.transport.tcp.PeerLogLimiter;
 import io.blocktarget.transport.tcp.StreamTuning;
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
@@ -308,6 +309,11 @@ public final class IscsiTransport {
         public void write(Object frame) {
             // straight into the pipeline (no Vert.x promise per PDU); the consolidation handler batches the flushes
             ctx.writeAndFlush(frame, ctx.voidPromise());
+        }
+
+        @Override
+        public void writePart(ByteBuf part) {
+            ctx.write(part, ctx.voidPromise());
         }
 
         @Override

@@ -9,9 +9,8 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
 
 /**
- * Turns a target PDU into one wire frame without copying its data segment (DESIGN §3): a small buffer
- * with BHS and header digest, the PDU's own data buffer, and a tail with padding and data digest, as a
- * composite. The frame takes over the PDU's data buffer (RFC 7143 §11.1 frame layout).
+ * Turns a target PDU into its wire frame without copying its data segment (DESIGN §3; RFC 7143 §11.1 frame layout).
+ * The frame takes over the PDU's data buffer.
  */
 final class PduWriter {
     private PduWriter() {
@@ -38,7 +37,18 @@ final class PduWriter {
         return true;
     }
 
-    static ByteBuf frame(TargetPdu pdu, ByteBufAllocator alloc, Digest headerDigest, Digest dataDigest) {
+    /** Where the parts of a frame go, in order; {@code last} on the frame's last part. */
+    interface Sink {
+        void part(ByteBuf part, boolean last);
+    }
+
+    /**
+     * Writes {@code pdu} to {@code sink} in parts, without copying its data segment: a small buffer with the BHS and
+     * header digest, the PDU's own data buffer (ownership passes on), and a tail with pad and data digest when there
+     * are any. A frame in parts needs no composite buffer, which the socket could hand to writev only through NIO
+     * views allocated per write.
+     */
+    static void write(TargetPdu pdu, ByteBufAllocator alloc, Digest headerDigest, Digest dataDigest, Sink sink) {
         ByteBuf header = alloc.buffer(Bhs.LENGTH + Digest.CRC32C.length());
         ByteBuf data = pdu.data();
         try {
@@ -51,22 +61,28 @@ final class PduWriter {
         int length = data.readableBytes();
         if (length == 0) {
             data.release();
-            return header;
+            sink.part(header, true);
+            return;
         }
         int pad = Bhs.padding(length);
-        CompositeByteBuf frame = alloc.compositeBuffer(3);
-        frame.addComponent(true, header);
+        sink.part(header, false);
         if (pad == 0 && dataDigest == Digest.NONE) {
-            frame.addComponent(true, data);
-            return frame;
+            sink.part(data, true);
+            return;
         }
         ByteBuf tail = alloc.buffer(pad + dataDigest.length());
         tail.writeZero(pad);
         if (dataDigest == Digest.CRC32C) {
             tail.writeIntLE(IscsiFraming.dataDigest(data, pad));
         }
-        frame.addComponent(true, data);
-        frame.addComponent(true, tail);
+        sink.part(data, false);
+        sink.part(tail, true);
+    }
+
+    /** The same as one buffer (a composite of the parts): a fault rule corrupting a digest needs the whole frame. */
+    static ByteBuf frame(TargetPdu pdu, ByteBufAllocator alloc, Digest headerDigest, Digest dataDigest) {
+        CompositeByteBuf frame = alloc.compositeBuffer(3);
+        write(pdu, alloc, headerDigest, dataDigest, (part, last) -> frame.addComponent(true, part));
         return frame;
     }
 }

@@ -108,21 +108,35 @@ final class Harness implements AutoCloseable {
         channel.writeInbound(Unpooled.wrappedBuffer(bytes));
     }
 
+    /** What the target wrote and {@link #receive} has not decoded yet: frames come whole or in parts. */
+    private final ByteBuf sent = Unpooled.buffer();
+
     /** The next PDU the target sent, or null. */
     TargetPdu receive() {
         channel.runPendingTasks();
-        ByteBuf frame = channel.readOutbound();
-        if (frame == null) {
-            return null;
-        }
-        ByteBuf copy = Unpooled.buffer(frame.readableBytes());
-        copy.writeBytes(frame);
-        frame.release();
-        try {
-            return (TargetPdu) IscsiFraming.decode(copy, new FrameLimits(PduSource.TARGET, Bhs.MAX_DATA_SEGMENT_LENGTH,
-                    Bhs.MAX_AHS_LENGTH, headerDigest, dataDigest));
-        } finally {
-            copy.release();
+        FrameLimits limits = new FrameLimits(PduSource.TARGET, Bhs.MAX_DATA_SEGMENT_LENGTH, Bhs.MAX_AHS_LENGTH,
+                headerDigest, dataDigest);
+        for (;;) {
+            if (sent.readableBytes() >= Bhs.LENGTH) {
+                int length = IscsiFraming.layout(sent, limits).totalLength();
+                if (sent.readableBytes() >= length) {
+                    ByteBuf copy = Unpooled.buffer(length);
+                    sent.readBytes(copy, length);
+                    sent.discardReadBytes();
+                    try {
+                        return (TargetPdu) IscsiFraming.decode(copy, limits);
+                    } finally {
+                        copy.release();
+                    }
+                }
+            }
+            ByteBuf part = channel.readOutbound();
+            if (part == null) {
+                org.assertj.core.api.Assertions.assertThat(sent.readableBytes()).as("bytes of a frame sent only in part").isZero();
+                return null;
+            }
+            sent.writeBytes(part);
+            part.release();
         }
     }
 
@@ -230,6 +244,7 @@ final class Harness implements AutoCloseable {
     @Override
     public void close() {
         channel.finishAndReleaseAll();
+        sent.release();
         channel.runPendingTasks();
         io.blocktarget.state.StateCounters<ScsiTask.State> tasks = connection.taskStates();
         if (tasks != null) {
@@ -242,6 +257,11 @@ final class Harness implements AutoCloseable {
         @Override
         public void write(Object frame) {
             channel.writeAndFlush(frame);
+        }
+
+        @Override
+        public void writePart(ByteBuf part) {
+            channel.write(part);
         }
 
         @Override
