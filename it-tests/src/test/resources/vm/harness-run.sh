@@ -114,6 +114,11 @@ fi
 # be "patiently" unloaded after every test and wait out MODPROBE_PATIENT_RM_TIMEOUT_SECONDS. Loaded here, blktests
 # leaves it alone; the leaked devices are sparse, never written.
 [ -n "${BLKTESTS_NVME:-}" ] && /usr/sbin/modprobe loop
+# blktests' common/xfs mounts without -t. On a 16 KiB-sector NVMe namespace the type probe reads through the page
+# cache the kernel's first partition scan left failed (docs/known-issues.md, the same with Linux nvmet), so mount
+# falls back to the types in /proc/filesystems: EINVAL (nvme/012) until the xfs module is there. A host that has
+# mounted XFS once has it loaded; so has this guest, from here on.
+[ -n "${BLKTESTS_NVME:-}${BLKTESTS_SCSI:-}" ] && /usr/sbin/modprobe xfs
 export NVME_IMG_SIZE="${NVME_IMG_SIZE:-512M}"
 BX="$(excludes "${BLKTESTS_EXPUNGE:-$H/blktests/expunge}")"
 rc_all=0
@@ -128,7 +133,8 @@ if [ -n "${BLKTESTS_NVME:-}" ]; then
     echo "PHASE $phase START"; t0=$(now)
     cd /tmp/blktests || exit 2
     # shellcheck disable=SC2086  # word splitting intended
-    BLOCKTARGET_LBS=$lbs bash ./check -c "$H/blktests/nvme.config" -o "/tmp/bt-$phase" $BX $BLKTESTS_NVME
+    BLOCKTARGET_LBS=$lbs bash ./check -c "$H/blktests/nvme.config" -o "/tmp/bt-$phase" $BX \
+      $(excludes "$H/blktests/expunge-$lbs") $BLKTESTS_NVME
     rc=$?
     cd / || exit 2
     cp -a "/tmp/bt-$phase" "$OUT/$phase"
@@ -144,7 +150,8 @@ if [ -n "${BLKTESTS_NVME:-}" ]; then
       || { echo "PHASE $phase rc=2 seconds=0"; rc_all=1; nvme_disconnect "nqn.2026-11.io.blocktarget:blktests-dev-$dev"; continue; }
     cd /tmp/blktests || exit 2
     # shellcheck disable=SC2086
-    BLOCKTARGET_LBS=$lbs bash ./check -c "$H/blktests/nvme-devices.config" -d -o "/tmp/bt-$phase" $BX $BLKTESTS_NVME_DEV
+    BLOCKTARGET_LBS=$lbs bash ./check -c "$H/blktests/nvme-devices.config" -d -o "/tmp/bt-$phase" $BX \
+      $(excludes "$H/blktests/expunge-$lbs") $BLKTESTS_NVME_DEV
     rc=$?
     cd / || exit 2
     nvme_disconnect "nqn.2026-11.io.blocktarget:blktests-dev-$dev"

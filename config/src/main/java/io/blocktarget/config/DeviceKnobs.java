@@ -220,7 +220,7 @@ public record DeviceKnobs(Map<Command, Boolean> commands, Map<Limit, Long> limit
      */
     public enum Session {
         MDTS("mdts", true, true, 1L << 20, "512KiB", "NVMe MDTS (Identify Controller), a power of two from 4 KiB to"
-                + " 16 MiB, at least the logical block size; enforced: a longer Read / Write is Invalid Field in"
+                + " 128 MiB, at least the logical block size; enforced: a longer Read / Write is Invalid Field in"
                 + " Command (nvme id-ctrl mdts, queue/max_hw_sectors_kb)"),
         IN_CAPSULE_DATA("in-capsule-data", true, true, 256L << 10, "8KiB", "NVMe in-capsule data of I/O queues"
                 + " (IOCCSZ = 4 + this / 16): a multiple of 16 bytes up to mdts; more is Data SGL Length Invalid"),

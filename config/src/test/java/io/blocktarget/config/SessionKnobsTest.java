@@ -56,9 +56,9 @@ class SessionKnobsTest extends ConfigDirTest {
     @Test
     void mdtsAtItsLimitsAndBeyond() throws Exception {
         assertThat(knobs(RAM_4K + "session: {mdts: 4KiB}\n").session(Session.MDTS)).contains(4096L);
-        assertThat(knobs(RAM_4K + "session: {mdts: 16MiB}\n").session(Session.MDTS)).contains(16L << 20);
-        assertThat(problem(RAM_4K + "session: {mdts: 32MiB}\n")).isEqualTo("luns.d/x.yaml:4: session.mdts: 32MiB is"
-                + " out of range; allowed: a power of two from 4KiB to 16MiB (MDTS counts 4 KiB pages)");
+        assertThat(knobs(RAM_4K + "session: {mdts: 128MiB}\n").session(Session.MDTS)).contains(128L << 20);
+        assertThat(problem(RAM_4K + "session: {mdts: 256MiB}\n")).isEqualTo("luns.d/x.yaml:4: session.mdts: 256MiB"
+                + " is out of range; allowed: a power of two from 4KiB to 128MiB (MDTS counts 4 KiB pages)");
         assertThat(problem(RAM_4K + "session: {mdts: 2KiB}\n")).contains("session.mdts: 2KiB is out of range");
         assertThat(problem(RAM_4K + "session: {mdts: 12KiB}\n")).contains("session.mdts: 12KiB is out of range");
     }
@@ -68,7 +68,7 @@ class SessionKnobsTest extends ConfigDirTest {
         assertThat(knobs(RAM_16K + "session: {mdts: 16KiB}\n").session(Session.MDTS)).contains(16L << 10);
         assertThat(problem(RAM_16K + "session: {mdts: 8KiB}\n")).isEqualTo("luns.d/x.yaml:4: session.mdts: 8KiB is"
                 + " smaller than the logical block size (16 KiB); allowed: a power of two from the logical block size"
-                + " to 16 MiB");
+                + " to 128 MiB");
     }
 
     @Test

@@ -131,6 +131,24 @@ class LinuxHarnessesIT {
     }
 
     /**
+     * Any selection, by hand (re-running what a full run failed, say): {@code -Dit.harness.env="BLKTESTS_NVME=nvme/012
+     * nvme/029;BLKTESTS_NVME_LBS=16384"}, harness-run.sh's variables separated by semicolons.
+     */
+    @Test
+    @Tag("stress")
+    void selection() throws Exception {
+        String spec = System.getProperty("it.harness.env");
+        assumeTrue(spec != null && !spec.isBlank(), "a selection by hand: -Dit.harness.env=\"VAR=VALUE;...\"");
+        Map<String, String> env = new LinkedHashMap<>();
+        for (String pair : spec.split(";")) {
+            String[] kv = pair.split("=", 2);
+            assertThat(kv).as("%s is VAR=VALUE", pair).hasSize(2);
+            env.put(kv[0].strip(), kv[1].strip());
+        }
+        run("selection", env, FULL_RUN).assertNoFailure();
+    }
+
+    /**
      * docs/blktests-fstests.md shows the files the runs use: every file of examples/harnesses (but the expunge
      * lists, which it links) is quoted there verbatim, under a line naming it.
      */
@@ -139,7 +157,7 @@ class LinuxHarnessesIT {
         String doc = Files.readString(ServerProcess.REPO.resolve("docs/blktests-fstests.md"));
         List<Path> files;
         try (Stream<Path> walk = Files.walk(Harnesses.EXAMPLES)) {
-            files = walk.filter(Files::isRegularFile).filter(f -> !f.getFileName().toString().equals("expunge"))
+            files = walk.filter(Files::isRegularFile).filter(f -> !f.getFileName().toString().startsWith("expunge"))
                     .sorted().toList();
         }
         assertThat(files).hasSizeGreaterThan(10);
@@ -236,9 +254,16 @@ class LinuxHarnessesIT {
                 String selection = phase.name().startsWith("blktests-scsi-") ? env.get("BLKTESTS_SCSI")
                         : phase.name().startsWith("blktests-nvme-dev-") ? env.get("BLKTESTS_NVME_DEV")
                         : env.get("BLKTESTS_NVME");
+                // the nvme phases also leave out what expunge-LBS lists (tests that assume other block sizes)
+                Map<String, String> expunge = new LinkedHashMap<>(blktestsExpunge);
+                Path perLbs = Harnesses.EXAMPLES.resolve("blktests/expunge-"
+                        + phase.name().substring(phase.name().lastIndexOf('-') + 1));
+                if (phase.name().startsWith("blktests-nvme-") && Files.exists(perLbs)) {
+                    expunge.putAll(Harnesses.expunged(perLbs));
+                }
                 for (String group : selection.split(" ")) {
                     if (!group.contains("/")) {   // a whole group: the tests -x left out are not run, say why
-                        results.addAll(Harnesses.blktestsExpunged(phase, group, blktestsExpunge));
+                        results.addAll(Harnesses.blktestsExpunged(phase, group, expunge));
                         if (phase.name().startsWith("blktests-scsi-")) {   // and those -d leaves out
                             results.addAll(notDeviceTests(phase, built.resolve("blktests/tests").resolve(group),
                                     blktestsExpunge));

@@ -120,6 +120,19 @@ class SessionKnobsNvmeTest {
     }
 
     @Test
+    void largestMdtsHoldsBlktestsLongestCommand() {
+        // 128 MiB (the config's ceiling): MDTS 15; blktests nvme/029 reads 1025 blocks of 16 KiB (16.4 MiB) at once
+        DeviceKnobs knobs = session(Map.of(Session.MDTS, 128L << 20));
+        TestHost host = TestHost.enabled(target(TestSupport.ram("huge", 16384, 16384, 2048), knobs), NQN);
+        assertThat(identifyController(host)[77]).isEqualTo((byte) 15);   // 2^15 × 4 KiB = 128 MiB
+        NvmeQueue io = host.connectIo(1);
+        TestSupport.Reply read = host.read(io, 1, 0, 1025, 16384);
+        assertThat(read.status()).isEqualTo(NvmeStatus.SUCCESS);
+        assertThat(read.bytes()).hasSize(1025 * 16384);
+        host.admin.close();
+    }
+
+    @Test
     void inCapsuleDataIsAdvertisedAndEnforced() {
         DeviceKnobs knobs = session(Map.of(Session.IN_CAPSULE_DATA, 8L << 10));
         TestHost host = TestHost.enabled(target(TestSupport.ram("c", LBS, LBS, 1024), knobs), NQN);
