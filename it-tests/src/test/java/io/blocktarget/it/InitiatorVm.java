@@ -94,7 +94,7 @@ final class InitiatorVm implements AutoCloseable {
             cmd.addAll(List.of("--share", share.toAbsolutePath().toString()));
         }
         env.forEach((k, v) -> cmd.addAll(List.of("--env", k + "=" + v)));
-        cmd.add(ship(guestScript).toString());
+        cmd.add(GuestScripts.ship(guestScript).toString());
         Result result = run(cmd, timeout);
         if (result.exitCode() == VM_DIED && !result.output().contains(GUEST_STARTED)) {
             // The emulated guest died while booting, before our script ran a line (seen once: an int3
@@ -130,7 +130,7 @@ final class InitiatorVm implements AutoCloseable {
             cmd.addAll(List.of("--share", share.toAbsolutePath().toString()));
         }
         env.forEach(e -> cmd.addAll(List.of("--env", e)));
-        cmd.add(ship(guestScript).toString());
+        cmd.add(GuestScripts.ship(guestScript).toString());
         ServerProcess guest = ServerProcess.exec(cmd, Map.of());
         if (guest.sawLine(true, l -> l.startsWith(GUEST_STARTED), timeout)) {
             return guest;
@@ -143,27 +143,6 @@ final class InitiatorVm implements AutoCloseable {
                 + String.join("\n", guest.stderr()));
         guest.close();
         return ServerProcess.exec(cmd, Map.of());
-    }
-
-    /** The guest script's line that stands for the shared functions (vm/guest-lib.sh), inlined by {@link #ship}. */
-    static final String INCLUDE_LIB = "#@include guest-lib.sh";
-
-    /**
-     * The file run.sh copies into the guest: {@code guestScript} itself, or, when it has the line {@link #INCLUDE_LIB},
-     * a copy with vm/guest-lib.sh in its place (run.sh ships exactly one file; the copy lives until the JVM exits, as
-     * a guest booted again after a boot failure needs it once more).
-     */
-    static Path ship(Path guestScript) throws IOException {
-        String text = Files.readString(guestScript);
-        if (!text.lines().anyMatch(INCLUDE_LIB::equals)) {
-            return guestScript.toAbsolutePath();
-        }
-        Path lib = guestScript.toAbsolutePath().resolveSibling("guest-lib.sh");
-        String inlined = text.replace(INCLUDE_LIB + "\n", Files.readString(lib));
-        Path shipped = Files.createTempFile("guest-" + guestScript.getFileName().toString().replace(".sh", "-"), ".sh");
-        shipped.toFile().deleteOnExit();
-        Files.writeString(shipped, inlined);
-        return shipped;
     }
 
     /**
