@@ -1,4 +1,4 @@
-# Shared functions of the guest scripts (busybox sh). Not run on its own: InitiatorVm ships it inside every guest
+# Shared functions of the guest scripts (busybox sh). Not run on its own: GuestScripts.ship inlines it in every guest
 # script that has the line "#@include guest-lib.sh" (run.sh copies one file into the VM, so the harness inlines this
 # file at that line before booting). Scripts written before this file keep their own copies.
 
