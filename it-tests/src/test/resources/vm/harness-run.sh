@@ -19,7 +19,9 @@
 #   NVME_IMG_SIZE      blktests' image size, so the size of the hook's LUNs (default here 512M: nvme/012 needs 350M,
 #                      and under TCG blktests' 1G makes nvme/010's fio verify take about 10 minutes)
 #   BLKTESTS_EXPUNGE, FSTESTS_EXPUNGE  expunge files ("group/NNN  # reason" lines; default the ones in
-#                      harnesses/{blktests,fstests}/expunge)
+#                      harnesses/{blktests,fstests}/expunge; blktests' nvme runs add expunge-LBS where it exists)
+#   BLKTESTS_TIMEOUT   blktests' TIMEOUT: the seconds of I/O a TIMED test (fio runs of block/005, block/007, ...)
+#                      may take (unset: the tests' own sizes, under emulation up to 10 minutes each)
 #   HARNESS_PS=SECONDS  print the guest's processes every SECONDS (to see where a run hangs)
 # Results: /share/results/PHASE/ (blktests' -o directory; fstests' RESULT_BASE: check.log, result.xml,
 # per-test files) and /share/results/dmesg.txt. Lines for the host: "PHASE NAME START", "PHASE NAME rc=N seconds=S".
@@ -121,6 +123,7 @@ fi
 [ -n "${BLKTESTS_NVME:-}${BLKTESTS_SCSI:-}" ] && /usr/sbin/modprobe xfs
 export NVME_IMG_SIZE="${NVME_IMG_SIZE:-512M}"
 BX="$(excludes "${BLKTESTS_EXPUNGE:-$H/blktests/expunge}")"
+[ -n "${BLKTESTS_TIMEOUT:-}" ] && export TIMEOUT="$BLKTESTS_TIMEOUT"
 rc_all=0
 
 # --- blktests nvme group through contrib/blktests/nvme_target_control ---------------------------------------

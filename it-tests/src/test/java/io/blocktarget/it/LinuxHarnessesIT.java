@@ -100,7 +100,9 @@ class LinuxHarnessesIT {
                 "BLKTESTS_NVME_LBS", "512 16384",
                 "BLKTESTS_NVME_DEV", "nvme",
                 "BLKTESTS_SCSI", "scsi block",
-                "BLKTESTS_SCSI_DEVS", "512 16k"), FULL_RUN);
+                "BLKTESTS_SCSI_DEVS", "512 16k",
+                // the fio runs of TIMED tests at most a minute each (block/005 took 9 min under emulation)
+                "BLKTESTS_TIMEOUT", "60"), FULL_RUN);
         run.assertNoFailure();
         // every test of the nvme group is accounted for at each block size: run (passed / not run), or expunged
         Set<String> group = run.groupTests("nvme");
