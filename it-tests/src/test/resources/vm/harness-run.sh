@@ -16,8 +16,10 @@
 #                      ./check each: e.g. "xfs_16k_nvme xfs_4k_iscsi"
 #   FSTESTS_ARGS       ./check arguments for xfs_4k_* / xfs_16k_* (e.g. "-g quick"); FSTESTS_ATOMIC_ARGS for
 #                      xfs_atomic_* (default "-g atomicwrites")
-#   NVME_IMG_SIZE      blktests' image size, so the size of the hook's LUNs (default here 512M: nvme/012 needs 350M,
-#                      and under TCG blktests' 1G makes nvme/010's fio verify take about 10 minutes)
+#   NVME_IMG_SIZE      blktests' image size, so the size of the hook's LUNs (default here 512M at 512 B blocks: nvme/012
+#                      needs 350M, and under TCG blktests' 1G makes nvme/010's fio verify take about 10 minutes; 1G at
+#                      larger blocks, where nvme/012's mkfs.xfs -l size=128m needs it: "internal log size 8192 too
+#                      large, must be less than 8177" at 512M and 16 KiB blocks)
 #   BLKTESTS_EXPUNGE, FSTESTS_EXPUNGE  expunge files ("group/NNN  # reason" lines; default the ones in
 #                      harnesses/{blktests,fstests}/expunge; blktests' nvme runs add expunge-LBS where it exists)
 #   BLKTESTS_TIMEOUT   blktests' TIMEOUT: the seconds of I/O a TIMED test (fio runs of block/005, block/007, ...)
@@ -116,12 +118,7 @@ fi
 # be "patiently" unloaded after every test and wait out MODPROBE_PATIENT_RM_TIMEOUT_SECONDS. Loaded here, blktests
 # leaves it alone; the leaked devices are sparse, never written.
 [ -n "${BLKTESTS_NVME:-}" ] && /usr/sbin/modprobe loop
-# blktests' common/xfs mounts without -t. On a 16 KiB-sector NVMe namespace the type probe reads through the page
-# cache the kernel's first partition scan left failed (docs/known-issues.md, the same with Linux nvmet), so mount
-# falls back to the types in /proc/filesystems: EINVAL (nvme/012) until the xfs module is there. A host that has
-# mounted XFS once has it loaded; so has this guest, from here on.
-[ -n "${BLKTESTS_NVME:-}${BLKTESTS_SCSI:-}" ] && /usr/sbin/modprobe xfs
-export NVME_IMG_SIZE="${NVME_IMG_SIZE:-512M}"
+IMG_SIZE="${NVME_IMG_SIZE:-}"
 BX="$(excludes "${BLKTESTS_EXPUNGE:-$H/blktests/expunge}")"
 [ -n "${BLKTESTS_TIMEOUT:-}" ] && export TIMEOUT="$BLKTESTS_TIMEOUT"
 rc_all=0
@@ -135,6 +132,9 @@ if [ -n "${BLKTESTS_NVME:-}" ]; then
     phase="blktests-nvme-$lbs"
     echo "PHASE $phase START"; t0=$(now)
     cd /tmp/blktests || exit 2
+    if [ -n "$IMG_SIZE" ]; then export NVME_IMG_SIZE="$IMG_SIZE"
+    elif [ "$lbs" -le 4096 ]; then export NVME_IMG_SIZE=512M
+    else export NVME_IMG_SIZE=1G; fi
     # shellcheck disable=SC2086  # word splitting intended
     BLOCKTARGET_LBS=$lbs bash ./check -c "$H/blktests/nvme.config" -o "/tmp/bt-$phase" $BX \
       $(excludes "$H/blktests/expunge-$lbs") $BLKTESTS_NVME
