@@ -10,7 +10,7 @@ import java.net.InetSocketAddress;
  * event loop it lives on (completions hop back to it, timers run on it), an allocator and the addresses.
  * {@link IscsiTransport} adapts a Vert.x {@code NetSocketInternal}; tests adapt an {@code EmbeddedChannel}.
  */
-interface ConnectionPort {
+interface ConnectionPort extends PduWriter.Sink {
     /** Writes a whole frame, or a frame's last part, and flushes. */
     void write(Object frame);
 
@@ -20,6 +20,16 @@ interface ConnectionPort {
      * copies of NIO views.
      */
     void writePart(io.netty.buffer.ByteBuf part);
+
+    /** {@link PduWriter}'s parts: flushed with the frame's last. */
+    @Override
+    default void part(io.netty.buffer.ByteBuf part, boolean last) {
+        if (last) {
+            write(part);
+        } else {
+            writePart(part);
+        }
+    }
 
     /** Closes at once; unsent frames are dropped. */
     void close();

@@ -45,8 +45,6 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
 
     private final IscsiTransport transport;
     private final ConnectionPort port;
-    /** A frame's parts to the port: flushed with the last (made once: a lambda per PDU would allocate). */
-    private final PduWriter.Sink toPort;
     private final IscsiFrameDecoder decoder;
     private final LoginPhase login;
     private final TextExchange text;
@@ -82,13 +80,6 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
     IscsiConnection(IscsiTransport transport, ConnectionPort port, IscsiFrameDecoder decoder, int portalGroupTag) {
         this.transport = transport;
         this.port = port;
-        this.toPort = (part, last) -> {
-            if (last) {
-                port.write(part);
-            } else {
-                port.writePart(part);
-            }
-        };
         this.decoder = decoder;
         this.who = "iSCSI " + port.remoteAddress() + " -> " + port.localAddress();
         this.clock = transport.clock();
@@ -272,7 +263,7 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
             return;
         }
         if (corruptNext == null) {
-            PduWriter.write(pdu, port.alloc(), headerDigest, dataDigest, toPort);
+            PduWriter.write(pdu, port.alloc(), headerDigest, dataDigest, port);
             return;
         }
         ByteBuf frame = PduWriter.frame(pdu, port.alloc(), headerDigest, dataDigest);

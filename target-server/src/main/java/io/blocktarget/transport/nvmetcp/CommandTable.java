@@ -2,7 +2,6 @@ package io.blocktarget.transport.nvmetcp;
 
 import io.blocktarget.protocol.nvme.Sqe;
 import io.blocktarget.state.StateCounters;
-
 import io.netty.util.collection.IntObjectHashMap;
 
 import java.util.function.Consumer;
