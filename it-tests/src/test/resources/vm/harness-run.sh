@@ -175,7 +175,10 @@ if [ -n "${BLKTESTS_SCSI:-}" ]; then
       || { echo "PHASE $phase rc=2 seconds=0"; rc_all=1; iscsi_logout "iqn.2026-11.io.blocktarget:blktests-dev-$dev"; continue; }
     cd /tmp/blktests || exit 2
     # shellcheck disable=SC2086
-    bash ./check -c "$H/blktests/scsi.config" -d -o "/tmp/bt-$phase" $BX $BLKTESTS_SCSI
+    case "$dev" in 16k) lbs=16384 ;; *) lbs=512 ;; esac
+    # shellcheck disable=SC2086
+    bash ./check -c "$H/blktests/scsi.config" -d -o "/tmp/bt-$phase" $BX $(excludes "$H/blktests/expunge-$lbs") \
+      $BLKTESTS_SCSI
     rc=$?
     cd / || exit 2
     iscsi_logout "iqn.2026-11.io.blocktarget:blktests-dev-$dev"

@@ -278,11 +278,12 @@ class LinuxHarnessesIT {
                 String selection = phase.name().startsWith("blktests-scsi-") ? env.get("BLKTESTS_SCSI")
                         : phase.name().startsWith("blktests-nvme-dev-") ? env.get("BLKTESTS_NVME_DEV")
                         : env.get("BLKTESTS_NVME");
-                // the nvme phases also leave out what expunge-LBS lists (tests that assume other block sizes)
+                // each phase also leaves out what expunge-LBS lists (tests that assume other block sizes); the
+                // scsi phases are named by their disk (blktests-dev-16k), the nvme phases by the block size
                 Map<String, String> expunge = new LinkedHashMap<>(blktestsExpunge);
-                Path perLbs = Harnesses.EXAMPLES.resolve("blktests/expunge-"
-                        + phase.name().substring(phase.name().lastIndexOf('-') + 1));
-                if (phase.name().startsWith("blktests-nvme-") && Files.exists(perLbs)) {
+                String lbs = phase.name().substring(phase.name().lastIndexOf('-') + 1).replace("16k", "16384");
+                Path perLbs = Harnesses.EXAMPLES.resolve("blktests/expunge-" + lbs);
+                if (Files.exists(perLbs)) {
                     expunge.putAll(Harnesses.expunged(perLbs));
                 }
                 for (String group : selection.split(" ")) {
