@@ -1,5 +1,7 @@
 package io.blocktarget.block.lun;
 
+import io.netty.util.concurrent.FastThreadLocal;
+
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
@@ -112,7 +114,19 @@ public final class CommandStats {
         }
     }
 
-    private final ThreadLocal<Shard> local = ThreadLocal.withInitial(this::newShard);
+    /**
+     * The calling thread's shard. Netty's FastThreadLocal: on an event loop (a FastThreadLocalThread) one array read
+     * by a fixed index, where a ThreadLocal hashes into the thread's map and dereferences a weak key — JFR put 24 %
+     * of an iSCSI event loop's samples in {@code ThreadLocalMap.getEntry} here. Other threads take Netty's fallback,
+     * a ThreadLocal. Each instance holds one index for the life of the process (Netty never reuses them): a LUN
+     * created costs each recording thread one array slot, 8 bytes.
+     */
+    private final FastThreadLocal<Shard> local = new FastThreadLocal<>() {
+        @Override
+        protected Shard initialValue() {
+            return newShard();
+        }
+    };
     /** The live threads' shards; guarded by this object's monitor (a new thread registers once). */
     private final List<Shard> shards = new ArrayList<>();
     /** The counts of threads that ended, folded in by a read; guarded by this object's monitor. */

@@ -8,6 +8,7 @@ import io.netty.buffer.ByteBuf;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
+import java.util.function.Consumer;
 
 /**
  * Cuts read data into Data-In PDUs (RFC 7143 §11.7): each data segment at most the initiator's
@@ -16,12 +17,26 @@ import java.util.OptionalInt;
  * phase collapse §11.7.4). Each PDU holds a retained slice of {@code data}; the caller still releases it.
  */
 final class DataInSegmenter {
+    /** The status of nearly every Data-In that carries one (GOOD): one instance rather than one per read. */
+    private static final OptionalInt GOOD = OptionalInt.of(0);
+
     private DataInSegmenter() {
     }
 
+    /** The PDUs as a list (tests); {@link #send} is what the connection uses. */
     static List<DataIn> segments(ScsiTask task, ByteBuf data, long length, OperationalParameters params, int status,
                                  ResidualFlag residual, long residualCount, ConnectionIo io) {
         List<DataIn> pdus = new ArrayList<>();
+        send(task, data, length, params, status, residual, residualCount, io, pdus::add);
+        return pdus;
+    }
+
+    /**
+     * Hands each PDU to {@code sink} as it is cut (no list per command) and returns how many there were. A PDU that
+     * carries all of {@code data} holds {@code data} itself, retained, rather than a slice of it.
+     */
+    static int send(ScsiTask task, ByteBuf data, long length, OperationalParameters params, int status,
+                    ResidualFlag residual, long residualCount, ConnectionIo io, Consumer<DataIn> sink) {
         long segmentMax = Math.min(params.initiatorMaxRecvDataSegmentLength(), params.maxBurstLength());
         long burstEnd = Math.min(length, params.maxBurstLength());
         long offset = 0;
@@ -30,17 +45,19 @@ final class DataInSegmenter {
             int n = (int) Math.min(segmentMax, burstEnd - offset);
             boolean last = offset + n == length;
             boolean endOfBurst = offset + n == burstEnd;
-            ByteBuf slice = data.retainedSlice(data.readerIndex() + (int) offset, n);
+            ByteBuf segment = offset == 0 && n == data.readableBytes() ? data.retain()
+                    : data.retainedSlice(data.readerIndex() + (int) offset, n);
             boolean withStatus = last && status >= 0;
-            pdus.add(new DataIn(endOfBurst, false, withStatus ? OptionalInt.of(status) : OptionalInt.empty(),
+            OptionalInt carried = !withStatus ? OptionalInt.empty() : status == 0 ? GOOD : OptionalInt.of(status);
+            sink.accept(new DataIn(endOfBurst, false, carried,
                     withStatus ? residual : ResidualFlag.NONE, task.lunField, task.itt, Bhs.RESERVED_TAG,
                     withStatus ? io.nextStatSN() : 0, io.expCmdSN(), io.maxCmdSN(), dataSN++, offset,
-                    withStatus ? residualCount : 0, slice));
+                    withStatus ? residualCount : 0, segment));
             offset += n;
             if (endOfBurst) {
                 burstEnd = Math.min(length, burstEnd + params.maxBurstLength());
             }
         }
-        return pdus;
+        return dataSN;
     }
 }

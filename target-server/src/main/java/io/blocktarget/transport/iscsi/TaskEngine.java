@@ -3,7 +3,6 @@ package io.blocktarget.transport.iscsi;
 import io.blocktarget.protocol.scsi.SenseData;
 import io.blocktarget.protocol.scsi.SenseReason;
 import io.blocktarget.protocol.iscsi.Bhs;
-import io.blocktarget.protocol.iscsi.DataIn;
 import io.blocktarget.protocol.iscsi.DataOut;
 import io.blocktarget.protocol.iscsi.R2t;
 import io.blocktarget.protocol.iscsi.RejectReason;
@@ -20,11 +19,10 @@ import io.blocktarget.state.StateCounters;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.util.collection.IntObjectHashMap;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.function.IntConsumer;
 import java.util.function.Predicate;
 
@@ -45,7 +43,8 @@ final class TaskEngine {
     private final OperationalParameters params;
     private final long maxTransferLength;
     private final int maxTasks;
-    private final Map<Integer, ScsiTask> tasks = new HashMap<>();
+    /** By ITT: an int-keyed map, as a boxed key and a node per command showed in the profile (issue 31). */
+    private final IntObjectHashMap<ScsiTask> tasks = new IntObjectHashMap<>();
     /** This connection's tasks by state (issue 27): changed only by {@link ScsiTask.State#MACHINE}. */
     private final StateCounters<ScsiTask.State> taskStates = ScsiTask.State.MACHINE.newLoopCounters();
     private int nextTtt;
@@ -241,7 +240,7 @@ final class TaskEngine {
         }
         if (task.sequencesEnded()) {
             task.transitionTo(ScsiTask.State.DONE);
-            tasks.remove(task.itt, task);
+            removeTask(task);
             respondCheckCondition(task.itt, SenseReason.PROTOCOL_SERVICE_CRC_ERROR);
         }
     }
@@ -271,7 +270,7 @@ final class TaskEngine {
             return;
         }
         task.transitionTo(ScsiTask.State.DONE);
-        tasks.remove(task.itt, task);
+        removeTask(task);
         ByteBuf dataIn = response.dataIn() != null ? response.dataIn() : Unpooled.EMPTY_BUFFER;
         ByteBuf sense = response.senseData();
         try {
@@ -293,12 +292,11 @@ final class TaskEngine {
             }
             int status = response.status().code();
             boolean collapse = sense == null && sendLength > 0;
-            List<DataIn> pdus = DataInSegmenter.segments(task, dataIn, sendLength, params, collapse ? status : -1,
-                    flag, residual, io);
-            pdus.forEach(io::send);
+            int pdus = DataInSegmenter.send(task, dataIn, sendLength, params, collapse ? status : -1, flag,
+                    residual, io, io::send);
             if (!collapse) {
                 ByteBuf senseSegment = sense != null ? ScsiResponse.senseSegment(sense) : Unpooled.EMPTY_BUFFER;
-                int expDataSN = task.read ? pdus.size() : task.r2tSN();
+                int expDataSN = task.read ? pdus : task.r2tSN();
                 io.send(new ScsiResponse(ScsiResponse.RESPONSE_COMMAND_COMPLETED, status, ResidualFlag.NONE, flag,
                         task.itt, 0, io.nextStatSN(), io.expCmdSN(), io.maxCmdSN(), expDataSN, 0, residual,
                         senseSegment));
@@ -330,6 +328,13 @@ final class TaskEngine {
         io.send(new ScsiResponse(ScsiResponse.RESPONSE_COMMAND_COMPLETED, reason.status().code(), ResidualFlag.NONE,
                 ResidualFlag.NONE, itt, 0, io.nextStatSN(), io.expCmdSN(), io.maxCmdSN(), 0, 0, 0,
                 ScsiResponse.senseSegment(sense)));
+    }
+
+    /** Forgets {@code task} (still the one its ITT names: a command reusing a live ITT is rejected). */
+    private void removeTask(ScsiTask task) {
+        if (tasks.get(task.itt) == task) {
+            tasks.remove(task.itt);
+        }
     }
 
     /** Aborts the tasks that match (§11.5: no response is sent for them); returns how many. */

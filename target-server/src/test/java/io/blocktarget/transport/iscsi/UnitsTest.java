@@ -151,6 +151,28 @@ class UnitsTest {
     }
 
     @Test
+    void dataInOfOneSegmentCarriesTheBufferItselfAndAShorterOneASlice() {
+        ScsiTask task = new ScsiTask(9, 0, 4096, true, false, null, 0, ScsiTask.UnsolicitedPhase.ENDED,
+                ScsiTask.State.MACHINE.newCounters());
+        OperationalParameters p = new OperationalParameters(Digest.NONE, Digest.NONE, 8192, 8192, 8192, true, true, 1);
+        ByteBuf data = Unpooled.wrappedBuffer(new byte[4096]);
+        List<DataIn> sent = new java.util.ArrayList<>();
+        int n = DataInSegmenter.send(task, data, 4096, p, 0, ResidualFlag.NONE, 0, new FixedSequence(), sent::add);
+        assertThat(n).isOne();
+        assertThat(sent.getFirst().data()).isSameAs(data);   // no slice object per read (issue 31)
+        assertThat(data.refCnt()).isEqualTo(2);
+        sent.getFirst().release();
+        // EDTL below the data: a slice of the first 1000 bytes, the residual reported by the caller
+        n = DataInSegmenter.send(task, data, 1000, p, 0, ResidualFlag.NONE, 0, new FixedSequence(), sent::add);
+        assertThat(n).isOne();
+        assertThat(sent.getLast().data()).isNotSameAs(data);
+        assertThat(sent.getLast().data().readableBytes()).isEqualTo(1000);
+        sent.getLast().release();
+        data.release();
+        assertThat(data.refCnt()).isZero();
+    }
+
+    @Test
     void sendTargetsReplacesWildcardsAndBracketsIpv6() {
         InetSocketAddress v4 = new InetSocketAddress("10.1.2.3", 3260);
         InetSocketAddress v6 = new InetSocketAddress("::1", 3260);
