@@ -6,7 +6,9 @@
 // Prints: the bytes allocated (sum of jdk.ObjectAllocationSample weights, JFR's estimate of all allocation) per I/O
 // by all threads and by the event loops; the GC cycles; the TOP allocation sites of the event loops (class and
 // three frames) with their share and bytes per I/O; the TOP methods the event loops were sampled in
-// (jdk.ExecutionSample, top frame) and the TOP methods on the stack (inclusive).
+// (jdk.ExecutionSample, top frame) and the TOP methods on the stack (inclusive); the JIT's activity in the measured
+// run: compilations (count, C2 ones, their summed duration, which takes the pinned core from the event loop) and
+// deoptimizations by reason and site (each one sends a method back to be compiled again).
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
 import jdk.jfr.consumer.RecordedStackTrace;
@@ -33,6 +35,10 @@ public class JfrTop {
         long allocLoops = 0;
         int samples = 0;
         Set<Long> gcs = new HashSet<>();
+        int compilations = 0;
+        int c2 = 0;
+        long compileMillis = 0;
+        Map<String, Integer> deopts = new HashMap<>();
         // jdk.ThreadAllocationStatistics: each thread's bytes allocated so far (exact), once a second
         Map<String, long[]> allocatedRange = new HashMap<>();
         for (RecordedEvent e : RecordingFile.readAllEvents(file)) {
@@ -66,6 +72,16 @@ public class JfrTop {
                     }
                 }
                 case "jdk.GarbageCollection" -> gcs.add(e.getLong("gcId"));
+                case "jdk.Compilation" -> {
+                    compilations++;
+                    compileMillis += e.getDuration().toMillis();
+                    if (e.getInt("compileLevel") == 4) {
+                        c2++;
+                    }
+                }
+                case "jdk.Deoptimization" -> deopts.merge(e.getString("reason") + " " + e.getString("instruction")
+                        + " in " + method(e.getStackTrace() != null && !e.getStackTrace().getFrames().isEmpty()
+                        ? e.getStackTrace().getFrames().get(0) : null), 1, Integer::sum);
                 case "jdk.ThreadAllocationStatistics" -> {
                     if (isEventLoop(e.getThread("thread"))) {
                         long bytes = e.getLong("allocated");
@@ -90,6 +106,12 @@ public class JfrTop {
         print(selfSamples, n, top);
         System.out.println("on the stack (inclusive):");
         print(inclusiveSamples, n, top);
+        int deoptTotal = deopts.values().stream().mapToInt(Integer::intValue).sum();
+        System.out.printf("jit: compilations=%d (c2 %d) compile_ms=%d deoptimizations=%d (jdk.Compilation is recorded "
+                + "only with a threshold of 0 ms, as bench/profile sets it)%n", compilations, c2, compileMillis,
+                deoptTotal);
+        deopts.entrySet().stream().sorted(Map.Entry.<String, Integer>comparingByValue().reversed()).limit(top)
+                .forEach(en -> System.out.printf("  %5d  %s%n", en.getValue(), en.getKey()));
     }
 
     private static boolean isEventLoop(RecordedThread t) {
@@ -114,6 +136,9 @@ public class JfrTop {
     }
 
     private static String method(RecordedFrame f) {
+        if (f == null) {
+            return "?";
+        }
         String type = f.getMethod().getType().getName();
         return type.substring(type.lastIndexOf('.') + 1) + "." + f.getMethod().getName();
     }
