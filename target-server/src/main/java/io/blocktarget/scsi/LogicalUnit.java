@@ -213,18 +213,15 @@ final class LogicalUnit {
 
     private void dispatch(Task task) {
         ItNexus nexus = task.nexus();
-        pathsChanged();   // before firstContact: a nexus new to the unit meets POWER ON only
-        unitAttentions.firstContact(nexus);
+        pathsChanged();   // before the nexus is admitted: a nexus new to the unit meets POWER ON only
         int opcode = task.command().cdb().isReadable()
                 ? task.command().cdb().getUnsignedByte(task.command().cdb().readerIndex()) : -1;
         // SAM-5 §5.14: INQUIRY, REPORT LUNS and REQUEST SENSE neither report nor clear a unit attention
         // (REQUEST SENSE returns it as its parameter data instead).
-        if (opcode != 0x12 && opcode != 0xA0 && opcode != 0x03) {
-            Optional<SenseReason> attention = unitAttentions.take(nexus);
-            if (attention.isPresent()) {
-                task.fail(attention.get());
-                return;
-            }
+        SenseReason attention = unitAttentions.admit(nexus, opcode != 0x12 && opcode != 0xA0 && opcode != 0x03);
+        if (attention != null) {
+            task.fail(attention);
+            return;
         }
         if (task.command().attribute() == TaskAttribute.ACA) {
             // SAM-5 §8.9.3: we report NORMACA = 0, so there is never an ACA condition to serve; LIO

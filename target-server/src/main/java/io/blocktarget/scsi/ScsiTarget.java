@@ -31,9 +31,19 @@ public final class ScsiTarget implements ScsiTargetDevice {
     }
 
     /** The inventory at one moment: LUN → unit, and the LUNs ascending for REPORT LUNS. */
-    private record Inventory(NavigableMap<Long, Mounted> units, List<Long> luns) {
+    private record Inventory(NavigableMap<Long, Mounted> units, List<Long> luns, Mounted[] dense) {
+        /** LUNs below this are also found by index in {@link #dense} (every command looks its unit up). */
+        static final int DENSE_LUNS = 256;
+
         static Inventory of(TreeMap<Long, Mounted> map) {
-            return new Inventory(Collections.unmodifiableNavigableMap(map), List.copyOf(map.keySet()));
+            Mounted[] dense = new Mounted[map.isEmpty() ? 0 : (int) Math.min(DENSE_LUNS, map.lastKey() + 1)];
+            map.headMap((long) dense.length).forEach((lun, m) -> dense[lun.intValue()] = m);
+            return new Inventory(Collections.unmodifiableNavigableMap(map), List.copyOf(map.keySet()), dense);
+        }
+
+        /** The unit at {@code lun}, or null: by index below {@link #DENSE_LUNS}, the map above. */
+        Mounted unit(long lun) {
+            return lun >= 0 && lun < dense.length ? dense[(int) lun] : lun < DENSE_LUNS ? null : units.get(lun);
         }
     }
 
@@ -65,7 +75,7 @@ public final class ScsiTarget implements ScsiTargetDevice {
 
     @Override
     public void execute(ScsiCommand command, ScsiCompletion done) {
-        Mounted mounted = inventory.units().get(command.lun());
+        Mounted mounted = inventory.unit(command.lun());
         if (mounted == null) {
             noLogicalUnit.execute(command, done);
             return;

@@ -39,12 +39,21 @@ final class UnitAttentions {
     /** Lost nexuses, oldest first; each has its queue in {@link #pending}. */
     private final LinkedHashSet<ItNexus> lost = new LinkedHashSet<>();
 
-    /** Registers the nexus on its first command (queueing POWER ON / RESET); nothing on later ones. */
-    synchronized void firstContact(ItNexus nexus) {
-        pending.computeIfAbsent(nexus, n -> new ArrayDeque<>(List.of(SenseReason.POWER_ON_RESET)));
+    /**
+     * A command arrived from the nexus: registers it on its first command (queueing POWER ON / RESET) and, when
+     * {@code report} (every command but INQUIRY, REPORT LUNS and REQUEST SENSE), takes its oldest condition as
+     * {@link #take} does — one lock and one lookup, as every command asks. Returns the condition to report, or null.
+     */
+    synchronized SenseReason admit(ItNexus nexus, boolean report) {
+        Deque<SenseReason> queue = pending.get(nexus);
+        if (queue == null) {
+            queue = new ArrayDeque<>(List.of(SenseReason.POWER_ON_RESET));
+            pending.put(nexus, queue);
+        }
         if (!lost.isEmpty()) {
             lost.remove(nexus); // it is back
         }
+        return report ? queue.pollFirst() : null;
     }
 
     /** Takes the oldest condition pending for the nexus: it is reported once, then cleared. */

@@ -162,8 +162,37 @@ public enum ScsiOpcode {
     /** values() clones its array on every call; this is parsed once per CDB. */
     private static final ScsiOpcode[] VALUES = values();
 
+    /**
+     * By operation code, for the codes none of whose commands has a service action: the answer of {@link #of} for any
+     * service action, ready made (null for the other codes). The device server asks once per command; a scan of
+     * every constant was a visible share of an iSCSI read (issue 31).
+     */
+    private static final Optional<ScsiOpcode>[] PLAIN = plainTable();
+
+    @SuppressWarnings("unchecked")
+    private static Optional<ScsiOpcode>[] plainTable() {
+        Optional<ScsiOpcode>[] table = new Optional[256];
+        for (int code = 0; code < 256; code++) {
+            Optional<ScsiOpcode> found = Optional.empty();
+            boolean plain = true;
+            for (ScsiOpcode op : VALUES) {
+                if (op.code == code) {
+                    plain &= op.serviceAction < 0;
+                    if (found.isEmpty()) {
+                        found = Optional.of(op);
+                    }
+                }
+            }
+            table[code] = plain ? found : null;
+        }
+        return table;
+    }
+
     /** The command for an operation code and service action ({@code serviceAction} ignored when the code has none). */
     public static Optional<ScsiOpcode> of(int code, int serviceAction) {
+        if (code >= 0 && code < PLAIN.length && PLAIN[code] != null) {
+            return PLAIN[code];
+        }
         for (ScsiOpcode op : VALUES) {
             if (op.code == code && (op.serviceAction < 0 || op.serviceAction == serviceAction)) {
                 return Optional.of(op);

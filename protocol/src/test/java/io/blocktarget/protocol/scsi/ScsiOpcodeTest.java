@@ -52,4 +52,23 @@ class ScsiOpcodeTest {
         ScsiOpcode.READ_10.cdbUsageData()[1] = 0;
         assertThat(ScsiOpcode.READ_10.cdbUsageData()[1]).isEqualTo((byte) 0xF8);
     }
+
+    /** of() answers from a table for codes without service actions: the same as a scan of every constant. */
+    @Test
+    void ofMatchesAScanOfEveryConstantForEveryCodeAndServiceAction() {
+        for (int code = -1; code <= 256; code++) {
+            for (int sa = -1; sa < 32; sa++) {
+                Optional<ScsiOpcode> scan = Optional.empty();
+                for (ScsiOpcode op : ScsiOpcode.values()) {
+                    if (op.code() == code && (op.serviceAction() < 0 || op.serviceAction() == sa)) {
+                        scan = Optional.of(op);
+                        break;
+                    }
+                }
+                assertThat(ScsiOpcode.of(code, sa)).as("code %d service action %d", code, sa).isEqualTo(scan);
+            }
+        }
+        assertThat(ScsiOpcode.of(0x28, -1)).contains(ScsiOpcode.READ_10);
+        assertThat(ScsiOpcode.of(0x9E, 0x10)).contains(ScsiOpcode.READ_CAPACITY_16);
+    }
 }
