@@ -9,7 +9,6 @@ import io.blocktarget.transport.tcp.StreamTuning;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
-import io.netty.handler.flush.FlushConsolidationHandler;
 import io.vertx.core.Vertx;
 import io.vertx.core.internal.net.NetSocketInternal;
 import io.vertx.core.net.NetSocket;
@@ -91,19 +90,16 @@ public final class NvmeTcpTransport {
                 ? NvmeTcpConnection.PortKind.DISCOVERY_ONLY : NvmeTcpConnection.PortKind.ALL_SUBSYSTEMS, decoder,
                 cidReuse, errorLog);
         // PduSender decides when NVMe/TCP PDUs are flushed (end of a read burst, or every few completions within
-        // one); the handler stays, by name, as a pass-through (flush after 1 flush, none held outside reads)
-        FlushConsolidationHandler flush = new FlushConsolidationHandler(1, false);
+        // one): no FlushConsolidationHandler, whose pass-through was a pipeline hop on every read and every flush
         if (beforeHandler == null) {
-            pipeline.addLast("nvmetcp-flush", flush).addLast("nvmetcp-decoder", decoder)
-                    .addLast("nvmetcp-connection", connection);
+            pipeline.addLast("nvmetcp-decoder", decoder).addLast("nvmetcp-connection", connection);
         } else {
-            pipeline.addBefore(beforeHandler, "nvmetcp-flush", flush)
-                    .addBefore(beforeHandler, "nvmetcp-decoder", decoder)
+            pipeline.addBefore(beforeHandler, "nvmetcp-decoder", decoder)
                     .addBefore(beforeHandler, "nvmetcp-connection", connection);
         }
         if (target.tlsOffered()) {
             // NVMe/TCP §3.6: TLS comes first on the socket; a plain connection's first byte removes the handler again
-            pipeline.addBefore("nvmetcp-flush", "nvmetcp-tls", new TlsHandler(target::tlsPsk, connection::tlsEstablished,
+            pipeline.addBefore("nvmetcp-decoder", "nvmetcp-tls", new TlsHandler(target::tlsPsk, connection::tlsEstablished,
                     errorLog));
         }
         Channel channel = pipeline.channel();

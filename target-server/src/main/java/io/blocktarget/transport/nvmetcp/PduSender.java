@@ -28,8 +28,8 @@ import io.netty.channel.ChannelHandlerContext;
  * {@link #FLUSH_AFTER_BYTES} bytes, so the host gets the first completions of a long burst while the rest are still
  * being executed (a host that refills its queue as completions arrive overlaps its work with ours instead of
  * waiting for the whole burst). Outside a read (completions hopping back from a file backend) one flush is
- * scheduled on the event loop, so the completions of one loop turn share it. This replaces the pipeline's
- * FlushConsolidationHandler for NVMe/TCP, which the transport installs as a pass-through.
+ * scheduled on the event loop, so the completions of one loop turn share it. This is NVMe/TCP's whole flush policy:
+ * its pipeline has no FlushConsolidationHandler.
  */
 final class PduSender {
     private static final System.Logger LOG = System.getLogger("blocktarget.nvmetcp");
