@@ -33,6 +33,7 @@ public final class IscsiTransport {
     private static final Logger LOG = System.getLogger("blocktarget.iscsi");
     static final String DECODER_NAME = "iscsi-framing";
     private static final String FLUSH_NAME = "iscsi-flush";
+    private static final String DISPATCH_NAME = "iscsi-dispatch";
 
     /**
      * Target name → device, and the settings (CHAP per target): replaced by {@link #targets(Collection, Map)} when
@@ -85,7 +86,10 @@ public final class IscsiTransport {
         ctx.pipeline().addBefore("handler", DECODER_NAME, decoder);
         IscsiConnection connection = new IscsiConnection(this, new VertxPort(internal, ctx), decoder, portalGroupTag);
         connections.add(connection);
-        internal.messageHandler(connection::onMessage);
+        // PDUs go from the decoder to the connection in the pipeline, as NVMe/TCP's do: through Vert.x's socket they
+        // paid its inbound queue and context dispatch per PDU. Vert.x still sees close and exceptions.
+        ctx.pipeline().addBefore("handler", DISPATCH_NAME, new Dispatch(connection));
+        internal.messageHandler(connection::onMessage);   // nothing reaches it now; kept should a message pass
         internal.closeHandler(v -> connection.closed());
         internal.exceptionHandler(e -> connection.fatal("socket error: " + e));
     }
@@ -301,6 +305,20 @@ public final class IscsiTransport {
 
     int connectionCount() {
         return connections.size();
+    }
+
+    /** Hands every decoded PDU (or frame error) to its connection, on the event loop; nothing goes further. */
+    private static final class Dispatch extends io.netty.channel.ChannelInboundHandlerAdapter {
+        private final IscsiConnection connection;
+
+        Dispatch(IscsiConnection connection) {
+            this.connection = connection;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object message) {
+            connection.onMessage(message);
+        }
     }
 
     /** Adapts a Vert.x socket: frames go out through {@code writeMessage}, without a copy through Buffer. */
