@@ -11,7 +11,7 @@ import io.netty.util.collection.IntObjectHashMap;
  * §10.7-10.8). Its data-out bookkeeping changes only through its own methods, which check each Data-Out against it.
  * Confined to the connection's event loop.
  */
-final class ScsiTask {
+final class ScsiTask implements io.blocktarget.scsi.ScsiCompletion {
     /** Lifecycle of a task. */
     enum State {
         /** Waiting for write data (immediate / unsolicited / solicited). */
@@ -80,6 +80,8 @@ final class ScsiTask {
     /** The connection's task counters: {@link #state} changes only through {@link State#MACHINE}. */
     private final StateCounters<State> counters;
     private State state;
+    /** The engine that executes this task: the device server's completion comes back through the task itself. */
+    private TaskEngine engine;
     private UnsolicitedPhase unsolicited;
     private long received;
     private long nextR2TOffset;
@@ -121,6 +123,16 @@ final class ScsiTask {
 
     byte[] cdb() {
         return cdb;
+    }
+
+    void executedBy(TaskEngine by) {
+        engine = by;
+    }
+
+    /** The device server's completion (any thread): the task is its own callback, no lambda per command. */
+    @Override
+    public void complete(io.blocktarget.scsi.ScsiResponse response) {
+        engine.completion(this, response);
     }
 
     io.blocktarget.scsi.TaskAttribute attribute() {

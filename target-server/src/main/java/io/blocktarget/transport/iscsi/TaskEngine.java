@@ -250,16 +250,20 @@ final class TaskEngine {
         io.blocktarget.scsi.ScsiCommand command = new io.blocktarget.scsi.ScsiCommand(nexus, task.lun,
                 Unpooled.wrappedBuffer(task.cdb()), task.attribute(), Integer.toUnsignedLong(task.itt), task.edtl,
                 task.dataOut(), io);
+        task.executedBy(this);
         try {
-            target.execute(command, response -> {
-                if (io.executor().inEventLoop()) {
-                    completed(task, response);
-                } else {
-                    io.executor().execute(() -> completed(task, response));
-                }
-            });
+            target.execute(command, task);
         } catch (RuntimeException e) {
             io.fatal("device server threw for ITT 0x" + Integer.toHexString(task.itt) + ": " + e);
+        }
+    }
+
+    /** {@code task}'s response from the device server, on whichever thread completed it: on to the event loop. */
+    void completion(ScsiTask task, io.blocktarget.scsi.ScsiResponse response) {
+        if (io.executor().inEventLoop()) {
+            completed(task, response);
+        } else {
+            io.executor().execute(() -> completed(task, response));
         }
     }
 
