@@ -125,7 +125,7 @@ class LinuxHarnessesIT {
 
     /**
      * The part of fstests' quick group a VM run can afford (the whole group is most of a day per configuration
-     * under TCG; these take about 20 minutes per configuration): the quick tests that move data through the block
+     * under TCG; these take 10 to 12 minutes per configuration): the quick tests that move data through the block
      * device in the ways a block size changes — buffered, direct, AIO and mmap I/O, fsx with direct I/O,
      * preallocation, punch / zero range, SEEK_DATA / HOLE — plus fsstress and an XFS growfs.
      */
@@ -134,7 +134,7 @@ class LinuxHarnessesIT {
             "generic/263", "generic/286", "generic/391", "generic/436", "generic/450", "generic/465", "generic/469",
             "generic/568", "xfs/078");
 
-    /** {@link #FSTESTS_BLOCK_SIZE} on XFS at 16 KiB and 4 KiB over both protocols (about 1.5 hours under TCG). */
+    /** {@link #FSTESTS_BLOCK_SIZE} on XFS at 16 KiB and 4 KiB over both protocols (45 minutes under TCG). */
     @Test
     @Tag("stress")
     void fstestsBlockSize() throws Exception {
