@@ -14,7 +14,8 @@ import java.util.function.Consumer;
  * Cuts read data into Data-In PDUs (RFC 7143 §11.7): each data segment at most the initiator's
  * MaxRecvDataSegmentLength, the F bit at the end of every MaxBurstLength sequence and on the last PDU,
  * DataSN counting from 0, and — when {@code status} ≥ 0 — the status and residual in the last PDU (S bit,
- * phase collapse §11.7.4). Each PDU holds a retained slice of {@code data}; the caller still releases it.
+ * phase collapse §11.7.4). Each PDU holds a retained slice of {@code data} (or {@code data} itself, retained, when
+ * it carries all of it); the caller still releases it.
  */
 final class DataInSegmenter {
     /** The status of nearly every Data-In that carries one (GOOD): one instance rather than one per read. */

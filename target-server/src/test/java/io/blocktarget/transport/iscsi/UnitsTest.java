@@ -127,10 +127,15 @@ class UnitsTest {
                 io.blocktarget.scsi.TaskAttribute.values());
     }
 
+    /** A READ task (ITT 9, LUN 0) of {@code edtl} bytes whose data-in is being cut. */
+    private static ScsiTask readTask(long edtl) {
+        return new ScsiTask(9, 0, edtl, true, false, null, 0, ScsiTask.UnsolicitedPhase.ENDED,
+                ScsiTask.State.MACHINE.newCounters());
+    }
+
     @Test
     void dataInIsCutBySegmentAndBurstWithStatusOnlyInTheLast() {
-        ScsiTask task = new ScsiTask(9, 0, 20000, true, false, null, 0, ScsiTask.UnsolicitedPhase.ENDED,
-                ScsiTask.State.MACHINE.newCounters());
+        ScsiTask task = readTask(20000);
         OperationalParameters p = new OperationalParameters(Digest.NONE, Digest.NONE, 4096, 10000, 4096, true, true, 1);
         ByteBuf data = Unpooled.wrappedBuffer(new byte[20000]);
         FixedSequence io = new FixedSequence();
@@ -152,8 +157,7 @@ class UnitsTest {
 
     @Test
     void dataInOfOneSegmentCarriesTheBufferItselfAndAShorterOneASlice() {
-        ScsiTask task = new ScsiTask(9, 0, 4096, true, false, null, 0, ScsiTask.UnsolicitedPhase.ENDED,
-                ScsiTask.State.MACHINE.newCounters());
+        ScsiTask task = readTask(4096);
         OperationalParameters p = new OperationalParameters(Digest.NONE, Digest.NONE, 8192, 8192, 8192, true, true, 1);
         ByteBuf data = Unpooled.wrappedBuffer(new byte[4096]);
         List<DataIn> sent = new java.util.ArrayList<>();
