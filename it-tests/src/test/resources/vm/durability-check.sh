@@ -136,7 +136,10 @@ check discovery sendtargets $? "$(wc -l </tmp/disc.out) records"
 for n in $LUNS; do
   case "$n" in
     iscsi-*) timeout 120 iscsiadm -m node -T "$IQN_PREFIX$n" -p 127.0.0.1:3260 --login >/tmp/a.out 2>&1 ;;
-    *) timeout 120 nvme connect -t tcp -a 127.0.0.1 -s 4420 -n "$NQN_PREFIX$n" --nr-io-queues=1 >/tmp/a.out 2>&1 ;;
+    # keep-alive 60 s, not 5: the target runs in this TCG guest too, beside 7 other LUNs' writers, and a pass-through
+    # command fails at once (no retry) if a late Keep Alive resets the controller
+    *) timeout 120 nvme connect -t tcp -a 127.0.0.1 -s 4420 -n "$NQN_PREFIX$n" --nr-io-queues=1 --keep-alive-tmo=60 \
+         >/tmp/a.out 2>&1 ;;
   esac
   check "$n" attach $? "$(tr '\n' ' ' </tmp/a.out | cut -c1-160)"
 done
@@ -160,7 +163,7 @@ write_block() {
   if [ "$1" = iscsi ]; then
     if [ "$5" = 1 ]; then b1=08; else b1=00; fi
     # shellcheck disable=SC2046 # be32 yields four CDB bytes
-    sg_raw -s 4096 -i "/tmp/blk-$3" "/dev/$2" 2a $b1 $(be32 "$4") 00 00 01 00 >"/tmp/w-$3.out" 2>&1
+    sg_raw -t 120 -s 4096 -i "/tmp/blk-$3" "/dev/$2" 2a $b1 $(be32 "$4") 00 00 01 00 >"/tmp/w-$3.out" 2>&1
   elif [ "$5" = 1 ]; then
     nvme write "/dev/$2" -s "$4" -c 0 -z 4096 -d "/tmp/blk-$3" -f >"/tmp/w-$3.out" 2>&1
   else

@@ -110,6 +110,34 @@ fi
 [ -n "${BLKTESTS_NVME:-}" ] && ! command -v sudo >/dev/null && printf '#!/bin/sh\nexec "$@"\n' > /usr/bin/sudo \
   && chmod 755 /usr/bin/sudo
 
+# blktests' connect helper waits for the namespaces only through the local nvmet configfs, which the hook never fills
+# (common/nvme _nvme_ns_ready), so after "udevadm settle" it checks the namespaces (nvme/004, 008: _check_uuid)
+# whether the kernel's namespace scan has added them yet or not. Under TCG the scan can take more than that second:
+# settle here also waits (up to 10 s) until every live NVMe controller but a discovery one shows a namespace.
+if [ -n "${BLKTESTS_NVME:-}" ]; then
+  mkdir -p /usr/local/bin
+  cat > /usr/local/bin/udevadm <<'SETTLE'
+#!/bin/sh
+/usr/bin/udevadm "$@"; rc=$?
+[ "${1:-}" = settle ] || exit $rc
+n=50
+while [ $n -gt 0 ]; do
+  waiting=0
+  for c in /sys/class/nvme/nvme*; do
+    [ "$(cat "$c/state" 2>/dev/null)" = live ] || continue
+    case "$(cat "$c/subsysnqn" 2>/dev/null)" in *discovery*) continue ;; esac
+    ls -d "$c"/nvme*n* >/dev/null 2>&1 || waiting=1
+  done
+  [ $waiting = 0 ] && break
+  n=$((n - 1)); sleep 0.2
+done
+/usr/bin/udevadm settle
+exit $rc
+SETTLE
+  chmod 755 /usr/local/bin/udevadm
+  export PATH="/usr/local/bin:$PATH"   # before /usr/bin, where the stand-in is
+fi
+
 # The harnesses run from the guest's RAM (the share is 9p: slow for thousands of small script reads).
 [ -n "${BLKTESTS_NVME:-}${BLKTESTS_SCSI:-}" ] && cp -a /share/blktests /tmp/blktests
 [ -n "${FSTESTS_SECTIONS:-}" ] && cp -a /share/xfstests /tmp/xfstests

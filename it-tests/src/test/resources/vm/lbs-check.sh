@@ -17,9 +17,7 @@ IQN_PREFIX="${IQN_PREFIX:-iqn.2026-11.io.blocktarget:}"; NQN_PREFIX="${NQN_PREFI
 PORTAL="$TARGET_ADDR:$ISCSI_PORT"
 echo "# kernel $(uname -r) proto $PROTO names ${NAMES:-}"
 
-check() { # name what rc [detail]
-  if [ "$3" = 0 ]; then echo "CHECK $1 $2 OK ${4:-}"; else echo "CHECK $1 $2 FAIL ${4:-}"; fi
-}
+#@include guest-lib.sh
 
 # --- attach ----------------------------------------------------------------------
 iscsi_login() { # name [digest]
@@ -58,6 +56,10 @@ nvme_dev() { # name -> /dev/nvmeXnY
 }
 attach() { if [ "$PROTO" = iscsi ]; then iscsi_login "$@"; else nvme_connect "$@"; fi; }
 device() { if [ "$PROTO" = iscsi ]; then iscsi_dev "$1"; else nvme_dev "$1"; fi; }
+has_device() { [ -n "$(device "$1")" ]; }
+# await_device NAME: its block device once the kernel has one, up to 60 s: login / connect return before the scan
+# (iscsid's, sd's probe, the NVMe namespace scan) has added the disk, which under TCG can take seconds
+await_device() { until_ok 60 has_device "$1"; device "$1"; }
 
 if [ "$PROTO" = iscsi ]; then
   timeout 60 iscsiadm -m discovery -t sendtargets -p "$PORTAL" >/tmp/disc.out 2>&1
@@ -71,7 +73,6 @@ else
   grep -E 'subnqn:|traddr:|trsvcid:' /tmp/disc.out | sed 's/^/# discovered: /'
 fi
 for n in ${NAMES:-}; do attach "$n"; done
-sleep 2
 
 # --- per disk ----------------------------------------------------------------------
 fs_check() { # name fs dev mkfs-args...
@@ -117,7 +118,7 @@ id_check() { # name dev lbs size: nvme id-ctrl / id-ns fields as Linux's own too
   check "$1" id-ns $? "nsze=$nsze lbads=$lbads npwg=$npwg nawupf=$nawupf"
 }
 for n in ${NAMES:-}; do
-  dev=$(device "$n")
+  dev=$(await_device "$n")
   [ -n "$dev" ] || { check "$n" device 1 "no block device"; continue; }
   d=${dev#/dev/}
   lbs=$(cat "/sys/block/$d/queue/logical_block_size"); pbs=$(cat "/sys/block/$d/queue/physical_block_size")
@@ -141,8 +142,8 @@ if [ "$PROTO" = nvme ] && [ "${RECONNECT:-0}" = 1 ]; then
     head -c 1048576 /dev/urandom > /tmp/r; want=$(md5sum </tmp/r | cut -d' ' -f1)
     dd if=/tmp/r of="$dev" bs=1048576 count=1 oflag=direct 2>/dev/null
     nvme disconnect -n "$NQN_PREFIX$n" >/dev/null 2>&1; sleep 1
-    nvme_connect "$n" >/dev/null; sleep 2
-    dev=$(device "$n"); got=$(dd if="$dev" bs=1048576 count=1 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)
+    nvme_connect "$n" >/dev/null
+    dev=$(await_device "$n"); got=$(dd if="$dev" bs=1048576 count=1 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)
     [ -n "$dev" ] && [ "$got" = "$want" ]; check "$n" reconnect-data $? "$want"
   done
 fi
@@ -161,8 +162,12 @@ if [ -n "${DIGEST_NAME:-}" ]; then
   fi
   sleep 1
   if attach "$DIGEST_NAME" digest; then
-    sleep 2; dev=$(device "$DIGEST_NAME")
-    [ -n "$dev" ] && fio_verify "$DIGEST_NAME-digest" "$dev" "$(cat "/sys/block/${dev#/dev/}/queue/logical_block_size")"
+    dev=$(await_device "$DIGEST_NAME")
+    if [ -n "$dev" ]; then
+      fio_verify "$DIGEST_NAME-digest" "$dev" "$(cat "/sys/block/${dev#/dev/}/queue/logical_block_size")"
+    else
+      check "$DIGEST_NAME-digest" device 1 "no block device"
+    fi
   fi
 fi
 dmesg | grep -E "BUG:|Oops|Call Trace|I/O error|[Uu]nsupported sector size|XFS .*(error|corrupt)|EXT4-fs error|nvme.*(error|fail)|iscsi.*(error|fail)|detected conn error" \

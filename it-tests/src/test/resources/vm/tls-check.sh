@@ -24,6 +24,8 @@ until_ok() { n=$(( $1 * 5 )); shift; while [ "$n" -gt 0 ]; do "$@" >/dev/null 2>
 HOST="nqn.2014-08.org.nvmexpress:uuid:7a1c2f3a-3b1d-4c8e-9a55-1a2b3c4d5e70"
 modprobe nvme-tcp 2>/dev/null
 modprobe tls 2>/dev/null
+# each queue's handshake goes through tlshd (a fork and GnuTLS, under TCG): 60 s for it, not the module's 10
+echo 60 > /sys/module/nvme_tcp/parameters/tls_handshake_timeout 2>/dev/null
 nvme version | head -1 | sed 's/^/# /'
 echo "# $(tlshd --version 2>&1 | head -1)"
 

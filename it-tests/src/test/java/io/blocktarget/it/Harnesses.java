@@ -221,11 +221,29 @@ final class Harnesses {
             String cond = conditions.getOrDefault(key, "");
             String detail = status == Status.FAILED
                     ? "reason: " + kv.getOrDefault("reason", kv.getOrDefault("status", "no status"))
-                            + " (" + ServerProcess.REPO.relativize(file) + ")"
+                            + " (" + ServerProcess.REPO.relativize(file) + ")" + failureFiles(file)
                     : String.join("; ", printed.getOrDefault(key, List.of()));
             results.add(new Result(phase.name(), test + (cond.isEmpty() ? "" : " (" + cond + ")"), status, detail));
         }
         return results;
+    }
+
+    /**
+     * What blktests kept of a failed test beside its result file (the output diff {@code .out.bad}, the test's own log
+     * {@code .full}), the last lines of each: a CI log then says why without the run's directory.
+     */
+    static String failureFiles(Path resultFile) throws IOException {
+        StringBuilder b = new StringBuilder();
+        for (String suffix : List.of(".out.bad", ".full", ".dmesg")) {
+            Path f = resultFile.resolveSibling(resultFile.getFileName() + suffix);
+            if (Files.isRegularFile(f)) {
+                List<String> lines = Files.readAllLines(f, StandardCharsets.ISO_8859_1);
+                b.append("\n    ").append(f.getFileName()).append(" (last lines):");
+                lines.subList(Math.max(0, lines.size() - 15), lines.size())
+                        .forEach(l -> b.append("\n      ").append(l));
+            }
+        }
+        return b.toString();
     }
 
     /** The tests an expunge file names ("group/NNN  # reason"), with their reasons, in file order. */

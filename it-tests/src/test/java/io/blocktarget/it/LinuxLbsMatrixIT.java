@@ -73,23 +73,25 @@ class LinuxLbsMatrixIT {
             assertThat(disk.sizeBytes()).as(lun.name() + " size").isEqualTo(lun.size());
             String fs = lun.logicalBlockSize() <= 32768 ? "xfs-checksum" : "ext4-checksum";
             for (String what : List.of("fio-verify-bs" + lun.logicalBlockSize(), "fio-verify-bs131072", fs)) {
-                assertThat(report.checks()).as(lun.name() + " " + what)
+                assertThat(report.checks()).as(lun.name() + " " + what + "\n" + report.output())
                         .anyMatch(c -> c.name().equals(lun.name()) && c.what().equals(what) && c.ok());
             }
         }
-        assertThat(report.checks()).anyMatch(c -> c.name().equals("ram-4k-digest") && c.ok());
-        assertThat(report.perf()).hasSize(2).allMatch(p -> p.iops() > 0);
+        assertThat(report.checks()).as("ram-4k-digest\n" + report.output())
+                .anyMatch(c -> c.name().equals("ram-4k-digest") && c.ok());
+        assertThat(report.perf()).as(report.output()).hasSize(2).allMatch(p -> p.iops() > 0);
     }
 
     private static void assertOldKernelBehaviour(String proto, GuestReport report, String attachCheck) {
         for (LunConfig lun : MATRIX) {
-            assertThat(report.checks()).as(lun.name() + " " + attachCheck)
+            assertThat(report.checks()).as(lun.name() + " " + attachCheck + "\n" + report.output())
                     .anyMatch(c -> c.name().equals(lun.name()) && c.what().equals(attachCheck) && c.ok());
             if (lun.logicalBlockSize() <= 4096) {
-                GuestReport.Disk disk = report.disk(lun.name()).orElseThrow();
-                assertThat(disk.logical()).isEqualTo(lun.logicalBlockSize());
-                assertThat(disk.physical()).isEqualTo(shownPhysical(proto, lun));
-                assertThat(disk.sizeBytes()).isEqualTo(lun.size());
+                GuestReport.Disk disk = report.disk(lun.name()).orElseThrow(
+                        () -> new AssertionError("no disk for " + lun.name() + "\n" + report.output()));
+                assertThat(disk.logical()).as(lun.name() + " logical").isEqualTo(lun.logicalBlockSize());
+                assertThat(disk.physical()).as(lun.name() + " physical").isEqualTo(shownPhysical(proto, lun));
+                assertThat(disk.sizeBytes()).as(lun.name() + " size").isEqualTo(lun.size());
             } else {
                 // Linux 6.1 refuses logical blocks > 4 KiB: the disk shows 0 bytes (or no block device at all)
                 report.disk(lun.name()).ifPresent(d -> assertThat(d.sizeBytes()).as(lun.name()).isZero());
