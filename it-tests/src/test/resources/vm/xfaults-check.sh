@@ -4,7 +4,7 @@
 # these rules in its LUN file, each hitting the first read of its LBA only:
 #   drop-iscsi  LBA 5000  drop-connection     (open-iscsi: conn error, relogin, sd retries the read)
 #   drop-nvme   LBA 5100  drop-connection     (nvme-tcp: error recovery, reconnect, the read is retried)
-#   logout      LBA 5200  async-logout 5 s    (AsyncEvent 1: iscsid logs out and logs in again)
+#   logout      LBA 5200  async-logout 30 s   (AsyncEvent 1: iscsid logs out and logs in again)
 #   hdgst-iscsi LBA 5300  corrupt-digest header   ddgst-iscsi LBA 5400 corrupt-digest data
 #   hdgst-nvme  LBA 5500  corrupt-digest header   ddgst-nvme  LBA 5600 corrupt-digest data
 # Both sessions log in with header and data digests on (CRC32C / -g -G). After each fault the read must succeed,

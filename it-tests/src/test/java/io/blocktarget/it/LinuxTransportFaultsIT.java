@@ -41,7 +41,7 @@ class LinuxTransportFaultsIT {
                 faults:
                   - { id: drop-iscsi, ops: [read], lba: 5000, trigger: first, count: 1, action: drop-connection }
                   - { id: drop-nvme, ops: [read], lba: 5100, trigger: first, count: 1, action: drop-connection }
-                  - { id: logout, ops: [read], lba: 5200, trigger: first, count: 1, action: async-logout, logout-within: 5 }
+                  - { id: logout, ops: [read], lba: 5200, trigger: first, count: 1, action: async-logout, logout-within: 30 }
                   - { id: hdgst-iscsi, ops: [read], lba: 5300, trigger: first, count: 1, action: corrupt-digest, digest: header }
                   - { id: ddgst-iscsi, ops: [read], lba: 5400, trigger: first, count: 1, action: corrupt-digest, digest: data }
                   - { id: hdgst-nvme, ops: [read], lba: 5500, trigger: first, count: 1, action: corrupt-digest, digest: header }
@@ -73,7 +73,8 @@ class LinuxTransportFaultsIT {
                         "sd-kernel-saw-digest-error", "sd-read-after-data-digest", "nvme-read-after-header-digest",
                         "nvme-kernel-saw-header-digest", "nvme-read-after-data-digest",
                         "nvme-kernel-saw-data-digest")) {
-                    assertThat(report.checks()).as(what).anyMatch(c -> c.what().equals(what) && c.ok());
+                    assertThat(report.checks()).as(what + "\n" + report.output())
+                            .anyMatch(c -> c.what().equals(what) && c.ok());
                 }
                 // the target's side: each fault happened once, and the initiator answered the Async Message
                 assertThat(log).contains("fault rule drop-iscsi: connection dropped")
