@@ -108,7 +108,7 @@ class LinuxAuthIT {
                     ctrlKey.substring(10, 40), keyA.substring(10, 40), keyB.substring(10, 40),
                     ctrlB.substring(10, 40), "discovery-secret-1");
             server.terminate();
-            assertThat(server.awaitExit(Duration.ofSeconds(60))).isZero();
+            assertThat(server.awaitExit(Duration.ofSeconds(60))).as(String.join("\n", server.stderr())).isZero();
         }
     }
 }

@@ -75,7 +75,8 @@ class LinuxFaultsIT {
                         "nvme-read-after-recovery", "nvme-waited-for-the-timeout", "nvme-io-resumes",
                         "sd-fio-verify-fails", "nvme-fio-verify-fails", "sd-fio-verify-ok-outside",
                         "nvme-fio-verify-ok-outside")) {
-                    assertThat(report.checks()).as(what).anyMatch(c -> c.what().equals(what) && c.ok());
+                    assertThat(report.checks()).as(what + "\n" + report.output())
+                            .anyMatch(c -> c.what().equals(what) && c.ok());
                 }
                 String list = String.join("\n", out);
                 // every rule was hit; none holds a command any more (each held one was released by the recovery)

@@ -87,7 +87,8 @@ class LinuxKnobsIT {
                         "iscsi-session-kept", "nvme-controller-kept", "nvme-max-hw-sectors-changed",
                         "nvme-id-ctrl-mdts-changed", "nvme-rotational-after-reconnect",
                         "iscsi-max-burst-length-changed")) {
-                    assertThat(report.checks()).as(what).anyMatch(c -> c.what().equals(what) && c.ok());
+                    assertThat(report.checks()).as(what + "\n" + report.output())
+                            .anyMatch(c -> c.what().equals(what) && c.ok());
                 }
                 assertThat(server.stderr()).anyMatch(l -> l.contains("LUN knob retuned"));
             }

@@ -346,7 +346,8 @@ class LinuxMultipathIT {
                 "sendtargets-lists-portal-b", "disk-per-portal", "two-alua-groups", "multipathd-sees-both",
                 "16k-both", "host-done", "nvme-ran-until-stopped", "nvme-no-errors", "nvme-did-io",
                 "dm-ran-until-stopped", "dm-no-errors", "dm-did-io", "ana-after", "a-active-again")) {
-            assertThat(report.checks()).as(what).anyMatch(c -> c.what().equals(what) && c.ok());
+            assertThat(report.checks()).as(what + "\n" + report.output())
+                    .anyMatch(c -> c.what().equals(what) && c.ok());
         }
     }
 

@@ -85,7 +85,8 @@ class LinuxStallFaultsIT {
                         "nvme-kernel-saw-io-timeout", "nvme-kernel-reconnected", "sd-reads-on-during-nvme-stall",
                         "nvme-io-resumes", "nvme-kernel-saw-keep-alive-fail", "sd-unaffected-by-keep-alive-stall",
                         "nvme-controller-live", "nvme-io-after-keep-alive-stall", "nvme-keep-alive-answered-after")) {
-                    assertThat(report.checks()).as(what).anyMatch(c -> c.what().equals(what) && c.ok());
+                    assertThat(report.checks()).as(what + "\n" + report.output())
+                            .anyMatch(c -> c.what().equals(what) && c.ok());
                 }
                 // the target's side: the stalls began as the rules say; the stalled iSCSI connection was gone
                 // before iscsid's new login succeeded — Linux resets its end when the ping times out (the target

@@ -70,7 +70,7 @@ class LinuxTlsIT {
             assertThat(String.join("\n", server.stderr())).contains("TLS 1.3 with the PSK of " + SUB)
                     .doesNotContain(key.substring(16, 50));
             server.terminate();
-            assertThat(server.awaitExit(Duration.ofSeconds(60))).isZero();
+            assertThat(server.awaitExit(Duration.ofSeconds(60))).as(String.join("\n", server.stderr())).isZero();
         }
     }
 }
