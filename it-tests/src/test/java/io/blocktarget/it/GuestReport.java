@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 /**
  * The machine-readable lines of the guest script {@code vm/lbs-check.sh}: DISK, CHECK and PERF.
  */
@@ -47,6 +49,18 @@ record GuestReport(List<Disk> disks, List<Check> checks, List<Perf> perf, String
 
     Optional<Disk> disk(String name) {
         return disks.stream().filter(d -> d.name().equals(name)).findFirst();
+    }
+
+    /** The disk the guest reported as {@code name}; fails, with the guest's whole output, when it reported none. */
+    Disk requireDisk(String name) {
+        return disk(name).orElseThrow(() -> new AssertionError("no disk " + name + "\n" + output));
+    }
+
+    /** Fails, with the guest's whole output, unless a CHECK of each of {@code whats} (of any name) passed. */
+    void assertPassed(String... whats) {
+        for (String what : whats) {
+            assertThat(checks).as(what + "\n" + output).anyMatch(c -> c.what().equals(what) && c.ok());
+        }
     }
 
     List<Check> failures() {

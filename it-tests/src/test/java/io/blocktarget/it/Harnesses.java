@@ -230,7 +230,8 @@ final class Harnesses {
 
     /**
      * What blktests kept of a failed test beside its result file (the output diff {@code .out.bad}, the test's own log
-     * {@code .full}), the last lines of each: a CI log then says why without the run's directory.
+     * {@code .full}, the kernel log {@code .dmesg}), the last lines of each: a CI log then says why without the run's
+     * directory.
      */
     static String failureFiles(Path resultFile) throws IOException {
         StringBuilder b = new StringBuilder();

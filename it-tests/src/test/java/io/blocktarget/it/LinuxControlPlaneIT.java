@@ -68,15 +68,10 @@ class LinuxControlPlaneIT {
                         String.join("\n", server.stderr())).isZero();
                 assertThat(report.failures()).as(report.output() + "\nserver log:\n" + String.join("\n", server.stderr()))
                         .isEmpty();
-                for (String what : List.of("nvme-ns-appeared", "sd-lun-appeared", "same-bytes-both-protocols",
-                        "nvme-resized", "sd-resized", "data-kept-after-resize", "nvme-ns-removed", "sd-io-refused")) {
-                    assertThat(report.checks()).as(what + "\n" + report.output())
-                            .anyMatch(c -> c.what().equals(what) && c.ok());
-                }
+                report.assertPassed("nvme-ns-appeared", "sd-lun-appeared", "same-bytes-both-protocols",
+                        "nvme-resized", "sd-resized", "data-kept-after-resize", "nvme-ns-removed", "sd-io-refused");
                 assertThat(report.checks()).anyMatch(c -> c.what().equals("untouched-lun-works") && c.ok());
-                assertThat(report.disk("ctl-2-nvme")
-                        .orElseThrow(() -> new AssertionError("no disk ctl-2-nvme\n" + report.output()))
-                        .logical()).isEqualTo(16384);
+                assertThat(report.requireDisk("ctl-2-nvme").logical()).isEqualTo(16384);
             }
             server.terminate();
             assertThat(server.awaitExit(Duration.ofSeconds(60))).as(String.join("\n", server.stderr())).isZero();

@@ -66,8 +66,7 @@ class LinuxLbsMatrixIT {
     private static void assertFullMatrix(String proto, GuestReport report) {
         assertThat(report.failures()).as(report.output()).isEmpty();
         for (LunConfig lun : MATRIX) {
-            GuestReport.Disk disk = report.disk(lun.name()).orElseThrow(
-                    () -> new AssertionError("no disk for " + lun.name() + "\n" + report.output()));
+            GuestReport.Disk disk = report.requireDisk(lun.name());
             assertThat(disk.logical()).as(lun.name() + " logical").isEqualTo(lun.logicalBlockSize());
             assertThat(disk.physical()).as(lun.name() + " physical").isEqualTo(shownPhysical(proto, lun));
             assertThat(disk.sizeBytes()).as(lun.name() + " size").isEqualTo(lun.size());
@@ -87,8 +86,7 @@ class LinuxLbsMatrixIT {
             assertThat(report.checks()).as(lun.name() + " " + attachCheck + "\n" + report.output())
                     .anyMatch(c -> c.name().equals(lun.name()) && c.what().equals(attachCheck) && c.ok());
             if (lun.logicalBlockSize() <= 4096) {
-                GuestReport.Disk disk = report.disk(lun.name()).orElseThrow(
-                        () -> new AssertionError("no disk for " + lun.name() + "\n" + report.output()));
+                GuestReport.Disk disk = report.requireDisk(lun.name());
                 assertThat(disk.logical()).as(lun.name() + " logical").isEqualTo(lun.logicalBlockSize());
                 assertThat(disk.physical()).as(lun.name() + " physical").isEqualTo(shownPhysical(proto, lun));
                 assertThat(disk.sizeBytes()).as(lun.name() + " size").isEqualTo(lun.size());

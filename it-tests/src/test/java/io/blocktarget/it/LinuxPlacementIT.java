@@ -106,10 +106,7 @@ class LinuxPlacementIT {
                     .isZero();
             assertThat(faulted.getJsonArray("handles").getJsonObject(0).getLong("host-bytes")).as("default placement")
                     .isEqualTo((1L << 20) + 2 * 4096);   // the hinted 1 MiB and one block per protocol
-            for (String what : List.of("nvme-fdp-configs", "nvme-fdp-usage", "nvme-fdp-stats", "nvme-fdp-status")) {
-                assertThat(report.checks()).as(what + "\n" + report.output())
-                        .anyMatch(c -> c.what().equals(what) && c.ok());
-            }
+            report.assertPassed("nvme-fdp-configs", "nvme-fdp-usage", "nvme-fdp-stats", "nvme-fdp-status");
             // sd: write_hint short (2) and extreme (5) became GROUP NUMBER 2 and 5, whole
             JsonArray groups = hinted.getJsonArray("streams");   // GROUP NUMBER 1..streams-1
             assertThat(groups.getJsonObject(1).getLong("host-bytes")).as("GROUP NUMBER 2").isEqualTo(1L << 20);

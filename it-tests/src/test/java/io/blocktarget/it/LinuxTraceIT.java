@@ -71,12 +71,8 @@ class LinuxTraceIT {
                 followed = follow.stdout();
             }
             assertThat(report.failures()).as(report.output()).isEmpty();
-            assertThat(report.disk("tr-iscsi")
-                    .orElseThrow(() -> new AssertionError("no disk tr-iscsi\n" + report.output()))
-                    .logical()).isEqualTo(LBS);
-            assertThat(report.disk("tr-nvme")
-                    .orElseThrow(() -> new AssertionError("no disk tr-nvme\n" + report.output()))
-                    .logical()).isEqualTo(LBS);
+            assertThat(report.requireDisk("tr-iscsi").logical()).isEqualTo(LBS);
+            assertThat(report.requireDisk("tr-nvme").logical()).isEqualTo(LBS);
 
             List<JsonObject> records;
             JsonObject stats;
