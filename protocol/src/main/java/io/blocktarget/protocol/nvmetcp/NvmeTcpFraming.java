@@ -59,23 +59,28 @@ public record NvmeTcpFraming(NvmeTcpPduType.Sender peer, Phase phase, PduOptions
         if (buf.readableBytes() < NvmeTcpHeader.SIZE) {
             return -1;
         }
-        NvmeTcpHeader ch = NvmeTcpHeader.peek(buf);
-        // not orElseThrow: its lambda would capture ch, and ch, once escaped, is allocated for every PDU
-        NvmeTcpPduType type = NvmeTcpPduType.of(ch.type()).orElse(null);
+        // the fields, not an NvmeTcpHeader: the record escaped into the checks below and cost an allocation per PDU
+        int i = buf.readerIndex();
+        int typeCode = buf.getUnsignedByte(i + NvmeTcpHeader.OFFSET_TYPE);
+        int flags = buf.getUnsignedByte(i + NvmeTcpHeader.OFFSET_FLAGS);
+        int hlen = buf.getUnsignedByte(i + NvmeTcpHeader.OFFSET_HLEN);
+        int pdo = buf.getUnsignedByte(i + NvmeTcpHeader.OFFSET_PDO);
+        long plen = buf.getUnsignedIntLE(i + NvmeTcpHeader.OFFSET_PLEN);
+        NvmeTcpPduType type = NvmeTcpPduType.of(typeCode).orElse(null);
         if (type == null) {
-            throw NvmeTcpProtocolException.headerField(NvmeTcpHeader.OFFSET_TYPE, "unknown PDU type " + ch.type());
+            throw NvmeTcpProtocolException.headerField(NvmeTcpHeader.OFFSET_TYPE, "unknown PDU type " + typeCode);
         }
         if (type.sender() != peer) {
             throw NvmeTcpProtocolException.headerField(NvmeTcpHeader.OFFSET_TYPE, type + " is not sent by a " + peer);
         }
         checkSequence(type);
-        if (ch.hlen() != type.hlen()) {
+        if (hlen != type.hlen()) {
             throw NvmeTcpProtocolException.headerField(NvmeTcpHeader.OFFSET_HLEN,
-                    "HLEN " + ch.hlen() + " for " + type + ", expected " + type.hlen());
+                    "HLEN " + hlen + " for " + type + ", expected " + type.hlen());
         }
-        checkFlags(type, ch);
-        long plen = type.isTermReq() ? termReqLength(ch) : dataPduLength(type, ch);
-        return (int) plen;
+        checkFlags(type, flags);
+        long length = type.isTermReq() ? termReqLength(hlen, plen) : dataPduLength(type, flags, pdo, plen);
+        return (int) length;
     }
 
     private void checkSequence(NvmeTcpPduType type) throws NvmeTcpProtocolException {
@@ -91,59 +96,63 @@ public record NvmeTcpFraming(NvmeTcpPduType.Sender peer, Phase phase, PduOptions
         }
     }
 
-    private void checkFlags(NvmeTcpPduType type, NvmeTcpHeader ch) throws NvmeTcpProtocolException {
-        boolean hdgstf = ch.has(NvmeTcpHeader.FLAG_HDGSTF);
+    private static boolean has(int flags, int flag) {
+        return (flags & flag) != 0;
+    }
+
+    private void checkFlags(NvmeTcpPduType type, int flags) throws NvmeTcpProtocolException {
+        boolean hdgstf = has(flags, NvmeTcpHeader.FLAG_HDGSTF);
         if (!type.digestible()) {
-            if (hdgstf || ch.has(NvmeTcpHeader.FLAG_DDGSTF)) {
+            if (hdgstf || has(flags, NvmeTcpHeader.FLAG_DDGSTF)) {
                 throw NvmeTcpProtocolException.headerField(NvmeTcpHeader.OFFSET_FLAGS, "digest flag on " + type);
             }
         } else if (hdgstf != options.headerDigest()) {
             throw NvmeTcpProtocolException.headerField(NvmeTcpHeader.OFFSET_FLAGS,
                     "HDGSTF " + hdgstf + " but header digest negotiated " + options.headerDigest());
         }
-        if (type == NvmeTcpPduType.C2H_DATA && ch.has(NvmeTcpHeader.FLAG_SUCCESS)
-                && !ch.has(NvmeTcpHeader.FLAG_LAST_PDU)) {
+        if (type == NvmeTcpPduType.C2H_DATA && has(flags, NvmeTcpHeader.FLAG_SUCCESS)
+                && !has(flags, NvmeTcpHeader.FLAG_LAST_PDU)) {
             // §3.6.2.8: SUCCESS is only allowed on the last C2HData of a command
             throw NvmeTcpProtocolException.headerField(NvmeTcpHeader.OFFSET_FLAGS, "SUCCESS without LAST_PDU");
         }
     }
 
-    private static long termReqLength(NvmeTcpHeader ch) throws NvmeTcpProtocolException {
-        if (ch.plen() < ch.hlen() || ch.plen() > MAX_TERM_REQ_PLEN) {
-            throw NvmeTcpProtocolException.headerField(NvmeTcpHeader.OFFSET_PLEN, "TermReq PLEN " + ch.plen());
+    private static long termReqLength(int hlen, long plen) throws NvmeTcpProtocolException {
+        if (plen < hlen || plen > MAX_TERM_REQ_PLEN) {
+            throw NvmeTcpProtocolException.headerField(NvmeTcpHeader.OFFSET_PLEN, "TermReq PLEN " + plen);
         }
-        return ch.plen();
+        return plen;
     }
 
-    private long dataPduLength(NvmeTcpPduType type, NvmeTcpHeader ch) throws NvmeTcpProtocolException {
+    private long dataPduLength(NvmeTcpPduType type, int flags, int pdo, long plen) throws NvmeTcpProtocolException {
         int headerEnd = type.hlen() + (type.digestible() ? options.headerDigestLength() : 0);
-        boolean ddgstf = ch.has(NvmeTcpHeader.FLAG_DDGSTF);
+        boolean ddgstf = has(flags, NvmeTcpHeader.FLAG_DDGSTF);
         boolean dataRequired = type == NvmeTcpPduType.H2C_DATA || type == NvmeTcpPduType.C2H_DATA;
-        if (!type.carriesData() || ch.pdo() == 0 && !dataRequired) {
-            if (ch.pdo() != 0) {
-                throw NvmeTcpProtocolException.headerField(NvmeTcpHeader.OFFSET_PDO, "PDO " + ch.pdo() + " on " + type);
+        if (!type.carriesData() || pdo == 0 && !dataRequired) {
+            if (pdo != 0) {
+                throw NvmeTcpProtocolException.headerField(NvmeTcpHeader.OFFSET_PDO, "PDO " + pdo + " on " + type);
             }
             if (ddgstf) {
                 throw NvmeTcpProtocolException.headerField(NvmeTcpHeader.OFFSET_FLAGS, "DDGSTF without data");
             }
-            if (ch.plen() != headerEnd) {
+            if (plen != headerEnd) {
                 throw NvmeTcpProtocolException.headerField(NvmeTcpHeader.OFFSET_PLEN,
-                        "PLEN " + ch.plen() + " for " + type + " without data, expected " + headerEnd);
+                        "PLEN " + plen + " for " + type + " without data, expected " + headerEnd);
             }
-            return ch.plen();
+            return plen;
         }
-        if (ch.pdo() < headerEnd || ch.pdo() % options.alignment() != 0) {
+        if (pdo < headerEnd || pdo % options.alignment() != 0) {
             throw NvmeTcpProtocolException.headerField(NvmeTcpHeader.OFFSET_PDO,
-                    "PDO " + ch.pdo() + " with header end " + headerEnd + " and alignment " + options.alignment());
+                    "PDO " + pdo + " with header end " + headerEnd + " and alignment " + options.alignment());
         }
         if (ddgstf != options.dataDigest()) {
             throw NvmeTcpProtocolException.headerField(NvmeTcpHeader.OFFSET_FLAGS,
                     "DDGSTF " + ddgstf + " but data digest negotiated " + options.dataDigest());
         }
-        long dataLength = ch.plen() - ch.pdo() - options.dataDigestLength();
+        long dataLength = plen - pdo - options.dataDigestLength();
         if (dataLength <= 0) {
             throw NvmeTcpProtocolException.headerField(NvmeTcpHeader.OFFSET_PLEN,
-                    "PLEN " + ch.plen() + " leaves no data after PDO " + ch.pdo());
+                    "PLEN " + plen + " leaves no data after PDO " + pdo);
         }
         if (type == NvmeTcpPduType.CAPSULE_CMD && dataLength > maxInCapsuleData) {
             throw NvmeTcpProtocolException.headerField(NvmeTcpHeader.OFFSET_PLEN,
@@ -153,6 +162,6 @@ public record NvmeTcpFraming(NvmeTcpPduType.Sender peer, Phase phase, PduOptions
             throw NvmeTcpProtocolException.of(NvmeTcpFatalError.DATA_TRANSFER_LIMIT_EXCEEDED,
                     type + " data " + dataLength + " > " + maxData);
         }
-        return ch.plen();
+        return plen;
     }
 }
