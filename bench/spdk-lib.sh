@@ -1,0 +1,26 @@
+# shellcheck shell=bash
+# bench/spdk-lib.sh — SPDK as a peer target and as a client, shared by bench/spdk-ab and bench/profile (sourced;
+# ROOT is the repository). Needs root: hugepages.
+
+# Builds SPDK offline from ../shared/third-party if it is not built yet (SPDK_DIR [/tmp/spdk], set to where it is),
+# reserves 2048 hugepages of 2 MiB if fewer are and mounts /dev/hugepages if it is not.
+spdk_prepare() {
+  SPDK_DIR=$("$ROOT/../shared/peers/spdk-build.sh" "${SPDK_DIR:-/tmp/spdk}" | tail -n1)
+  if [ "$(cat /proc/sys/vm/nr_hugepages)" -lt 2048 ]; then echo 2048 >/proc/sys/vm/nr_hugepages; fi
+  mountpoint -q /dev/hugepages || { mkdir -p /dev/hugepages; mount -t hugetlbfs nodev /dev/hugepages; }
+}
+
+# spdk_perf OUT TRID RW BYTES QD SECONDS: one spdk_nvme_perf run on CPU 1 (latency histogram on), its output in OUT.
+spdk_perf() {
+  taskset -c 1 "$SPDK_DIR/build/bin/spdk_nvme_perf" -c 0x2 -q "$5" -o "$4" -w "$3" -t "$6" -L -s 1024 -i 7 \
+    -r "$2" >"$1" 2>&1
+}
+
+# spdk_perf_summary OUT: "IOPS MiB/s p50 p99 p99.9 mean" of a spdk_nvme_perf output (latencies in µs).
+spdk_perf_summary() {
+  awk '/^Total *:/ { iops = $3; mibps = $4; mean = $5 }
+       /^Summary latency data/ { s = 1 }
+       s && /50.00000%/ { p50 = $3 } s && /99.00000%/ { p99 = $3 } s && /99.90000%/ { p999 = $3 }
+       END { sub(/us$/, "", p50); sub(/us$/, "", p99); sub(/us$/, "", p999)
+             printf "%s %s %s %s %s %s\n", iops, mibps, p50, p99, p999, mean }' "$1"
+}
