@@ -66,6 +66,7 @@ public record NvmeTcpFraming(NvmeTcpPduType.Sender peer, Phase phase, PduOptions
         int hlen = buf.getUnsignedByte(i + NvmeTcpHeader.OFFSET_HLEN);
         int pdo = buf.getUnsignedByte(i + NvmeTcpHeader.OFFSET_PDO);
         long plen = buf.getUnsignedIntLE(i + NvmeTcpHeader.OFFSET_PLEN);
+        // not orElseThrow: its lambda, capturing typeCode, would be allocated for every PDU
         NvmeTcpPduType type = NvmeTcpPduType.of(typeCode).orElse(null);
         if (type == null) {
             throw NvmeTcpProtocolException.headerField(NvmeTcpHeader.OFFSET_TYPE, "unknown PDU type " + typeCode);
@@ -96,22 +97,18 @@ public record NvmeTcpFraming(NvmeTcpPduType.Sender peer, Phase phase, PduOptions
         }
     }
 
-    private static boolean has(int flags, int flag) {
-        return (flags & flag) != 0;
-    }
-
     private void checkFlags(NvmeTcpPduType type, int flags) throws NvmeTcpProtocolException {
-        boolean hdgstf = has(flags, NvmeTcpHeader.FLAG_HDGSTF);
+        boolean hdgstf = NvmeTcpHeader.has(flags, NvmeTcpHeader.FLAG_HDGSTF);
         if (!type.digestible()) {
-            if (hdgstf || has(flags, NvmeTcpHeader.FLAG_DDGSTF)) {
+            if (hdgstf || NvmeTcpHeader.has(flags, NvmeTcpHeader.FLAG_DDGSTF)) {
                 throw NvmeTcpProtocolException.headerField(NvmeTcpHeader.OFFSET_FLAGS, "digest flag on " + type);
             }
         } else if (hdgstf != options.headerDigest()) {
             throw NvmeTcpProtocolException.headerField(NvmeTcpHeader.OFFSET_FLAGS,
                     "HDGSTF " + hdgstf + " but header digest negotiated " + options.headerDigest());
         }
-        if (type == NvmeTcpPduType.C2H_DATA && has(flags, NvmeTcpHeader.FLAG_SUCCESS)
-                && !has(flags, NvmeTcpHeader.FLAG_LAST_PDU)) {
+        if (type == NvmeTcpPduType.C2H_DATA && NvmeTcpHeader.has(flags, NvmeTcpHeader.FLAG_SUCCESS)
+                && !NvmeTcpHeader.has(flags, NvmeTcpHeader.FLAG_LAST_PDU)) {
             // §3.6.2.8: SUCCESS is only allowed on the last C2HData of a command
             throw NvmeTcpProtocolException.headerField(NvmeTcpHeader.OFFSET_FLAGS, "SUCCESS without LAST_PDU");
         }
@@ -126,7 +123,7 @@ public record NvmeTcpFraming(NvmeTcpPduType.Sender peer, Phase phase, PduOptions
 
     private long dataPduLength(NvmeTcpPduType type, int flags, int pdo, long plen) throws NvmeTcpProtocolException {
         int headerEnd = type.hlen() + (type.digestible() ? options.headerDigestLength() : 0);
-        boolean ddgstf = has(flags, NvmeTcpHeader.FLAG_DDGSTF);
+        boolean ddgstf = NvmeTcpHeader.has(flags, NvmeTcpHeader.FLAG_DDGSTF);
         boolean dataRequired = type == NvmeTcpPduType.H2C_DATA || type == NvmeTcpPduType.C2H_DATA;
         if (!type.carriesData() || pdo == 0 && !dataRequired) {
             if (pdo != 0) {

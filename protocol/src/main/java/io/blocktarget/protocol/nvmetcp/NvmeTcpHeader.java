@@ -40,6 +40,11 @@ public record NvmeTcpHeader(int type, int flags, int hlen, int pdo, long plen) {
     }
 
     public boolean has(int flag) {
+        return has(flags, flag);
+    }
+
+    /** Whether FLAGS value {@code flags} has {@code flag} set (for a reader of the fields without the record). */
+    public static boolean has(int flags, int flag) {
         return (flags & flag) != 0;
     }
 }
