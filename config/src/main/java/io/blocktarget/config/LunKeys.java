@@ -131,7 +131,8 @@ public final class LunKeys {
             .defaultText("4096 when the logical block size is 512 (512e, like most disks), else the logical block size")
             .rule(REPLACE)
             .doc("the block the medium writes at once, at least the logical block size (SCSI LOGICAL BLOCKS PER"
-                    + " PHYSICAL BLOCK EXPONENT; NVMe NPWG / NAWUPF: Linux physical_block_size, minimum_io_size)")
+                    + " PHYSICAL BLOCK EXPONENT; NVMe NPWG / NAWUPF: Linux physical_block_size, minimum_io_size); on"
+                    + " ram also the unit memory is allocated in (at least 64 KiB), on transparent huge pages from 2 MiB")
             .example("16KiB");
     public static final Key<Boolean> READ_ONLY = Key.value("read-only", ValueType.BOOLEAN).defaults(false, "false")
             .rule(REPLACE)

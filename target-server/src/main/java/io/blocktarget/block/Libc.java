@@ -22,6 +22,8 @@ public final class Libc {
     public static final int ENOSPC = 28;
     public static final int EOPNOTSUPP = 95;
     public static final int EDQUOT = 122;
+    /** madvise(2): back the range with transparent huge pages where the kernel can (THP "madvise" or "always"). */
+    public static final int MADV_HUGEPAGE = 14;
 
     private static final int O_WRONLY = 01;
     private static final int O_CLOEXEC = 02000000;
@@ -38,6 +40,8 @@ public final class Libc {
     private static final MethodHandle ALIGNED_ALLOC = downcall("aligned_alloc",
             FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
     private static final MethodHandle FREE = downcall("free", FunctionDescriptor.ofVoid(ValueLayout.ADDRESS));
+    private static final MethodHandle MADVISE = downcall("madvise",
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
     private static final MethodHandle OPEN = downcall("open",
             FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT),
             Linker.Option.firstVariadicArg(2), CAPTURE_ERRNO);
@@ -88,6 +92,18 @@ public final class Libc {
     public static void free(MemorySegment memory) {
         try {
             FREE.invokeExact(memory);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * madvise(memory, its size, advice); returns 0, or -1 when the kernel refused (a hint: callers go on either way).
+     * The range must start on a page.
+     */
+    public static int madvise(MemorySegment memory, int advice) {
+        try {
+            return (int) MADVISE.invokeExact(memory, memory.byteSize(), advice);
         } catch (Throwable t) {
             throw rethrow(t);
         }

@@ -108,6 +108,34 @@ class RamBlockDeviceTest {
     }
 
     @Test
+    void chunksOfAHugePageOrMoreAreAlignedToOneAndReadAsZerosWhereNotWritten() throws Exception {
+        int pbs = RamBlockDevice.HUGE_PAGE;
+        int blocks = pbs / 4096;
+        try (RamBlockDevice device = new RamBlockDevice("r", new BlockGeometry(4096, pbs, 4L * blocks), false, budget)) {
+            for (int round = 0; round < 3; round++) {   // freed and allocated again (the allocator may reuse the memory)
+                Io.write(device, 0, Io.pattern(round, pbs));          // chunk 0, whole: not zeroed
+                Io.write(device, blocks + 1, Io.pattern(round, 4096)); // chunk 1, one block: the rest must read as zeros
+                long[] address = new long[2];
+                for (int c = 0; c < 2; c++) {
+                    int chunk = c;
+                    device.read((long) c * blocks, 1, (data, failure) -> {
+                        address[chunk] = data.memoryAddress();
+                        data.release();
+                    });
+                }
+                assertThat(address[0] % pbs).as("chunk 0 address").isZero();
+                assertThat(address[1] % pbs).as("chunk 1 address").isZero();
+                byte[] expected = new byte[pbs];
+                System.arraycopy(Io.pattern(round, 4096), 0, expected, 4096, 4096);
+                assertThat(Io.read(device, blocks, blocks)).isEqualTo(expected);
+                assertThat(Io.read(device, 0, blocks)).isEqualTo(Io.pattern(round, pbs));
+                Io.unmap(device, 0, 2L * blocks);
+                assertThat(budget.used()).isZero();
+            }
+        }
+    }
+
+    @Test
     void unmapFreesWholeChunksAndZerosPartialOnes() throws Exception {
         try (RamBlockDevice device = new RamBlockDevice("r", new BlockGeometry(4096, 4096, 64), false, budget)) {
             Io.write(device, 0, Io.pattern(7, 64 * 4096));   // 4 chunks of 16 blocks
