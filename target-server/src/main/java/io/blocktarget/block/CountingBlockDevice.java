@@ -8,8 +8,8 @@ import java.util.Objects;
 /**
  * A {@link BlockDevice} that counts what its delegate does into the LUN's {@link LunStats} (DESIGN §10: per-LUN
  * metrics). Wrapped around every backend where the server opens it; everything else passes straight through.
- * Per operation: one {@code nanoTime} at submission and one at completion, a few {@code LongAdder} adds, and the
- * completion wrapper.
+ * Per operation: one {@code nanoTime} at submission and one at completion, a few plain adds into the completing
+ * thread's shard ({@link ShardedCounters}), and the completion wrapper.
  */
 public final class CountingBlockDevice extends ForwardingBlockDevice {
     private final LunStats stats;

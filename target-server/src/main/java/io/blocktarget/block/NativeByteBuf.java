@@ -18,11 +18,14 @@ public final class NativeByteBuf extends UnpooledDirectByteBuf {
     private static final Runnable NOTHING = () -> { };
 
     private final MemorySegment memory;
+    /** {@code memory.address()}: each slice written to a socket asks for it; the segment is one more object to miss. */
+    private final long address;
     private final Runnable onFree;
 
     private NativeByteBuf(MemorySegment memory, Runnable onFree) {
         super(UnpooledByteBufAllocator.DEFAULT, memory.asByteBuffer(), Math.toIntExact(memory.byteSize()));
         this.memory = memory;
+        this.address = memory.address();
         this.onFree = onFree;
     }
 
@@ -55,7 +58,7 @@ public final class NativeByteBuf extends UnpooledDirectByteBuf {
     @Override
     public long memoryAddress() {
         ensureAccessible();
-        return memory.address();
+        return address;
     }
 
     /** The native memory, for bulk operations that want a {@link MemorySegment}. */

@@ -1,22 +1,14 @@
 package io.blocktarget.block.lun;
 
-import io.netty.util.concurrent.FastThreadLocal;
-
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.util.ArrayList;
-import java.util.List;
+import io.blocktarget.block.ShardedCounters;
 
 /**
  * What the command sets did with one LUN, end to end: from a command's arrival at the SCSI logical unit / NVMe
  * namespace (after the in-flight count admitted it) to its completion being handed back to the transport — fault
  * delays, range-lock waits and the backend included. Always on, so it must cost next to nothing: {@link #record} adds
- * into the recording thread's own shard (an event loop, a backend worker) with plain (opaque) stores — no atomic
- * instruction, no lock, no allocation (issue 27: atomics per command cost a few per cent at 4 KiB) — and the latency
- * bucket is found with one {@code numberOfLeadingZeros}, one table read and at most three compares. Read by
- * {@code /metrics}, {@code GET /v1/stats} and {@code blocktarget top}, which sum the shards when asked (a reader sees
- * each count untorn, at most a moment late); the shard of a thread that ended is folded into the rest by the next
- * read, so thread churn leaves nothing behind.
+ * into {@link ShardedCounters} (the recording thread's own shard: no atomic instruction, no lock, no allocation) and
+ * the latency bucket is found with one {@code numberOfLeadingZeros}, one table read and at most three compares. Read
+ * by {@code /metrics}, {@code GET /v1/stats} and {@code blocktarget top}, which sum the shards when asked.
  *
  * <p>Counted per protocol and opcode class: commands, errors (any status other than GOOD / CONDITION MET, or than
  * NVMe Successful Completion), bytes moved by successful reads and writes, and the sum of latencies (whose rate is
@@ -98,66 +90,14 @@ public final class CommandStats {
     private static final int LATENCY_SUM = BYTES_WRITTEN + PROTOCOLS;
     private static final int HISTOGRAM = LATENCY_SUM + PROTOCOLS;
     private static final int SHARD_LENGTH = HISTOGRAM + PROTOCOLS * (BOUNDS + 1);
-    private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(long[].class);
 
-    /** One thread's counts: written by that thread only, read by any. Static: it must not keep the stats alive. */
-    private static final class Shard {
-        final Thread owner = Thread.currentThread();
-        final long[] counts = new long[SHARD_LENGTH];
-
-        void add(int slot, long delta) {
-            SLOT.setOpaque(counts, slot, counts[slot] + delta);
-        }
-
-        long get(int slot) {
-            return (long) SLOT.getOpaque(counts, slot);
-        }
-    }
-
-    /**
-     * The calling thread's shard. Netty's FastThreadLocal: on an event loop (a FastThreadLocalThread) one array read
-     * by a fixed index, where a ThreadLocal hashes into the thread's map and dereferences a weak key — JFR put 24 %
-     * of an iSCSI event loop's samples in {@code ThreadLocalMap.getEntry} here. Other threads take Netty's fallback,
-     * a ThreadLocal. Each instance holds one index for the life of the process (Netty never reuses them): a LUN
-     * created costs each recording thread one array slot, 8 bytes.
-     */
-    private final FastThreadLocal<Shard> local = new FastThreadLocal<>() {
-        @Override
-        protected Shard initialValue() {
-            return newShard();
-        }
-    };
-    /** The live threads' shards; guarded by this object's monitor (a new thread registers once). */
-    private final List<Shard> shards = new ArrayList<>();
-    /** The counts of threads that ended, folded in by a read; guarded by this object's monitor. */
-    private final long[] retired = new long[SHARD_LENGTH];
+    private final ShardedCounters counts = new ShardedCounters(SHARD_LENGTH);
 
     public CommandStats() {
     }
 
-    private synchronized Shard newShard() {
-        Shard shard = new Shard();
-        shards.add(shard);
-        return shard;
-    }
-
-    /** Sum of one slot over every shard; folds the shards of threads that ended into {@link #retired} first. */
-    private synchronized long sum(int slot) {
-        long total = retired[slot];
-        for (int k = shards.size() - 1; k >= 0; k--) {
-            Shard shard = shards.get(k);
-            // JLS §17.4.5: a thread's actions happen-before another thread sees it terminated (isAlive false)
-            if (!shard.owner.isAlive()) {
-                for (int i = 0; i < SHARD_LENGTH; i++) {
-                    retired[i] += shard.counts[i];
-                }
-                shards.remove(k);
-                total += shard.counts[slot];
-            } else {
-                total += shard.get(slot);
-            }
-        }
-        return total;
+    private long sum(int slot) {
+        return counts.sum(slot);
     }
 
     /**
@@ -168,19 +108,19 @@ public final class CommandStats {
      * @param ok    whether it completed successfully
      */
     public void record(Protocol protocol, OpClass opClass, long nanos, long bytes, boolean ok) {
-        Shard shard = local.get();
+        long[] local = counts.local();
         int p = protocol.ordinal();
         int i = p * CLASSES + opClass.ordinal();
-        shard.add(COMMANDS + i, 1);
+        ShardedCounters.add(local, COMMANDS + i, 1);
         long n = Math.max(0, nanos);
-        shard.add(LATENCY_SUM + p, n);
-        shard.add(HISTOGRAM + p * (BOUNDS + 1) + bucket(n), 1);
+        ShardedCounters.add(local, LATENCY_SUM + p, n);
+        ShardedCounters.add(local, HISTOGRAM + p * (BOUNDS + 1) + bucket(n), 1);
         if (!ok) {
-            shard.add(ERRORS + i, 1);
+            ShardedCounters.add(local, ERRORS + i, 1);
         } else if (opClass == OpClass.READ) {
-            shard.add(BYTES_READ + p, bytes);
+            ShardedCounters.add(local, BYTES_READ + p, bytes);
         } else if (opClass == OpClass.WRITE) {
-            shard.add(BYTES_WRITTEN + p, bytes);
+            ShardedCounters.add(local, BYTES_WRITTEN + p, bytes);
         }
     }
 
