@@ -24,6 +24,17 @@ public final class Libc {
     public static final int EDQUOT = 122;
     /** madvise(2): back the range with transparent huge pages where the kernel can (THP "madvise" or "always"). */
     public static final int MADV_HUGEPAGE = 14;
+    /** madvise(2): never back the range with transparent huge pages (not even with THP "always"). */
+    public static final int MADV_NOHUGEPAGE = 15;
+    /** madvise(2): drop the range's pages; a private anonymous mapping reads zeros there afterwards. */
+    public static final int MADV_DONTNEED = 4;
+    /** madvise(2), Linux 6.1+: collapse the range into huge pages now, synchronously; EINVAL before 6.1. */
+    public static final int MADV_COLLAPSE = 25;
+
+    private static final int PROT_READ = 0x1;
+    private static final int PROT_WRITE = 0x2;
+    private static final int MAP_PRIVATE = 0x02;
+    private static final int MAP_ANONYMOUS = 0x20;
 
     private static final int O_WRONLY = 01;
     private static final int O_CLOEXEC = 02000000;
@@ -42,6 +53,11 @@ public final class Libc {
     private static final MethodHandle FREE = downcall("free", FunctionDescriptor.ofVoid(ValueLayout.ADDRESS));
     private static final MethodHandle MADVISE = downcall("madvise",
             FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
+    private static final MethodHandle MMAP = downcall("mmap",
+            FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT,
+                    ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG));
+    private static final MethodHandle MUNMAP = downcall("munmap",
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
     private static final MethodHandle OPEN = downcall("open",
             FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT),
             Linker.Option.firstVariadicArg(2), CAPTURE_ERRNO);
@@ -104,6 +120,43 @@ public final class Libc {
     public static int madvise(MemorySegment memory, int advice) {
         try {
             return (int) MADVISE.invokeExact(memory, memory.byteSize(), advice);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * Zeroed private anonymous memory of {@code size} bytes aligned to {@code alignment} (a power of two, a multiple of
+     * the page size), or {@link MemorySegment#NULL} when mmap fails (e.g. vm.max_map_count reached): maps
+     * size + alignment, then unmaps the unaligned head and the tail. Give it back with {@link #munmap}.
+     */
+    public static MemorySegment mmapAligned(long alignment, long size) {
+        long length = size + alignment;
+        try {
+            MemorySegment mapped = (MemorySegment) MMAP.invokeExact(MemorySegment.NULL, length,
+                    PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0L);
+            long start = mapped.address();
+            if (start == -1L) {   // MAP_FAILED
+                return MemorySegment.NULL;
+            }
+            long aligned = (start + alignment - 1) & -alignment;
+            if (aligned > start) {
+                int head = (int) MUNMAP.invokeExact(MemorySegment.ofAddress(start), aligned - start);
+            }
+            long end = start + length;
+            if (end > aligned + size) {
+                int tail = (int) MUNMAP.invokeExact(MemorySegment.ofAddress(aligned + size), end - aligned - size);
+            }
+            return MemorySegment.ofAddress(aligned).reinterpret(size);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** munmap(memory, its size): memory from {@link #mmapAligned}. */
+    public static void munmap(MemorySegment memory) {
+        try {
+            int ignored = (int) MUNMAP.invokeExact(memory, memory.byteSize());
         } catch (Throwable t) {
             throw rethrow(t);
         }

@@ -21,12 +21,19 @@ public final class NativeByteBuf extends UnpooledDirectByteBuf {
     /** {@code memory.address()}: each slice written to a socket asks for it; the segment is one more object to miss. */
     private final long address;
     private final Runnable onFree;
+    /** Whether the memory came from malloc (freed on the last release) or belongs to someone else ({@link #over}). */
+    private final boolean mallocked;
 
     private NativeByteBuf(MemorySegment memory, Runnable onFree) {
+        this(memory, onFree, true);
+    }
+
+    private NativeByteBuf(MemorySegment memory, Runnable onFree, boolean mallocked) {
         super(UnpooledByteBufAllocator.DEFAULT, memory.asByteBuffer(), Math.toIntExact(memory.byteSize()));
         this.memory = memory;
         this.address = memory.address();
         this.onFree = onFree;
+        this.mallocked = mallocked;
     }
 
     /**
@@ -35,6 +42,14 @@ public final class NativeByteBuf extends UnpooledDirectByteBuf {
      */
     public static NativeByteBuf wrap(MemorySegment memory, Runnable onFree) {
         return memory.equals(MemorySegment.NULL) ? null : new NativeByteBuf(memory, onFree);
+    }
+
+    /**
+     * A buffer over memory its owner manages (a slot of the RAM disk's huge-page slab): the last release runs only
+     * {@code onFree}, which hands the memory back; nothing is freed here.
+     */
+    public static NativeByteBuf over(MemorySegment memory, Runnable onFree) {
+        return new NativeByteBuf(memory, onFree, false);
     }
 
     /** An aligned buffer for O_DIRECT, freed on release; throws OutOfMemoryError when malloc fails. */
@@ -84,7 +99,9 @@ public final class NativeByteBuf extends UnpooledDirectByteBuf {
     @Override
     protected void deallocate() {
         super.deallocate();
-        Libc.free(memory);
+        if (mallocked) {
+            Libc.free(memory);
+        }
         onFree.run();
     }
 }

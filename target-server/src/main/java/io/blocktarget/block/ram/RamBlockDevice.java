@@ -18,6 +18,11 @@ import io.netty.util.IllegalReferenceCountException;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -29,8 +34,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * block, so no logical or physical block ever spans two chunks; it keeps the first-write cost of
  * zeroing a fresh chunk at 16x a 4 KiB write (1 MiB chunks would be 256x), frees memory on the
  * discards file systems issue at 64 KiB granularity, and costs ~100 bytes of heap per 64 KiB chunk
- * (0.15%). The chunk table is a {@link SparseArray}, tiny until written. Chunks of 2 MiB and more (a PBS that
- * large) sit on huge pages ({@link #chunkMemory}).
+ * (0.15%). The chunk table is a {@link SparseArray}, tiny until written. Every chunk ends up on transparent huge
+ * pages where the kernel has them: chunks smaller than 2 MiB at their fixed slot of their region's {@link Slab},
+ * collapsed into a huge page once the region is written whole; chunks of 2 MiB and more (a PBS that large) each on
+ * their own ({@link #chunkMemory}). A chunk whose slot is taken (by an older version a read still holds) is malloc'd.
  *
  * <p>Each chunk is a {@link NativeByteBuf} whose last release frees its memory and credits the
  * {@link MemoryBudget}. The table holds one reference; a read hands out slices that each hold
@@ -68,6 +75,11 @@ public final class RamBlockDevice extends AbstractBlockDevice {
     private final int chunkSize;
     private final int chunkShift;
     private final SparseArray<Chunk> chunks;
+    /** The huge-page slabs of chunks below a huge page, by region (chunk index >>> {@link #slotShift}); else null. */
+    private final SparseArray<Slab> slabs;
+    private final int slotShift;
+    /** See {@link #collapser()}; guarded by this. */
+    private ExecutorService collapser;
     private final AtomicLong allocatedBytes = new AtomicLong();
     /** Shared by all chunks of this device (they have one size): runs when a chunk's memory is freed. */
     private final Runnable chunkFreed;
@@ -80,6 +92,8 @@ public final class RamBlockDevice extends AbstractBlockDevice {
         this.chunkSize = Math.max(geometry.physicalBlockSize(), MIN_CHUNK_SIZE);
         this.chunkShift = Integer.numberOfTrailingZeros(chunkSize);
         this.chunks = new SparseArray<>(chunksFor(geometry.sizeBytes()));
+        this.slotShift = Integer.numberOfTrailingZeros(HUGE_PAGE) - chunkShift;
+        this.slabs = chunkSize < HUGE_PAGE ? new SparseArray<>(regionsFor(chunks.capacity())) : null;
         this.chunkFreed = () -> {
             allocatedBytes.addAndGet(-chunkSize);
             budget.release(chunkSize);
@@ -229,7 +243,7 @@ public final class RamBlockDevice extends AbstractBlockDevice {
                 if (!allocate) {
                     return true;
                 }
-                Chunk fresh = allocate(whole);
+                Chunk fresh = allocate(chunkIndex, whole);
                 if (fresh == null) {
                     return false;
                 }
@@ -254,7 +268,7 @@ public final class RamBlockDevice extends AbstractBlockDevice {
                         return true;
                     }
                     // readers hold slices of this version: they keep it, the table gets a changed copy
-                    Chunk copy = allocate(true);
+                    Chunk copy = allocate(chunkIndex, true);
                     if (copy == null) {
                         return false;
                     }
@@ -322,7 +336,7 @@ public final class RamBlockDevice extends AbstractBlockDevice {
             int offset = offsetInChunk(at);
             int n = (int) Math.min(chunkSize - offset, end - at);
             old[i] = acquireChunk(first + i);
-            fresh[i] = allocate(old[i] != null || n == chunkSize);
+            fresh[i] = allocate(first + i, old[i] != null || n == chunkSize);
             if (fresh[i] == null) {
                 for (int j = 0; j <= i; j++) {
                     if (old[j] != null) {
@@ -435,6 +449,10 @@ public final class RamBlockDevice extends AbstractBlockDevice {
         return change(from >>> chunkShift, false, false, memory -> memory.zero(offset, length));
     }
 
+    private long regionsFor(long chunkCount) {
+        return ((chunkCount - 1) >>> slotShift) + 1;
+    }
+
     private long chunksFor(long sizeBytes) {
         return (sizeBytes >>> chunkShift) + ((sizeBytes & (chunkSize - 1)) == 0 ? 0 : 1);
     }
@@ -464,6 +482,9 @@ public final class RamBlockDevice extends AbstractBlockDevice {
                         + ": RAM disk memory budget exhausted zeroing the blocks a grow exposes (" + budget + ")"));
                 return;
             }
+            if (slabs != null) {
+                slabs.grow(regionsFor(chunksFor(newEnd)));   // first: a chunk index is valid once the table grows
+            }
             chunks.grow(chunksFor(newEnd));
             publishBlockCount(newBlockCount);
         } else if (newEnd < oldEnd) {
@@ -481,8 +502,47 @@ public final class RamBlockDevice extends AbstractBlockDevice {
         }
     }
 
+    /** Drops every chunk (memory a read still holds lives on) and closes the slabs, unmapped once their chunks go. */
     private void releaseAll() {
         chunks.removeAll(c -> c.memory.release());
+        if (slabs != null) {
+            slabs.removeAll(Slab::close);
+            ExecutorService c;
+            synchronized (this) {
+                c = collapser;
+            }
+            if (c != null) {
+                c.shutdown();   // a collapse queued still runs, finds its slab closed and leaves it
+            }
+        }
+    }
+
+    /**
+     * The thread that collapses full slabs ({@link Slab#collapse}: milliseconds of kernel work each, kept off the event
+     * loops): made on the first slab filled, its thread ended after 10 s idle, shut down at close; null once closed.
+     * Owned by this device.
+     */
+    private synchronized ExecutorService collapser() {
+        if (collapser == null && state() != State.CLOSED) {
+            collapser = new ThreadPoolExecutor(0, 1, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), runnable -> {
+                Thread thread = new Thread(runnable, "ram-collapse-" + name());
+                thread.setDaemon(true);
+                return thread;
+            });
+        }
+        return collapser;
+    }
+
+    private void collapseLater(Slab slab) {
+        ExecutorService executor = collapser();
+        if (executor == null) {
+            return;   // closed: nothing to collapse
+        }
+        try {
+            executor.execute(slab::collapse);
+        } catch (RejectedExecutionException closedMeanwhile) {
+            // the device closed after we looked: its slabs go, uncollapsed
+        }
     }
 
     private int offsetInChunk(long position) {
@@ -537,10 +597,10 @@ public final class RamBlockDevice extends AbstractBlockDevice {
     }
 
     /**
-     * A chunk's memory, zeroed when asked. A chunk of a huge page or more (PBS ≥ 2 MiB) is aligned to one and advised
-     * to be backed by transparent huge pages: random reads over 4 KiB pages miss the TLB on nearly every read (in a
-     * guest, a two-dimensional page walk; docs/performance.md has the A/B). Smaller chunks stay on malloc: a huge page
-     * under a 64 KiB chunk would cost 2 MiB of memory per chunk of a sparse disk.
+     * A chunk's memory from libc, zeroed when asked. A chunk of a huge page or more (PBS ≥ 2 MiB) is aligned to one and
+     * advised to be backed by transparent huge pages: random reads over 4 KiB pages miss the TLB on nearly every read
+     * (in a guest, a two-dimensional page walk; docs/performance.md has the A/B). Smaller chunks come here only when
+     * their slab slot is taken ({@link #slabChunk}): a huge page under one 64 KiB chunk would cost 2 MiB of memory.
      */
     private MemorySegment chunkMemory(boolean zeroed) {
         if (chunkSize < HUGE_PAGE) {
@@ -556,17 +616,59 @@ public final class RamBlockDevice extends AbstractBlockDevice {
         return memory;
     }
 
-    private Chunk allocate(boolean overwrittenWhole) {
+    /**
+     * Memory for chunk {@code chunkIndex}, reserved in the budget: its slot of the region's {@link Slab} when the
+     * chunks are smaller than a huge page and the slot is free, else malloc's.
+     */
+    private Chunk allocate(long chunkIndex, boolean overwrittenWhole) {
         if (!budget.tryReserve(chunkSize)) {
             return null;
         }
         // A chunk the write covers completely needs no zeroing: the copy is its first content.
-        NativeByteBuf chunk = NativeByteBuf.wrap(chunkMemory(!overwrittenWhole), chunkFreed);
+        NativeByteBuf chunk = slabs == null ? null : slabChunk(chunkIndex);
+        if (chunk == null) {
+            chunk = NativeByteBuf.wrap(chunkMemory(!overwrittenWhole), chunkFreed);
+        }
         if (chunk == null) {
             budget.release(chunkSize);
             return null;
         }
         allocatedBytes.addAndGet(chunkSize);
         return new Chunk(chunk);
+    }
+
+    /**
+     * Chunk {@code chunkIndex}'s slot of its region's slab (mapped on the region's first chunk), or null: the slot is
+     * still held by an older version of the chunk (a reader's slice after a copy or an unmap), the device closed, or
+     * mmap failed.
+     */
+    private NativeByteBuf slabChunk(long chunkIndex) {
+        long region = chunkIndex >>> slotShift;
+        Slab slab = slabs.get(region);
+        if (slab == null) {
+            Slab fresh = Slab.map(chunkSize);
+            if (fresh == null) {
+                return null;
+            }
+            if (slabs.putIfAbsent(region, fresh)) {
+                slab = fresh;
+            } else {
+                fresh.close();   // another writer mapped this region's slab first
+                slab = slabs.get(region);
+                if (slab == null) {
+                    return null;   // closed meanwhile
+                }
+            }
+        }
+        int slot = (int) (chunkIndex & ((1L << slotShift) - 1));
+        Slab owner = slab;
+        MemorySegment memory = owner.take(slot, () -> collapseLater(owner));   // zeros: nothing to clear
+        if (memory == null) {
+            return null;
+        }
+        return NativeByteBuf.over(memory, () -> {
+            owner.give(slot);
+            chunkFreed.run();
+        });
     }
 }

@@ -28,11 +28,10 @@ import io.blocktarget.block.fault.FaultAction;
 import io.blocktarget.state.StateCounters;
 import io.blocktarget.transport.tcp.PeerLogLimiter;
 import io.blocktarget.transport.tcp.StallHandler;
+import io.blocktarget.transport.tcp.StreamTuning;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.WriteBufferWaterMark;
 import io.netty.util.ReferenceCountUtil;
 
 import java.lang.System.Logger.Level;
@@ -50,14 +49,6 @@ import java.util.concurrent.RejectedExecutionException;
  */
 final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements NvmeHostConnection, NvmeTransportOps {
     private static final System.Logger LOG = System.getLogger("blocktarget.nvmetcp");
-    /** Outbound bytes at which reading pauses (high) and resumes (low): a few large reads in flight. */
-    static final WriteBufferWaterMark WRITE_BUFFER = new WriteBufferWaterMark(1 << 20, 4 << 20);
-    /**
-     * Socket reads of up to 256 KiB (Netty's adaptive default stops at 64 KiB): a host's burst of 32 in-capsule
-     * 4 KiB writes (133 KB) or a 128 KiB write's data then takes one recvfrom instead of three (strace, issue 17:
-     * 0.094 recvfrom per 4 KiB write at QD32, 2.1 per 128 KiB write); small PDUs still get small buffers.
-     */
-    static final AdaptiveRecvByteBufAllocator RECEIVE_BUFFER = new AdaptiveRecvByteBufAllocator(64, 2048, 256 * 1024);
 
     private final NvmeLimits limits;
     /** The NVMe side: Connect, the bound queue, SQHD. */
@@ -98,13 +89,12 @@ final class NvmeTcpConnection extends ChannelInboundHandlerAdapter implements Nv
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
         this.sender = new PduSender(ctx, PduOptions.NONE);
-        ctx.channel().config().setWriteBufferWaterMark(WRITE_BUFFER);
-        ctx.channel().config().setRecvByteBufAllocator(RECEIVE_BUFFER);
     }
 
     /**
      * Backpressure: while the host does not take its C2HData as fast as it asks for it, no further capsules are
-     * read, so one connection buffers at most about {@link #WRITE_BUFFER}'s high mark plus one burst of reads.
+     * read, so one connection buffers at most about {@link StreamTuning#WRITE_BUFFER}'s high mark plus one burst of
+     * reads.
      */
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {

@@ -135,6 +135,108 @@ class RamBlockDeviceTest {
         }
     }
 
+    /** The address of the chunk that block {@code lba} is in, as a read's slice has it (minus the offset). */
+    private static long chunkAddress(RamBlockDevice device, long lba) {
+        long[] address = new long[1];
+        device.read(lba, 1, (data, failure) -> {
+            address[0] = data.memoryAddress() - (lba * 4096 % CHUNK);
+            data.release();
+        });
+        return address[0];
+    }
+
+    /**
+     * Chunks below a huge page sit at their slot of a 2 MiB-aligned slab per region, so that a region written whole
+     * can be one huge page; a slot given back (unmap) and taken again reads as zeros where not written.
+     */
+    @Test
+    void smallChunksSitAtTheirSlotOfAHugePageAlignedSlabPerRegion() throws Exception {
+        int perRegion = RamBlockDevice.HUGE_PAGE / CHUNK;   // 32 chunks of 16 blocks
+        long regionBlocks = RamBlockDevice.HUGE_PAGE / 4096;
+        try (RamBlockDevice device = new RamBlockDevice("r", new BlockGeometry(4096, 4096, 2 * regionBlocks), false,
+                budget)) {
+            Io.write(device, 0, Io.pattern(3, RamBlockDevice.HUGE_PAGE));            // region 0, whole
+            Io.write(device, regionBlocks + 16 * 5 + 3, Io.pattern(4, 4096));         // region 1, chunk 5, one block
+            long base = chunkAddress(device, 0);
+            assertThat(base % RamBlockDevice.HUGE_PAGE).as("slab alignment").isZero();
+            for (int c = 0; c < perRegion; c++) {
+                assertThat(chunkAddress(device, 16L * c)).as("chunk %d", c).isEqualTo(base + (long) c * CHUNK);
+            }
+            long other = chunkAddress(device, regionBlocks + 16 * 5) - 5L * CHUNK;
+            assertThat(other % RamBlockDevice.HUGE_PAGE).as("region 1's slab alignment").isZero();
+            assertThat(other).isNotEqualTo(base);
+            byte[] expected = new byte[16 * 4096];
+            System.arraycopy(Io.pattern(4, 4096), 0, expected, 3 * 4096, 4096);
+            assertThat(Io.read(device, regionBlocks + 16 * 5, 16)).isEqualTo(expected);
+
+            for (int round = 0; round < 3; round++) {   // slot 7 given back and taken again: zeros around new data
+                Io.unmap(device, 16 * 7, 16);
+                assertThat(budget.used()).isEqualTo((perRegion - 1 + 1) * (long) CHUNK);
+                Io.write(device, 16 * 7 + round, Io.pattern(10 + round, 4096));
+                assertThat(chunkAddress(device, 16 * 7)).isEqualTo(base + 7L * CHUNK);
+                expected = new byte[16 * 4096];
+                System.arraycopy(Io.pattern(10 + round, 4096), 0, expected, round * 4096, 4096);
+                assertThat(Io.read(device, 16 * 7, 16)).as("round %d", round).isEqualTo(expected);
+            }
+            byte[] region0 = Io.pattern(3, RamBlockDevice.HUGE_PAGE);
+            System.arraycopy(expected, 0, region0, 7 * CHUNK, CHUNK);
+            assertThat(Io.read(device, 0, (int) regionBlocks)).isEqualTo(region0);
+            Io.unmap(device, 0, 2 * regionBlocks);
+            assertThat(budget.used()).isZero();
+            assertThat(Io.read(device, 0, (int) regionBlocks)).isEqualTo(new byte[RamBlockDevice.HUGE_PAGE]);
+        }
+    }
+
+    /**
+     * A write to a chunk a read still holds goes to a copy, which cannot have the slot (the old version holds it): it
+     * is malloc'd, and the reader keeps the old data. Once the reader lets go, the slot is free for the next version.
+     */
+    @Test
+    void aCopyWhoseSlotAReadHoldsIsMallocdAndTheSlotComesBackAfterwards() throws Exception {
+        try (RamBlockDevice device = new RamBlockDevice("r", new BlockGeometry(4096, 4096, 512), false, budget)) {
+            Io.write(device, 0, Io.pattern(1, CHUNK));
+            long slot = chunkAddress(device, 0);
+            ByteBuf held = Io.await(cb -> device.read(0, 16, cb));
+            try {
+                Io.write(device, 4, Io.pattern(2, 4096));   // copy-on-write: the read holds chunk 0
+                long copy = chunkAddress(device, 0);
+                assertThat(copy).isNotEqualTo(slot);
+                assertThat(ByteBufUtil.getBytes(held)).isEqualTo(Io.pattern(1, CHUNK));
+                byte[] now = Io.pattern(1, CHUNK);
+                System.arraycopy(Io.pattern(2, 4096), 0, now, 4 * 4096, 4096);
+                assertThat(Io.read(device, 0, 16)).isEqualTo(now);
+                assertThat(budget.used()).isEqualTo(2L * CHUNK);
+            } finally {
+                held.release();
+            }
+            assertThat(budget.used()).isEqualTo(CHUNK);
+            Io.unmap(device, 0, 16);                       // the malloc'd copy goes
+            Io.write(device, 1, Io.pattern(5, 4096));
+            assertThat(chunkAddress(device, 0)).isEqualTo(slot);
+            byte[] expected = new byte[CHUNK];
+            System.arraycopy(Io.pattern(5, 4096), 0, expected, 4096, 4096);
+            assertThat(Io.read(device, 0, 16)).isEqualTo(expected);
+        }
+    }
+
+    /** Closing the device while a read holds a slab's chunk: the memory stays readable until the read lets go. */
+    @Test
+    void aSlabOutlivesItsClosedDeviceWhileAReadHoldsAChunk() throws Exception {
+        RamBlockDevice device = new RamBlockDevice("r", new BlockGeometry(4096, 4096, 512), false, budget);
+        Io.write(device, 0, Io.pattern(6, 2 * CHUNK));
+        ByteBuf held = Io.await(cb -> device.read(16, 16, cb));
+        device.close();
+        try {
+            assertThat(ByteBufUtil.getBytes(held)).isEqualTo(java.util.Arrays.copyOfRange(Io.pattern(6, 2 * CHUNK),
+                    CHUNK, 2 * CHUNK));
+            assertThat(budget.used()).isEqualTo(CHUNK);
+        } finally {
+            held.release();
+        }
+        assertThat(budget.used()).isZero();
+        assertThat(device.allocatedBytes()).isZero();
+    }
+
     @Test
     void unmapFreesWholeChunksAndZerosPartialOnes() throws Exception {
         try (RamBlockDevice device = new RamBlockDevice("r", new BlockGeometry(4096, 4096, 64), false, budget)) {

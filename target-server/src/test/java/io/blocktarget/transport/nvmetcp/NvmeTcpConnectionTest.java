@@ -226,12 +226,18 @@ class NvmeTcpConnectionTest {
         }
     }
 
-    /** A burst of full socket reads grows the read buffer to 256 KiB, not Netty's default 64 KiB. */
+    /**
+     * A burst of full socket reads grows the read buffer to 256 KiB, not Netty's default 64 KiB; the channel turns
+     * unwritable at 4 MiB queued, not 64 KiB. Both from StreamTuning, which both transports apply at accept.
+     */
     @Test
     void socketReadsGrowTo256KiB() {
         try (HostEnd host = HostEnd.open(LIMITS)) {
+            io.blocktarget.transport.tcp.StreamTuning.apply(host.channel);
+            assertThat(host.channel.config().getWriteBufferHighWaterMark()).isEqualTo(4 << 20);
+            assertThat(host.channel.config().getWriteBufferLowWaterMark()).isEqualTo(1 << 20);
             var allocator = host.channel.config().getRecvByteBufAllocator();
-            assertThat(allocator).isSameAs(NvmeTcpConnection.RECEIVE_BUFFER);
+            assertThat(allocator).isSameAs(io.blocktarget.transport.tcp.StreamTuning.RECEIVE_BUFFER);
             var handle = (io.netty.channel.RecvByteBufAllocator.ExtendedHandle) allocator.newHandle();
             for (int burst = 0; burst < 16; burst++) {
                 handle.reset(host.channel.config());
@@ -349,7 +355,6 @@ class NvmeTcpConnectionTest {
     void readingPausesWhileTheHostDoesNotTakeItsData() {
         try (HostEnd host = HostEnd.open(LIMITS)) {
             host.open(1, 127, 0);
-            assertThat(host.channel.config().getWriteBufferHighWaterMark()).isEqualTo(4 << 20);
             host.channel.unsafe().outboundBuffer().setUserDefinedWritability(1, false);
             host.channel.runPendingTasks();
             assertThat(host.channel.config().isAutoRead()).isFalse();
