@@ -1,6 +1,6 @@
 # shellcheck shell=bash
-# bench/spdk-lib.sh — SPDK as a peer target and as a client, shared by bench/spdk-ab and bench/profile (sourced;
-# ROOT is the repository). Needs root: hugepages.
+# bench/spdk-lib.sh — SPDK as a peer target and as a client, and the target-CPU and median arithmetic of the reports,
+# shared by bench/spdk-ab, bench/lun-ab and bench/profile (sourced; ROOT is the repository). Needs root: hugepages.
 
 # Builds SPDK offline from ../shared/third-party if it is not built yet (SPDK_DIR [/tmp/spdk], set to where it is),
 # reserves 2048 hugepages of 2 MiB if fewer are and mounts /dev/hugepages if it is not.
@@ -24,3 +24,24 @@ spdk_perf_summary() {
        END { sub(/us$/, "", p50); sub(/us$/, "", p99); sub(/us$/, "", p999)
              printf "%s %s %s %s %s %s\n", iops, mibps, p50, p99, p999, mean }' "$1"
 }
+
+# cpu_sample PID: "ticks sys_ticks wall_ns" now: the process's utime + stime and its stime (/proc/PID/stat, in clock
+# ticks), and the wall clock. Two samples around a measured window give cpu_per_io its inputs.
+cpu_sample() {
+  local c k
+  read -r c k < <(awk '{ print $14 + $15, $15 }' "/proc/$1/stat")
+  echo "$c $k $(date +%s%N)"
+}
+
+# cpu_per_io TICKS WALL_NS IOPS: CPU µs per I/O of TICKS clock ticks spent over WALL_NS at IOPS (-1 without I/O).
+cpu_per_io() {
+  awk -v c="$1" -v hz="$(getconf CLK_TCK)" -v w="$2" -v iops="$3" \
+    'BEGIN { printf "%.2f", (iops > 0 && w > 0 ? (c / hz) / (w / 1e9) * 1e6 / iops : -1) }'
+}
+
+# MEDIAN_AWK: awk source of median(a, m), the median of the numbers a[1..m] (0 when m is 0; sorts a), for the
+# reports' awk programs to include.
+# shellcheck disable=SC2016 # awk source, not shell
+MEDIAN_AWK='function median(a, m,   x, y, t) {
+  for (x = 1; x <= m; x++) for (y = x + 1; y <= m; y++) if (a[y] < a[x]) { t = a[x]; a[x] = a[y]; a[y] = t }
+  return m == 0 ? 0 : (m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2) }'
