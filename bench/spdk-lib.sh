@@ -3,11 +3,14 @@
 # shared by bench/spdk-ab, bench/lun-ab and bench/profile (sourced; ROOT is the repository). Needs root: hugepages.
 
 # Builds SPDK offline from ../shared/third-party if it is not built yet (SPDK_DIR [/tmp/spdk], set to where it is),
-# reserves 2048 hugepages of 2 MiB if fewer are and mounts /dev/hugepages if it is not.
+# reserves 2048 hugepages of 2 MiB if fewer are, mounts /dev/hugepages if it is not, and removes the hugepage files of
+# SPDK processes that are gone.
 spdk_prepare() {
   SPDK_DIR=$("$ROOT/../shared/peers/spdk-build.sh" "${SPDK_DIR:-/tmp/spdk}" | tail -n1)
   if [ "$(cat /proc/sys/vm/nr_hugepages)" -lt 2048 ]; then echo 2048 >/proc/sys/vm/nr_hugepages; fi
   mountpoint -q /dev/hugepages || { mkdir -p /dev/hugepages; mount -t hugetlbfs nodev /dev/hugepages; }
+  # an SPDK process that was killed leaves its hugepage files behind, holding their pages (1 GiB each) for good
+  pgrep -f "$SPDK_DIR/build/bin/" >/dev/null || rm -f /dev/hugepages/spdk*
 }
 
 # spdk_perf OUT TRID RW BYTES QD SECONDS: one spdk_nvme_perf run on CPU 1 (latency histogram on), its output in OUT.
