@@ -4,11 +4,15 @@ import io.netty.util.concurrent.FastThreadLocal;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.lang.ref.Cleaner;
+import java.lang.ref.PhantomReference;
+import java.lang.ref.Reference;
+import java.lang.ref.ReferenceQueue;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * A fixed set of {@code long} counters that I/O threads add to without an atomic instruction and readers sum: each
@@ -21,25 +25,39 @@ import java.util.List;
  * <p>A thread finds its shard through one Netty {@link FastThreadLocal} for the whole process (on an event loop, a
  * FastThreadLocalThread, one array read by a fixed index; JFR put 24 % of an iSCSI event loop's samples in
  * {@code ThreadLocalMap.getEntry} when this was a ThreadLocal per instance) holding the thread's shards by counter-set
- * id. Ids are reused once a counter set is unreachable (a {@link Cleaner} returns its id), and a shard names the
- * generation of the set it belongs to, not the set itself: a thread's table never keeps a removed LUN's counters
- * alive, and holds at most one stale shard per id, replaced on that thread's first add to the id's next owner. So
- * adding and removing LUNs at run time does not grow the threads' tables (one FastThreadLocal per set did: Netty
- * never reuses their indexes, and each recording thread kept every set's shard).
+ * id. Ids are reused once a counter set is unreachable (the next set made takes back the ids of collected ones from a
+ * reference queue: no thread of its own), and a shard names the generation of the set it belongs to, not the set: a
+ * thread's table never keeps a removed LUN's counters alive, and holds at most one stale shard per id, replaced on
+ * that thread's first add to the id's next owner. So adding and removing LUNs at run time does not grow the threads'
+ * tables (one FastThreadLocal per set did: Netty never reuses their indexes, and each recording thread kept every
+ * set's shard).
  */
 public final class ShardedCounters {
     private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(long[].class);
-    private static final Cleaner CLEANER = Cleaner.create();
     /** The ids in use; guarded by itself. */
     private static final BitSet IDS = new BitSet();
     /** The generation of each id, bumped when it is handed out again; guarded by {@link #IDS}. */
     private static int[] generations = new int[64];
+    /** Where the references of collected sets arrive; drained by {@link #reclaimIds}. */
+    private static final ReferenceQueue<ShardedCounters> COLLECTED = new ReferenceQueue<>();
+    /** The live sets' references (a reference must stay reachable to be enqueued); guarded by {@link #IDS}. */
+    private static final Set<IdReference> REFERENCES = new HashSet<>();
+
+    /** Gives a set's id back once the set is collected. */
+    private static final class IdReference extends PhantomReference<ShardedCounters> {
+        final int id;
+
+        IdReference(ShardedCounters counters, int id) {
+            super(counters, COLLECTED);
+            this.id = id;
+        }
+    }
 
     /** The calling thread's shards by id. */
-    private static final FastThreadLocal<Shard[][]> THREAD_SHARDS = new FastThreadLocal<>() {
+    private static final FastThreadLocal<Shard[]> THREAD_SHARDS = new FastThreadLocal<>() {
         @Override
-        protected Shard[][] initialValue() {
-            return new Shard[][] {new Shard[16]};
+        protected Shard[] initialValue() {
+            return new Shard[16];
         }
     };
 
@@ -77,20 +95,26 @@ public final class ShardedCounters {
         this.retired = new long[length];
         int generation;
         synchronized (IDS) {
+            reclaimIds();
             id = IDS.nextClearBit(0);
             IDS.set(id);
             if (id >= generations.length) {
                 generations = Arrays.copyOf(generations, Math.max(id + 1, generations.length * 2));
             }
             generation = ++generations[id];
+            REFERENCES.add(new IdReference(this, id));
         }
         this.stamp = (long) id << 32 | (generation & 0xFFFFFFFFL);
-        int freed = id;
-        CLEANER.register(this, () -> {
-            synchronized (IDS) {
-                IDS.clear(freed);
-            }
-        });
+    }
+
+    /** Frees the ids of the sets collected since the last call; the caller holds {@link #IDS}. */
+    private static void reclaimIds() {
+        Reference<? extends ShardedCounters> collected;
+        while ((collected = COLLECTED.poll()) != null) {
+            IdReference reference = (IdReference) collected;
+            REFERENCES.remove(reference);
+            IDS.clear(reference.id);
+        }
     }
 
     /** How many counters there are. */
@@ -111,15 +135,14 @@ public final class ShardedCounters {
         SLOT.setOpaque(local, slot, local[slot] + delta);
     }
 
-    /** Adds {@code delta} to counter {@code slot} (one counter of an event: {@link #local} once is cheaper for more). */
+    /** Adds {@code delta} to counter {@code slot} (for one counter of an event; {@link #local} is cheaper for more). */
     public void add(int slot, long delta) {
         add(local(), slot, delta);
     }
 
     /** The calling thread's shard of this set, made on the thread's first add. */
     private Shard shard() {
-        Shard[][] holder = THREAD_SHARDS.get();
-        Shard[] byId = holder[0];
+        Shard[] byId = THREAD_SHARDS.get();
         if (id < byId.length) {
             Shard shard = byId[id];
             if (shard != null && shard.stamp == stamp) {
@@ -127,7 +150,7 @@ public final class ShardedCounters {
             }
         } else {
             byId = Arrays.copyOf(byId, Math.max(id + 1, byId.length * 2));
-            holder[0] = byId;
+            THREAD_SHARDS.set(byId);
         }
         Shard shard = register();
         byId[id] = shard;   // a stale shard of an earlier owner of this id goes: its set is gone
@@ -164,9 +187,10 @@ public final class ShardedCounters {
         return id;
     }
 
-    /** Whether a live (not yet cleaned) set holds {@code id} (tests). */
+    /** Whether a set not yet collected (or collected but not yet noticed) holds {@code id} (tests). */
     static boolean idInUse(int id) {
         synchronized (IDS) {
+            reclaimIds();
             return IDS.get(id);
         }
     }

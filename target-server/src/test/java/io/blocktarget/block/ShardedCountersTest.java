@@ -47,7 +47,7 @@ class ShardedCountersTest {
     void anIdIsReusedOnceItsSetIsUnreachableAndTheNewSetStartsFromZeroOnAThreadThatUsedTheOld() {
         int id = recordAndDrop();
         long deadline = System.nanoTime() + 20_000_000_000L;
-        while (ShardedCounters.idInUse(id)) {   // the Cleaner frees the id once the set is collected
+        while (ShardedCounters.idInUse(id)) {   // freed once the set is collected (and the next look notices)
             assertThat(System.nanoTime()).as("set collected and its id freed").isLessThan(deadline);
             System.gc();
             Thread.onSpinWait();
