@@ -30,7 +30,7 @@ final class Slab {
     private boolean huge;
     /** The device closed: the slab is unmapped once its last slot comes back. */
     private boolean closed;
-    /** A {@link #collapse} is advising the mapping: the unmap waits for it (it would advise whatever is mapped next). */
+    /** A {@link #collapse} is advising the mapping: the unmap waits (it would advise whatever is mapped there next). */
     private boolean collapsing;
     private boolean unmapped;
 
@@ -91,9 +91,16 @@ final class Slab {
         } finally {
             synchronized (this) {
                 collapsing = false;
-                if (!huge) {
-                    // a slot went while we advised: no huge page over a hole (khugepaged would fill it with zeros)
+                if (!huge && !closed) {
+                    // A slot went while we advised, and the collapse may have filled its hole with zeros: no huge page
+                    // over a hole (khugepaged would make one), and every free slot dropped again, so that the slab
+                    // holds what the budget counts.
                     Libc.madvise(memory, Libc.MADV_NOHUGEPAGE);
+                    for (int slot = 0; slot < Long.SIZE && (full >>> slot) != 0; slot++) {
+                        if ((used & (1L << slot)) == 0) {
+                            Libc.madvise(memory.asSlice((long) slot * chunkSize, chunkSize), Libc.MADV_DONTNEED);
+                        }
+                    }
                 }
                 unmapIfDone();
             }
