@@ -51,6 +51,8 @@ final class LogicalUnit {
 
     private final ScsiTarget target;
     private final LogicalUnitSpec spec;
+    /** {@code spec.device().readOnly()}, fixed for a device; asked on every command, it walked the decorators. */
+    private final boolean deviceReadOnly;
     // Knob-derived (UnitLimits and the handlers built on it): replaced together by retune(), read per command.
     private volatile LogicalUnitSpec current;
     private volatile UnitLimits limits;
@@ -81,6 +83,7 @@ final class LogicalUnit {
     LogicalUnit(ScsiTarget target, LogicalUnitSpec spec) {
         this.target = target;
         this.spec = spec;
+        this.deviceReadOnly = spec.device().readOnly();
         this.current = spec;
         this.zbc = spec.device().zones().map(ZbcCommands::new);
         this.streams = ScsiStreams.of(spec.state(), spec.device());
@@ -385,7 +388,7 @@ final class LogicalUnit {
      * Control mode page (SPC-4 §7.5.8, software write protect; MODE SENSE shows either as WP = 1).
      */
     boolean writeProtected() {
-        return spec.device().readOnly() || modePages.softwareWriteProtect();
+        return deviceReadOnly || modePages.softwareWriteProtect();
     }
 
     /** Tasks in execution (tests check that every one left). */

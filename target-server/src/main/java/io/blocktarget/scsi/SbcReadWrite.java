@@ -88,7 +88,8 @@ final class SbcReadWrite {
             return;
         }
         // WCE = 0 on a device with a volatile cache: every write goes through (SBC-4 §6.5.5)
-        boolean forceUnitAccess = fua || device.volatileWriteCache() && !modePages.writeCacheEnabled();
+        // WCE first: no walk down the device decorators while the cache is enabled (the default)
+        boolean forceUnitAccess = fua || !modePages.writeCacheEnabled() && device.volatileWriteCache();
         rangeLock.acquireShared(lba, written, lease -> device.write(lba, data, forceUnitAccess, (ok, failure) -> {
             lease.release();
             if (failure == null) {
@@ -128,7 +129,8 @@ final class SbcReadWrite {
             return;
         }
         int blocks = (int) cdb.transferLength();
-        boolean forceUnitAccess = cdb.fua() || device.volatileWriteCache() && !modePages.writeCacheEnabled();
+        // WCE first: no walk down the device decorators while the cache is enabled (the default)
+        boolean forceUnitAccess = cdb.fua() || !modePages.writeCacheEnabled() && device.volatileWriteCache();
         rangeLock.acquireExclusive(lba, blocks, lease -> device.read(lba, blocks, (medium, readFailure) -> {
             if (readFailure != null) {
                 lease.release();

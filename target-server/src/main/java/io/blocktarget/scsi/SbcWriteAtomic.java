@@ -87,7 +87,8 @@ final class SbcWriteAtomic {
             task.fail(SenseReason.INVALID_FIELD_IN_CDB, WriteAtomicCdb.TRANSFER_LENGTH_FIELD);
             return;
         }
-        boolean forceUnitAccess = cdb.fua() || device.volatileWriteCache() && !modePages.writeCacheEnabled();
+        // WCE first: no walk down the device decorators while the cache is enabled (the default)
+        boolean forceUnitAccess = cdb.fua() || !modePages.writeCacheEnabled() && device.volatileWriteCache();
         AtomicWrites.write(state.rangeLocks(), device, cdb.lba(), data, forceUnitAccess, (ok, failure) -> {
             if (failure != null) {
                 task.fail(failure);

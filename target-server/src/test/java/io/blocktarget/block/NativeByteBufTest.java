@@ -38,4 +38,44 @@ class NativeByteBufTest {
         assertThat(freed).hasValue(1);
         assertThatThrownBy(buf::memoryAddress).isInstanceOf(IllegalReferenceCountException.class);
     }
+
+    /** copyFrom takes every kind of source a write brings: heap, pooled direct, a composite of both, at offsets. */
+    @Test
+    void copyFromCopiesHeapDirectAndCompositeSourcesAtOffsetsAndChecksItsRange() {
+        NativeByteBuf buf = NativeByteBuf.wrap(Libc.calloc(4096), () -> { });
+        ByteBuf heap = Unpooled.wrappedBuffer(new byte[] {1, 2, 3, 4, 5, 6, 7, 8});
+        ByteBuf direct = io.netty.buffer.PooledByteBufAllocator.DEFAULT.directBuffer(8).writeLong(0x1112131415161718L);
+        io.netty.buffer.CompositeByteBuf composite = Unpooled.compositeBuffer()
+                .addComponent(true, heap.retainedSlice(0, 4)).addComponent(true, direct.retainedSlice(4, 4));
+        try {
+            buf.copyFrom(10, heap, 2, 5);
+            buf.copyFrom(100, direct, 1, 6);
+            buf.copyFrom(4090, composite, 1, 6);   // across the components, up to the end
+            assertThat(io.netty.buffer.ByteBufUtil.getBytes(buf, 9, 7)).containsExactly(0, 3, 4, 5, 6, 7, 0);
+            assertThat(io.netty.buffer.ByteBufUtil.getBytes(buf, 100, 6)).containsExactly(0x12, 0x13, 0x14, 0x15,
+                    0x16, 0x17);
+            assertThat(io.netty.buffer.ByteBufUtil.getBytes(buf, 4090, 6)).containsExactly(2, 3, 4, 0x15, 0x16, 0x17);
+            assertThatThrownBy(() -> buf.copyFrom(4091, heap, 0, 6)).isInstanceOf(IndexOutOfBoundsException.class);
+            assertThatThrownBy(() -> buf.copyFrom(-1, heap, 0, 1)).isInstanceOf(IndexOutOfBoundsException.class);
+        } finally {
+            composite.release();
+            heap.release();
+            direct.release();
+            buf.release();
+        }
+    }
+
+    /** A buffer over memory someone else frees: its last release runs onFree only (a free() here would crash). */
+    @Test
+    void overMemoryItDoesNotOwnRunsOnlyOnFree() {
+        AtomicInteger freed = new AtomicInteger();
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            NativeByteBuf buf = NativeByteBuf.over(arena.allocate(8192, 4096).asSlice(4096, 4096),
+                    freed::incrementAndGet);
+            buf.setInt(0, 42);
+            assertThat(buf.getInt(0)).isEqualTo(42);
+            buf.release();
+            assertThat(freed).hasValue(1);
+        }
+    }
 }

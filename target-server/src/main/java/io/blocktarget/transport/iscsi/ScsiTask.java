@@ -2,6 +2,8 @@ package io.blocktarget.transport.iscsi;
 
 import io.blocktarget.state.StateCounters;
 import io.blocktarget.state.StateMachine;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.util.collection.IntObjectHashMap;
 
@@ -73,7 +75,14 @@ final class ScsiTask implements io.blocktarget.scsi.ScsiCompletion {
     /** The CDB and SAM task attribute, kept until the task executes (the data-out may take a while). */
     private final byte[] cdb;
     private final io.blocktarget.scsi.TaskAttribute attribute;
-    private final CompositeByteBuf dataOut;
+    /**
+     * The data-out gathered: null until the first piece, then that piece itself — a write whose data all came
+     * immediate (ImmediateData=Yes, within FirstBurstLength: most 4 KiB writes) reaches the block layer as the PDU's own
+     * slice — and a composite of the pieces from the second on.
+     */
+    private ByteBuf dataOut;
+    /** {@link #dataOut} once a second piece came: the composite this task made. */
+    private CompositeByteBuf gathered;
     private final long unsolicitedLimit;
     /** The R2Ts out, by TTT; made at the first R2T (a read, or a write within FirstBurstLength, never needs one). */
     private IntObjectHashMap<Solicitation> r2ts;
@@ -89,19 +98,19 @@ final class ScsiTask implements io.blocktarget.scsi.ScsiCompletion {
     private int r2tSN;
 
     /** A task whose CDB does not matter (tests of the data-in numbering and the teardown check). */
-    ScsiTask(int itt, long lunField, long edtl, boolean read, boolean write, CompositeByteBuf dataOut,
+    ScsiTask(int itt, long lunField, long edtl, boolean read, boolean write, ByteBuf dataOut,
              long unsolicitedLimit, UnsolicitedPhase unsolicited, StateCounters<State> counters) {
         this(itt, lunField, new byte[16], io.blocktarget.scsi.TaskAttribute.SIMPLE, edtl, read, write, dataOut, 0,
                 unsolicitedLimit, unsolicited, counters);
     }
 
     /**
-     * A task from its SCSI Command PDU: {@code immediate} bytes of data-out came with it (already in
-     * {@code dataOut}); unsolicited Data-Out may follow up to {@code unsolicitedLimit} while {@code unsolicited} is
+     * A task from its SCSI Command PDU: {@code immediate} bytes of data-out came with it ({@code dataOut}, owned by
+     * the task from here; null without any); unsolicited Data-Out may follow up to {@code unsolicitedLimit} while {@code unsolicited} is
      * OPEN (the command's F bit clear).
      */
     ScsiTask(int itt, long lunField, byte[] cdb, io.blocktarget.scsi.TaskAttribute attribute, long edtl, boolean read,
-             boolean write, CompositeByteBuf dataOut, long immediate, long unsolicitedLimit,
+             boolean write, ByteBuf dataOut, long immediate, long unsolicitedLimit,
              UnsolicitedPhase unsolicited, StateCounters<State> counters) {
         this.itt = itt;
         this.counters = counters;
@@ -140,7 +149,7 @@ final class ScsiTask implements io.blocktarget.scsi.ScsiCompletion {
     }
 
     /** The data-out gathered (null for a task without any); handed to the device server when the task executes. */
-    CompositeByteBuf dataOut() {
+    ByteBuf dataOut() {
         return dataOut;
     }
 
@@ -240,13 +249,23 @@ final class ScsiTask implements io.blocktarget.scsi.ScsiCompletion {
         return null;
     }
 
-    /** Takes an accepted Data-Out's data (ownership passes to the task; an empty one is released). */
-    void append(io.netty.buffer.ByteBuf data) {
+    /**
+     * Takes an accepted Data-Out's data (ownership passes to the task; an empty one is released); a second piece makes
+     * the data-out a composite from {@code alloc}.
+     */
+    void append(ByteBuf data, ByteBufAllocator alloc) {
         int length = data.readableBytes();
-        if (length > 0) {
-            dataOut.addComponent(true, data);
-        } else {
+        if (length == 0) {
             data.release();
+        } else if (dataOut == null) {
+            dataOut = data;
+        } else {
+            if (gathered == null) {
+                gathered = alloc.compositeBuffer(Integer.MAX_VALUE);   // the first piece may be a composite itself
+                gathered.addComponent(true, dataOut);
+                dataOut = gathered;
+            }
+            gathered.addComponent(true, data);
         }
         received += length;
     }

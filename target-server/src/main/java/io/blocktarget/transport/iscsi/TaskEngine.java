@@ -17,7 +17,6 @@ import io.blocktarget.scsi.TaskAttribute;
 import io.blocktarget.scsi.TaskScope;
 import io.blocktarget.state.StateCounters;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.util.collection.IntObjectHashMap;
 
@@ -127,14 +126,9 @@ final class TaskEngine {
             respondCheckCondition(cmd.itt(), SenseReason.INVALID_FIELD_IN_CDB);
             return;
         }
-        CompositeByteBuf dataOut = null;
-        if (cmd.write() && edtl > 0) {
-            dataOut = io.alloc().compositeBuffer(Integer.MAX_VALUE);
-            if (immediateLength > 0) {
-                dataOut.addComponent(true, cmd.data());
-            } else {
-                cmd.release();
-            }
+        ByteBuf dataOut = null;
+        if (cmd.write() && edtl > 0 && immediateLength > 0) {
+            dataOut = cmd.data();   // the task owns the PDU's data from here
         } else {
             cmd.release();
         }
@@ -223,7 +217,7 @@ final class TaskEngine {
             io.fatal("Data-Out for ITT 0x" + Integer.toHexString(task.itt) + ": " + error);
             return;
         }
-        task.append(out.data());
+        task.append(out.data(), io.alloc());
         advance(task);
     }
 
