@@ -200,16 +200,19 @@ final class LunChanges {
             throw Problem.of(500, "write-back", "Cannot write the config directory", LunFiles.file(dir.get(), name)
                     .getParent() + " is not writable; nothing changed", null).failure();
         }
-        ApplyResult result = apply(without(current, name), options);
-        if (dir.isPresent()) {
-            try {
-                LunFiles.delete(dir.get(), name);
-            } catch (IOException e) {
-                throw Problem.of(500, "write-back", "Removed but not written back", "LUN " + name + " is removed from"
-                        + " the server, but " + LunFiles.file(dir.get(), name) + " could not be deleted (" + e
-                        + "); it comes back at the next reload", null).failure();
+        ApplyResult result = plane.exclusively(() -> {   // no reload between the apply and the file's removal
+            ApplyResult applied = apply(without(current, name), options);
+            if (dir.isPresent()) {
+                try {
+                    LunFiles.delete(dir.get(), name);
+                } catch (IOException e) {
+                    throw Problem.of(500, "write-back", "Removed but not written back", "LUN " + name + " is removed"
+                            + " from the server, but " + LunFiles.file(dir.get(), name) + " could not be deleted (" + e
+                            + "); it comes back at the next reload", null).failure();
+                }
             }
-        }
+            return applied;
+        });
         LOG.log(Level.INFO, "control: removed LUN " + name);
         return new Changed(Optional.empty(), result);
     }
@@ -318,21 +321,24 @@ final class LunChanges {
             throw Problem.of(500, "write-back", "Cannot write the LUN file", "cannot write "
                     + LunFiles.file(dir.get(), lun.name()) + ": " + e + "; nothing changed", null).failure();
         }
-        ApplyResult result;
-        try {
-            result = apply(desired, options);
-        } catch (Problem.Failure e) {
-            pending.abort();
-            throw e;
-        }
-        try {
-            pending.commit();
-        } catch (IOException e) {
-            pending.abort();
-            throw Problem.of(500, "write-back", "Applied but not written back", "LUN " + lun.name() + " is changed"
-                    + " on the server, but " + pending.target() + " could not be replaced (" + e + "); the next reload"
-                    + " undoes the change", null).failure();
-        }
+        ApplyResult result = plane.exclusively(() -> {   // no reload between the apply and the file's write
+            ApplyResult applied;
+            try {
+                applied = apply(desired, options);
+            } catch (Problem.Failure e) {
+                pending.abort();
+                throw e;
+            }
+            try {
+                pending.commit();
+            } catch (IOException e) {
+                pending.abort();
+                throw Problem.of(500, "write-back", "Applied but not written back", "LUN " + lun.name() + " is"
+                        + " changed on the server, but " + pending.target() + " could not be replaced (" + e + "); the"
+                        + " next reload undoes the change", null).failure();
+            }
+            return applied;
+        });
         LOG.log(Level.INFO, "control: " + what + " LUN " + lun.name());
         return new Changed(Optional.of(lun), result);
     }

@@ -40,6 +40,22 @@ public interface ControlPlane {
      */
     ApplyResult apply(List<LunConfig> desired, ApplyOptions options) throws ControlException;
 
+    /** What {@link #exclusively} runs. */
+    @FunctionalInterface
+    interface Exclusive<T, E extends Exception> {
+        T run() throws E;
+    }
+
+    /**
+     * Runs {@code action} while no apply or reload runs: what an API change does to serve a LUN set and write its
+     * LUN file back. A {@link #reload} reads the directory and applies it under the same lock, so it never sees a
+     * file the served set disagrees with (a reload that read the directory before an API write-back and applied after
+     * it dropped the LUN just added, while its file stayed). Reentrant: {@code action} may apply.
+     */
+    default <T, E extends Exception> T exclusively(Exclusive<T, E> action) throws E {
+        return action.run();
+    }
+
     /** {@link #apply(List, ApplyOptions)} without --force: a change that loses data is refused. */
     default ApplyResult apply(List<LunConfig> desired) throws ControlException {
         return apply(desired, ApplyOptions.NONE);

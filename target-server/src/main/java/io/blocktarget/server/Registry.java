@@ -324,6 +324,26 @@ final class Registry implements ControlPlane {
      */
     @Override
     public ApplyResult reload(ApplyOptions options) throws ControlException {
+        // the directory read and its apply as one step against the API's apply-and-write-back (exclusively)
+        applying.lock();
+        try {
+            return reloadLocked(options);
+        } finally {
+            applying.unlock();
+        }
+    }
+
+    @Override
+    public <T, E extends Exception> T exclusively(Exclusive<T, E> action) throws E {
+        applying.lock();
+        try {
+            return action.run();
+        } finally {
+            applying.unlock();
+        }
+    }
+
+    private ApplyResult reloadLocked(ApplyOptions options) throws ControlException {
         Path dir = configDir.orElseThrow(() -> new ControlException(ControlException.Kind.UNAVAILABLE, null, null,
                 "the server was started without --config; there is no directory to reload"));
         BlocktargetConfig loaded;

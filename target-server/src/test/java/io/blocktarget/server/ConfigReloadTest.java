@@ -26,6 +26,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Handler;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
@@ -80,6 +81,44 @@ class ConfigReloadTest {
     void stop() {
         Logger.getLogger("blocktarget.server").removeHandler(capture);
         registry.closeAll();
+    }
+
+    /**
+     * An API change applies and then writes its LUN file; a reload reads the directory and applies it. Run together,
+     * a reload that read the directory before the file was written and applied after the change dropped the LUN just
+     * added (its file stayed: the blktests hook's cleanup then found no LUN to remove). The change runs exclusively,
+     * so the reload waits for the write and sees the file.
+     */
+    @Test
+    void aReloadWaitsForAnApplyAndItsWriteBack() throws Exception {
+        Path staging = dir.resolve("staging");
+        Files.createDirectories(staging.resolve("luns.d"));
+        Files.copy(dir.resolve("blocktarget.yaml"), staging.resolve("blocktarget.yaml"));
+        Files.writeString(staging.resolve("luns.d/a.yaml"), "backend: ram\nsize: 1MiB\n");
+        Files.writeString(staging.resolve("luns.d/b.yaml"), "backend: ram\nsize: 2MiB\n");
+        var desired = ConfigLoader.load(staging).luns();
+        AtomicReference<Throwable> reloadFailed = new AtomicReference<>();
+        Thread[] reloader = new Thread[1];
+        registry.exclusively(() -> {
+            registry.apply(desired);   // b served, its file not written yet
+            reloader[0] = Thread.ofPlatform().start(() -> {
+                try {
+                    registry.reload();
+                } catch (Throwable t) {
+                    reloadFailed.set(t);
+                }
+            });
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (reloader[0].getState() != Thread.State.WAITING) {   // parked on the apply lock
+                assertThat(System.nanoTime()).as("the reload reached the lock").isLessThan(deadline);
+                Thread.onSpinWait();
+            }
+            lun("b", "backend: ram\nsize: 2MiB\n");   // the write-back
+            return null;
+        });
+        reloader[0].join();
+        assertThat(reloadFailed.get()).isNull();
+        assertThat(names()).containsExactly("a", "b");
     }
 
     private void lun(String name, String yaml) throws Exception {
