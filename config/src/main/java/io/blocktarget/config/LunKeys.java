@@ -132,8 +132,9 @@ public final class LunKeys {
             .rule(REPLACE)
             .doc("the block the medium writes at once, at least the logical block size (SCSI LOGICAL BLOCKS PER"
                     + " PHYSICAL BLOCK EXPONENT; NVMe NPWG / NAWUPF: Linux physical_block_size, minimum_io_size); on"
-                    + " ram also the unit memory is allocated in (at least 64 KiB); a 2 MiB region written whole, or a"
-                    + " unit of 2 MiB or more, is on transparent huge pages")
+                    + " ram also the unit memory is allocated in (at least 64 KiB); a 2 MiB region written whole"
+                    + " (in the first 32 GiB of the server's RAM LUNs), or a unit of 2 MiB or more, is on transparent"
+                    + " huge pages")
             .example("16KiB");
     public static final Key<Boolean> READ_ONLY = Key.value("read-only", ValueType.BOOLEAN).defaults(false, "false")
             .rule(REPLACE)

@@ -3,6 +3,7 @@ package io.blocktarget.block.ram;
 import io.blocktarget.block.Libc;
 
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The memory of one huge page's worth of a {@link RamBlockDevice}'s chunks ({@value RamBlockDevice#HUGE_PAGE} bytes,
@@ -19,8 +20,17 @@ import java.lang.foreign.MemorySegment;
  * <p>A slot still held by an older version of its chunk (a reader's slice keeps it after a copy-on-write or an unmap)
  * cannot be taken: the caller falls back to malloc for that chunk. Taking and giving are rare (a chunk's first write,
  * its unmap, a copy); they synchronize on the slab. Reads never touch it.
+ *
+ * <p>At most {@value #MAX_SLABS} slabs (32 GiB of chunks) exist in the process; chunks past that are malloc'd. Each
+ * slab is a mapping whose advice can differ from its neighbours', so it may be a VMA of its own, and a process has
+ * {@code vm.max_map_count} of them (65,530 by default) for everything: the JVM's heap, thread stacks and code too.
  */
 final class Slab {
+    /** Slabs that may exist at once in the process: half of the default vm.max_map_count. */
+    static final int MAX_SLABS = 16_384;
+    /** Slabs mapped and not yet unmapped, process-wide. */
+    private static final AtomicInteger LIVE = new AtomicInteger();
+
     private final MemorySegment memory;
     private final int chunkSize;
     private final long full;
@@ -41,10 +51,18 @@ final class Slab {
         this.full = slots == 64 ? -1L : (1L << slots) - 1;
     }
 
-    /** A slab for chunks of {@code chunkSize} (a power of two below a huge page), or null when mmap fails. */
+    /**
+     * A slab for chunks of {@code chunkSize} (a power of two below a huge page), or null when {@value #MAX_SLABS}
+     * exist already or mmap fails.
+     */
     static Slab map(int chunkSize) {
+        if (LIVE.incrementAndGet() > MAX_SLABS) {
+            LIVE.decrementAndGet();
+            return null;
+        }
         MemorySegment memory = Libc.mmapAligned(RamBlockDevice.HUGE_PAGE, RamBlockDevice.HUGE_PAGE);
         if (memory.equals(MemorySegment.NULL)) {
+            LIVE.decrementAndGet();
             return null;
         }
         Libc.madvise(memory, Libc.MADV_NOHUGEPAGE);
@@ -107,11 +125,17 @@ final class Slab {
         }
     }
 
+    /** Slabs mapped now, process-wide (tests). */
+    static int live() {
+        return LIVE.get();
+    }
+
     /** Unmaps the slab once the device closed, no chunk holds a slot and no collapse is advising it. */
     private void unmapIfDone() {
         if (closed && used == 0 && !collapsing && !unmapped) {
             unmapped = true;
             Libc.munmap(memory);
+            LIVE.decrementAndGet();
         }
     }
 

@@ -219,6 +219,39 @@ class RamBlockDeviceTest {
         }
     }
 
+    /**
+     * The process maps at most {@link Slab#MAX_SLABS} slabs (each may be a VMA of its own, and vm.max_map_count is
+     * shared with the JVM): at the limit the next one is refused, and a device's new chunks are malloc'd and work; one
+     * unmapped, one more may be mapped.
+     */
+    @Test
+    void slabsStopAtTheirLimitAndChunksPastItAreMallocd() throws Exception {
+        List<Slab> mapped = new ArrayList<>();
+        try {
+            Slab slab;
+            while ((slab = Slab.map(CHUNK)) != null) {
+                mapped.add(slab);
+                assertThat(mapped).hasSizeLessThanOrEqualTo(Slab.MAX_SLABS);
+            }
+            assertThat(Slab.live()).as("the limit, whatever else held slabs").isEqualTo(Slab.MAX_SLABS);
+            assertThat(Slab.map(CHUNK)).as("limit + 1").isNull();
+            try (RamBlockDevice device = new RamBlockDevice("r", new BlockGeometry(4096, 4096, 512), false, budget)) {
+                Io.write(device, 0, Io.pattern(8, 2 * CHUNK));
+                assertThat(Io.read(device, 0, 32)).isEqualTo(Io.pattern(8, 2 * CHUNK));
+                assertThat(chunkAddress(device, 16)).as("malloc'd, not slot 1 of a slab")
+                        .isNotEqualTo(chunkAddress(device, 0) + CHUNK);
+                assertThat(Slab.live()).isEqualTo(Slab.MAX_SLABS);
+            }
+            mapped.remove(mapped.size() - 1).close();   // no slot used: unmapped at once
+            assertThat(Slab.live()).isEqualTo(Slab.MAX_SLABS - 1);
+            Slab again = Slab.map(CHUNK);
+            assertThat(again).isNotNull();
+            mapped.add(again);
+        } finally {
+            mapped.forEach(Slab::close);
+        }
+    }
+
     /** Closing the device while a read holds a slab's chunk: the memory stays readable until the read lets go. */
     @Test
     void aSlabOutlivesItsClosedDeviceWhileAReadHoldsAChunk() throws Exception {
