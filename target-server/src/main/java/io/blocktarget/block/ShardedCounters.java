@@ -135,11 +135,6 @@ public final class ShardedCounters {
         SLOT.setOpaque(local, slot, local[slot] + delta);
     }
 
-    /** Adds {@code delta} to counter {@code slot} (for one counter of an event; {@link #local} is cheaper for more). */
-    public void add(int slot, long delta) {
-        add(local(), slot, delta);
-    }
-
     /** The calling thread's shard of this set, made on the thread's first add. */
     private Shard shard() {
         Shard[] byId = THREAD_SHARDS.get();

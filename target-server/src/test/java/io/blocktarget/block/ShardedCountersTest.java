@@ -35,7 +35,7 @@ class ShardedCountersTest {
             }
             w.join();
         }
-        counters.add(1, 7);   // this thread's own shard, still alive
+        ShardedCounters.add(counters.local(), 1, 7);   // this thread's own shard, still alive
         for (int read = 0; read < 2; read++) {   // the second read must not fold the ended shards again
             assertThat(counters.sum(0)).isEqualTo((long) threads * each);
             assertThat(counters.sum(1)).isEqualTo(7);
@@ -65,7 +65,7 @@ class ShardedCountersTest {
         assertThat(reuser).as("a new set reused id %d", id).isNotNull();
         // this thread's table still holds the old set's shard at that id: it must not count for the new one
         assertThat(reuser.sum(0)).isZero();
-        reuser.add(0, 1);
+        ShardedCounters.add(reuser.local(), 0, 1);
         assertThat(reuser.sum(0)).isEqualTo(1);
         assertThat(reuser.sum(1)).isZero();
         assertThat(taken).isNotEmpty();
@@ -73,8 +73,8 @@ class ShardedCountersTest {
 
     private static int recordAndDrop() {
         ShardedCounters old = new ShardedCounters(2);
-        old.add(0, 41);
-        old.add(1, 5);
+        ShardedCounters.add(old.local(), 0, 41);
+        ShardedCounters.add(old.local(), 1, 5);
         assertThat(old.sum(0)).isEqualTo(41);
         return old.id();
     }

@@ -47,8 +47,7 @@ final class Slab {
     private Slab(MemorySegment memory, int chunkSize) {
         this.memory = memory;
         this.chunkSize = chunkSize;
-        int slots = RamBlockDevice.HUGE_PAGE / chunkSize;
-        this.full = slots == 64 ? -1L : (1L << slots) - 1;
+        this.full = (1L << (RamBlockDevice.HUGE_PAGE / chunkSize)) - 1;   // at most 32 slots: chunks are >= 64 KiB
     }
 
     /**
