@@ -69,7 +69,7 @@ class CommandStatsHooksTest {
     private CompletableFuture<ScsiResponse> startScsi(byte[] cdb, byte[] dataOut) {
         CompletableFuture<ScsiResponse> result = new CompletableFuture<>();
         ByteBuf out = dataOut == null ? null : Unpooled.wrappedBuffer(dataOut);
-        scsi.execute(new ScsiCommand(NEXUS, 0, Unpooled.wrappedBuffer(Arrays.copyOf(cdb, Math.max(16, cdb.length))),
+        scsi.execute(ScsiCommand.of(NEXUS, 0, Unpooled.wrappedBuffer(Arrays.copyOf(cdb, Math.max(16, cdb.length))),
                 TaskAttribute.SIMPLE, 1, dataOut == null ? 65536 : dataOut.length, out), result::complete);
         return result;
     }

@@ -61,7 +61,7 @@ class CrossProtocolAtomicTest {
         CompletableFuture<ScsiResponse> result = new CompletableFuture<>();
         ByteBuf cdbBuf = Unpooled.wrappedBuffer(Arrays.copyOf(cdb, 16));
         ByteBuf out = dataOut == null ? null : Unpooled.wrappedBuffer(dataOut);
-        scsi.execute(new ScsiCommand(NEXUS, 0, cdbBuf, TaskAttribute.SIMPLE, 1, dataOut == null ? 0 : dataOut.length,
+        scsi.execute(ScsiCommand.of(NEXUS, 0, cdbBuf, TaskAttribute.SIMPLE, 1, dataOut == null ? 0 : dataOut.length,
                 out), result::complete);
         ScsiResponse r = result.get(30, TimeUnit.SECONDS);
         cdbBuf.release();

@@ -128,7 +128,7 @@ class CrossProtocolStateTest {
         CompletableFuture<ScsiResponse> result = new CompletableFuture<>();
         ByteBuf cdbBuf = Unpooled.wrappedBuffer(Arrays.copyOf(cdb, Math.max(16, cdb.length)));
         ByteBuf out = dataOut == null ? null : Unpooled.wrappedBuffer(dataOut);
-        scsi.execute(new ScsiCommand(nexus, 0, cdbBuf, TaskAttribute.SIMPLE, 1,
+        scsi.execute(ScsiCommand.of(nexus, 0, cdbBuf, TaskAttribute.SIMPLE, 1,
                 dataOut == null ? 4096 : dataOut.length, out), result::complete);
         return result;
     }

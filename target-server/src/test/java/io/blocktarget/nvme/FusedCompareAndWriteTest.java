@@ -208,7 +208,7 @@ class FusedCompareAndWriteTest {
     private ScsiResponse scsi(ScsiTargetDevice scsi, byte[] cdb, byte[] dataOut, CompletableFuture<ScsiResponse> r) {
         ByteBuf cdbBuf = Unpooled.wrappedBuffer(Arrays.copyOf(cdb, 16));
         ByteBuf out = dataOut == null ? null : Unpooled.wrappedBuffer(dataOut);
-        scsi.execute(new ScsiCommand(NEXUS, 0, cdbBuf, TaskAttribute.SIMPLE, 1, dataOut == null ? 0 : dataOut.length,
+        scsi.execute(ScsiCommand.of(NEXUS, 0, cdbBuf, TaskAttribute.SIMPLE, 1, dataOut == null ? 0 : dataOut.length,
                 out), response -> {
                     cdbBuf.release();
                     if (out != null) {

@@ -64,7 +64,7 @@ class TraceHooksTest {
         CompletableFuture<ScsiResponse> result = new CompletableFuture<>();
         ByteBuf cdbBuf = Unpooled.wrappedBuffer(Arrays.copyOf(cdb, Math.max(16, cdb.length)));
         ByteBuf out = dataOut == null ? null : Unpooled.wrappedBuffer(dataOut);
-        scsi.execute(new ScsiCommand(NEXUS, 0, cdbBuf, TaskAttribute.SIMPLE, tag,
+        scsi.execute(ScsiCommand.of(NEXUS, 0, cdbBuf, TaskAttribute.SIMPLE, tag,
                 dataOut == null ? 65536 : dataOut.length, out), result::complete);
         ScsiResponse r;
         try {

@@ -349,7 +349,7 @@ class AdvertisedLimitsTest {
         ByteBuf out = dataOut == null ? null : Unpooled.wrappedBuffer(dataOut);
         CompletableFuture<ScsiResponse> done = new CompletableFuture<>();
         try {
-            handler.accept(new Task(new ScsiCommand(Scsi.A, 0, cdbBuf, TaskAttribute.SIMPLE, 1,
+            handler.accept(new Task(ScsiCommand.of(Scsi.A, 0, cdbBuf, TaskAttribute.SIMPLE, 1,
                     dataOut == null ? 0 : dataOut.length, out), done::complete, false));
             ScsiResponse r = done.get(10, TimeUnit.SECONDS);
             byte[] sense = null;

@@ -368,7 +368,7 @@ class ExtendedCopyTest {
         io.netty.buffer.ByteBuf cdbBuf = io.netty.buffer.Unpooled.wrappedBuffer(cdb);
         io.netty.buffer.ByteBuf out = io.netty.buffer.Unpooled.wrappedBuffer(list.clone());
         java.util.concurrent.CompletableFuture<Scsi.Reply> done = new java.util.concurrent.CompletableFuture<>();
-        t.execute(new ScsiCommand(A, 0, cdbBuf, TaskAttribute.SIMPLE, 1, list.length, out), r -> {
+        t.execute(ScsiCommand.of(A, 0, cdbBuf, TaskAttribute.SIMPLE, 1, list.length, out), r -> {
             byte[] sense = null;
             if (r.senseData() != null) {
                 sense = io.netty.buffer.ByteBufUtil.getBytes(r.senseData());

@@ -214,7 +214,7 @@ class FaultRulesScsiTest {
     private CompletableFuture<ScsiResponse> submit(ItNexus nexus, long tag, long lba) {
         CompletableFuture<ScsiResponse> done = new CompletableFuture<>();
         ByteBuf cdb = Unpooled.wrappedBuffer(Arrays.copyOf(Scsi.ten(READ_10, 0, lba, 1), 16));
-        target.execute(new ScsiCommand(nexus, 0, cdb, TaskAttribute.SIMPLE, tag, LBS, null), r -> {
+        target.execute(ScsiCommand.of(nexus, 0, cdb, TaskAttribute.SIMPLE, tag, LBS, null), r -> {
             assertThat(done.complete(r)).as("completed once").isTrue();
             if (r.dataIn() != null) {
                 r.dataIn().release();

@@ -72,7 +72,7 @@ class PreemptAndAbortTest {
         ByteBuf out = Unpooled.directBuffer(LBS).writeBytes(Scsi.pattern(lba, LBS));
         dataOut.add(out);
         CompletableFuture<ScsiResponse> f = new CompletableFuture<>();
-        target.execute(new ScsiCommand(nexus, 0, Unpooled.wrappedBuffer(Scsi.ten(0x2A, 0, lba, 1)),
+        target.execute(ScsiCommand.of(nexus, 0, Unpooled.wrappedBuffer(Scsi.ten(0x2A, 0, lba, 1)),
                 TaskAttribute.SIMPLE, tag, LBS, out), f::complete);
         return f;
     }

@@ -122,7 +122,7 @@ class RuntimeInventoryTest {
 
         CompletableFuture<ScsiResponse> read = new CompletableFuture<>();
         io.netty.buffer.ByteBuf cdb = io.netty.buffer.Unpooled.wrappedBuffer(Scsi.ten(0x28, 0, 0, 1));
-        target.execute(new ScsiCommand(A, 0, cdb, TaskAttribute.SIMPLE, 1, 4096, null), read::complete);
+        target.execute(ScsiCommand.of(A, 0, cdb, TaskAttribute.SIMPLE, 1, 4096, null), read::complete);
         cdb.release();
         assertThat(holding.heldCount()).isEqualTo(1);
         assertThat(state.inFlight().count()).isEqualTo(1);

@@ -95,7 +95,7 @@ final class Scsi {
         ByteBuf out = dataOut == null ? null : Unpooled.directBuffer(dataOut.length).writeBytes(dataOut);
         CompletableFuture<ScsiResponse> done = new CompletableFuture<>();
         try {
-            target.execute(new ScsiCommand(nexus, lun, cdbBuf, attribute, 1, edtl, out), r -> {
+            target.execute(ScsiCommand.of(nexus, lun, cdbBuf, attribute, 1, edtl, out), r -> {
                 if (!done.complete(r)) {
                     throw new AssertionError("completed twice");
                 }
@@ -124,7 +124,7 @@ final class Scsi {
         ByteBuf cdbBuf = Unpooled.wrappedBuffer(padded);
         ByteBuf out = dataOut == null ? null : Unpooled.directBuffer(dataOut.length).writeBytes(dataOut);
         CompletableFuture<Reply> reply = new CompletableFuture<>();
-        target.execute(new ScsiCommand(nexus, lun, cdbBuf, TaskAttribute.SIMPLE, 1,
+        target.execute(ScsiCommand.of(nexus, lun, cdbBuf, TaskAttribute.SIMPLE, 1,
                 dataOut == null ? 1 << 20 : dataOut.length, out), r -> {
             try {
                 Reply done = new Reply(r.status(), take(r.dataIn()), take(r.senseData()), r.transferLength());

@@ -21,7 +21,7 @@ class ScsiTraceTest {
     @Test
     void withoutATracerTheTaskGetsNoTraceRecord() {
         LunState off = new LunState("off");
-        ScsiCommand command = new ScsiCommand(Scsi.A, 0, Unpooled.wrappedBuffer(new byte[16]), TaskAttribute.SIMPLE,
+        ScsiCommand command = ScsiCommand.of(Scsi.A, 0, Unpooled.wrappedBuffer(new byte[16]), TaskAttribute.SIMPLE,
                 1, 0, null);
         assertThat(ScsiTrace.begin(off, new InFlight(), command)).isNull();
         off.startTrace(new Tracer(16, 512, 512, 1 << 20, off.clock()));
@@ -41,7 +41,7 @@ class ScsiTraceTest {
         byte[] reset = ByteBuffer.allocate(16).put((byte) 0x94).put((byte) 0x04).putLong(0x10000).array();
         long tag = 1;
         for (byte[] cdb : List.of(report, reset)) {
-            ScsiCommand command = new ScsiCommand(Scsi.A, 0, Unpooled.wrappedBuffer(cdb), TaskAttribute.SIMPLE, tag++,
+            ScsiCommand command = ScsiCommand.of(Scsi.A, 0, Unpooled.wrappedBuffer(cdb), TaskAttribute.SIMPLE, tag++,
                     0, null);
             ScsiTrace.begin(state, new InFlight(), command).record(new ScsiResponse(ScsiStatus.GOOD, null, null, 0));
         }
@@ -71,7 +71,7 @@ class ScsiTraceTest {
         Tracer tracer = new Tracer(16, 4096, 4096, 1 << 20, state.clock());
         state.startTrace(tracer);
         byte[] cdb = ByteBuffer.allocate(16).put((byte) 0x8B).put((byte) 0x08).putLong(77).putInt(3).array();
-        ScsiCommand command = new ScsiCommand(Scsi.A, 0, Unpooled.wrappedBuffer(cdb), TaskAttribute.SIMPLE, 1, 3 * 512,
+        ScsiCommand command = ScsiCommand.of(Scsi.A, 0, Unpooled.wrappedBuffer(cdb), TaskAttribute.SIMPLE, 1, 3 * 512,
                 null);
         ScsiTrace.begin(state, new InFlight(), command).record(new ScsiResponse(ScsiStatus.GOOD, null, null, 0));
         List<TraceRecord> records = new ArrayList<>();

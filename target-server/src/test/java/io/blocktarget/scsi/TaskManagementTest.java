@@ -64,7 +64,7 @@ class TaskManagementTest {
         ByteBuf out = Unpooled.directBuffer(data.length).writeBytes(data);
         dataOut.add(out);
         InFlight f = new InFlight();
-        target.execute(new ScsiCommand(nexus, lun, Unpooled.wrappedBuffer(Scsi.ten(WRITE_10, 0, lba, data.length / LBS)),
+        target.execute(ScsiCommand.of(nexus, lun, Unpooled.wrappedBuffer(Scsi.ten(WRITE_10, 0, lba, data.length / LBS)),
                 TaskAttribute.SIMPLE, tag, data.length, out), r -> f.response = r);
         return f;
     }

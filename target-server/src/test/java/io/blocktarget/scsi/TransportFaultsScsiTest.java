@@ -207,7 +207,7 @@ class TransportFaultsScsiTest {
         byte[] cdb = Arrays.copyOf(Scsi.ten(READ_10, 0, lba, 1), 16);
         ByteBuf cdbBuf = Unpooled.wrappedBuffer(cdb);
         CompletableFuture<ScsiResponse> done = new CompletableFuture<>();
-        target.execute(new ScsiCommand(A, 0, cdbBuf, TaskAttribute.SIMPLE, 1, LBS, null, connection), r -> {
+        target.execute(ScsiCommand.of(A, 0, cdbBuf, TaskAttribute.SIMPLE, 1, LBS, null, connection), r -> {
             if (!done.complete(r)) {
                 throw new AssertionError("completed twice");
             }

@@ -424,7 +424,7 @@ class RegistryTest {
         System.arraycopy(cdb, 0, padded, 0, cdb.length);
         ByteBuf buf = Unpooled.wrappedBuffer(padded);
         CompletableFuture<ScsiResponse> done = new CompletableFuture<>();
-        target.execute(new ScsiCommand(nexus, lun, buf, TaskAttribute.SIMPLE, 1, 4096, null), done::complete);
+        target.execute(ScsiCommand.of(nexus, lun, buf, TaskAttribute.SIMPLE, 1, 4096, null), done::complete);
         buf.release();
         return done;
     }

@@ -1,6 +1,7 @@
 package io.blocktarget.protocol.iscsi;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 
 import java.util.Arrays;
 import java.util.HexFormat;
@@ -41,6 +42,14 @@ public record ScsiCommand(boolean immediate, boolean finalBit, boolean read, boo
     @Override
     public byte[] cdb() {
         return cdb.clone();
+    }
+
+    /**
+     * The CDB as a buffer over this record's own array, without the copy {@link #cdb()} makes: for readers only (a
+     * target hands it to its device server, which parses it). Writing through it would change this record.
+     */
+    public ByteBuf cdbBuffer() {
+        return Unpooled.wrappedBuffer(cdb);
     }
 
     public int cdbLength() {

@@ -68,6 +68,11 @@ final class TaskEngine {
         return nexus;
     }
 
+    /** The connection, as fault rules' connection faults reach it. */
+    io.blocktarget.block.fault.FaultConnection connection() {
+        return io;
+    }
+
     int activeTasks() {
         return tasks.size();
     }
@@ -133,7 +138,7 @@ final class TaskEngine {
             cmd.release();
         }
         long unsolicitedLimit = Math.min(edtl, params.firstBurstLength());
-        ScsiTask task = new ScsiTask(cmd.itt(), cmd.lun(), cmd.cdb(), samAttribute(cmd.attribute()), edtl,
+        ScsiTask task = new ScsiTask(cmd.itt(), cmd.lun(), cmd.cdbBuffer(), samAttribute(cmd.attribute()), edtl,
                 cmd.read(), cmd.write() && edtl > 0, dataOut, immediateLength, unsolicitedLimit,
                 cmd.finalBit() ? ScsiTask.UnsolicitedPhase.ENDED : ScsiTask.UnsolicitedPhase.OPEN, taskStates);
         tasks.put(task.itt, task);
@@ -241,12 +246,9 @@ final class TaskEngine {
 
     private void execute(ScsiTask task) {
         task.transitionTo(ScsiTask.State.EXECUTING);
-        io.blocktarget.scsi.ScsiCommand command = new io.blocktarget.scsi.ScsiCommand(nexus, task.lun,
-                Unpooled.wrappedBuffer(task.cdb()), task.attribute(), Integer.toUnsignedLong(task.itt), task.edtl,
-                task.dataOut(), io);
         task.executedBy(this);
         try {
-            target.execute(command, task);
+            target.execute(task, task);   // the task is the command and its completion
         } catch (RuntimeException e) {
             io.fatal("device server threw for ITT 0x" + Integer.toHexString(task.itt) + ": " + e);
         }
