@@ -70,6 +70,21 @@ final class Task extends LunRequest {
     }
 
     /**
+     * The task's key in its {@link TaskSet} (equality stays identity): its tag, which the initiator keeps unique within
+     * its session. The identity hash it replaces was made per task by a call into the VM (JVM_IHashCode, about 1 % of
+     * the event loop at 4 KiB QD32); tags equal across sessions only share a bin.
+     */
+    @Override
+    public int hashCode() {
+        return Long.hashCode(command.taskTag());
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return this == o;
+    }
+
+    /**
      * The LUN step's start ({@link LunRequest#enterLun}) and the trace record; false (nothing counted) when the LUN's
      * device is draining — the command is answered as for a LUN that is gone.
      */
@@ -195,12 +210,19 @@ final class Task extends LunRequest {
      * SAM-5 or RFC 7143; tgt writes what arrived. We write what arrived, but only whole logical blocks: the logical
      * block is the unit the medium is written in (SBC-4 §4.5), so a trailing partial block of data-out is not
      * written, and the blocks past EDTL keep their old contents.
+     *
+     * <p>The buffer is the data-out itself when all of it is used: the backend reads it by index and does not release
+     * it (the transport does).
      */
     ByteBuf writeData(long length, int logicalBlockSize) {
         ByteBuf out = command.dataOut();
         long available = out == null ? 0 : Math.min(out.readableBytes(), length);
         int whole = (int) (available - available % logicalBlockSize);
-        return whole == 0 ? Unpooled.EMPTY_BUFFER : out.slice(out.readerIndex(), whole);
+        if (whole == 0) {
+            return Unpooled.EMPTY_BUFFER;
+        }
+        // all of it, nearly always: the data-out itself, not a slice object per write
+        return whole == out.readableBytes() ? out : out.slice(out.readerIndex(), whole);
     }
 
     /**

@@ -99,7 +99,10 @@ final class FullFeaturePhase {
         switch (window.admit(pdu, immediate, cmdSN)) {
             case DELIVER -> {
                 deliver(pdu);
-                for (InitiatorPdu next : window.drainReady()) {
+                // indexed: the list is nearly always empty, and an iterator over it was one allocation per command
+                java.util.List<InitiatorPdu> ready = window.drainReady();
+                for (int i = 0; i < ready.size(); i++) {
+                    InitiatorPdu next = ready.get(i);
                     if (connection.state() != ConnectionState.LOGGED_IN) {
                         next.release();
                     } else {
