@@ -77,6 +77,8 @@ public final class RamBlockDevice extends AbstractBlockDevice {
     private final SparseArray<Chunk> chunks;
     /** The huge-page slabs of chunks below a huge page, by region (chunk index >>> {@link #slotShift}); else null. */
     private final SparseArray<Slab> slabs;
+    /** Tests only: runs as a chunk's memory is about to be allocated (to interleave a close with it); null otherwise. */
+    Runnable beforeAllocate;
     private final int slotShift;
     /** See {@link #collapser()}; guarded by this. */
     private ExecutorService collapser;
@@ -621,6 +623,10 @@ public final class RamBlockDevice extends AbstractBlockDevice {
      * chunks are smaller than a huge page and the slot is free, else malloc's.
      */
     private Chunk allocate(long chunkIndex, boolean overwrittenWhole) {
+        Runnable hook = beforeAllocate;
+        if (hook != null) {
+            hook.run();
+        }
         if (!budget.tryReserve(chunkSize)) {
             return null;
         }
@@ -651,6 +657,16 @@ public final class RamBlockDevice extends AbstractBlockDevice {
                 return null;
             }
             if (slabs.putIfAbsent(region, fresh)) {
+                if (state() == State.CLOSED) {
+                    // close() emptied the slab table before this put, so it would never unmap this slab (an unmap's
+                    // copy-on-write that raced close did that: the copy fails to replace the emptied slot, but its
+                    // slab stayed mapped for good). close() sets CLOSED before it empties the table: after the put,
+                    // either it sees this slab or this sees CLOSED. Whoever removes it closes it.
+                    if (slabs.remove(region) == fresh) {
+                        fresh.close();
+                    }
+                    return null;
+                }
                 slab = fresh;
             } else {
                 fresh.close();   // another writer mapped this region's slab first

@@ -270,6 +270,33 @@ class RamBlockDeviceTest {
         assertThat(device.allocatedBytes()).isZero();
     }
 
+    /**
+     * An unmap's copy-on-write (a read holds the chunk) racing close(): close empties the chunk and slab tables just
+     * as the copy is allocated. The copy's region then has no slab, so a fresh one is mapped; it must not stay mapped
+     * in the closed device's table (it did: nothing would ever unmap it). The hook runs close() at that instant.
+     */
+    @Test
+    void aCopyOnWriteThatRacesCloseLeavesNoSlabMapped() throws Exception {
+        int before = Slab.live();
+        RamBlockDevice device = new RamBlockDevice("r", new BlockGeometry(4096, 4096, 512), false, budget);
+        Io.write(device, 0, Io.pattern(7, CHUNK));
+        ByteBuf held = Io.await(cb -> device.read(0, 1, cb));
+        device.beforeAllocate = () -> {
+            device.beforeAllocate = null;
+            device.close();
+        };
+        try {
+            // zeroing one block of the held chunk needs a copy: the reader keeps the old version
+            Io.writeZeroes(device, 1, 1);
+            assertThat(device.beforeAllocate).as("the copy was allocated").isNull();
+            assertThat(ByteBufUtil.getBytes(held)).isEqualTo(java.util.Arrays.copyOf(Io.pattern(7, CHUNK), 4096));
+        } finally {
+            held.release();
+        }
+        assertThat(Slab.live()).as("slabs mapped, against before the device").isEqualTo(before);
+        assertThat(budget.used()).isZero();
+    }
+
     @Test
     void unmapFreesWholeChunksAndZerosPartialOnes() throws Exception {
         try (RamBlockDevice device = new RamBlockDevice("r", new BlockGeometry(4096, 4096, 64), false, budget)) {
