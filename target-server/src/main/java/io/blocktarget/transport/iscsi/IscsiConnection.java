@@ -125,6 +125,21 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
         state = States.transition(who, ConnectionState.MACHINE, state, next);
     }
 
+    /**
+     * The socket read burst being handled carried a PDU: the pinger's idle time restarts when the burst ends
+     * ({@link #readComplete}), one clock read for all its PDUs instead of one per PDU (about 1 % of the event loop at
+     * 4 KiB QD32). On the event loop, as the pinger's ticks.
+     */
+    private boolean heard;
+
+    /** The socket read burst ended (channelReadComplete). */
+    void readComplete() {
+        if (heard) {
+            heard = false;
+            pinger.activity();
+        }
+    }
+
     /** Entry point for everything the decoder emits; releases what it is handed. */
     void onMessage(Object message) {
         try {
@@ -132,7 +147,7 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
                 ReferenceCountUtil.release(message instanceof InitiatorPdu p ? p.data() : message);
                 return;
             }
-            pinger.activity();
+            heard = true;
             switch (message) {
                 case IscsiFrameDecoder.FrameError(IscsiProtocolException e) -> frameError(e);
                 case InitiatorPdu pdu -> {

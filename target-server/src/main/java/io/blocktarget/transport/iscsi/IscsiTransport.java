@@ -307,8 +307,12 @@ public final class IscsiTransport {
         return connections.size();
     }
 
-    /** Hands every decoded PDU (or frame error) to its connection, on the event loop; nothing goes further. */
-    private static final class Dispatch extends io.netty.channel.ChannelInboundHandlerAdapter {
+    /**
+     * Hands every decoded PDU (or frame error) to its connection, on the event loop; nothing goes further. The end of
+     * each socket read burst goes on too (the pinger's activity, and the flush consolidation before it). Tests put it
+     * behind the decoder of their EmbeddedChannel as accept() does.
+     */
+    static final class Dispatch extends io.netty.channel.ChannelInboundHandlerAdapter {
         private final IscsiConnection connection;
 
         Dispatch(IscsiConnection connection) {
@@ -318,6 +322,12 @@ public final class IscsiTransport {
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object message) {
             connection.onMessage(message);
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            connection.readComplete();
+            ctx.fireChannelReadComplete();
         }
     }
 

@@ -61,12 +61,7 @@ final class Harness implements AutoCloseable {
         this.channel = new EmbeddedChannel();
         IscsiFrameDecoder decoder = new IscsiFrameDecoder();
         this.connection = transport.connect(new EmbeddedPort(channel), decoder, portalGroupTag);
-        channel.pipeline().addLast(decoder, new ChannelInboundHandlerAdapter() {
-            @Override
-            public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                connection.onMessage(msg);
-            }
-
+        channel.pipeline().addLast(decoder, new IscsiTransport.Dispatch(connection), new ChannelInboundHandlerAdapter() {
             @Override
             public void channelInactive(ChannelHandlerContext ctx) {
                 connection.closed();
