@@ -19,6 +19,7 @@ import io.blocktarget.block.fault.FaultAction;
 import io.blocktarget.block.fault.FaultConnection;
 import io.blocktarget.transport.tcp.StallHandler;
 import io.blocktarget.time.Clock;
+import io.blocktarget.protocol.iscsi.IscsiFraming;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
@@ -125,6 +126,37 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
         state = States.transition(who, ConnectionState.MACHINE, state, next);
     }
 
+    /** Room a target PDU's header may take in {@link #headers}: its BHS and header digest (target PDUs have no AHS). */
+    static final int MAX_HEADER = 64;
+    /** {@link #headers}' size: some 300 data-less responses. */
+    static final int HEADER_BUFFER = 16 * 1024;
+    /**
+     * Headers encoded by {@link #send}; what lies between its reader and writer index is not handed to the channel yet
+     * (handed-over parts are retained slices: the buffer is only appended to, and replaced when full). Null until the
+     * first frame, released when the connection ends.
+     */
+    private ByteBuf headers;
+    /** Whether a socket read burst is being handled (channelRead until channelReadComplete). */
+    private boolean reading;
+
+    /** Hands the headers not yet handed over to the channel, flushed ({@code flush}) or not. */
+    private void handOver(boolean flush) {
+        if (headers == null || !headers.isReadable()) {
+            return;
+        }
+        ByteBuf part = headers.readRetainedSlice(headers.readableBytes());
+        if (flush) {
+            port.write(part);
+        } else {
+            port.writePart(part);
+        }
+    }
+
+    /** A socket read burst began (channelRead of received bytes, before they are decoded). */
+    void readStarted() {
+        reading = true;
+    }
+
     /**
      * The socket read burst being handled carried a PDU: the pinger's idle time restarts when the burst ends
      * ({@link #readComplete}), one clock read for all its PDUs instead of one per PDU (about 1 % of the event loop at
@@ -132,8 +164,10 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
      */
     private boolean heard;
 
-    /** The socket read burst ended (channelReadComplete). */
+    /** The socket read burst ended (channelReadComplete): its responses go out together. */
     void readComplete() {
+        reading = false;
+        handOver(true);
         if (heard) {
             heard = false;
             pinger.activity();
@@ -271,6 +305,14 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
         return window.maxCmdSN();
     }
 
+    /**
+     * Frames go out in the order sent. The header of each is encoded into {@link #headers}; a data-less PDU's header
+     * (a write's SCSI Response, an R2T) sent while a socket read burst is handled stays there until the burst ends
+     * ({@link #readComplete}), until a PDU with data follows, or until the buffer is full, so that the responses of
+     * one burst reach the channel as one buffer (one write, one iovec) instead of a pooled buffer, a channel write and
+     * an iovec each — NVMe/TCP's PduSender does the same. Outside a read burst (timers, completions hopping back from
+     * another thread) every frame is handed over at once.
+     */
     @Override
     public void send(TargetPdu pdu) {
         if (state == ConnectionState.FREE) {
@@ -278,9 +320,34 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
             return;
         }
         if (corruptNext == null) {
-            PduWriter.write(pdu, port.alloc(), headerDigest, dataDigest, port);
+            ByteBuf data = pdu.data();
+            if (headers == null || headers.writableBytes() < MAX_HEADER) {
+                handOver(false);
+                if (headers != null) {
+                    headers.release();   // the slices handed over keep what they cover
+                }
+                headers = port.alloc().directBuffer(HEADER_BUFFER);
+            }
+            int start = headers.writerIndex();
+            try {
+                IscsiFraming.encodeHeader(pdu, headers, headerDigest);
+            } catch (RuntimeException e) {
+                headers.writerIndex(start);   // nothing half-encoded goes on the wire
+                data.release();
+                throw e;
+            }
+            if (!data.isReadable()) {
+                data.release();
+                if (!reading) {
+                    handOver(true);
+                }
+                return;
+            }
+            handOver(false);
+            PduWriter.writeData(data, port.alloc(), dataDigest, port);
             return;
         }
+        handOver(false);
         ByteBuf frame = PduWriter.frame(pdu, port.alloc(), headerDigest, dataDigest);
         if (PduWriter.corruptDigest(frame, corruptNext == FaultAction.DigestKind.HEADER)) {
             LOG.log(Level.INFO, "{0}: fault rule: sent {1} with a wrong {2} digest", who, pdu.opcode(),
@@ -375,6 +442,7 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
         // a stalled connection the target ends (reinstatement, drop, NOP-In timeout) closes now, dropping what the
         // stall kept: the port's close writes (and waits for) a flush first, which the stall would hold for ever
         StallHandler.abandon(port.channel());
+        handOver(false);   // the responses of the burst so far go out before the close, as before
         port.close();
         closed();
     }
@@ -436,6 +504,7 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
     }
 
     void closeAfterFlush() {
+        handOver(true);
         port.closeAfterWrites();
     }
 
@@ -450,6 +519,10 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
             loginTimer.cancel();
         }
         pinger.cancel();
+        if (headers != null) {
+            headers.release();
+            headers = null;
+        }
         engine.ifPresent(e -> {
             String stragglers = e.close();
             if (!stragglers.isEmpty()) {

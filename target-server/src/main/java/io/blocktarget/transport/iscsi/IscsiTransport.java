@@ -34,6 +34,7 @@ public final class IscsiTransport {
     static final String DECODER_NAME = "iscsi-framing";
     private static final String FLUSH_NAME = "iscsi-flush";
     private static final String DISPATCH_NAME = "iscsi-dispatch";
+    private static final String BURST_NAME = "iscsi-read-burst";
 
     /**
      * Target name → device, and the settings (CHAP per target): replaced by {@link #targets(Collection, Map)} when
@@ -89,6 +90,8 @@ public final class IscsiTransport {
         // PDUs go from the decoder to the connection in the pipeline, as NVMe/TCP's do: through Vert.x's socket they
         // paid its inbound queue and context dispatch per PDU. Vert.x still sees close and exceptions.
         ctx.pipeline().addBefore("handler", DISPATCH_NAME, new Dispatch(connection));
+        // before the flush consolidation: a burst's held responses are handed over before it flushes at read-complete
+        ctx.pipeline().addBefore(FLUSH_NAME, BURST_NAME, new ReadBurst(connection));
         internal.messageHandler(connection::onMessage);   // nothing reaches it now; kept should a message pass
         internal.closeHandler(v -> connection.closed());
         internal.exceptionHandler(e -> connection.fatal("socket error: " + e));
@@ -308,9 +311,33 @@ public final class IscsiTransport {
     }
 
     /**
-     * Hands every decoded PDU (or frame error) to its connection, on the event loop; nothing goes further. The end of
-     * each socket read burst goes on too (the pinger's activity, and the flush consolidation before it). Tests put it
-     * behind the decoder of their EmbeddedChannel as accept() does.
+     * Tells the connection where each socket read burst begins and ends (its held responses go out at the end, the
+     * pinger notes the activity), ahead of the flush consolidation, which flushes at the end. Tests put it in front of
+     * their EmbeddedChannel's decoder.
+     */
+    static final class ReadBurst extends io.netty.channel.ChannelInboundHandlerAdapter {
+        private final IscsiConnection connection;
+
+        ReadBurst(IscsiConnection connection) {
+            this.connection = connection;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object message) {
+            connection.readStarted();
+            ctx.fireChannelRead(message);
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            connection.readComplete();
+            ctx.fireChannelReadComplete();
+        }
+    }
+
+    /**
+     * Hands every decoded PDU (or frame error) to its connection, on the event loop; nothing goes further. Tests put
+     * it behind the decoder of their EmbeddedChannel as accept() does.
      */
     static final class Dispatch extends io.netty.channel.ChannelInboundHandlerAdapter {
         private final IscsiConnection connection;
@@ -324,11 +351,6 @@ public final class IscsiTransport {
             connection.onMessage(message);
         }
 
-        @Override
-        public void channelReadComplete(ChannelHandlerContext ctx) {
-            connection.readComplete();
-            ctx.fireChannelReadComplete();
-        }
     }
 
     /** Adapts a Vert.x socket: frames go out through {@code writeMessage}, without a copy through Buffer. */

@@ -58,14 +58,22 @@ final class PduWriter {
             data.release();
             throw e;
         }
-        int length = data.readableBytes();
-        if (length == 0) {
+        if (!data.isReadable()) {
             data.release();
             sink.part(header, true);
             return;
         }
-        int pad = Bhs.padding(length);
         sink.part(header, false);
+        writeData(data, alloc, dataDigest, sink);
+    }
+
+    /**
+     * The rest of a frame whose header went before: its data segment ({@code data}, not empty; ownership passes on),
+     * then a tail with pad and data digest when there are any.
+     */
+    static void writeData(ByteBuf data, ByteBufAllocator alloc, Digest dataDigest, Sink sink) {
+        int length = data.readableBytes();
+        int pad = Bhs.padding(length);
         if (pad == 0 && dataDigest == Digest.NONE) {
             sink.part(data, true);
             return;

@@ -63,6 +63,35 @@ class DataTransferTest {
         got.release();
     }
 
+    /**
+     * The data-less responses of one socket read burst leave as one buffer, handed to the channel before a PDU with
+     * data and at the burst's end (IscsiConnection.send): two writes, a read, a write arriving together make three
+     * buffers — the first two responses with the Data-In header, its data, the last response — instead of five, and
+     * the PDUs keep their order.
+     */
+    @Test
+    void theResponsesOfOneReadBurstLeaveTogetherInOrder() {
+        login();
+        byte[] content = Harness.pattern(512, 4);
+        int first = h.itt;
+        h.sendTogether(
+                h.command(Harness.write10(0, 1), false, true, 512, Unpooled.wrappedBuffer(content), true),
+                h.command(Harness.write10(1, 1), false, true, 512, Unpooled.wrappedBuffer(content), true),
+                h.command(Harness.read10(0, 1), true, false, 512, Unpooled.EMPTY_BUFFER, true),
+                h.command(Harness.write10(2, 1), false, true, 512, Unpooled.wrappedBuffer(content), true));
+        assertThat(h.channel.outboundMessages()).as("buffers handed to the channel").hasSize(3);
+        List<TargetPdu> sent = List.of(h.receive(), h.receive(), h.receive(), h.receive());
+        try {
+            assertThat(sent).extracting(TargetPdu::itt).containsExactly(first, first + 1, first + 2, first + 3);
+            assertThat(sent).extracting(p -> p.getClass().getSimpleName())
+                    .containsExactly("ScsiResponse", "ScsiResponse", "DataIn", "ScsiResponse");
+            assertThat(io.netty.buffer.ByteBufUtil.getBytes(sent.get(2).data())).isEqualTo(content);
+        } finally {
+            sent.forEach(TargetPdu::release);
+        }
+        assertThat(h.receive()).isNull();
+    }
+
     @Test
     void dataInSequencesEndAtEveryMaxBurstLength() {
         login("MaxRecvDataSegmentLength", "8192", "MaxBurstLength", "16384", "FirstBurstLength", "8192");

@@ -61,12 +61,13 @@ final class Harness implements AutoCloseable {
         this.channel = new EmbeddedChannel();
         IscsiFrameDecoder decoder = new IscsiFrameDecoder();
         this.connection = transport.connect(new EmbeddedPort(channel), decoder, portalGroupTag);
-        channel.pipeline().addLast(decoder, new IscsiTransport.Dispatch(connection), new ChannelInboundHandlerAdapter() {
-            @Override
-            public void channelInactive(ChannelHandlerContext ctx) {
-                connection.closed();
-            }
-        });
+        channel.pipeline().addLast(new IscsiTransport.ReadBurst(connection), decoder,
+                new IscsiTransport.Dispatch(connection), new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelInactive(ChannelHandlerContext ctx) {
+                        connection.closed();
+                    }
+                });
     }
 
     /** A transport whose connection timers never fire: its clock is virtual and nobody advances it. */
@@ -97,6 +98,17 @@ final class Harness implements AutoCloseable {
             pdu.release();
         }
         return wire;
+    }
+
+    /** Sends {@code pdus} in one socket read, as an initiator's burst of commands arrives; releases them. */
+    void sendTogether(InitiatorPdu... pdus) {
+        ByteBuf burst = Unpooled.buffer();
+        for (InitiatorPdu pdu : pdus) {
+            ByteBuf wire = frame(pdu, headerDigest, dataDigest);
+            burst.writeBytes(wire);
+            wire.release();
+        }
+        channel.writeInbound(burst);
     }
 
     void sendRaw(byte[] bytes) {
