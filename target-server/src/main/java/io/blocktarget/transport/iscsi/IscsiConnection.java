@@ -43,6 +43,10 @@ import java.util.concurrent.TimeUnit;
 final class IscsiConnection implements ConnectionIo, FaultConnection {
     private static final Logger LOG = System.getLogger("blocktarget.iscsi");
     private static final java.util.Map<String, Long> NO_TASKS = ScsiTask.State.MACHINE.newCounters().snapshot();
+    /** Room a target PDU's header may take in {@link #headers}: its BHS and header digest (target PDUs have no AHS). */
+    static final int MAX_HEADER = 64;
+    /** {@link #headers}' size: some 300 data-less responses. */
+    static final int HEADER_BUFFER = 16 * 1024;
 
     private final IscsiTransport transport;
     private final ConnectionPort port;
@@ -69,6 +73,20 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
     private Clock.Timer loginTimer;
     /** A fault rule's corrupt-digest: the digest of the next PDU sent that has one; null nearly always. */
     private FaultAction.DigestKind corruptNext;
+    /**
+     * Headers encoded by {@link #send}; what lies between its reader and writer index is not handed to the channel yet
+     * (handed-over parts are retained slices: the buffer is only appended to, and replaced when full). Null until the
+     * first frame, released when the connection ends.
+     */
+    private ByteBuf headers;
+    /** Whether a socket read burst is being handled (channelRead until channelReadComplete). */
+    private boolean reading;
+    /**
+     * The socket read burst being handled carried a PDU: the pinger's idle time restarts when the burst ends
+     * ({@link #readComplete}), one clock read for all its PDUs instead of one per PDU (about 1 % of the event loop at
+     * 4 KiB QD32). On the event loop, as the pinger's ticks.
+     */
+    private boolean heard;
 
     IscsiConnection(IscsiTransport transport, ConnectionPort port, IscsiFrameDecoder decoder) {
         this(transport, port, decoder, transport.settings().portalGroupTag());
@@ -126,19 +144,6 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
         state = States.transition(who, ConnectionState.MACHINE, state, next);
     }
 
-    /** Room a target PDU's header may take in {@link #headers}: its BHS and header digest (target PDUs have no AHS). */
-    static final int MAX_HEADER = 64;
-    /** {@link #headers}' size: some 300 data-less responses. */
-    static final int HEADER_BUFFER = 16 * 1024;
-    /**
-     * Headers encoded by {@link #send}; what lies between its reader and writer index is not handed to the channel yet
-     * (handed-over parts are retained slices: the buffer is only appended to, and replaced when full). Null until the
-     * first frame, released when the connection ends.
-     */
-    private ByteBuf headers;
-    /** Whether a socket read burst is being handled (channelRead until channelReadComplete). */
-    private boolean reading;
-
     /** Hands the headers not yet handed over to the channel, flushed ({@code flush}) or not. */
     private void handOver(boolean flush) {
         if (headers == null || !headers.isReadable()) {
@@ -156,13 +161,6 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
     void readStarted() {
         reading = true;
     }
-
-    /**
-     * The socket read burst being handled carried a PDU: the pinger's idle time restarts when the burst ends
-     * ({@link #readComplete}), one clock read for all its PDUs instead of one per PDU (about 1 % of the event loop at
-     * 4 KiB QD32). On the event loop, as the pinger's ticks.
-     */
-    private boolean heard;
 
     /** The socket read burst ended (channelReadComplete): its responses go out together. */
     void readComplete() {

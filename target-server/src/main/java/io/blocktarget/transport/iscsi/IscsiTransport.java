@@ -350,7 +350,6 @@ public final class IscsiTransport {
         public void channelRead(ChannelHandlerContext ctx, Object message) {
             connection.onMessage(message);
         }
-
     }
 
     /** Adapts a Vert.x socket: frames go out through {@code writeMessage}, without a copy through Buffer. */

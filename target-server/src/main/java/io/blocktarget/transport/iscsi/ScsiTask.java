@@ -108,8 +108,8 @@ final class ScsiTask implements io.blocktarget.scsi.ScsiCommand, io.blocktarget.
     /** A task whose CDB does not matter (tests of the data-in numbering and the teardown check). */
     ScsiTask(int itt, long lunField, long edtl, boolean read, boolean write, ByteBuf dataOut,
              long unsolicitedLimit, UnsolicitedPhase unsolicited, StateCounters<State> counters) {
-        this(itt, lunField, Unpooled.wrappedBuffer(new byte[16]), io.blocktarget.scsi.TaskAttribute.SIMPLE, edtl, read, write, dataOut, 0,
-                unsolicitedLimit, unsolicited, counters);
+        this(itt, lunField, Unpooled.wrappedBuffer(new byte[16]), io.blocktarget.scsi.TaskAttribute.SIMPLE, edtl, read,
+                write, dataOut, 0, unsolicitedLimit, unsolicited, counters);
     }
 
     /**
