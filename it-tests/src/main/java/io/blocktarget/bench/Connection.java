@@ -55,6 +55,9 @@ abstract class Connection extends ByteToMessageDecoder {
     protected int blockSize;
     protected int lbs;
     protected boolean verify;
+    /** --verify: the process's record of acknowledged writes, shared with the other connections; else null. */
+    private AckedWrites acked;
+    private int blocksPerIo;
     private long deadline;
 
     /**
@@ -134,16 +137,21 @@ abstract class Connection extends ByteToMessageDecoder {
     /**
      * Starts the timed run on the event loop: QD slots (write payloads pooled, one I/O each), first submissions,
      * and a timer at the deadline so a connection with nothing in flight still finishes.
+     *
+     * @param ackedWrites with --verify the run's record of acknowledged writes (writes carry the pattern, reads are
+     *                    checked); null without
      */
     void start(IoPattern ioPattern, JobStats jobStats, long deadlineNanos, int queueDepth, int ioSize, int blockLength,
-               boolean writes, boolean verifyData) {
+               boolean writes, AckedWrites ackedWrites) {
         ctx.executor().execute(() -> {
             pattern = ioPattern;
             stats = jobStats;
             deadline = deadlineNanos;
             blockSize = ioSize;
             lbs = blockLength;
-            verify = verifyData;
+            blocksPerIo = ioSize / blockLength;
+            acked = ackedWrites;
+            verify = ackedWrites != null;
             slots = new Slot[queueDepth];
             idle = new int[queueDepth];
             for (int i = 0; i < queueDepth; i++) {
@@ -194,8 +202,14 @@ abstract class Connection extends ByteToMessageDecoder {
             s.lba = pattern.nextLba();
             s.received = 0;
             s.dataSN = 0;
-            if (s.write && verify) {
-                IoPattern.fill(s.data, s.lba * lbs, blockSize);
+            if (verify) {
+                if (s.write) {
+                    IoPattern.fill(s.data, s.lba * lbs, blockSize);
+                } else {
+                    // the snapshot: only a write acknowledged before the read goes out must read back
+                    s.ackedBefore = acked.isAcknowledged(s.lba / blocksPerIo);
+                    s.countedUnwritten = false;
+                }
             }
             inFlight++;
             s.submitted = System.nanoTime();
@@ -210,8 +224,14 @@ abstract class Connection extends ByteToMessageDecoder {
         }
     }
 
-    /** Ends the I/O in {@code s}: records its latency, frees the slot and refills the queue. */
+    /**
+     * Ends the I/O in {@code s}: records its latency (and with --verify a successful write in the shared record,
+     * before this slot's next read is sent), frees the slot and refills the queue.
+     */
     protected final void complete(Slot s, boolean ok) {
+        if (verify && ok && s.write) {
+            acked.acknowledged(s.lba / blocksPerIo);
+        }
         stats.complete(s.submitted, System.nanoTime(), ok);
         inFlight--;
         idle[idleCount++] = s.index;
@@ -219,10 +239,23 @@ abstract class Connection extends ByteToMessageDecoder {
         finishIfDrained();
     }
 
-    /** Checks read data against the verify pattern (when verifying); a mismatch is counted once per PDU. */
+    /**
+     * Checks read data against the verify pattern (when verifying, {@link AckedWrites#judge}): a mismatch is counted
+     * once per PDU, zeros the read may find (no write acknowledged before it was sent) once per read.
+     */
     protected final void checkRead(Slot s, ByteBuf data, long offsetInIo) {
-        if (verify && !IoPattern.matches(data, s.lba * lbs + offsetInIo, data.readableBytes())) {
-            stats.verifyFailed();
+        if (!verify) {
+            return;
+        }
+        switch (AckedWrites.judge(data, s.lba * lbs + offsetInIo, data.readableBytes(), lbs, s.ackedBefore)) {
+            case MATCH -> { }
+            case MISMATCH -> stats.verifyFailed();
+            case UNWRITTEN -> {
+                if (!s.countedUnwritten) {
+                    s.countedUnwritten = true;
+                    stats.unwrittenRead();
+                }
+            }
         }
     }
 

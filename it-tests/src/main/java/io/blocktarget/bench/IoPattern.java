@@ -82,8 +82,13 @@ final class IoPattern {
      * bytes starting at {@code byteOffset} (any alignment: data PDUs need not split on 8-byte boundaries).
      */
     static boolean matches(ByteBuf data, long byteOffset, int length) {
-        ByteBuffer view = data.nioBufferCount() == 1 ? data.nioBuffer(data.readerIndex(), length)
-                : ByteBuffer.wrap(ByteBufUtil.getBytes(data, data.readerIndex(), length));
+        return matches(data, data.readerIndex(), byteOffset, length);
+    }
+
+    /** {@link #matches(ByteBuf, long, int)} for the bytes of {@code data} from {@code index}. */
+    static boolean matches(ByteBuf data, int index, long byteOffset, int length) {
+        ByteBuffer view = data.nioBufferCount() == 1 ? data.nioBuffer(index, length)
+                : ByteBuffer.wrap(ByteBufUtil.getBytes(data, index, length));
         int i = 0;
         for (; i < length && ((byteOffset + i) & 7) != 0; i++) {
             if (view.get(i) != expectedByte(byteOffset + i)) {

@@ -16,6 +16,8 @@ final class JobStats {
     long ios;
     long errors;
     long verifyErrors;
+    /** Reads that found zeros where no write of this run was acknowledged before they were sent. */
+    long unwrittenReads;
 
     JobStats(long windowStart, long windowEnd) {
         this.windowStart = windowStart;
@@ -35,5 +37,9 @@ final class JobStats {
 
     void verifyFailed() {
         verifyErrors++;
+    }
+
+    void unwrittenRead() {
+        unwrittenReads++;
     }
 }

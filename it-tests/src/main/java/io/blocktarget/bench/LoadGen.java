@@ -247,6 +247,12 @@ public final class LoadGen {
                     + " bytes)");
         }
         long positions = range / options.blockSize();
+        if (options.verify()) {
+            LoadGenOptions.checkVerifiable(positions, options.sizeBytes() == 0
+                    ? "the device (" + deviceBytes + " bytes)" : "--size " + range);
+        }
+        // one record for all jobs: a read must find what any connection's acknowledged write put there
+        AckedWrites acked = options.verify() ? new AckedWrites(positions) : null;
         boolean writes = options.workload() != Workload.RANDREAD && options.workload() != Workload.READ;
         long start = System.nanoTime();
         long windowStart = start + options.ramp().toNanos();
@@ -258,7 +264,7 @@ public final class LoadGen {
             JobStats s = new JobStats(windowStart, deadline);
             stats.add(s);
             c.start(new IoPattern(options.workload(), options.readMix(), positions, blocksPerIo, job, options.jobs()),
-                    s, deadline, options.queueDepth(), options.blockSize(), lbs, writes, options.verify());
+                    s, deadline, options.queueDepth(), options.blockSize(), lbs, writes, acked);
             runs.add(c.drained);
             job++;
         }

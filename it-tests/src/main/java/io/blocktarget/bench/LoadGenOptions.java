@@ -20,7 +20,8 @@ import java.util.Optional;
  * @param nsid      NVMe namespace ID (default 1)
  * @param readMix   percentage of reads in randrw (fio's rwmixread)
  * @param sizeBytes range of the device used from LBA 0; 0 = the whole device
- * @param verify    writes carry a pattern derived from the byte offset; reads check it
+ * @param verify    writes carry a pattern derived from the byte offset; reads check it, except that zeros where no
+ *                  write of this run was acknowledged before the read are counted as unwritten, not as errors
  * @param threads   event-loop threads the connections are spread over (each connection stays on one); 0 = one per
  *                  job up to the number of CPUs
  * @param cpus      CPUs the event-loop threads are pinned to, thread i on {@code cpus[i % size]} (with the
@@ -58,6 +59,7 @@ public record LoadGenOptions(Protocol protocol, String host, int port, String na
                            --time DURATION [--ramp DURATION] [--size SIZE] [--digests] [--verify] [--json FILE]
                            [--threads N] [--cpus LIST] [--disable-sqflow]
                            [--hostnqn NQN] [--tls-psk-file FILE [--tls-identity-version 0|1]]
+              --verify: reads check the pattern; blocks not written in this run may be zeros: unwritten=, not errors
               --threads: event loops (default one per job up to the CPUs); --cpus 1,3-4: pin loop i to the i-th CPU
               --disable-sqflow: NVMe Connect with SQ flow control disabled (reads may end with C2HData SUCCESS)
               --tls-psk-file: NVMe/TCP over TLS 1.3 with the PSK in FILE (NVMeTLSkey-1:01|02:...:, as nvme gen-tls-key
@@ -95,12 +97,24 @@ public record LoadGenOptions(Protocol protocol, String host, int port, String na
         check(!time.isNegative() && !time.isZero() && time.compareTo(MAX_TIME) <= 0, "--time must be > 0 and <= 24h");
         check(!ramp.isNegative() && ramp.compareTo(MAX_TIME) <= 0, "--ramp must be >= 0 and <= 24h");
         check(sizeBytes == 0 || sizeBytes >= blockSize, "--size must be at least --bs");
+        if (verify && sizeBytes > 0) {
+            checkVerifiable(sizeBytes / blockSize, "--size " + sizeBytes);
+        }
         check(threads >= 0 && threads <= MAX_JOBS, "--threads " + threads + " is not 1.." + MAX_JOBS);
         cpus = java.util.List.copyOf(cpus);
         check(protocol == Protocol.NVME || !disableSqFlow, "--disable-sqflow is for nvme");
         check(protocol == Protocol.NVME || tls.isEmpty(), "--tls-psk-file is for nvme");
         check(!hostNqn.isEmpty() && hostNqn.length() <= 223 && hostNqn.chars().allMatch(c -> c > ' ' && c < 0x7F),
                 "--hostnqn must be 1..223 printable ASCII characters without spaces");
+    }
+
+    /**
+     * --verify keeps one bit per I/O unit of the range ({@link AckedWrites}); {@code range} names the range (the
+     * whole device is known only after connecting).
+     */
+    static void checkVerifiable(long units, String range) {
+        check(units <= AckedWrites.MAX_UNITS, "--verify tracks at most " + AckedWrites.MAX_UNITS + " I/Os of --bs"
+                + " (one bit each); " + range + " holds " + units + ": give a smaller --size or a larger --bs");
     }
 
     /** Event loops to run: {@code --threads}, else one per job up to {@code cores}; never more than the jobs. */

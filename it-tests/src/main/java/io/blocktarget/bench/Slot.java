@@ -18,6 +18,10 @@ final class Slot {
     int received;
     /** Data-Out / H2CData sequence number for the current I/O. */
     int dataSN;
+    /** --verify, a read: its unit had a write acknowledged in this run when it was sent (zeros are then an error). */
+    boolean ackedBefore;
+    /** --verify, a read: already counted as unwritten (once per read, however many PDUs read zeros). */
+    boolean countedUnwritten;
     /**
      * NVMe/TCP: this slot's Read and Write CapsuleCmd headers (CH + SQE, encoded once by the protocol codecs with
      * the slot's CID); each I/O copies one into the send batch and patches SLBA — no objects per I/O.

@@ -188,6 +188,20 @@ class LoadGenOptionsTest {
         assertThatThrownBy(() -> LoadGenOptions.parse(with("--qd", "4"))).hasMessage("--qd given twice");
     }
 
+    /** --verify keeps a bit per I/O of the range: 2^28 of them (1 TiB at 4 KiB) at most. */
+    @Test
+    void verifyRefusesARangeOfMoreIosThanItTracks() {
+        assertThat(LoadGenOptions.parse(with("--size", "1t", "--verify")).verify()).isTrue();
+        assertThat(LoadGenOptions.parse(with("--size", "2t")).verify()).isFalse();
+        assertThatThrownBy(() -> LoadGenOptions.parse(with("--size", "2t", "--verify")))
+                .isInstanceOf(LoadGenOptions.UsageException.class).hasMessage("--verify tracks at most 268435456 I/Os"
+                        + " of --bs (one bit each); --size 2199023255552 holds 536870912: give a smaller --size or a"
+                        + " larger --bs");
+        // the whole device, known after connecting
+        assertThatThrownBy(() -> LoadGenOptions.checkVerifiable(AckedWrites.MAX_UNITS + 1, "the device (x bytes)"))
+                .isInstanceOf(LoadGenOptions.UsageException.class).hasMessageContaining("the device (x bytes) holds");
+    }
+
     @Test
     void blockSizeMustBeAMultipleOfTheDevicesBlock() {
         LoadGenOptions o = LoadGenOptions.parse(MINIMAL);

@@ -17,7 +17,7 @@ class SummaryTest {
     @Test
     void lineHasTheAgreedShape() {
         Summary s = new Summary("iscsi", "randread", 4096, 32, 1, 10, 1_234_560, 123456.0, 123456.0 * 4096 / (1 << 20),
-                210, 450, 900, 0, 0, -1, new Histogram(3));
+                210, 450, 900, 0, 0, false, 0, -1, new Histogram(3));
         assertThat(s.line()).isEqualTo(
                 "proto=iscsi rw=randread bs=4096 qd=32 jobs=1 iops=123456 mbps=482.3 p50us=210 p99us=450 p999us=900 errors=0 clientcpuus=-1.00");
     }
@@ -79,5 +79,27 @@ class SummaryTest {
         Summary s = Summary.of(o, List.of(new JobStats(0, 1)), 1000);
         assertThat(s.line()).endsWith("iops=0 mbps=0.0 p50us=0 p99us=0 p999us=0 errors=0 clientcpuus=-1.00");
         assertThat(s.json()).contains("\"buckets\":[]").contains("\"client_cpu_us_per_io\":-1.000,");
+    }
+
+    /**
+     * With --verify the line says how many reads found zeros where this run had acknowledged no write, apart from
+     * the errors and before clientcpuus (bench/run reads errors=, scripts expect clientcpuus= last); so does the JSON.
+     */
+    @Test
+    void verifyAddsUnwrittenReadsApartFromErrors() {
+        JobStats job = new JobStats(0, 1000 * MS);
+        job.complete(0, 100_000, true);
+        job.verifyFailed();
+        job.unwrittenRead();
+        JobStats other = new JobStats(0, 1000 * MS);
+        other.unwrittenRead();
+        other.unwrittenRead();
+        LoadGenOptions o = LoadGenOptions.parse("--proto", "iscsi", "--target", "127.0.0.1:3260", "--name", "t",
+                "--rw", "randrw", "--bs", "4k", "--qd", "1", "--jobs", "2", "--time", "1s", "--verify");
+        Summary s = Summary.of(o, List.of(job, other), -1);
+        assertThat(s.errors()).isEqualTo(1);
+        assertThat(s.unwrittenReads()).isEqualTo(3);
+        assertThat(s.line()).endsWith(" p999us=100 errors=1 unwritten=3 clientcpuus=-1.00");
+        assertThat(s.json()).contains("\"errors\":1,\"verify_errors\":1,\"unwritten_reads\":3,");
     }
 }
