@@ -15,10 +15,12 @@ import io.vertx.core.net.SocketAddress;
 
 import java.net.URI;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A blocking client of the control API for the CLI: Vert.x's HTTP client over the Unix domain socket (or TCP with a
@@ -28,12 +30,12 @@ public final class ControlClient implements AutoCloseable {
     /** Overrides the default socket, like {@code --control}. */
     public static final String ENV_CONTROL = "BLOCKTARGET_CONTROL";
     /** A removal drains in-flight commands and a file LUN may be synced: allow for it. */
-    private static final long TIMEOUT_SECONDS = 120;
+    private static final Duration TIMEOUT = Duration.ofSeconds(120);
     /** A local connect takes microseconds; one that has not completed in this time never will. */
     private static final int CONNECT_TIMEOUT_MILLIS = 2000;
     private static final int CONNECT_ATTEMPTS = 3;
     /** Reads answer at once and changes in milliseconds unless they drain: a request unanswered this long is sent again. */
-    private static final long RETRY_AFTER_SECONDS = 5;
+    private static final Duration RETRY_AFTER = Duration.ofSeconds(5);
 
     private final Vertx vertx;
     private final Optional<SocketAddress> socket;
@@ -42,6 +44,9 @@ public final class ControlClient implements AutoCloseable {
     private final String where;
     /** The last complete answer of {@link #call} (null: none yet): what {@code --json} prints. */
     private volatile Response lastResponse;
+    /** {@link #RETRY_AFTER} and {@link #TIMEOUT}, shorter in tests. */
+    private Duration retryAfter = RETRY_AFTER;
+    private Duration timeout = TIMEOUT;
 
     /** The server at a socket path or an {@code http://HOST:PORT} URL. */
     public record Response(int status, String contentType, String body) {
@@ -113,18 +118,25 @@ public final class ControlClient implements AutoCloseable {
             options.putHeader("Idempotency-Key", java.util.UUID.randomUUID().toString());
         }
         UnreachableException last = null;
+        StringBuilder unanswered = new StringBuilder();
         for (int attempt = 1; attempt <= CONNECT_ATTEMPTS; attempt++) {
             // The last attempt waits long: a repeated change waits on the server for the first one (a drain).
-            long timeoutSeconds = attempt == CONNECT_ATTEMPTS ? TIMEOUT_SECONDS : RETRY_AFTER_SECONDS;
+            Duration wait = attempt == CONNECT_ATTEMPTS ? timeout : retryAfter;
             // A client (and so a connection pool) per request: nothing carries over from an earlier connection.
             HttpClient client = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(false)
                     .setConnectTimeout(CONNECT_TIMEOUT_MILLIS));
-            Future<Response> response = client.request(options).compose(request -> send(request, body))
+            AtomicReference<Stage> stage = new AtomicReference<>(Stage.CONNECTING);
+            Future<Response> response = client.request(options)
+                    .compose(request -> {
+                        stage.set(Stage.SENDING);
+                        return send(request, body).onSuccess(headers -> stage.set(Stage.READING_BODY));
+                    })
                     .compose(r -> r.body().map(b -> new Response(r.statusCode(),
                             r.getHeader(HttpHeaders.CONTENT_TYPE), b.toString())))
                     .andThen(done -> client.close());
             try {
-                lastResponse = response.toCompletionStage().toCompletableFuture().get(timeoutSeconds, TimeUnit.SECONDS);
+                lastResponse = response.toCompletionStage().toCompletableFuture()
+                        .get(wait.toMillis(), TimeUnit.MILLISECONDS);
                 return lastResponse;
             } catch (ExecutionException e) {
                 last = new UnreachableException("cannot talk to the server at " + where + ": "
@@ -136,9 +148,11 @@ public final class ControlClient implements AutoCloseable {
                 // The connection was never made, so the request was never sent: trying again is safe, POST too.
                 // Seen with the epoll transport on a Unix socket: a connect now and then never completes.
             } catch (TimeoutException e) {
+                Stage reached = stage.get();   // before the close fails the request
                 client.close();
-                last = new UnreachableException("the server at " + where + " did not answer within "
-                        + timeoutSeconds + " s");
+                unanswered.append(unanswered.isEmpty() ? "" : "; ").append("attempt ").append(attempt).append(": ")
+                        .append(reached.text).append(" after ").append(seconds(wait)).append(" s");
+                last = new UnreachableException("the server at " + where + " did not answer (" + unanswered + ")");
                 // Seen now and then with Vert.x 5.0.7's client on a Unix socket: a request is never answered, while
                 // the server answers every other one (3000 of 3000 curl requests). A read changes nothing; a change
                 // carries its Idempotency-Key: either may be sent again.
@@ -148,6 +162,19 @@ public final class ControlClient implements AutoCloseable {
             }
         }
         throw last;
+    }
+
+    /** How far an unanswered request got, for the message that says it was not answered. */
+    private enum Stage {
+        CONNECTING("no connection"),
+        SENDING("connected, no response"),
+        READING_BODY("response begun, body incomplete");
+
+        final String text;
+
+        Stage(String text) {
+            this.text = text;
+        }
     }
 
     private void checkReachable() throws UnreachableException {
@@ -212,10 +239,11 @@ public final class ControlClient implements AutoCloseable {
                 }
             });
             try {
-                int status = begun.get(attempt == CONNECT_ATTEMPTS ? TIMEOUT_SECONDS : RETRY_AFTER_SECONDS,
-                        TimeUnit.SECONDS);
+                int status = begun.get((attempt == CONNECT_ATTEMPTS ? timeout : retryAfter).toMillis(),
+                        TimeUnit.MILLISECONDS);
                 // a stream has no time limit once it flows; an error answer's body is short
-                return status >= 200 && status < 300 ? ended.get() : ended.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+                return status >= 200 && status < 300 ? ended.get()
+                        : ended.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
             } catch (ExecutionException e) {
                 last = new UnreachableException("cannot talk to the server at " + where + ": "
                         + describe(e.getCause()) + " (is blocktarget serve running? pick it with --control PATH|URL"
@@ -226,7 +254,7 @@ public final class ControlClient implements AutoCloseable {
                 throw last;
             } catch (TimeoutException e) {
                 last = new UnreachableException("the server at " + where + " did not answer within "
-                        + RETRY_AFTER_SECONDS + " s");
+                        + seconds(attempt == CONNECT_ATTEMPTS ? timeout : retryAfter) + " s");
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new UnreachableException("interrupted");
@@ -235,6 +263,17 @@ public final class ControlClient implements AutoCloseable {
             }
         }
         throw last;
+    }
+
+    /** Shortens the waits of unanswered requests, for tests of that path. */
+    ControlClient withTimeouts(Duration retryAfter, Duration timeout) {
+        this.retryAfter = retryAfter;
+        this.timeout = timeout;
+        return this;
+    }
+
+    private static String seconds(Duration d) {
+        return d.toMillis() % 1000 == 0 ? Long.toString(d.toSeconds()) : Double.toString(d.toMillis() / 1000.0);
     }
 
     private static boolean connectTimedOut(Throwable failure) {
