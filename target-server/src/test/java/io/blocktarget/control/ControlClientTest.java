@@ -13,7 +13,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -70,6 +72,113 @@ class ControlClientTest {
             for (SocketChannel c : accepted) {
                 c.close();
             }
+        }
+    }
+
+    /** Accepts one connection on {@code server}, keeps the request's bytes, answers {@code answer} and closes. */
+    private static CompletableFuture<String> answerOnce(ServerSocketChannel server, String answer) {
+        CompletableFuture<String> request = new CompletableFuture<>();
+        Thread.ofVirtual().start(() -> {
+            try (SocketChannel c = server.accept()) {
+                java.io.ByteArrayOutputStream got = new java.io.ByteArrayOutputStream();
+                ByteBuffer buffer = ByteBuffer.allocate(4096);
+                // the head, then as many body bytes as Content-Length says
+                while (true) {
+                    String text = got.toString(StandardCharsets.UTF_8);
+                    int end = text.indexOf("\r\n\r\n");
+                    if (end >= 0) {
+                        java.util.regex.Matcher m = java.util.regex.Pattern.compile("Content-Length: (\\d+)")
+                                .matcher(text);
+                        int length = m.find() ? Integer.parseInt(m.group(1)) : 0;
+                        if (got.size() >= end + 4 + length) {
+                            break;
+                        }
+                    }
+                    buffer.clear();
+                    if (c.read(buffer) < 0) {
+                        break;
+                    }
+                    got.write(buffer.array(), 0, buffer.position());
+                }
+                request.complete(got.toString(StandardCharsets.UTF_8));
+                c.write(ByteBuffer.wrap(answer.getBytes(StandardCharsets.UTF_8)));
+            } catch (java.io.IOException e) {
+                request.completeExceptionally(e);
+            }
+        });
+        return request;
+    }
+
+    @Test
+    void aChangeIsOneHttp11RequestWithItsBodyAndKeyAndTheAnswerIsReadByContentLength() throws Exception {
+        Path socket = tmp.resolve("api.sock");
+        try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+             ControlClient client = ControlClient.connect(socket.toString(), Optional.empty())) {
+            server.bind(UnixDomainSocketAddress.of(socket));
+            var request = answerOnce(server, "HTTP/1.1 201 Created\r\ncontent-type: application/json\r\n"
+                    + "content-length: 10\r\n\r\n{\"a\":\"\u00e9\"}");
+            ControlClient.Response r = client.call(io.vertx.core.http.HttpMethod.POST, "/v1/luns?dry-run=true",
+                    new io.vertx.core.json.JsonObject().put("name", "x"));
+            assertThat(r.status()).isEqualTo(201);
+            assertThat(r.contentType()).isEqualTo("application/json");
+            assertThat(r.json().getString("a")).isEqualTo("\u00e9");
+            assertThat(client.last()).contains(r);
+            String sent = request.get(10, TimeUnit.SECONDS);
+            assertThat(sent).startsWith("POST /v1/luns?dry-run=true HTTP/1.1\r\nHost: localhost\r\n"
+                    + "Connection: close\r\nIdempotency-Key: ").endsWith("\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: 12\r\n\r\n{\"name\":\"x\"}");
+        }
+    }
+
+    @Test
+    void aStreamHandsOverEachLineOfAChunkedBodyWhereverTheChunksSplitIt() throws Exception {
+        Path socket = tmp.resolve("trace.sock");
+        List<String> lines = new CopyOnWriteArrayList<>();
+        try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+             ControlClient client = ControlClient.connect(socket.toString(), Optional.empty())) {
+            server.bind(UnixDomainSocketAddress.of(socket));
+            // three lines in chunks that split the second and end with a line without its newline
+            var request = answerOnce(server, "HTTP/1.1 200 OK\r\nContent-Type: application/x-ndjson\r\n"
+                    + "Transfer-Encoding: chunked\r\n\r\n"
+                    + "a\r\n{\"n\":1}\n{\"\r\n" + "6;ext=1\r\nn\":2}\n\r\n" + "7\r\n{\"n\":3}\r\n" + "0\r\n\r\n");
+            ControlClient.Response r = client.stream("/v1/luns/x/trace?follow=true", lines::add);
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.body()).isEmpty();
+            assertThat(lines).containsExactly("{\"n\":1}", "{\"n\":2}", "{\"n\":3}");
+            assertThat(request.get(10, TimeUnit.SECONDS))
+                    .startsWith("GET /v1/luns/x/trace?follow=true HTTP/1.1\r\n").doesNotContain("Idempotency-Key")
+                    .doesNotContain("Content-Length");
+        }
+    }
+
+    @Test
+    void aStreamThatIsRefusedReturnsTheProblemBodyAndAnswersWithoutLengthEndWithTheConnection() throws Exception {
+        Path socket = tmp.resolve("refused.sock");
+        try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+             ControlClient client = ControlClient.connect(socket.toString(), Optional.empty())) {
+            server.bind(UnixDomainSocketAddress.of(socket));
+            answerOnce(server, "HTTP/1.1 404 Not Found\r\nContent-Type: application/problem+json\r\n"
+                    + "Transfer-Encoding: chunked\r\n\r\n5\r\n{\"a\":\r\n2\r\n1}\r\n0\r\n\r\n");
+            ControlClient.Response r = client.stream("/v1/luns/none/trace", line -> { });
+            assertThat(r.status()).isEqualTo(404);
+            assertThat(r.isProblem()).isTrue();
+            assertThat(r.body()).isEqualTo("{\"a\":1}");
+            answerOnce(server, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nto the end");
+            assertThat(client.get("/metrics").body()).isEqualTo("to the end");
+        }
+    }
+
+    @Test
+    void aServerThatClosesMidAnswerIsUnreachableAtOnceNotRetried() throws Exception {
+        Path socket = tmp.resolve("cut.sock");
+        try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+             ControlClient client = ControlClient.connect(socket.toString(), Optional.empty())) {
+            server.bind(UnixDomainSocketAddress.of(socket));
+            answerOnce(server, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly this");
+            assertThatThrownBy(() -> client.get("/v1/luns"))
+                    .isInstanceOf(ControlClient.UnreachableException.class)
+                    .hasMessageStartingWith("cannot talk to the server at " + socket + ": the connection ended inside"
+                            + " the answer's body");
         }
     }
 }
