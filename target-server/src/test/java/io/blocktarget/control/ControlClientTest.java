@@ -25,14 +25,20 @@ class ControlClientTest {
     @TempDir
     Path tmp;
 
+    /** A Unix socket bound and listening at {@code socket}, accepting only when the test calls accept. */
+    private static ServerSocketChannel listening(Path socket) throws java.io.IOException {
+        ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+        server.bind(UnixDomainSocketAddress.of(socket));
+        return server;
+    }
+
     @Test
     void aServerThatNeverAnswersIsTriedThreeTimesAndTheMessageSaysEachGotConnected() throws Exception {
         Path socket = tmp.resolve("mute.sock");
         // listening, never accepting: the kernel completes each connect from its backlog, nobody reads the request
-        try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+        try (ServerSocketChannel server = listening(socket);
              ControlClient client = ControlClient.connect(socket.toString(), Optional.empty())
                      .withTimeouts(Duration.ofMillis(300), Duration.ofMillis(500))) {
-            server.bind(UnixDomainSocketAddress.of(socket));
             assertThatThrownBy(() -> client.get("/v1/luns"))
                     .isInstanceOf(ControlClient.UnreachableException.class)
                     .hasMessage("the server at " + socket + " did not answer (attempt 1: connected, no response after"
@@ -45,10 +51,9 @@ class ControlClientTest {
     void aResponseWhoseBodyNeverEndsIsReportedAsBegun() throws Exception {
         Path socket = tmp.resolve("half.sock");
         List<SocketChannel> accepted = new CopyOnWriteArrayList<>();
-        try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+        try (ServerSocketChannel server = listening(socket);
              ControlClient client = ControlClient.connect(socket.toString(), Optional.empty())
                      .withTimeouts(Duration.ofMillis(300), Duration.ofMillis(300))) {
-            server.bind(UnixDomainSocketAddress.of(socket));
             Thread answering = Thread.ofVirtual().start(() -> {
                 try {
                     for (int i = 0; i < 3; i++) {
@@ -112,9 +117,8 @@ class ControlClientTest {
     @Test
     void aChangeIsOneHttp11RequestWithItsBodyAndKeyAndTheAnswerIsReadByContentLength() throws Exception {
         Path socket = tmp.resolve("api.sock");
-        try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+        try (ServerSocketChannel server = listening(socket);
              ControlClient client = ControlClient.connect(socket.toString(), Optional.empty())) {
-            server.bind(UnixDomainSocketAddress.of(socket));
             var request = answerOnce(server, "HTTP/1.1 201 Created\r\ncontent-type: application/json\r\n"
                     + "content-length: 10\r\n\r\n{\"a\":\"\u00e9\"}");
             ControlClient.Response r = client.call(io.vertx.core.http.HttpMethod.POST, "/v1/luns?dry-run=true",
@@ -134,9 +138,8 @@ class ControlClientTest {
     void aStreamHandsOverEachLineOfAChunkedBodyWhereverTheChunksSplitIt() throws Exception {
         Path socket = tmp.resolve("trace.sock");
         List<String> lines = new CopyOnWriteArrayList<>();
-        try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+        try (ServerSocketChannel server = listening(socket);
              ControlClient client = ControlClient.connect(socket.toString(), Optional.empty())) {
-            server.bind(UnixDomainSocketAddress.of(socket));
             // three lines in chunks that split the second and end with a line without its newline
             var request = answerOnce(server, "HTTP/1.1 200 OK\r\nContent-Type: application/x-ndjson\r\n"
                     + "Transfer-Encoding: chunked\r\n\r\n"
@@ -154,9 +157,8 @@ class ControlClientTest {
     @Test
     void aStreamThatIsRefusedReturnsTheProblemBodyAndAnswersWithoutLengthEndWithTheConnection() throws Exception {
         Path socket = tmp.resolve("refused.sock");
-        try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+        try (ServerSocketChannel server = listening(socket);
              ControlClient client = ControlClient.connect(socket.toString(), Optional.empty())) {
-            server.bind(UnixDomainSocketAddress.of(socket));
             answerOnce(server, "HTTP/1.1 404 Not Found\r\nContent-Type: application/problem+json\r\n"
                     + "Transfer-Encoding: chunked\r\n\r\n5\r\n{\"a\":\r\n2\r\n1}\r\n0\r\n\r\n");
             ControlClient.Response r = client.stream("/v1/luns/none/trace", line -> { });
@@ -171,9 +173,8 @@ class ControlClientTest {
     @Test
     void aServerThatClosesMidAnswerIsUnreachableAtOnceNotRetried() throws Exception {
         Path socket = tmp.resolve("cut.sock");
-        try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+        try (ServerSocketChannel server = listening(socket);
              ControlClient client = ControlClient.connect(socket.toString(), Optional.empty())) {
-            server.bind(UnixDomainSocketAddress.of(socket));
             answerOnce(server, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly this");
             assertThatThrownBy(() -> client.get("/v1/luns"))
                     .isInstanceOf(ControlClient.UnreachableException.class)
