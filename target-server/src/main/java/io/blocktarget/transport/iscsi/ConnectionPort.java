@@ -21,6 +21,12 @@ interface ConnectionPort extends PduWriter.Sink {
      */
     void writePart(io.netty.buffer.ByteBuf part);
 
+    /**
+     * Flushes what was written so far although a socket read burst is being handled (the channel's flush
+     * consolidation otherwise holds flushes until the burst ends).
+     */
+    void flushHeld();
+
     /** {@link PduWriter}'s parts: flushed with the frame's last. */
     @Override
     default void part(io.netty.buffer.ByteBuf part, boolean last) {

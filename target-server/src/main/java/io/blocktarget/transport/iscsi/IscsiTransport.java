@@ -32,7 +32,7 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class IscsiTransport {
     private static final Logger LOG = System.getLogger("blocktarget.iscsi");
     static final String DECODER_NAME = "iscsi-framing";
-    private static final String FLUSH_NAME = "iscsi-flush";
+    static final String FLUSH_NAME = "iscsi-flush";
     private static final String DISPATCH_NAME = "iscsi-dispatch";
     private static final String BURST_NAME = "iscsi-read-burst";
 
@@ -85,7 +85,8 @@ public final class IscsiTransport {
         IscsiFrameDecoder decoder = new IscsiFrameDecoder();
         ctx.pipeline().addBefore("handler", FLUSH_NAME, StreamTuning.flushConsolidation());
         ctx.pipeline().addBefore("handler", DECODER_NAME, decoder);
-        IscsiConnection connection = new IscsiConnection(this, new VertxPort(internal, ctx), decoder, portalGroupTag);
+        VertxPort port = new VertxPort(internal, ctx, ctx.pipeline().context(FLUSH_NAME));
+        IscsiConnection connection = new IscsiConnection(this, port, decoder, portalGroupTag);
         connections.add(connection);
         // PDUs go from the decoder to the connection in the pipeline, as NVMe/TCP's do: through Vert.x's socket they
         // paid its inbound queue and context dispatch per PDU. Vert.x still sees close and exceptions.
@@ -353,7 +354,8 @@ public final class IscsiTransport {
     }
 
     /** Adapts a Vert.x socket: frames go out through {@code writeMessage}, without a copy through Buffer. */
-    private record VertxPort(NetSocketInternal socket, ChannelHandlerContext ctx) implements ConnectionPort {
+    private record VertxPort(NetSocketInternal socket, ChannelHandlerContext ctx, ChannelHandlerContext consolidation)
+            implements ConnectionPort {
         @Override
         public void write(Object frame) {
             // straight into the pipeline (no Vert.x promise per PDU); the consolidation handler batches the flushes
@@ -363,6 +365,12 @@ public final class IscsiTransport {
         @Override
         public void writePart(ByteBuf part) {
             ctx.write(part, ctx.voidPromise());
+        }
+
+        /** A flush from the consolidation handler's own place in the pipeline goes past it, to the socket. */
+        @Override
+        public void flushHeld() {
+            consolidation.flush();
         }
 
         @Override

@@ -92,6 +92,42 @@ class DataTransferTest {
         assertThat(h.receive()).isNull();
     }
 
+    /**
+     * Behind the production flush consolidation, a read burst's responses are flushed every
+     * {@link IscsiConnection#FLUSH_AFTER_PDUS} PDUs handled, not only at its end: 20 reads arriving together leave in
+     * two flushes of 16 and 4 Data-In (48-byte header and 512 bytes each), in order; two bursts of 10 in one flush
+     * each (the count starts again with every burst).
+     */
+    @Test
+    void aLongReadBurstIsFlushedEverySixteenPdusHandled() {
+        h = new Harness(Harness.transport(IscsiSettings.defaults(), target)).withFlushConsolidation();
+        h.login().release();
+        byte[] content = Harness.pattern(512 * 20, 6);
+        System.arraycopy(content, 0, target.store(), 0, content.length);
+        h.flushedBytes.clear();
+        int first = h.itt;
+        h.sendTogether(java.util.stream.IntStream.range(0, 20)
+                .mapToObj(i -> h.command(Harness.read10(i, 1), true, false, 512, Unpooled.EMPTY_BUFFER, true))
+                .toArray(io.blocktarget.protocol.iscsi.InitiatorPdu[]::new));
+        assertThat(IscsiConnection.FLUSH_AFTER_PDUS).isEqualTo(16);
+        assertThat(h.flushedBytes).containsExactly(16L * (48 + 512), 4L * (48 + 512));
+        for (int i = 0; i < 20; i++) {
+            DataIn d = h.expect(DataIn.class);
+            assertThat(d.itt()).isEqualTo(first + i);
+            assertThat(io.netty.buffer.ByteBufUtil.getBytes(d.data()))
+                    .isEqualTo(Arrays.copyOfRange(content, 512 * i, 512 * (i + 1)));
+            d.release();
+        }
+        h.flushedBytes.clear();
+        for (int burst = 0; burst < 2; burst++) {
+            h.sendTogether(java.util.stream.IntStream.range(0, 10)
+                    .mapToObj(i -> h.command(Harness.read10(i, 1), true, false, 512, Unpooled.EMPTY_BUFFER, true))
+                    .toArray(io.blocktarget.protocol.iscsi.InitiatorPdu[]::new));
+        }
+        assertThat(h.flushedBytes).containsExactly(10L * (48 + 512), 10L * (48 + 512));
+        h.receiveAll().forEach(TargetPdu::release);
+    }
+
     @Test
     void dataInSequencesEndAtEveryMaxBurstLength() {
         login("MaxRecvDataSegmentLength", "8192", "MaxBurstLength", "16384", "FirstBurstLength", "8192");

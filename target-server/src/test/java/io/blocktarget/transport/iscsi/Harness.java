@@ -70,6 +70,38 @@ final class Harness implements AutoCloseable {
                 });
     }
 
+    /**
+     * Puts the production pipeline's flush consolidation behind the read-burst handler, as {@code accept} does, and
+     * records from then on the bytes each flush hands to the socket ({@link #flushedBytes}).
+     */
+    Harness withFlushConsolidation() {
+        String burst = channel.pipeline().context(IscsiTransport.ReadBurst.class).name();
+        channel.pipeline().addAfter(burst, IscsiTransport.FLUSH_NAME,
+                io.blocktarget.transport.tcp.StreamTuning.flushConsolidation());
+        channel.pipeline().addFirst(new io.netty.channel.ChannelOutboundHandlerAdapter() {
+            private long written;
+
+            @Override
+            public void write(ChannelHandlerContext ctx, Object msg, io.netty.channel.ChannelPromise promise) {
+                written += ((ByteBuf) msg).readableBytes();
+                ctx.write(msg, promise);
+            }
+
+            @Override
+            public void flush(ChannelHandlerContext ctx) {
+                if (written > 0) {
+                    flushedBytes.add(written);
+                    written = 0;
+                }
+                ctx.flush();
+            }
+        });
+        return this;
+    }
+
+    /** With {@link #withFlushConsolidation}: the bytes of each flush that wrote any, in order. */
+    final List<Long> flushedBytes = new ArrayList<>();
+
     /** A transport whose connection timers never fire: its clock is virtual and nobody advances it. */
     static IscsiTransport transport(IscsiSettings settings, ScsiTargetDevice... targets) {
         return transport(settings, new ManualClock(), targets);
@@ -269,6 +301,17 @@ final class Harness implements AutoCloseable {
         @Override
         public void writePart(ByteBuf part) {
             channel.write(part);
+        }
+
+        /** Past the flush consolidation when the test put one in ({@link #withFlushConsolidation}). */
+        @Override
+        public void flushHeld() {
+            ChannelHandlerContext consolidation = channel.pipeline().context(IscsiTransport.FLUSH_NAME);
+            if (consolidation != null) {
+                consolidation.flush();
+            } else {
+                channel.flush();
+            }
         }
 
         @Override
