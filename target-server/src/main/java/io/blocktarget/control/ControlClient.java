@@ -224,7 +224,7 @@ public final class ControlClient implements AutoCloseable {
                 String value = header.substring(colon + 1).trim();
                 switch (name) {
                     case "content-type" -> contentType = value;
-                    case "content-length" -> length = Long.parseLong(value);
+                    case "content-length" -> length = size(value, 10, "Content-Length");
                     case "transfer-encoding" -> chunked = value.toLowerCase(Locale.ROOT).contains("chunked");
                     default -> { }
                 }
@@ -308,6 +308,25 @@ public final class ControlClient implements AutoCloseable {
         return all;
     }
 
+    /**
+     * A Content-Length (decimal, RFC 9110 §8.6: 1*DIGIT) or a chunk size (hexadecimal, RFC 9112 §7.1: 1*HEXDIG): no
+     * sign, no space, below 2^63. Anything else is an answer not understood, not a NumberFormatException.
+     */
+    static long size(String text, int radix, String what) throws IOException {
+        boolean digits = !text.isEmpty();
+        for (int i = 0; i < text.length() && digits; i++) {
+            digits = Character.digit(text.charAt(i), radix) >= 0;
+        }
+        try {
+            if (digits) {
+                return Long.parseLong(text, radix);
+            }
+        } catch (NumberFormatException e) {
+            // too large: below
+        }
+        throw new IOException("an answer whose " + what + " is not a number below 2^63: '" + text + "'");
+    }
+
     /** The status of an HTTP/1.x status line (RFC 9112 §4). */
     private static int status(String line) throws IOException {
         String[] parts = line.split(" ", 3);
@@ -358,7 +377,7 @@ public final class ControlClient implements AutoCloseable {
             if (chunked && left == 0) {
                 String size = line(in);
                 int semicolon = size.indexOf(';');   // chunk extensions are ignored
-                left = Long.parseLong((semicolon >= 0 ? size.substring(0, semicolon) : size).trim(), 16);
+                left = size((semicolon >= 0 ? size.substring(0, semicolon) : size).trim(), 16, "chunk size");
                 if (left == 0) {
                     while (!line(in).isEmpty()) {
                         // trailer fields: none of ours matter

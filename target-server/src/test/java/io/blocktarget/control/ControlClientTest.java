@@ -182,4 +182,32 @@ class ControlClientTest {
                             + " the answer's body");
         }
     }
+
+    /** A length that is not one ends the call with the answer named, not with a NumberFormatException. */
+    @Test
+    void aContentLengthOrChunkSizeThatIsNotANumberIsAnAnswerNotUnderstood() throws Exception {
+        String[] answers = {
+            "HTTP/1.1 200 OK\r\nContent-Length: 1O\r\n\r\n{}",
+            "HTTP/1.1 200 OK\r\nContent-Length: -2\r\n\r\n{}",
+            "HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999\r\n\r\n{}",
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n",
+        };
+        String[] named = {"Content-Length is not a number below 2^63: '1O'",
+            "Content-Length is not a number below 2^63: '-2'",
+            "Content-Length is not a number below 2^63: '99999999999999999999'",
+            "chunk size is not a number below 2^63: 'zz'"};
+        for (int i = 0; i < answers.length; i++) {
+            Path socket = tmp.resolve("len" + i + ".sock");
+            try (ServerSocketChannel server = listening(socket);
+                 ControlClient client = ControlClient.connect(socket.toString(), Optional.empty())) {
+                answerOnce(server, answers[i]);
+                assertThatThrownBy(() -> client.get("/v1/luns"))
+                        .isInstanceOf(ControlClient.UnreachableException.class)
+                        .hasMessageStartingWith("cannot talk to the server at " + socket + ": an answer whose "
+                                + named[i]);
+            }
+        }
+        assertThat(ControlClient.size("7fffffffffffffff", 16, "chunk size")).isEqualTo(Long.MAX_VALUE);
+        assertThat(ControlClient.size("0", 10, "Content-Length")).isZero();
+    }
 }
