@@ -82,6 +82,7 @@ public final class IscsiTransport {
         NetSocketInternal internal = (NetSocketInternal) socket;
         ChannelHandlerContext ctx = internal.channelHandlerContext();
         StreamTuning.apply(ctx.channel());
+        StreamTuning.fixReceiveBuffer(ctx.channel(), StreamTuning.ISCSI_RECEIVE_BUFFER);
         IscsiFrameDecoder decoder = new IscsiFrameDecoder();
         ctx.pipeline().addBefore("handler", FLUSH_NAME, StreamTuning.flushConsolidation());
         ctx.pipeline().addBefore("handler", DECODER_NAME, decoder);
