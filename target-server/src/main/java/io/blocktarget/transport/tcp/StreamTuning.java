@@ -50,14 +50,13 @@ public final class StreamTuning {
     /**
      * iSCSI's socket receive buffer (SO_RCVBUF; the kernel doubles it, capped by {@code net.core.rmem_max}), the size
      * SPDK sets on its sockets (DEFAULT_SO_RCVBUF_SIZE): fixed from the start instead of autotuned up from tcp_rmem's
-     * default (128 KiB). The large reads gained most, although for a read the target only receives commands, and
-     * the load generator's CPU per read fell to what it pays against SPDK; why is not proven (the kernel's window
-     * updates and ACKs are a likely part). {@code bench/spdk-ab}, iSCSI, blocktarget / SPDK over three rounds, session 17
-     * (docs/performance.md): 64 KiB-block randread QD32 0.69 and 0.89 autotuned, 1.21 with this buffer (0.84 and
-     * 1.03 with the send buffer fixed too); 128 KiB read QD8 0.59 and 0.64 autotuned, 0.80 (0.90, 0.81). The send
-     * buffer is left to the kernel: on loopback it starts at tcp_wmem's maximum. Not applied to NVMe/TCP, where both
-     * buffers fixed took {@code spdk_nvme_perf}'s 128 KiB reads from 36–40k to 16–40k IOPS (the receive buffer
-     * alone was not tried there).
+     * default (128 KiB). The large reads gained most, although for a read the target only receives commands; why is
+     * not proven (the kernel's window updates and ACKs are a likely part). {@code bench/spdk-ab}, iSCSI, blocktarget
+     * / SPDK over three rounds, session 17 (docs/performance.md): 64 KiB-block randread QD32 0.69 and 0.89
+     * autotuned, 1.21 with this buffer (0.84 and 1.03 with the send buffer fixed too); 128 KiB read QD8 0.59 and
+     * 0.64 autotuned, 0.80 (0.90, 0.81). The send buffer is left to the kernel: on loopback it starts at tcp_wmem's
+     * maximum. Not applied to NVMe/TCP, where both buffers fixed took {@code spdk_nvme_perf}'s 128 KiB reads from
+     * 36–40k to 16–40k IOPS (the receive buffer alone was not tried there).
      */
     public static final int ISCSI_RECEIVE_BUFFER = 2 << 20;
 
