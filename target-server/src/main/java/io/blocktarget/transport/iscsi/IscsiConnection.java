@@ -49,7 +49,7 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
     static final int HEADER_BUFFER = 16 * 1024;
     /**
      * PDUs handled in one socket read burst after which what they produced is flushed, without waiting for the
-     * burst's end: a host that refills its queue as responses arrive (the load generator; libiscsi) then works on
+     * burst's end: a host that refills its queue as responses arrive (as the load generator does) then works on
      * the first responses while the rest of the burst is executed, instead of the two sides taking turns over whole
      * bursts. SPDK's iscsi_tgt handles at most 16 PDUs per poll and flushes after each poll (GET_PDU_LOOP_COUNT).
      * Load generator, 4 KiB randread QD32, one core each: 0.21–0.25 M IOPS with the burst flushed whole, 0.28–0.31 M
