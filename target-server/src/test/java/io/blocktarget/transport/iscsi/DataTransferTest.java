@@ -106,9 +106,7 @@ class DataTransferTest {
         System.arraycopy(content, 0, target.store(), 0, content.length);
         h.flushedBytes.clear();
         int first = h.itt;
-        h.sendTogether(java.util.stream.IntStream.range(0, 20)
-                .mapToObj(i -> h.command(Harness.read10(i, 1), true, false, 512, Unpooled.EMPTY_BUFFER, true))
-                .toArray(io.blocktarget.protocol.iscsi.InitiatorPdu[]::new));
+        h.sendTogether(oneBlockReads(20));
         assertThat(IscsiConnection.FLUSH_AFTER_PDUS).isEqualTo(16);
         assertThat(h.flushedBytes).containsExactly(16L * (48 + 512), 4L * (48 + 512));
         for (int i = 0; i < 20; i++) {
@@ -120,12 +118,17 @@ class DataTransferTest {
         }
         h.flushedBytes.clear();
         for (int burst = 0; burst < 2; burst++) {
-            h.sendTogether(java.util.stream.IntStream.range(0, 10)
-                    .mapToObj(i -> h.command(Harness.read10(i, 1), true, false, 512, Unpooled.EMPTY_BUFFER, true))
-                    .toArray(io.blocktarget.protocol.iscsi.InitiatorPdu[]::new));
+            h.sendTogether(oneBlockReads(10));
         }
         assertThat(h.flushedBytes).containsExactly(10L * (48 + 512), 10L * (48 + 512));
         h.receiveAll().forEach(TargetPdu::release);
+    }
+
+    /** READ(10)s of blocks 0 .. n - 1, one block each, with consecutive ITTs and CmdSNs. */
+    private io.blocktarget.protocol.iscsi.InitiatorPdu[] oneBlockReads(int n) {
+        return java.util.stream.IntStream.range(0, n)
+                .mapToObj(i -> h.command(Harness.read10(i, 1), true, false, 512, Unpooled.EMPTY_BUFFER, true))
+                .toArray(io.blocktarget.protocol.iscsi.InitiatorPdu[]::new);
     }
 
     @Test
