@@ -7,9 +7,12 @@ import io.blocktarget.block.UncorrectableBlockDevice;
 import io.blocktarget.block.ram.MemoryBudget;
 import io.blocktarget.block.ram.RamBlockDevice;
 import io.blocktarget.protocol.iscsi.Bhs;
+import io.blocktarget.protocol.iscsi.DataIn;
 import io.blocktarget.protocol.iscsi.Digest;
 import io.blocktarget.protocol.iscsi.IscsiFraming;
 import io.blocktarget.protocol.iscsi.ScsiCommand;
+import io.blocktarget.protocol.iscsi.ScsiResponse;
+import io.blocktarget.protocol.iscsi.TargetPdu;
 import io.blocktarget.scsi.LogicalUnitSpec;
 import io.blocktarget.scsi.ScsiTargetDevice;
 import io.blocktarget.scsi.ScsiTargetDevices;
@@ -97,11 +100,32 @@ public class IscsiPathBench {
             IscsiFraming.encode(c, burst, Digest.NONE, Digest.NONE);
             c.release();
         }
+        // one burst decoded: every command must end GOOD (its status in its Data-In, or a SCSI Response), or the
+        // bursts measured would not be doing what they claim
+        send();
+        int good = 0;
+        TargetPdu pdu;
+        while ((pdu = harness.receive()) != null) {
+            if (pdu instanceof DataIn d && d.status().isPresent() && d.status().getAsInt() == 0
+                    || pdu instanceof ScsiResponse r && r.status() == 0) {
+                good++;
+            }
+            pdu.release();
+        }
+        if (good != BURST) {
+            throw new IllegalStateException(good + " of " + BURST + " commands ended GOOD");
+        }
     }
 
     /** One socket read's worth of commands in, every response frame out (released). */
     @Benchmark
     public void burst() {
+        send();
+        drain();
+    }
+
+    /** The burst's commands with the next ITTs, CmdSNs and random LBAs, as one socket read. */
+    private void send() {
         for (int i = 0; i < BURST; i++) {
             int base = i * frameLength;
             random ^= random << 13;
@@ -112,7 +136,6 @@ public class IscsiPathBench {
             burst.setInt(base + 32 + 2, (int) (random & (BLOCKS - 1)));   // the CDB's LOGICAL BLOCK ADDRESS
         }
         harness.channel.writeInbound(burst.retainedDuplicate());
-        drain();
     }
 
     private void drain() {
