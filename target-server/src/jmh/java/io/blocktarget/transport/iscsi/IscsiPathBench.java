@@ -49,7 +49,10 @@ import java.util.concurrent.TimeUnit;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @OperationsPerInvocation(IscsiPathBench.BURST)
-@Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
+// prepended, not appended: JMH's -jvmArgsAppend on the command line (scripts/bench-path -jvmArgsAppend OPTION, for a
+// JVM variant) replaces the annotation's list of the same kind, and with it the server's collector (ZGC: no
+// compressed references, so objects are larger than under the default G1)
+@Fork(value = 1, jvmArgsPrepend = {"--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
         "-Dio.netty.leakDetection.level=disabled", "-XX:+UseZGC", "-XX:SoftMaxHeapSize=256m"})
 public class IscsiPathBench {
     /** Commands per socket read: the load generator's queue depth in bench/spdk-ab's 4 KiB rows. */
