@@ -14,7 +14,7 @@ import java.util.zip.CRC32C;
  *   FrameLayout layout = IscsiFraming.layout(in, limits);      // caps checked here
  *   if (in.readableBytes() &lt; layout.totalLength()) wait;
  *   ByteBuf wire = in.readRetainedSlice(layout.totalLength());
- *   try { pdu = IscsiFraming.decode(wire, limits); } finally { wire.release(); }
+ *   try { pdu = IscsiFraming.decode(wire, layout, limits); } finally { wire.release(); }
  *   ... use pdu ...; pdu.release();
  * </pre>
  * Digests are CRC32C (§13.1, RFC 3720 B.4) and go on the wire least significant byte first.
@@ -53,7 +53,14 @@ public final class IscsiFraming {
      * Opcodes from the wrong side are {@code BAD_OPCODE}.
      */
     public static IscsiPdu decode(ByteBuf wire, FrameLimits limits) {
-        FrameLayout layout = layout(wire, limits);
+        return decode(wire, layout(wire, limits), limits);
+    }
+
+    /**
+     * {@link #decode(ByteBuf, FrameLimits)} with the layout the caller already has from {@link #layout} of the same
+     * frame and limits (a decoder that waited for the whole frame), so that it is not worked out twice.
+     */
+    public static IscsiPdu decode(ByteBuf wire, FrameLayout layout, FrameLimits limits) {
         int base = wire.readerIndex();
         if (wire.readableBytes() != layout.totalLength()) {
             throw Bhs.error(IscsiProtocolException.Reason.TRUNCATED, wire, base,
@@ -72,10 +79,15 @@ public final class IscsiFraming {
                 throw Bhs.error(IscsiProtocolException.Reason.DATA_DIGEST_ERROR, wire, base, "data CRC32C mismatch");
             }
         }
-        ByteBuf frame = layout.headerDigestLength() == 0
-                ? wire.retainedSlice(base, layout.headerLength() + layout.paddedDataLength())
-                : Unpooled.wrappedBuffer(wire.retainedSlice(base, layout.headerLength()),
-                        wire.retainedSlice(dataAt, layout.paddedDataLength()));
+        if (layout.headerDigestLength() == 0) {
+            // Header and data are contiguous: the PDU decoders read them in place and retain a slice of only the
+            // data they keep, so no view of the frame of our own (nor its reference count) per PDU. Without a data
+            // digest the frame is the whole of wire.
+            return IscsiPdus.decode(layout.dataDigestLength() == 0 ? wire
+                    : wire.slice(base, layout.headerLength() + layout.paddedDataLength()), limits.sender());
+        }
+        ByteBuf frame = Unpooled.wrappedBuffer(wire.retainedSlice(base, layout.headerLength()),
+                wire.retainedSlice(dataAt, layout.paddedDataLength()));
         try {
             return IscsiPdus.decode(frame, limits.sender());
         } finally {

@@ -157,6 +157,38 @@ class FramingTest {
     }
 
     @Test
+    void withoutDigestsTheFrameIsDecodedInPlaceAndOnlyKeptDataHoldsAReference() {
+        FrameLayout noData = new FrameLayout(0, 0, 0, 0);
+        // a data-less NOP-Out (as a read's SCSI Command): nothing of the frame is kept, its count never moves
+        byte[] bhs = hex("40 80 00 00", "00 000000", "0000000000000000", "00000001", "ffffffff", "00000001",
+                "00000001", "00000000 00000000 00000000 00000000");
+        ByteBuf in = buf(bhs);
+        try {
+            IscsiPdu pdu = IscsiFraming.decode(in, noData, FROM_INITIATOR);
+            assertThat(pdu).isInstanceOf(NopOut.class);
+            assertThat(pdu.data().readableBytes()).isZero();
+            assertThat(in.refCnt()).as("no slice of the frame retained").isEqualTo(1);
+            pdu.release();
+            assertThat(in.refCnt()).isEqualTo(1);
+        } finally {
+            in.release();
+        }
+        // with a data segment: exactly one reference more, the PDU's data, gone with the PDU
+        byte[] ping = concat(hex("40 80 00 00", "00 000005", "0000000000000000", "00000001", "ffffffff", "00000001",
+                "00000001", "00000000 00000000 00000000 00000000"), ascii("hello"), hex("000000"));
+        ByteBuf withData = buf(ping);
+        try {
+            IscsiPdu pdu = IscsiFraming.decode(withData, new FrameLayout(0, 0, 5, 0), FROM_INITIATOR);
+            assertThat(ByteBufUtil.getBytes(pdu.data())).isEqualTo(ascii("hello"));
+            assertThat(withData.refCnt()).isEqualTo(2);
+            pdu.release();
+            assertThat(withData.refCnt()).isEqualTo(1);
+        } finally {
+            withData.release();
+        }
+    }
+
+    @Test
     void zeroCopyPiecesEqualTheWholeEncoding() {
         DataIn dataIn = new DataIn(true, false, java.util.OptionalInt.of(0), ResidualFlag.NONE, 0, 7, -1, 1, 2, 3, 0, 0,
                 0, Unpooled.wrappedBuffer(ascii("seven b")));

@@ -53,7 +53,8 @@ import java.util.concurrent.TimeUnit;
 // JVM variant) replaces the annotation's list of the same kind, and with it the server's collector (ZGC: no
 // compressed references, so objects are larger than under the default G1)
 @Fork(value = 1, jvmArgsPrepend = {"--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
-        "-Dio.netty.leakDetection.level=disabled", "-XX:+UseZGC", "-XX:SoftMaxHeapSize=256m"})
+        "-Dio.netty.leakDetection.level=disabled", "-XX:+UseZGC", "-XX:SoftMaxHeapSize=256m",
+        "-Djmh.executor=CUSTOM", "-Djmh.executor.class=io.blocktarget.transport.iscsi.EventLoopLikeExecutor"})
 public class IscsiPathBench {
     /** Commands per socket read: the load generator's queue depth in bench/spdk-ab's 4 KiB rows. */
     static final int BURST = 32;
@@ -73,6 +74,9 @@ public class IscsiPathBench {
 
     @Setup(Level.Trial)
     public void setUp() {
+        if (!(Thread.currentThread() instanceof io.netty.util.concurrent.FastThreadLocalThread)) {
+            throw new IllegalStateException("not on an EventLoopLikeExecutor thread: " + Thread.currentThread());
+        }
         device = CountingBlockDevice.wrap(UncorrectableBlockDevice.wrap(new RamBlockDevice("bench",
                 new BlockGeometry(BLOCK, BLOCK, BLOCKS), false, new MemoryBudget(1L << 30))));
         ScsiTargetDevice target = ScsiTargetDevices.create(List.of(new LogicalUnitSpec(Harness.TARGET, 0, "bench",

@@ -226,8 +226,13 @@ final class IscsiConnection implements ConnectionIo, FaultConnection {
         transitionTo(ConnectionState.IN_LOGIN);
         statSN = request.expStatSN();
         cid = request.cid();
-        window = new CommandWindow(request.cmdSN(), transport.settings().queueDepth(),
-                () -> engine.map(TaskEngine::activeTasks).orElse(0));
+        window = new CommandWindow(request.cmdSN(), transport.settings().queueDepth(), this::activeTasks);
+    }
+
+    /** The tasks the window counts against the queue depth (MaxCmdSN, twice per command: no Optional.map boxing). */
+    private int activeTasks() {
+        Optional<TaskEngine> e = engine;
+        return e.isPresent() ? e.get().activeTasks() : 0;
     }
 
     CommandWindow window() {

@@ -65,17 +65,19 @@ final class IscsiFrameDecoder extends ByteToMessageDecoder {
         if (in.readableBytes() < layout.totalLength()) {
             return;
         }
-        ByteBuf wire = in.readRetainedSlice(layout.totalLength());
+        // A view of the frame for the decode alone, neither retained nor released: the PDU retains a slice of the
+        // data it keeps, which also keeps ByteToMessageDecoder from compacting the cumulation under it (it does that
+        // only at reference count 1). A read's SCSI Command keeps nothing, so it costs no reference count at all.
+        ByteBuf wire = in.slice(in.readerIndex(), layout.totalLength());
+        in.skipBytes(layout.totalLength());
         try {
-            out.add(IscsiFraming.decode(wire, limits));
+            out.add(IscsiFraming.decode(wire, layout, limits));
         } catch (IscsiProtocolException e) {
             if (e.reason().disposition() == IscsiProtocolException.Disposition.CLOSE_CONNECTION) {
                 state = State.DISCARDING;
                 in.skipBytes(in.readableBytes());
             }
             out.add(new FrameError(e));
-        } finally {
-            wire.release();
         }
     }
 }

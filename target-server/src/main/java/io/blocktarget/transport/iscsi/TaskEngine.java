@@ -273,6 +273,7 @@ final class TaskEngine {
         removeTask(task);
         ByteBuf dataIn = response.dataIn() != null ? response.dataIn() : Unpooled.EMPTY_BUFFER;
         ByteBuf sense = response.senseData();
+        boolean segmented = false;
         try {
             long sendLength = task.read ? Math.min(dataIn.readableBytes(), task.edtl) : 0;
             ResidualFlag flag = ResidualFlag.NONE;
@@ -292,6 +293,7 @@ final class TaskEngine {
             }
             int status = response.status().code();
             boolean collapse = sense == null && sendLength > 0;
+            segmented = true;   // the segmenter owns dataIn from here, whatever happens in it
             int pdus = DataInSegmenter.send(task, dataIn, sendLength, params, collapse ? status : -1, flag,
                     residual, io, io::send);
             if (!collapse) {
@@ -302,7 +304,9 @@ final class TaskEngine {
                         senseSegment));
             }
         } finally {
-            dataIn.release();
+            if (!segmented) {
+                dataIn.release();
+            }
             if (sense != null) {
                 sense.release();
             }

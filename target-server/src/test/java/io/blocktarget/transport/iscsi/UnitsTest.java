@@ -150,8 +150,8 @@ class UnitsTest {
         assertThat(pdus.getLast().statSN()).isEqualTo(100);
         assertThat(pdus.getFirst().status()).isEmpty();
         assertThat(io.statSN).isEqualTo(101);
+        assertThat(data.refCnt()).as("one reference per PDU: the segmenter gave the caller's up").isEqualTo(6);
         pdus.forEach(DataIn::release);
-        data.release();
         assertThat(data.refCnt()).isZero();
     }
 
@@ -163,16 +163,30 @@ class UnitsTest {
         List<DataIn> sent = new java.util.ArrayList<>();
         int n = DataInSegmenter.send(task, data, 4096, p, 0, ResidualFlag.NONE, 0, new FixedSequence(), sent::add);
         assertThat(n).isOne();
-        assertThat(sent.getFirst().data()).isSameAs(data);   // no slice object per read (issue 31)
-        assertThat(data.refCnt()).isEqualTo(2);
+        // no slice object, and no retain and release of the data, per read (issue 31): the PDU owns the buffer
+        assertThat(sent.getFirst().data()).isSameAs(data);
+        assertThat(data.refCnt()).isOne();
         sent.getFirst().release();
+        assertThat(data.refCnt()).isZero();
         // EDTL below the data: a slice of the first 1000 bytes, the residual reported by the caller
+        data = Unpooled.wrappedBuffer(new byte[4096]);
         n = DataInSegmenter.send(task, data, 1000, p, 0, ResidualFlag.NONE, 0, new FixedSequence(), sent::add);
         assertThat(n).isOne();
         assertThat(sent.getLast().data()).isNotSameAs(data);
         assertThat(sent.getLast().data().readableBytes()).isEqualTo(1000);
+        assertThat(data.refCnt()).as("the slice's reference only").isOne();
         sent.getLast().release();
-        data.release();
+        assertThat(data.refCnt()).isZero();
+    }
+
+    @Test
+    void dataInSegmenterReleasesTheDataWhenAPduCannotBeBuilt() {
+        ScsiTask task = readTask(4096);
+        OperationalParameters p = new OperationalParameters(Digest.NONE, Digest.NONE, 8192, 8192, 8192, true, true, 1);
+        ByteBuf data = Unpooled.wrappedBuffer(new byte[4096]);
+        // a residual count beyond 32 bits: the Data-In record refuses it before the sink ever owns the buffer
+        assertThatThrownBy(() -> DataInSegmenter.send(task, data, 4096, p, 0, ResidualFlag.UNDERFLOW, 1L << 32,
+                new FixedSequence(), d -> { })).isInstanceOf(IllegalArgumentException.class);
         assertThat(data.refCnt()).isZero();
     }
 
