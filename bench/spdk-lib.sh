@@ -36,6 +36,12 @@ cpu_sample() {
   echo "$c $k $(date +%s%N)"
 }
 
+# core_sample CPU: "softirq_ticks steal_ticks all_ticks" of that CPU now (/proc/stat): the network work done on the core
+# outside the processes' own times, the time the hypervisor took the vCPU away, and the sum of every column.
+core_sample() {
+  awk -v cpu="cpu$1" '$1 == cpu { all = 0; for (i = 2; i <= NF; i++) all += $i; print $8, $9, all }' /proc/stat
+}
+
 # cpu_per_io TICKS WALL_NS IOPS: CPU µs per I/O of TICKS clock ticks spent over WALL_NS at IOPS (-1 without I/O).
 cpu_per_io() {
   awk -v c="$1" -v hz="$(getconf CLK_TCK)" -v w="$2" -v iops="$3" \
