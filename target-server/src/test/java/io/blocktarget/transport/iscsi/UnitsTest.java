@@ -127,6 +127,10 @@ class UnitsTest {
                 io.blocktarget.scsi.TaskAttribute.values());
     }
 
+    /** Segments and bursts of 8 KiB, no digests: a 4 KiB read fits one Data-In. */
+    private static final OperationalParameters ONE_SEGMENT_PER_4K_READ =
+            new OperationalParameters(Digest.NONE, Digest.NONE, 8192, 8192, 8192, true, true, 1);
+
     /** A READ task (ITT 9, LUN 0) of {@code edtl} bytes whose data-in is being cut. */
     private static ScsiTask readTask(long edtl) {
         return new ScsiTask(9, 0, edtl, true, false, null, 0, ScsiTask.UnsolicitedPhase.ENDED,
@@ -158,7 +162,7 @@ class UnitsTest {
     @Test
     void dataInOfOneSegmentCarriesTheBufferItselfAndAShorterOneASlice() {
         ScsiTask task = readTask(4096);
-        OperationalParameters p = new OperationalParameters(Digest.NONE, Digest.NONE, 8192, 8192, 8192, true, true, 1);
+        OperationalParameters p = ONE_SEGMENT_PER_4K_READ;
         ByteBuf data = Unpooled.wrappedBuffer(new byte[4096]);
         List<DataIn> sent = new java.util.ArrayList<>();
         int n = DataInSegmenter.send(task, data, 4096, p, 0, ResidualFlag.NONE, 0, new FixedSequence(), sent::add);
@@ -182,7 +186,7 @@ class UnitsTest {
     @Test
     void dataInSegmenterReleasesTheDataWhenAPduCannotBeBuilt() {
         ScsiTask task = readTask(4096);
-        OperationalParameters p = new OperationalParameters(Digest.NONE, Digest.NONE, 8192, 8192, 8192, true, true, 1);
+        OperationalParameters p = ONE_SEGMENT_PER_4K_READ;
         ByteBuf data = Unpooled.wrappedBuffer(new byte[4096]);
         // a residual count beyond 32 bits: the Data-In record refuses it before the sink ever owns the buffer
         assertThatThrownBy(() -> DataInSegmenter.send(task, data, 4096, p, 0, ResidualFlag.UNDERFLOW, 1L << 32,
